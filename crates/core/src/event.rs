@@ -1,0 +1,174 @@
+//! What can happen to an agent, and who said so.
+//!
+//! Every event is stored as `(source, kind, payload)` before the machine sees it; [`Event::from_stored`]
+//! turns a stored row back into the same event, so replaying the table reproduces every decision.
+
+use serde::{Deserialize, Serialize};
+
+use crate::hook::{self, Hook, HookError};
+
+/// Who reported an event. Recorded with every decision so a wrong indicator can be traced to its cause.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Source {
+    /// A Claude Code hook (HTTP or command).
+    Hook,
+    /// The agent's `clawmux wait` socket.
+    Wait,
+    /// The hub itself (process supervision, start-up).
+    Hub,
+    /// The `clawmux` command line, on a user's behalf.
+    Cli,
+    /// The desktop window or a browser.
+    Ui,
+    /// The agent's Claude Code transcript.
+    Transcript,
+}
+
+impl Source {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::Hook => "hook",
+            Source::Wait => "wait",
+            Source::Hub => "hub",
+            Source::Cli => "cli",
+            Source::Ui => "ui",
+            Source::Transcript => "transcript",
+        }
+    }
+
+    /// Parses a stored name.
+    pub fn parse(name: &str) -> Option<Source> {
+        [
+            Source::Hook,
+            Source::Wait,
+            Source::Hub,
+            Source::Cli,
+            Source::Ui,
+            Source::Transcript,
+        ]
+        .into_iter()
+        .find(|s| s.as_str() == name)
+    }
+}
+
+/// An input to the state machine.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// `clawmux wait` connected: the agent is waiting for a message.
+    WaitConnected,
+    /// `clawmux wait` went away (it got a message, was killed, or the connection died).
+    WaitDisconnected,
+    /// The agent's process was (re)started.
+    Spawned,
+    /// The agent's session ended.
+    Terminated,
+    /// A Claude Code hook fired.
+    Hook(Hook),
+    /// An event that could not be used (malformed, or with no rule). It is kept so the decision log shows
+    /// it was seen and why nothing happened.
+    Rejected {
+        /// The stored kind, e.g. `hook:PreToolUse` or `hook:?`.
+        kind: String,
+        /// Why it was rejected.
+        error: String,
+    },
+}
+
+/// Kind names of the non-hook events, as stored.
+const WAIT_CONNECT: &str = "wait:connect";
+const WAIT_DISCONNECT: &str = "wait:disconnect";
+const SPAWN: &str = "agent:spawn";
+const TERMINATE: &str = "agent:terminate";
+
+impl Event {
+    /// The stored kind and trigger name: `wait:connect`, `agent:terminate`, `hook:PreToolUse`, ...
+    pub fn kind(&self) -> String {
+        match self {
+            Event::WaitConnected => WAIT_CONNECT.to_owned(),
+            Event::WaitDisconnected => WAIT_DISCONNECT.to_owned(),
+            Event::Spawned => SPAWN.to_owned(),
+            Event::Terminated => TERMINATE.to_owned(),
+            Event::Hook(h) => format!("hook:{}", h.name()),
+            Event::Rejected { kind, .. } => kind.clone(),
+        }
+    }
+
+    /// Parses a hook payload into an event, keeping the error for the caller.
+    ///
+    /// On error the event is still returned (as [`Event::Rejected`]) so it can be stored and recorded.
+    pub fn from_hook_payload(body: &[u8]) -> (Event, Option<HookError>) {
+        match hook::parse(body) {
+            Ok(h) => (Event::Hook(h), None),
+            Err(e) => (
+                Event::Rejected {
+                    kind: hook_kind_of(body),
+                    error: e.to_string(),
+                },
+                Some(e),
+            ),
+        }
+    }
+
+    /// Rebuilds an event from a stored `(kind, payload)` row. Never fails: what cannot be understood
+    /// comes back as [`Event::Rejected`], exactly as it was decided the first time.
+    pub fn from_stored(kind: &str, payload: &[u8]) -> Event {
+        match kind {
+            WAIT_CONNECT => Event::WaitConnected,
+            WAIT_DISCONNECT => Event::WaitDisconnected,
+            SPAWN => Event::Spawned,
+            TERMINATE => Event::Terminated,
+            k if k.starts_with("hook:") => Event::from_hook_payload(payload).0,
+            other => Event::Rejected {
+                kind: other.to_owned(),
+                error: format!("unknown event kind `{other}`"),
+            },
+        }
+    }
+}
+
+/// `hook:<name>` when the payload names its event, else `hook:?`; used to store unusable payloads.
+fn hook_kind_of(body: &[u8]) -> String {
+    let name = serde_json::from_slice::<serde_json::Value>(body)
+        .ok()
+        .and_then(|v| v.get("hook_event_name")?.as_str().map(str::to_owned));
+    match name {
+        Some(n) if !n.is_empty() && n.len() <= 64 => format!("hook:{n}"),
+        Some(_) | None => "hook:?".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stored_events_round_trip() {
+        for e in [
+            Event::WaitConnected,
+            Event::WaitDisconnected,
+            Event::Spawned,
+            Event::Terminated,
+        ] {
+            assert_eq!(Event::from_stored(&e.kind(), b""), e);
+        }
+        let body = br#"{"hook_event_name":"Stop","stop_hook_active":true}"#;
+        let (e, err) = Event::from_hook_payload(body);
+        assert!(err.is_none());
+        assert_eq!(Event::from_stored(&e.kind(), body), e);
+    }
+
+    #[test]
+    fn unusable_payloads_become_rejected_events() {
+        let (e, err) = Event::from_hook_payload(br#"{"hook_event_name":"PreToolUse"}"#);
+        assert_eq!(err, Some(HookError::MissingField("tool_name")));
+        assert_eq!(e.kind(), "hook:PreToolUse");
+        let (e, _) = Event::from_hook_payload(b"\xff\xfe");
+        assert_eq!(e.kind(), "hook:?");
+        assert!(matches!(
+            Event::from_stored("bogus", b""),
+            Event::Rejected { .. }
+        ));
+    }
+}

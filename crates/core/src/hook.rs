@@ -1,0 +1,251 @@
+//! Claude Code hook payloads, parsed into the few shapes the machine has rules for.
+//!
+//! Parsing is strict about what a rule needs (a PreToolUse without `tool_name` is malformed) and lenient
+//! about everything else (extra fields are ignored, they stay in the stored raw payload). An event name with
+//! no rule is an [`HookError::UnknownEvent`]: the hub stores it and answers Claude with `{}`, never an error.
+
+use serde_json::{Map, Value};
+
+/// A tool call as PreToolUse reports it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCall {
+    /// `tool_name`, e.g. `Bash`, `Read`.
+    pub name: String,
+    /// `tool_input`, the tool's arguments as Claude sent them.
+    pub input: Value,
+    /// `tool_use_id`, which pairs a PreToolUse with its PostToolUse.
+    pub id: Option<String>,
+}
+
+/// The hook events the machine has a rule for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HookKind {
+    /// Claude started, resumed, cleared or compacted (`source`).
+    SessionStart {
+        /// `startup|resume|clear|compact|fork`.
+        source: String,
+    },
+    /// A tool is about to run.
+    PreToolUse(ToolCall),
+    /// A tool finished.
+    PostToolUse {
+        /// `tool_name`.
+        tool_name: String,
+        /// `tool_use_id`.
+        tool_use_id: Option<String>,
+    },
+    /// A tool failed.
+    PostToolUseFailure {
+        /// `tool_name`.
+        tool_name: String,
+        /// `tool_use_id`.
+        tool_use_id: Option<String>,
+    },
+    /// Compaction is about to start (`manual|auto`).
+    PreCompact {
+        /// `manual|auto`.
+        trigger: String,
+    },
+    /// Claude wants to end its turn.
+    Stop {
+        /// True when Claude is already continuing because a Stop hook blocked it.
+        stop_hook_active: bool,
+    },
+    /// Claude Code shows a notification (permission prompt, idle prompt, ...).
+    Notification {
+        /// The notification text.
+        message: String,
+    },
+}
+
+/// One parsed hook event with the fields every event shares.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hook {
+    /// What happened.
+    pub kind: HookKind,
+    /// Claude Code's own session id (a UUID), not the agent's name.
+    pub session_id: Option<String>,
+    /// The folder Claude runs in; the hub's fallback for finding the agent.
+    pub cwd: Option<String>,
+    /// Where Claude writes its transcript.
+    pub transcript_path: Option<String>,
+}
+
+impl Hook {
+    /// The event name as Claude Code spells it (`PreToolUse`, ...).
+    pub fn name(&self) -> &'static str {
+        match self.kind {
+            HookKind::SessionStart { .. } => "SessionStart",
+            HookKind::PreToolUse(_) => "PreToolUse",
+            HookKind::PostToolUse { .. } => "PostToolUse",
+            HookKind::PostToolUseFailure { .. } => "PostToolUseFailure",
+            HookKind::PreCompact { .. } => "PreCompact",
+            HookKind::Stop { .. } => "Stop",
+            HookKind::Notification { .. } => "Notification",
+        }
+    }
+}
+
+/// Why a hook payload could not be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HookError {
+    /// The body is not JSON at all.
+    #[error("the hook payload is not valid JSON: {0}")]
+    NotJson(String),
+    /// JSON, but not an object.
+    #[error("the hook payload must be a JSON object")]
+    NotAnObject,
+    /// A field a rule needs is absent.
+    #[error("the hook payload has no `{0}`")]
+    MissingField(&'static str),
+    /// A field has the wrong JSON type.
+    #[error("`{field}` must be {expected}")]
+    WrongType {
+        /// The field.
+        field: &'static str,
+        /// What it should have been.
+        expected: &'static str,
+    },
+    /// A well-formed event the machine has no rule for; stored, and harmless.
+    #[error("no rule for hook event `{0}`")]
+    UnknownEvent(String),
+}
+
+impl HookError {
+    /// A stable machine-readable code for the wire (`{code, message}`).
+    pub fn code(&self) -> &'static str {
+        match self {
+            HookError::NotJson(_) => "malformed_json",
+            HookError::NotAnObject | HookError::MissingField(_) | HookError::WrongType { .. } => {
+                "malformed_event"
+            }
+            HookError::UnknownEvent(_) => "unknown_event",
+        }
+    }
+}
+
+/// Parses a hook payload as Claude Code sends it (stdin of a command hook, body of an HTTP hook).
+pub fn parse(body: &[u8]) -> Result<Hook, HookError> {
+    let value: Value =
+        serde_json::from_slice(body).map_err(|e| HookError::NotJson(e.to_string()))?;
+    parse_value(&value)
+}
+
+/// Parses an already decoded payload.
+pub fn parse_value(value: &Value) -> Result<Hook, HookError> {
+    let obj = value.as_object().ok_or(HookError::NotAnObject)?;
+    let name = required_str(obj, "hook_event_name")?;
+    let kind = match name {
+        "SessionStart" => HookKind::SessionStart {
+            source: optional_str(obj, "source")?.unwrap_or("startup").to_owned(),
+        },
+        "PreToolUse" => HookKind::PreToolUse(ToolCall {
+            name: required_str(obj, "tool_name")?.to_owned(),
+            input: obj.get("tool_input").cloned().unwrap_or(Value::Null),
+            id: optional_str(obj, "tool_use_id")?.map(str::to_owned),
+        }),
+        "PostToolUse" => HookKind::PostToolUse {
+            tool_name: required_str(obj, "tool_name")?.to_owned(),
+            tool_use_id: optional_str(obj, "tool_use_id")?.map(str::to_owned),
+        },
+        "PostToolUseFailure" => HookKind::PostToolUseFailure {
+            tool_name: required_str(obj, "tool_name")?.to_owned(),
+            tool_use_id: optional_str(obj, "tool_use_id")?.map(str::to_owned),
+        },
+        "PreCompact" => HookKind::PreCompact {
+            trigger: optional_str(obj, "trigger")?.unwrap_or("auto").to_owned(),
+        },
+        "Stop" => HookKind::Stop {
+            stop_hook_active: match obj.get("stop_hook_active") {
+                None | Some(Value::Null) => false,
+                Some(Value::Bool(b)) => *b,
+                Some(_) => {
+                    return Err(HookError::WrongType {
+                        field: "stop_hook_active",
+                        expected: "a boolean",
+                    })
+                }
+            },
+        },
+        "Notification" => HookKind::Notification {
+            message: optional_str(obj, "message")?.unwrap_or_default().to_owned(),
+        },
+        other => return Err(HookError::UnknownEvent(other.to_owned())),
+    };
+    Ok(Hook {
+        kind,
+        session_id: optional_str(obj, "session_id")?.map(str::to_owned),
+        cwd: optional_str(obj, "cwd")?.map(str::to_owned),
+        transcript_path: optional_str(obj, "transcript_path")?.map(str::to_owned),
+    })
+}
+
+fn required_str<'a>(
+    obj: &'a Map<String, Value>,
+    field: &'static str,
+) -> Result<&'a str, HookError> {
+    optional_str(obj, field)?.ok_or(HookError::MissingField(field))
+}
+
+fn optional_str<'a>(
+    obj: &'a Map<String, Value>,
+    field: &'static str,
+) -> Result<Option<&'a str>, HookError> {
+    match obj.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(_) => Err(HookError::WrongType {
+            field,
+            expected: "a string",
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pre_tool_use_keeps_tool_call() {
+        let hook = parse(br#"{"hook_event_name":"PreToolUse","session_id":"s","cwd":"/w","tool_name":"Bash","tool_input":{"command":"ls"},"tool_use_id":"toolu_1"}"#).unwrap();
+        assert_eq!(hook.name(), "PreToolUse");
+        assert_eq!(hook.cwd.as_deref(), Some("/w"));
+        let HookKind::PreToolUse(call) = hook.kind else {
+            panic!("wrong kind")
+        };
+        assert_eq!(call.name, "Bash");
+        assert_eq!(call.id.as_deref(), Some("toolu_1"));
+    }
+
+    #[test]
+    fn bad_payloads_get_typed_errors() {
+        assert!(matches!(parse(b"{nope"), Err(HookError::NotJson(_))));
+        assert_eq!(parse(b"[1]"), Err(HookError::NotAnObject));
+        assert_eq!(
+            parse(b"{}"),
+            Err(HookError::MissingField("hook_event_name"))
+        );
+        assert_eq!(
+            parse(br#"{"hook_event_name":"PreToolUse"}"#),
+            Err(HookError::MissingField("tool_name"))
+        );
+        assert_eq!(
+            parse(br#"{"hook_event_name":7}"#),
+            Err(HookError::WrongType {
+                field: "hook_event_name",
+                expected: "a string"
+            })
+        );
+        assert_eq!(
+            parse(br#"{"hook_event_name":"Stop","stop_hook_active":"yes"}"#),
+            Err(HookError::WrongType {
+                field: "stop_hook_active",
+                expected: "a boolean"
+            })
+        );
+        assert_eq!(
+            parse(br#"{"hook_event_name":"TeammateIdle"}"#),
+            Err(HookError::UnknownEvent("TeammateIdle".into()))
+        );
+    }
+}

@@ -1,0 +1,23 @@
+//! The pure heart of ClawMux: what an agent's state is, which events move it, and how messages look on the
+//! wire to an agent.
+//!
+//! Nothing here reads a clock, a file or a socket. Time is passed in as [`Millis`], so the same events always
+//! give the same decisions: the store replays them after a restart, tests feed them by the thousand, and a
+//! wrong indicator can be reproduced from its recorded events alone.
+
+pub mod activity;
+pub mod decision;
+pub mod event;
+pub mod hook;
+pub mod machine;
+pub mod observe;
+pub mod state;
+pub mod time;
+pub mod wire;
+
+pub use decision::{Decision, Outcome, Reason};
+pub use event::{Event, Source};
+pub use hook::{Hook, HookError, ToolCall};
+pub use machine::step;
+pub use state::{Snapshot, State};
+pub use time::Millis;

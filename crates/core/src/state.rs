@@ -1,0 +1,93 @@
+//! The canonical agent state of `seeds/agent-state-machine.txt`, and the snapshot the machine steps.
+
+use serde::{Deserialize, Serialize};
+
+use crate::time::Millis;
+
+/// The five canonical states. The sidebar shows exactly these (Starting yellow, Idle green, Working blue for
+/// both Processing and Compacting, Offline gray for Dead).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum State {
+    /// Spawned, Claude booting; stays here until the first `clawmux wait` connects.
+    Starting,
+    /// Blocked in `clawmux wait`, waiting for a message.
+    Idle,
+    /// Working: reading, running commands, thinking.
+    Processing,
+    /// Claude is compacting its context window.
+    Compacting,
+    /// The session has ended.
+    Dead,
+}
+
+impl State {
+    /// Every state, in the order of the seed's table.
+    pub const ALL: [State; 5] = [
+        State::Starting,
+        State::Idle,
+        State::Processing,
+        State::Compacting,
+        State::Dead,
+    ];
+
+    /// The wire name (`starting|idle|processing|compacting|dead`), as the API and the database spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            State::Starting => "starting",
+            State::Idle => "idle",
+            State::Processing => "processing",
+            State::Compacting => "compacting",
+            State::Dead => "dead",
+        }
+    }
+
+    /// Parses a wire name; `None` for anything else.
+    pub fn parse(name: &str) -> Option<State> {
+        State::ALL.into_iter().find(|s| s.as_str() == name)
+    }
+
+    /// The status_text a state shows when nothing more specific has been said (the seed's defaults table).
+    pub fn default_activity(self) -> &'static str {
+        match self {
+            State::Starting => "",
+            State::Idle => "Waiting",
+            State::Processing => "Processing...",
+            State::Compacting => "Compacting context...",
+            State::Dead => "",
+        }
+    }
+}
+
+impl std::fmt::Display for State {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Everything the machine knows about one agent: its state, its status_text and when it entered the state.
+///
+/// A struct rather than a bare enum on purpose: the "needs you" overlay of
+/// `seeds/claude-state-transition-research.md` (waiting for permission, an answer, a plan approval) sits
+/// beside the canonical state as one more field, so the five-state table, its tests and the sidebar colours
+/// stay exactly as they are when it arrives.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Snapshot {
+    /// The canonical state.
+    pub state: State,
+    /// The status_text: orthogonal to `state`, kept across transitions, overwritten only explicitly.
+    pub activity: String,
+    /// When `state` was entered (source time of the event that moved it).
+    pub since: Millis,
+}
+
+impl Snapshot {
+    /// A newly registered agent: STARTING, no status_text.
+    pub fn new(at: Millis) -> Snapshot {
+        Snapshot {
+            state: State::Starting,
+            activity: String::new(),
+            since: at,
+        }
+    }
+}

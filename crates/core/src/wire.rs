@@ -1,0 +1,247 @@
+//! Messages and how an agent reads them: the `[MSG id:.. from:..]` lines of `PROTOCOL.md`, the message id
+//! format and the rule for agent names.
+
+use serde::{Deserialize, Serialize};
+
+use crate::time::Millis;
+
+/// Who speaks in a message, which decides how the chat shows it and how an agent reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// The user, typed or spoken, to an agent.
+    User,
+    /// An agent to the user (`clawmux send --to user`).
+    Assistant,
+    /// One agent to another.
+    Agent,
+    /// A thumbs-up on an earlier message (`clawmux send --to user --re ID` without text).
+    Ack,
+    /// A tool activity row kept in the history.
+    Activity,
+    /// Anything the hub itself says.
+    System,
+}
+
+impl Kind {
+    /// Every kind.
+    pub const ALL: [Kind; 6] = [
+        Kind::User,
+        Kind::Assistant,
+        Kind::Agent,
+        Kind::Ack,
+        Kind::Activity,
+        Kind::System,
+    ];
+
+    /// The stored and wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::User => "user",
+            Kind::Assistant => "assistant",
+            Kind::Agent => "agent",
+            Kind::Ack => "ack",
+            Kind::Activity => "activity",
+            Kind::System => "system",
+        }
+    }
+
+    /// Parses a stored name.
+    pub fn parse(name: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+}
+
+/// A message id as agents and browsers see it: `msg-` and 8 lowercase hex digits.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct MsgId(String);
+
+impl MsgId {
+    /// Builds the id for a 32-bit number.
+    pub fn from_u32(n: u32) -> MsgId {
+        MsgId(format!("msg-{n:08x}"))
+    }
+
+    /// Validates an id given by a client.
+    pub fn parse(s: &str) -> Result<MsgId, BadMsgId> {
+        let hex = s.strip_prefix("msg-").ok_or(BadMsgId)?;
+        if hex.len() == 8 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+            Ok(MsgId(s.to_owned()))
+        } else {
+            Err(BadMsgId)
+        }
+    }
+
+    /// The id as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for MsgId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl TryFrom<String> for MsgId {
+    type Error = BadMsgId;
+    fn try_from(s: String) -> Result<MsgId, BadMsgId> {
+        MsgId::parse(&s)
+    }
+}
+
+impl From<MsgId> for String {
+    fn from(id: MsgId) -> String {
+        id.0
+    }
+}
+
+/// A malformed message id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("a message id is `msg-` followed by 8 lowercase hex digits")]
+pub struct BadMsgId;
+
+/// A stored message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Message {
+    /// The position in the store: the cursor for "what follows".
+    pub seq: i64,
+    /// The public id.
+    pub id: MsgId,
+    /// Whose conversation it belongs to (the agent whose chat shows it).
+    pub agent: String,
+    /// Who speaks.
+    pub kind: Kind,
+    /// `user`, or the sending agent's name.
+    pub sender: String,
+    /// The agent whose inbox receives it, `user`, or none (activity and system rows).
+    pub recipient: Option<String>,
+    /// The text (markdown).
+    pub text: String,
+    /// The message this one answers or acknowledges.
+    pub parent: Option<MsgId>,
+    /// Spoken rather than typed.
+    pub voice: bool,
+    /// When it was stored.
+    pub at: Millis,
+}
+
+/// How an agent reads a message (what `clawmux wait` and the Stop hook print):
+/// `[VOICE id:.. from:user] text`, `[MSG id:.. from:..] text`, `[ACK id:.. from:.. on:..]`, else `[SYSTEM] text`.
+pub fn agent_line(m: &Message) -> String {
+    match m.kind {
+        Kind::User if m.voice => format!("[VOICE id:{} from:{}] {}", m.id, m.sender, m.text),
+        Kind::User | Kind::Agent => format!("[MSG id:{} from:{}] {}", m.id, m.sender, m.text),
+        Kind::Ack => {
+            let on = m.parent.as_ref().map_or("?", MsgId::as_str);
+            format!("[ACK id:{} from:{} on:{}]", m.id, m.sender, on)
+        }
+        Kind::Assistant | Kind::Activity | Kind::System => format!("[SYSTEM] {}", m.text),
+    }
+}
+
+/// The additionalContext a tool hook hands to Claude with inbox messages.
+pub fn hook_context(messages: &[Message]) -> String {
+    let lines: Vec<String> = messages.iter().map(agent_line).collect();
+    format!(
+        "You have {} new message(s):\n{}",
+        messages.len(),
+        lines.join("\n")
+    )
+}
+
+/// The longest agent name; names become folder names and tmux session names.
+pub const MAX_NAME_LEN: usize = 32;
+
+/// Checks an agent name: 1 to 32 of `a-z A-Z 0-9 _ -`, starting with a letter or digit, and not `user`
+/// (the address of the human). Names become folder names, so nothing else may pass.
+pub fn check_agent_name(name: &str) -> Result<(), BadName> {
+    let mut bytes = name.bytes();
+    let first_ok = bytes.next().is_some_and(|b| b.is_ascii_alphanumeric());
+    let rest_ok = bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if !first_ok || !rest_ok || name.len() > MAX_NAME_LEN {
+        return Err(BadName::NotIdentifier(name.chars().take(40).collect()));
+    }
+    if name.eq_ignore_ascii_case("user") {
+        return Err(BadName::Reserved);
+    }
+    Ok(())
+}
+
+/// Why an agent name was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BadName {
+    /// Not a plain identifier.
+    #[error("agent name `{0}` is not a plain identifier (1-32 of a-z, A-Z, 0-9, _ and -, starting with a letter or digit)")]
+    NotIdentifier(String),
+    /// `user` is the human's address.
+    #[error("`user` is reserved for the human")]
+    Reserved,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn msg(kind: Kind, voice: bool) -> Message {
+        Message {
+            seq: 1,
+            id: MsgId::from_u32(0xab),
+            agent: "sky".into(),
+            kind,
+            sender: "user".into(),
+            recipient: Some("sky".into()),
+            text: "hi".into(),
+            parent: Some(MsgId::from_u32(1)),
+            voice,
+            at: Millis(0),
+        }
+    }
+
+    #[test]
+    fn lines_match_the_protocol() {
+        assert_eq!(
+            agent_line(&msg(Kind::User, true)),
+            "[VOICE id:msg-000000ab from:user] hi"
+        );
+        assert_eq!(
+            agent_line(&msg(Kind::User, false)),
+            "[MSG id:msg-000000ab from:user] hi"
+        );
+        assert_eq!(
+            agent_line(&msg(Kind::Ack, false)),
+            "[ACK id:msg-000000ab from:user on:msg-00000001]"
+        );
+        assert_eq!(agent_line(&msg(Kind::System, false)), "[SYSTEM] hi");
+        assert_eq!(
+            hook_context(&[msg(Kind::Agent, false)]),
+            "You have 1 new message(s):\n[MSG id:msg-000000ab from:user] hi"
+        );
+    }
+
+    #[test]
+    fn ids_and_names_are_checked() {
+        assert!(MsgId::parse("msg-0123abcd").is_ok());
+        for bad in ["msg-0123ABCD", "msg-123", "0123abcd", "msg-0123abcde", ""] {
+            assert!(MsgId::parse(bad).is_err(), "{bad}");
+        }
+        for good in ["sky", "Agent_7", "a-b", "9"] {
+            assert!(check_agent_name(good).is_ok(), "{good}");
+        }
+        for bad in [
+            "",
+            "..",
+            "a/b",
+            "-x",
+            "a b",
+            "é",
+            &"x".repeat(33),
+            "user",
+            "USER",
+        ] {
+            assert!(check_agent_name(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,116 @@
+//! Agents: who exists, where it works, and the cached projection of its events.
+
+use clawmux_core::wire::check_agent_name;
+use clawmux_core::{Millis, Snapshot, State};
+use sqlx::sqlite::SqliteRow;
+use sqlx::Row;
+
+use crate::{Store, StoreError};
+
+/// An agent as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentRow {
+    /// The agent's name, which is also its session id (`CLAWMUX_SESSION_ID`).
+    pub name: String,
+    /// Its work folder.
+    pub work_dir: String,
+    /// When it was registered.
+    pub created_at: Millis,
+    /// Its state, status_text and time in state: the projection of its events.
+    pub snapshot: Snapshot,
+    /// The id of the last event applied (0 if none).
+    pub last_event: i64,
+    /// The seq of the last message handed to it.
+    pub inbox_cursor: i64,
+    /// The seq of the last message of its conversation the user has seen.
+    pub read_cursor: i64,
+    /// Claude Code's conversation id, to resume it.
+    pub claude_session_id: Option<String>,
+}
+
+pub(crate) const AGENT_COLUMNS: &str = "name, work_dir, created_at, state, activity, state_since, \
+     last_event, inbox_cursor, read_cursor, claude_session_id";
+
+pub(crate) fn agent_from_row(row: &SqliteRow) -> Result<AgentRow, StoreError> {
+    let state: String = row.try_get("state")?;
+    Ok(AgentRow {
+        name: row.try_get("name")?,
+        work_dir: row.try_get("work_dir")?,
+        created_at: Millis(row.try_get("created_at")?),
+        snapshot: Snapshot {
+            state: State::parse(&state)
+                .ok_or_else(|| StoreError::Corrupt(format!("state `{state}`")))?,
+            activity: row.try_get("activity")?,
+            since: Millis(row.try_get("state_since")?),
+        },
+        last_event: row.try_get("last_event")?,
+        inbox_cursor: row.try_get("inbox_cursor")?,
+        read_cursor: row.try_get("read_cursor")?,
+        claude_session_id: row.try_get("claude_session_id")?,
+    })
+}
+
+impl Store {
+    /// Registers a new agent in STARTING. Refuses a bad name or a name already taken.
+    pub async fn add_agent(
+        &self,
+        name: &str,
+        work_dir: &str,
+        at: Millis,
+    ) -> Result<AgentRow, StoreError> {
+        check_agent_name(name)?;
+        let snapshot = Snapshot::new(at);
+        let inserted = sqlx::query(
+            "INSERT INTO agents (name, work_dir, created_at, state, activity, state_since) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?3) ON CONFLICT(name) DO NOTHING",
+        )
+        .bind(name)
+        .bind(work_dir)
+        .bind(at.0)
+        .bind(snapshot.state.as_str())
+        .bind(&snapshot.activity)
+        .execute(&self.writer)
+        .await?;
+        if inserted.rows_affected() == 0 {
+            return Err(StoreError::AgentExists(name.to_owned()));
+        }
+        self.agent(name).await
+    }
+
+    /// One agent.
+    pub async fn agent(&self, name: &str) -> Result<AgentRow, StoreError> {
+        let row = sqlx::query(&format!(
+            "SELECT {AGENT_COLUMNS} FROM agents WHERE name = ?1"
+        ))
+        .bind(name)
+        .fetch_optional(&self.reader)
+        .await?
+        .ok_or_else(|| StoreError::UnknownAgent(name.to_owned()))?;
+        agent_from_row(&row)
+    }
+
+    /// Every agent, by name.
+    pub async fn agents(&self) -> Result<Vec<AgentRow>, StoreError> {
+        let rows = sqlx::query(&format!("SELECT {AGENT_COLUMNS} FROM agents ORDER BY name"))
+            .fetch_all(&self.reader)
+            .await?;
+        rows.iter().map(agent_from_row).collect()
+    }
+
+    /// Records Claude Code's conversation id for an agent (to resume it later).
+    pub async fn set_claude_session(
+        &self,
+        name: &str,
+        claude_session_id: &str,
+    ) -> Result<(), StoreError> {
+        let done = sqlx::query("UPDATE agents SET claude_session_id = ?2 WHERE name = ?1")
+            .bind(name)
+            .bind(claude_session_id)
+            .execute(&self.writer)
+            .await?;
+        if done.rows_affected() == 0 {
+            return Err(StoreError::UnknownAgent(name.to_owned()));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,55 @@
+//! The store's errors: one variant per thing a caller can get wrong, each with a stable code for the wire.
+
+use clawmux_core::wire::BadName;
+
+/// Everything that can go wrong in the store.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// No agent by that name.
+    #[error("unknown agent `{0}`")]
+    UnknownAgent(String),
+    /// An agent by that name exists already.
+    #[error("agent `{0}` already exists")]
+    AgentExists(String),
+    /// The agent name is not acceptable.
+    #[error(transparent)]
+    BadName(#[from] BadName),
+    /// A cursor that names no message of that conversation.
+    #[error("unknown cursor `{0}`: no such message in this conversation; reload the history")]
+    UnknownCursor(String),
+    /// A reply or acknowledgement to a message that does not exist.
+    #[error("unknown parent message `{0}`")]
+    UnknownParent(String),
+    /// The same idempotency key sent again with different content.
+    #[error("idempotency key `{0}` was already used for a different message")]
+    KeyReused(String),
+    /// A history file that cannot be imported; nothing was written.
+    #[error("cannot import history: {0}")]
+    Import(String),
+    /// A stored value that the code does not understand (a newer schema, or a hand-edited file).
+    #[error("corrupt row: {0}")]
+    Corrupt(String),
+    /// SQLite said no.
+    #[error("database error: {0}")]
+    Db(#[from] sqlx::Error),
+    /// The schema could not be brought up to date.
+    #[error("database migration failed: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+}
+
+impl StoreError {
+    /// A stable, machine-readable code (`{code, message}` on the wire).
+    pub fn code(&self) -> &'static str {
+        match self {
+            StoreError::UnknownAgent(_) => "unknown_agent",
+            StoreError::AgentExists(_) => "agent_exists",
+            StoreError::BadName(_) => "bad_agent_name",
+            StoreError::UnknownCursor(_) => "unknown_cursor",
+            StoreError::UnknownParent(_) => "unknown_parent",
+            StoreError::KeyReused(_) => "idempotency_conflict",
+            StoreError::Import(_) => "bad_history",
+            StoreError::Corrupt(_) => "corrupt_store",
+            StoreError::Db(_) | StoreError::Migrate(_) => "database",
+        }
+    }
+}

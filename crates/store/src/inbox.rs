@@ -1,0 +1,94 @@
+//! The inbox: messages addressed to an agent that it has not been handed yet.
+//!
+//! A hand-over takes every pending message at once, records one `handovers` row per message and moves the
+//! agent's `inbox_cursor`, all in one transaction on the single writer. `handovers.message_seq` is UNIQUE,
+//! so even a bug above this layer could not hand a message over twice: the transaction would fail.
+
+use clawmux_core::wire::Message;
+use clawmux_core::Millis;
+
+use crate::messages::{message_from_row, MESSAGE_COLUMNS};
+use crate::{Store, StoreError};
+
+/// How a message reached the agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Channel {
+    /// Printed by `clawmux wait`.
+    Wait,
+    /// As a tool hook's additionalContext.
+    Hook,
+    /// Printed by the Stop hook.
+    StopHook,
+}
+
+impl Channel {
+    fn as_str(self) -> &'static str {
+        match self {
+            Channel::Wait => "wait",
+            Channel::Hook => "hook",
+            Channel::StopHook => "stop_hook",
+        }
+    }
+}
+
+impl Store {
+    /// Hands every pending message of `agent`'s inbox over through `channel`, oldest first, and records it.
+    /// Returns them (empty when there was nothing).
+    pub async fn take_inbox(
+        &self,
+        agent: &str,
+        channel: Channel,
+        at: Millis,
+    ) -> Result<Vec<Message>, StoreError> {
+        let mut tx = self.writer.begin().await?;
+        let cursor: i64 = sqlx::query_scalar("SELECT inbox_cursor FROM agents WHERE name = ?1")
+            .bind(agent)
+            .fetch_optional(&mut *tx)
+            .await?
+            .ok_or_else(|| StoreError::UnknownAgent(agent.to_owned()))?;
+        let rows = sqlx::query(&format!(
+            "SELECT {MESSAGE_COLUMNS} FROM messages WHERE recipient = ?1 AND seq > ?2 ORDER BY seq"
+        ))
+        .bind(agent)
+        .bind(cursor)
+        .fetch_all(&mut *tx)
+        .await?;
+        let messages = rows
+            .iter()
+            .map(message_from_row)
+            .collect::<Result<Vec<_>, _>>()?;
+        let Some(last) = messages.last() else {
+            return Ok(messages);
+        };
+        for m in &messages {
+            sqlx::query(
+                "INSERT INTO handovers (message_seq, agent, channel, at) VALUES (?1, ?2, ?3, ?4)",
+            )
+            .bind(m.seq)
+            .bind(agent)
+            .bind(channel.as_str())
+            .bind(at.0)
+            .execute(&mut *tx)
+            .await?;
+        }
+        sqlx::query("UPDATE agents SET inbox_cursor = ?2 WHERE name = ?1")
+            .bind(agent)
+            .bind(last.seq)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(messages)
+    }
+
+    /// How many messages wait in an agent's inbox, without taking them.
+    pub async fn pending(&self, agent: &str) -> Result<i64, StoreError> {
+        let n: Option<i64> = sqlx::query_scalar(
+            "SELECT (SELECT COUNT(*) FROM messages m WHERE m.recipient = a.name AND m.seq > a.inbox_cursor) \
+             FROM agents a WHERE a.name = ?1",
+        )
+        .bind(agent)
+        .fetch_optional(&self.reader)
+        .await?;
+        n.ok_or_else(|| StoreError::UnknownAgent(agent.to_owned()))
+    }
+}

@@ -1,0 +1,271 @@
+//! Messages: append (idempotent), and pages by cursor.
+
+use clawmux_core::wire::{Kind, Message, MsgId};
+use clawmux_core::Millis;
+use sqlx::sqlite::SqliteRow;
+use sqlx::Row;
+
+use crate::{Store, StoreError};
+
+/// How many times a random message id is drawn before giving up. With 32-bit ids a clash is rare even at
+/// millions of messages (and every clash is caught by the UNIQUE index), so eight draws never all clash.
+const ID_DRAWS: usize = 8;
+
+pub(crate) const MESSAGE_COLUMNS: &str =
+    "seq, id, agent, kind, sender, recipient, text, parent, voice, at";
+
+/// A message to append.
+#[derive(Debug, Clone, Copy)]
+pub struct NewMessage<'a> {
+    /// Whose conversation it belongs to.
+    pub agent: &'a str,
+    /// Who speaks.
+    pub kind: Kind,
+    /// `user` or the sending agent.
+    pub sender: &'a str,
+    /// The inbox that receives it (an agent), `user`, or none.
+    pub recipient: Option<&'a str>,
+    /// The text.
+    pub text: &'a str,
+    /// The message it answers or acknowledges.
+    pub parent: Option<&'a MsgId>,
+    /// Spoken rather than typed.
+    pub voice: bool,
+    /// The client's key: a retry with the same key returns the first message instead of storing another.
+    pub idem_key: Option<&'a str>,
+    /// When it was sent.
+    pub at: Millis,
+}
+
+/// The outcome of an append.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Appended {
+    /// The stored message (the earlier one, for a retry).
+    pub message: Message,
+    /// False when the idempotency key matched an earlier message and nothing new was stored.
+    pub created: bool,
+}
+
+pub(crate) fn message_from_row(row: &SqliteRow) -> Result<Message, StoreError> {
+    let id: String = row.try_get("id")?;
+    let kind: String = row.try_get("kind")?;
+    let parent: Option<String> = row.try_get("parent")?;
+    let voice: i64 = row.try_get("voice")?;
+    Ok(Message {
+        seq: row.try_get("seq")?,
+        id: MsgId::parse(&id).map_err(|_| StoreError::Corrupt(format!("message id `{id}`")))?,
+        agent: row.try_get("agent")?,
+        kind: Kind::parse(&kind)
+            .ok_or_else(|| StoreError::Corrupt(format!("message kind `{kind}`")))?,
+        sender: row.try_get("sender")?,
+        recipient: row.try_get("recipient")?,
+        text: row.try_get("text")?,
+        parent: parent
+            .map(|p| MsgId::parse(&p).map_err(|_| StoreError::Corrupt(format!("parent id `{p}`"))))
+            .transpose()?,
+        voice: voice != 0,
+        at: Millis(row.try_get("at")?),
+    })
+}
+
+impl Store {
+    /// Appends a message, committed before it returns. With an idempotency key already used for the same
+    /// content it stores nothing and returns the first message; with different content it refuses.
+    pub async fn append(&self, m: &NewMessage<'_>) -> Result<Appended, StoreError> {
+        self.append_with_id(m, None).await
+    }
+
+    /// Appends with a preferred public id (the importer keeps the original ids); a taken id falls back to a
+    /// fresh one.
+    pub(crate) async fn append_with_id(
+        &self,
+        m: &NewMessage<'_>,
+        preferred: Option<&MsgId>,
+    ) -> Result<Appended, StoreError> {
+        if let Some(parent) = m.parent {
+            let found: Option<i64> = sqlx::query_scalar("SELECT seq FROM messages WHERE id = ?1")
+                .bind(parent.as_str())
+                .fetch_optional(&self.reader)
+                .await?;
+            if found.is_none() {
+                return Err(StoreError::UnknownParent(parent.to_string()));
+            }
+        }
+        let mut candidate = preferred.cloned();
+        for _ in 0..ID_DRAWS {
+            let id = candidate
+                .take()
+                .unwrap_or_else(|| MsgId::from_u32(fastrand::u32(..)));
+            let inserted = sqlx::query(&format!(
+                "INSERT INTO messages (id, agent, kind, sender, recipient, text, parent, voice, idem_key, at) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) \
+                 ON CONFLICT(idem_key) DO NOTHING RETURNING {MESSAGE_COLUMNS}"
+            ))
+            .bind(id.as_str())
+            .bind(m.agent)
+            .bind(m.kind.as_str())
+            .bind(m.sender)
+            .bind(m.recipient)
+            .bind(m.text)
+            .bind(m.parent.map(MsgId::as_str))
+            .bind(i64::from(m.voice))
+            .bind(m.idem_key)
+            .bind(m.at.0)
+            .fetch_optional(&self.writer)
+            .await;
+            match inserted {
+                Ok(Some(row)) => {
+                    return Ok(Appended {
+                        message: message_from_row(&row)?,
+                        created: true,
+                    })
+                }
+                Ok(None) => return self.earlier_by_key(m).await,
+                Err(sqlx::Error::Database(e)) if e.is_unique_violation() => continue,
+                Err(sqlx::Error::Database(e)) if e.is_foreign_key_violation() => {
+                    return Err(StoreError::UnknownAgent(m.agent.to_owned()))
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Err(StoreError::Corrupt(
+            "no free message id after several draws".into(),
+        ))
+    }
+
+    /// The message an idempotency key was first used for; refuses if the content differs.
+    async fn earlier_by_key(&self, m: &NewMessage<'_>) -> Result<Appended, StoreError> {
+        let key = m.idem_key.unwrap_or_default();
+        let row = sqlx::query(&format!(
+            "SELECT {MESSAGE_COLUMNS} FROM messages WHERE idem_key = ?1"
+        ))
+        .bind(key)
+        .fetch_one(&self.writer)
+        .await?;
+        let earlier = message_from_row(&row)?;
+        let same = earlier.agent == m.agent
+            && earlier.kind == m.kind
+            && earlier.sender == m.sender
+            && earlier.recipient.as_deref() == m.recipient
+            && earlier.text == m.text
+            && earlier.parent.as_ref() == m.parent
+            && earlier.voice == m.voice;
+        if !same {
+            return Err(StoreError::KeyReused(key.to_owned()));
+        }
+        Ok(Appended {
+            message: earlier,
+            created: false,
+        })
+    }
+
+    /// One message by its public id.
+    pub async fn message(&self, id: &MsgId) -> Result<Option<Message>, StoreError> {
+        let row = sqlx::query(&format!(
+            "SELECT {MESSAGE_COLUMNS} FROM messages WHERE id = ?1"
+        ))
+        .bind(id.as_str())
+        .fetch_optional(&self.reader)
+        .await?;
+        row.as_ref().map(message_from_row).transpose()
+    }
+
+    /// The seq of a cursor, which must be a message of `agent`'s conversation (any conversation if `None`).
+    async fn cursor_seq(&self, agent: Option<&str>, cursor: &MsgId) -> Result<i64, StoreError> {
+        let seq: Option<i64> = sqlx::query_scalar(
+            "SELECT seq FROM messages WHERE id = ?1 AND (?2 IS NULL OR agent = ?2)",
+        )
+        .bind(cursor.as_str())
+        .bind(agent)
+        .fetch_optional(&self.reader)
+        .await?;
+        seq.ok_or_else(|| StoreError::UnknownCursor(cursor.to_string()))
+    }
+
+    /// Up to `limit` messages after `cursor` (from the start if `None`), oldest first, in one agent's
+    /// conversation or (with `agent = None`) in all of them. An unknown cursor is an error, never an empty page.
+    pub async fn after(
+        &self,
+        agent: Option<&str>,
+        cursor: Option<&MsgId>,
+        limit: u32,
+    ) -> Result<Vec<Message>, StoreError> {
+        let from = match cursor {
+            Some(c) => self.cursor_seq(agent, c).await?,
+            None => 0,
+        };
+        self.after_seq(agent, from, limit).await
+    }
+
+    /// Like [`Store::after`], from a seq the caller already holds (a live subscriber's position).
+    pub async fn after_seq(
+        &self,
+        agent: Option<&str>,
+        from: i64,
+        limit: u32,
+    ) -> Result<Vec<Message>, StoreError> {
+        let sql = match agent {
+            Some(_) => format!(
+                "SELECT {MESSAGE_COLUMNS} FROM messages WHERE agent = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3"
+            ),
+            None => format!("SELECT {MESSAGE_COLUMNS} FROM messages WHERE seq > ?2 ORDER BY seq LIMIT ?3"),
+        };
+        let rows = sqlx::query(&sql)
+            .bind(agent)
+            .bind(from)
+            .bind(limit)
+            .fetch_all(&self.reader)
+            .await?;
+        rows.iter().map(message_from_row).collect()
+    }
+
+    /// The last `limit` messages of a conversation, oldest first: the first page a chat shows.
+    pub async fn latest(&self, agent: &str, limit: u32) -> Result<Vec<Message>, StoreError> {
+        let rows = sqlx::query(&format!(
+            "SELECT {MESSAGE_COLUMNS} FROM messages WHERE agent = ?1 ORDER BY seq DESC LIMIT ?2"
+        ))
+        .bind(agent)
+        .bind(limit)
+        .fetch_all(&self.reader)
+        .await?;
+        let mut page = rows
+            .iter()
+            .map(message_from_row)
+            .collect::<Result<Vec<_>, _>>()?;
+        page.reverse();
+        Ok(page)
+    }
+
+    /// Up to `limit` messages before `cursor`, oldest first: "load older".
+    pub async fn before(
+        &self,
+        agent: &str,
+        cursor: &MsgId,
+        limit: u32,
+    ) -> Result<Vec<Message>, StoreError> {
+        let to = self.cursor_seq(Some(agent), cursor).await?;
+        let rows = sqlx::query(&format!(
+            "SELECT {MESSAGE_COLUMNS} FROM messages WHERE agent = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT ?3"
+        ))
+        .bind(agent)
+        .bind(to)
+        .bind(limit)
+        .fetch_all(&self.reader)
+        .await?;
+        let mut page = rows
+            .iter()
+            .map(message_from_row)
+            .collect::<Result<Vec<_>, _>>()?;
+        page.reverse();
+        Ok(page)
+    }
+
+    /// The highest seq stored (0 when empty): where a new live subscriber starts.
+    pub async fn head(&self) -> Result<i64, StoreError> {
+        Ok(
+            sqlx::query_scalar("SELECT COALESCE(MAX(seq), 0) FROM messages")
+                .fetch_one(&self.reader)
+                .await?,
+        )
+    }
+}
