@@ -114,3 +114,31 @@ impl Store {
         Ok(())
     }
 }
+
+impl Store {
+    /// Marks the user as having read `agent`'s conversation up to `seq` (never backwards).
+    pub async fn mark_read(&self, agent: &str, seq: i64) -> Result<(), StoreError> {
+        let done =
+            sqlx::query("UPDATE agents SET read_cursor = MAX(read_cursor, ?2) WHERE name = ?1")
+                .bind(agent)
+                .bind(seq)
+                .execute(&self.writer)
+                .await?;
+        if done.rows_affected() == 0 {
+            return Err(StoreError::UnknownAgent(agent.to_owned()));
+        }
+        Ok(())
+    }
+
+    /// How many messages from agents in `agent`'s conversation the user has not read.
+    pub async fn unread(&self, agent: &str) -> Result<i64, StoreError> {
+        let n: Option<i64> = sqlx::query_scalar(
+            "SELECT (SELECT COUNT(*) FROM messages m WHERE m.agent = a.name AND m.seq > a.read_cursor \
+             AND m.kind IN ('assistant', 'agent')) FROM agents a WHERE a.name = ?1",
+        )
+        .bind(agent)
+        .fetch_optional(&self.reader)
+        .await?;
+        n.ok_or_else(|| StoreError::UnknownAgent(agent.to_owned()))
+    }
+}

@@ -7,6 +7,8 @@
 use clawmux_core::wire::Message;
 use clawmux_core::Millis;
 
+use sqlx::SqliteConnection;
+
 use crate::messages::{message_from_row, MESSAGE_COLUMNS};
 use crate::{Store, StoreError};
 
@@ -32,8 +34,8 @@ impl Channel {
 }
 
 impl Store {
-    /// Hands every pending message of `agent`'s inbox over through `channel`, oldest first, and records it.
-    /// Returns them (empty when there was nothing).
+    /// Hands every pending message of `agent`'s inbox over through `channel`, oldest first, and records it,
+    /// in one transaction. Returns them (empty when there was nothing).
     pub async fn take_inbox(
         &self,
         agent: &str,
@@ -41,43 +43,32 @@ impl Store {
         at: Millis,
     ) -> Result<Vec<Message>, StoreError> {
         let mut tx = self.writer.begin().await?;
-        let cursor: i64 = sqlx::query_scalar("SELECT inbox_cursor FROM agents WHERE name = ?1")
-            .bind(agent)
-            .fetch_optional(&mut *tx)
-            .await?
-            .ok_or_else(|| StoreError::UnknownAgent(agent.to_owned()))?;
-        let rows = sqlx::query(&format!(
-            "SELECT {MESSAGE_COLUMNS} FROM messages WHERE recipient = ?1 AND seq > ?2 ORDER BY seq"
-        ))
-        .bind(agent)
-        .bind(cursor)
-        .fetch_all(&mut *tx)
-        .await?;
-        let messages = rows
-            .iter()
-            .map(message_from_row)
-            .collect::<Result<Vec<_>, _>>()?;
-        let Some(last) = messages.last() else {
-            return Ok(messages);
-        };
-        for m in &messages {
-            sqlx::query(
-                "INSERT INTO handovers (message_seq, agent, channel, at) VALUES (?1, ?2, ?3, ?4)",
-            )
-            .bind(m.seq)
-            .bind(agent)
-            .bind(channel.as_str())
-            .bind(at.0)
-            .execute(&mut *tx)
-            .await?;
-        }
-        sqlx::query("UPDATE agents SET inbox_cursor = ?2 WHERE name = ?1")
-            .bind(agent)
-            .bind(last.seq)
-            .execute(&mut *tx)
-            .await?;
+        let messages = pending_in(&mut tx, agent).await?;
+        record(&mut tx, agent, &messages, channel, at).await?;
         tx.commit().await?;
         Ok(messages)
+    }
+
+    /// The pending messages, without taking them: for a consumer that records the hand-over only once the
+    /// receiver confirmed it ([`Store::hand_over`]). The caller must keep other consumers out meanwhile.
+    pub async fn peek_inbox(&self, agent: &str) -> Result<Vec<Message>, StoreError> {
+        let mut conn = self.reader.acquire().await?;
+        pending_in(&mut conn, agent).await
+    }
+
+    /// Records that `messages` (from [`Store::peek_inbox`]) were handed over. Fails, recording nothing, if
+    /// any of them was handed over already.
+    pub async fn hand_over(
+        &self,
+        agent: &str,
+        messages: &[Message],
+        channel: Channel,
+        at: Millis,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.writer.begin().await?;
+        record(&mut tx, agent, messages, channel, at).await?;
+        tx.commit().await?;
+        Ok(())
     }
 
     /// How many messages wait in an agent's inbox, without taking them.
@@ -91,4 +82,49 @@ impl Store {
         .await?;
         n.ok_or_else(|| StoreError::UnknownAgent(agent.to_owned()))
     }
+}
+
+async fn pending_in(conn: &mut SqliteConnection, agent: &str) -> Result<Vec<Message>, StoreError> {
+    let cursor: i64 = sqlx::query_scalar("SELECT inbox_cursor FROM agents WHERE name = ?1")
+        .bind(agent)
+        .fetch_optional(&mut *conn)
+        .await?
+        .ok_or_else(|| StoreError::UnknownAgent(agent.to_owned()))?;
+    let rows = sqlx::query(&format!(
+        "SELECT {MESSAGE_COLUMNS} FROM messages WHERE recipient = ?1 AND seq > ?2 ORDER BY seq"
+    ))
+    .bind(agent)
+    .bind(cursor)
+    .fetch_all(&mut *conn)
+    .await?;
+    rows.iter().map(message_from_row).collect()
+}
+
+async fn record(
+    conn: &mut SqliteConnection,
+    agent: &str,
+    messages: &[Message],
+    channel: Channel,
+    at: Millis,
+) -> Result<(), StoreError> {
+    let Some(last) = messages.iter().map(|m| m.seq).max() else {
+        return Ok(());
+    };
+    for m in messages {
+        sqlx::query(
+            "INSERT INTO handovers (message_seq, agent, channel, at) VALUES (?1, ?2, ?3, ?4)",
+        )
+        .bind(m.seq)
+        .bind(agent)
+        .bind(channel.as_str())
+        .bind(at.0)
+        .execute(&mut *conn)
+        .await?;
+    }
+    sqlx::query("UPDATE agents SET inbox_cursor = MAX(inbox_cursor, ?2) WHERE name = ?1")
+        .bind(agent)
+        .bind(last)
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
 }

@@ -1,0 +1,66 @@
+//! `clawmux agent add|list` and `clawmux status`.
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::client::Client;
+use crate::env::HubArgs;
+
+pub fn add(args: &HubArgs, name: &str, work_dir: Option<&Path>) -> Result<(), String> {
+    let hub = args.resolve()?;
+    let client = Client::new(&hub, Duration::from_secs(5));
+    let work_dir = work_dir
+        .map(|d| {
+            std::path::absolute(d).map_err(|e| format!("bad work folder {}: {e}", d.display()))
+        })
+        .transpose()?;
+    let body = json!({ "name": name, "work_dir": work_dir }).to_string();
+    let info = client
+        .post("/api/agents", None, body.as_bytes())
+        .map_err(|e| e.to_string())?;
+    let dir = info
+        .get("work_dir")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    println!("export CLAWMUX_SESSION_ID={}", shell_quote(name));
+    println!("export CLAWMUX_PORT={}", hub.port);
+    println!("export CLAWMUX_WORK_DIR={}", shell_quote(dir));
+    println!("export CLAWMUX_TOKEN={}", shell_quote(&hub.token));
+    Ok(())
+}
+
+pub fn list(args: &HubArgs) -> Result<(), String> {
+    let hub = args.resolve()?;
+    let client = Client::new(&hub, Duration::from_secs(5));
+    let sessions = client.get("/api/sessions").map_err(|e| e.to_string())?;
+    let rows = sessions.as_array().cloned().unwrap_or_default();
+    if rows.is_empty() {
+        println!("no agents (add one with `clawmux agent add NAME`)");
+        return Ok(());
+    }
+    println!("{:<20} {:<11} {:>6}  ACTIVITY", "AGENT", "STATE", "UNREAD");
+    for r in rows {
+        let s = |k: &str| {
+            r.get(k)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        };
+        let unread = r.get("unread_count").and_then(Value::as_i64).unwrap_or(0);
+        println!(
+            "{:<20} {:<11} {:>6}  {}",
+            s("session_id"),
+            s("state"),
+            unread,
+            s("activity")
+        );
+    }
+    Ok(())
+}
+
+/// Quotes for a POSIX shell's `export` line.
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}

@@ -1,0 +1,107 @@
+//! Where the hub is and who we are: the agent environment of PROTOCOL.md, and flags for people.
+
+use std::path::PathBuf;
+
+/// The hub's default port.
+pub const DEFAULT_PORT: u16 = 3460;
+
+/// How to reach the hub, from flags or the environment.
+#[derive(clap::Args, Clone, Debug)]
+pub struct HubArgs {
+    /// The hub's port.
+    #[arg(long, env = "CLAWMUX_PORT", default_value_t = DEFAULT_PORT)]
+    pub port: u16,
+    /// The hub's data folder (where its token is).
+    #[arg(long, env = "CLAWMUX_HOME")]
+    pub data_dir: Option<PathBuf>,
+}
+
+/// A resolved hub address with its token.
+#[derive(Clone, Debug)]
+pub struct HubAddr {
+    /// The port on 127.0.0.1.
+    pub port: u16,
+    /// The API token.
+    pub token: String,
+}
+
+impl HubArgs {
+    /// Resolves the token: `CLAWMUX_TOKEN`, else the data folder's token file.
+    pub fn resolve(&self) -> Result<HubAddr, String> {
+        let data_dir = self
+            .data_dir
+            .clone()
+            .unwrap_or_else(clawmux_hub::config::default_data_dir);
+        let token = token_from(&data_dir)?;
+        Ok(HubAddr {
+            port: self.port,
+            token,
+        })
+    }
+}
+
+fn token_from(data_dir: &std::path::Path) -> Result<String, String> {
+    if let Some(t) = std::env::var("CLAWMUX_TOKEN")
+        .ok()
+        .filter(|t| !t.is_empty())
+    {
+        return Ok(t);
+    }
+    let path = data_dir.join(clawmux_hub::config::TOKEN_FILE);
+    std::fs::read_to_string(&path)
+        .map(|t| t.trim().to_owned())
+        .map_err(|e| {
+            format!(
+                "cannot read the hub's token at {} ({e}); is the hub running? set CLAWMUX_TOKEN",
+                path.display()
+            )
+        })
+}
+
+/// The environment an agent process runs in (PROTOCOL.md).
+#[derive(Clone, Debug)]
+pub struct AgentEnv {
+    /// `CLAWMUX_SESSION_ID`: the agent's name.
+    pub session: String,
+    /// The hub.
+    pub hub: HubAddr,
+    /// `CLAWMUX_WORK_DIR`, else the current folder.
+    pub work_dir: PathBuf,
+}
+
+impl AgentEnv {
+    /// Reads the agent environment; `Ok(None)` outside an agent (no `CLAWMUX_SESSION_ID`).
+    pub fn load() -> Result<Option<AgentEnv>, String> {
+        let Some(session) = std::env::var("CLAWMUX_SESSION_ID")
+            .ok()
+            .filter(|s| !s.is_empty())
+        else {
+            return Ok(None);
+        };
+        let port = match std::env::var("CLAWMUX_PORT") {
+            Ok(p) => p
+                .trim()
+                .parse()
+                .map_err(|_| format!("CLAWMUX_PORT `{p}` is not a port number"))?,
+            Err(_) => DEFAULT_PORT,
+        };
+        let data_dir = std::env::var_os("CLAWMUX_HOME")
+            .map_or_else(clawmux_hub::config::default_data_dir, PathBuf::from);
+        let token = token_from(&data_dir)?;
+        let work_dir = std::env::var_os("CLAWMUX_WORK_DIR")
+            .map(PathBuf::from)
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_else(|| PathBuf::from("."));
+        Ok(Some(AgentEnv {
+            session,
+            hub: HubAddr { port, token },
+            work_dir,
+        }))
+    }
+
+    /// Like [`AgentEnv::load`], for commands that make no sense outside an agent.
+    pub fn require() -> Result<AgentEnv, String> {
+        AgentEnv::load()?
+            .ok_or_else(|| "CLAWMUX_SESSION_ID is not set: run this inside an agent".to_owned())
+    }
+}

@@ -1,0 +1,71 @@
+//! The command-form hooks. They never block Claude by accident: outside an agent they do nothing, and when
+//! the hub is down they give up within a second and let Claude carry on (exit 0, a note on stderr).
+
+use std::io::Read;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::client::Client;
+use crate::env::AgentEnv;
+
+/// How long a hook waits for the hub. Loopback answers in well under a millisecond; a refused
+/// connection fails at once; only a hung hub makes this matter.
+const HOOK_TIMEOUT: Duration = Duration::from_secs(1);
+/// The most of stdin read (the hub refuses more anyway).
+const MAX_STDIN: u64 = 1024 * 1024;
+
+fn read_stdin() -> Vec<u8> {
+    let mut buf = Vec::new();
+    let _ = std::io::stdin().take(MAX_STDIN).read_to_end(&mut buf);
+    buf
+}
+
+fn agent_env() -> Option<AgentEnv> {
+    match AgentEnv::load() {
+        Ok(env) => env,
+        Err(e) => {
+            eprintln!("clawmux hook: {e}");
+            None
+        }
+    }
+}
+
+/// `clawmux hook stop`: exit 2 with the reason on stderr keeps Claude working (PROTOCOL.md).
+pub fn stop() -> ExitCode {
+    let payload = read_stdin();
+    let Some(env) = agent_env() else {
+        return ExitCode::SUCCESS;
+    };
+    let client = Client::new(&env.hub, HOOK_TIMEOUT);
+    match client.post("/api/hooks/stop", Some(&env.session), &payload) {
+        Ok(v) if v.get("block").and_then(Value::as_bool) == Some(true) => {
+            eprintln!(
+                "{}",
+                v.get("reason").and_then(Value::as_str).unwrap_or_default()
+            );
+            ExitCode::from(2)
+        }
+        Ok(_) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("clawmux hook stop: {e}");
+            ExitCode::SUCCESS
+        }
+    }
+}
+
+/// `clawmux hook tool-status`: any hook event on stdin, forwarded; the hub's answer goes to stdout.
+pub fn tool_status() -> ExitCode {
+    let payload = read_stdin();
+    let Some(env) = agent_env() else {
+        return ExitCode::SUCCESS;
+    };
+    let client = Client::new(&env.hub, HOOK_TIMEOUT);
+    match client.post("/api/hooks/tool-status", Some(&env.session), &payload) {
+        Ok(v) if v.get("hookSpecificOutput").is_some() => println!("{v}"),
+        Ok(_) => {}
+        Err(e) => eprintln!("clawmux hook: {e}"),
+    }
+    ExitCode::SUCCESS
+}

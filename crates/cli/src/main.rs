@@ -1,0 +1,146 @@
+//! `clawmux`: the one binary of ClawMux.
+//!
+//! Agents run `clawmux wait` and `clawmux send`; Claude Code runs `clawmux hook stop` (and
+//! `clawmux hook tool-status` where it can only run commands); people run `clawmux serve`,
+//! `clawmux agent add`, `clawmux status` and `clawmux demo-agent`. Everything but `serve` is a short-lived
+//! synchronous client, so hooks cost a process start and one loopback round-trip, no async runtime.
+
+mod agent;
+mod client;
+mod demo;
+mod env;
+mod hook;
+mod send;
+mod serve;
+mod wait;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "clawmux",
+    version,
+    about = "The hub for running several Claude Code agents at once"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the hub headless (the desktop app runs the same hub in-process).
+    Serve {
+        /// Port on 127.0.0.1 (0 picks a free one).
+        #[arg(long, env = "CLAWMUX_PORT", default_value_t = env::DEFAULT_PORT)]
+        port: u16,
+        /// Data folder (database, token, agents' default work folders).
+        #[arg(long, env = "CLAWMUX_HOME")]
+        data_dir: Option<PathBuf>,
+    },
+    /// Block until a message arrives for this agent, print it, exit 0.
+    Wait,
+    /// Send a message to the user or another agent; prints the new message id.
+    Send {
+        /// `user` or an agent's name.
+        #[arg(long)]
+        to: String,
+        /// The message (markdown). Without it and with --re: a thumbs-up to the user.
+        text: Option<String>,
+        /// The id of the message this answers.
+        #[arg(long)]
+        re: Option<String>,
+    },
+    /// Claude Code hooks (command form).
+    Hook {
+        #[command(subcommand)]
+        hook: HookCommand,
+    },
+    /// Manage agents.
+    Agent {
+        #[command(subcommand)]
+        command: AgentCommand,
+        #[command(flatten)]
+        hub: env::HubArgs,
+    },
+    /// Show every agent and its state.
+    Status {
+        #[command(flatten)]
+        hub: env::HubArgs,
+    },
+    /// A built-in stand-in for Claude Code: waits, answers, fires realistic hooks.
+    DemoAgent {
+        /// The agent's name (registered if new).
+        name: String,
+        /// Milliseconds between its steps, so a person can watch the states change.
+        #[arg(long, default_value_t = 400)]
+        pace: u64,
+        /// Stop after answering this many messages (default: run until killed).
+        #[arg(long)]
+        messages: Option<u64>,
+        #[command(flatten)]
+        hub: env::HubArgs,
+    },
+}
+
+#[derive(Subcommand)]
+enum HookCommand {
+    /// The Stop hook: exit 2 with the reason on stderr to keep Claude working.
+    Stop,
+    /// Forward any hook event from stdin to the hub; print its answer for Claude.
+    ToolStatus,
+}
+
+#[derive(Subcommand)]
+enum AgentCommand {
+    /// Register an agent without starting a process; prints the shell exports to run Claude as it.
+    Add {
+        /// A plain identifier: letters, digits, `_` and `-`.
+        name: String,
+        /// Its work folder (default: <data dir>/agents/<name>).
+        #[arg(long)]
+        work_dir: Option<PathBuf>,
+    },
+    /// List agents and their states.
+    List,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Serve { port, data_dir } => serve::run(port, data_dir),
+        Command::Wait => wait::run(),
+        Command::Send { to, text, re } => send::run(&to, text.as_deref(), re.as_deref()),
+        Command::Hook {
+            hook: HookCommand::Stop,
+        } => return hook::stop(),
+        Command::Hook {
+            hook: HookCommand::ToolStatus,
+        } => return hook::tool_status(),
+        Command::Agent {
+            command: AgentCommand::Add { name, work_dir },
+            hub,
+        } => agent::add(&hub, &name, work_dir.as_deref()),
+        Command::Agent {
+            command: AgentCommand::List,
+            hub,
+        }
+        | Command::Status { hub } => agent::list(&hub),
+        Command::DemoAgent {
+            name,
+            pace,
+            messages,
+            hub,
+        } => demo::run(&hub, &name, pace, messages),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,177 @@
+//! `clawmux wait`: block until the hub hands this agent its messages, print one line each, exit 0.
+//!
+//! It writes its PID to `<work dir>/.waiting` and removes it on every way out, a signal included. If the
+//! hub restarts, it reconnects: the agent stays in its wait. It confirms to the hub only after the lines
+//! are printed and flushed, so the hub counts them as handed over only when Claude can see them.
+
+use std::io::Write;
+use std::net::{SocketAddr, TcpStream};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+use tungstenite::client::IntoClientRequest;
+use tungstenite::protocol::frame::coding::CloseCode;
+use tungstenite::Message;
+
+use crate::env::AgentEnv;
+
+/// How often a blocked read wakes to look at the signal flag.
+const TICK: Duration = Duration::from_millis(200);
+/// Pause between reconnection attempts while the hub is away.
+const RETRY: Duration = Duration::from_millis(300);
+
+/// `.waiting`, removed when dropped.
+struct PidFile(PathBuf);
+
+impl PidFile {
+    fn create(work_dir: &std::path::Path) -> PidFile {
+        let path = work_dir.join(".waiting");
+        if let Err(e) = std::fs::write(&path, std::process::id().to_string()) {
+            eprintln!("clawmux wait: cannot write {}: {e}", path.display());
+        }
+        PidFile(path)
+    }
+}
+
+impl Drop for PidFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+enum Outcome {
+    Delivered,
+    Refused(String),
+    Lost(String),
+}
+
+pub fn run() -> Result<(), String> {
+    let env = AgentEnv::require()?;
+    let stop = Arc::new(AtomicBool::new(false));
+    for signal in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+        register(signal, &stop);
+    }
+    let _pid = PidFile::create(&env.work_dir);
+    let mut told = false;
+    while !stop.load(Ordering::Relaxed) {
+        match once(&env, &stop) {
+            Outcome::Delivered => return Ok(()),
+            Outcome::Refused(why) => return Err(why),
+            Outcome::Lost(why) => {
+                if !told {
+                    eprintln!("clawmux wait: {why}; reconnecting until the hub is back");
+                    told = true;
+                }
+                std::thread::sleep(RETRY);
+            }
+        }
+    }
+    Err("interrupted".into())
+}
+
+fn once(env: &AgentEnv, stop: &AtomicBool) -> Outcome {
+    let addr = SocketAddr::from(([127, 0, 0, 1], env.hub.port));
+    let stream = match TcpStream::connect_timeout(&addr, Duration::from_millis(500)) {
+        Ok(s) => s,
+        Err(e) => {
+            return Outcome::Lost(format!(
+                "cannot connect to the hub on port {}: {e}",
+                env.hub.port
+            ))
+        }
+    };
+    let _ = stream.set_nodelay(true);
+    let url = format!("ws://127.0.0.1:{}/ws/wait/{}", env.hub.port, env.session);
+    let mut request = match url.into_client_request() {
+        Ok(r) => r,
+        Err(e) => return Outcome::Refused(format!("bad agent name: {e}")),
+    };
+    match format!("Bearer {}", env.hub.token).parse() {
+        Ok(v) => {
+            request.headers_mut().insert("Authorization", v);
+        }
+        Err(_) => return Outcome::Refused("the token is not valid header text".into()),
+    }
+    let mut ws = match tungstenite::client(request, stream) {
+        Ok((ws, _)) => ws,
+        Err(tungstenite::HandshakeError::Failure(tungstenite::Error::Http(resp))) => {
+            let body = resp
+                .body()
+                .as_deref()
+                .map(String::from_utf8_lossy)
+                .unwrap_or_default();
+            return Outcome::Refused(format!(
+                "the hub refused the wait ({}): {body}",
+                resp.status()
+            ));
+        }
+        Err(e) => return Outcome::Lost(format!("handshake failed: {e}")),
+    };
+    let _ = ws.get_ref().set_read_timeout(Some(TICK));
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            let _ = ws.close(None);
+            return Outcome::Lost("interrupted".into());
+        }
+        match ws.read() {
+            Ok(Message::Text(text)) => {
+                let Ok(frame) = serde_json::from_str::<Value>(&text) else {
+                    continue;
+                };
+                if frame.get("type").and_then(Value::as_str) != Some("messages") {
+                    continue;
+                }
+                print_messages(&frame);
+                // Printed and flushed: now the hub may count them as handed over.
+                let _ = ws.send(Message::Text(r#"{"type":"ack"}"#.into()));
+                let _ = ws.close(None);
+                let _ = ws.flush();
+                return Outcome::Delivered;
+            }
+            Ok(Message::Close(Some(frame))) => {
+                return match u16::from(frame.code) {
+                    4004 | 4010 => Outcome::Refused(frame.reason.to_string()),
+                    _ if frame.code == CloseCode::Away => {
+                        Outcome::Lost("the hub is shutting down".into())
+                    }
+                    _ => Outcome::Lost(format!("the hub closed the connection: {}", frame.reason)),
+                };
+            }
+            Ok(Message::Close(None)) => {
+                return Outcome::Lost("the hub closed the connection".into())
+            }
+            Ok(Message::Ping(_) | Message::Pong(_) | Message::Binary(_) | Message::Frame(_)) => {}
+            Err(tungstenite::Error::Io(e))
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) => {}
+            Err(e) => return Outcome::Lost(format!("connection lost: {e}")),
+        }
+    }
+}
+
+fn print_messages(frame: &Value) {
+    let mut out = std::io::stdout().lock();
+    for m in frame
+        .get("messages")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(line) = m.get("line").and_then(Value::as_str) {
+            let _ = writeln!(out, "{line}");
+        }
+    }
+    let _ = out.flush();
+}
+
+/// Sets `flag` when `signal` arrives; the wait loop notices within one tick and cleans up.
+fn register(signal: libc::c_int, flag: &Arc<AtomicBool>) {
+    if let Err(e) = signal_hook::flag::register(signal, flag.clone()) {
+        eprintln!("clawmux wait: cannot watch signal {signal}: {e}");
+    }
+}

@@ -1,0 +1,314 @@
+//! A real hub for tests: `clawmux serve --port 0` in a temporary data folder, with a temporary HOME so no
+//! test can touch the real `~/.clawmux` or `~/.claude`, plus helpers to run `clawmux` as an agent would
+//! and to watch the UI feed (so tests wait for events, not for time).
+
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use tungstenite::client::IntoClientRequest;
+use tungstenite::stream::MaybeTlsStream;
+use tungstenite::{Message, WebSocket};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_clawmux");
+
+pub struct TestHub {
+    pub child: Child,
+    pub port: u16,
+    pub token: String,
+    pub dir: tempfile::TempDir,
+}
+
+impl TestHub {
+    pub fn start() -> TestHub {
+        let dir = tempfile::tempdir().unwrap();
+        let (child, port) = spawn_serve(dir.path(), 0);
+        let token = std::fs::read_to_string(dir.path().join("data/token")).unwrap();
+        TestHub {
+            child,
+            port,
+            token,
+            dir,
+        }
+    }
+
+    /// Kills the hub with SIGKILL and starts a new one on the same data folder and port.
+    pub fn crash_and_restart(&mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+        let (child, port) = spawn_serve(self.dir.path(), self.port);
+        assert_eq!(port, self.port);
+        self.child = child;
+    }
+
+    pub fn data(&self) -> PathBuf {
+        self.dir.path().join("data")
+    }
+
+    /// `clawmux` with a clean environment pointing at this hub; `agent` sets CLAWMUX_SESSION_ID and the
+    /// agent's work folder, as a spawned agent's environment would.
+    pub fn clawmux(&self, agent: Option<&str>) -> Command {
+        let mut cmd = Command::new(BIN);
+        cmd.env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", self.dir.path())
+            .env("CLAWMUX_HOME", self.data())
+            .env("CLAWMUX_PORT", self.port.to_string());
+        if let Some(a) = agent {
+            let work = self.dir.path().join("agents").join(a);
+            cmd.env("CLAWMUX_SESSION_ID", a)
+                .env("CLAWMUX_WORK_DIR", &work)
+                .current_dir(&work);
+        }
+        cmd
+    }
+
+    pub fn work_dir(&self, agent: &str) -> PathBuf {
+        self.dir.path().join("agents").join(agent)
+    }
+
+    /// Registers an agent through the CLI, in `<tmp>/agents/<name>`.
+    pub fn add_agent(&self, name: &str) {
+        let out = self
+            .clawmux(None)
+            .args(["agent", "add", name, "--work-dir"])
+            .arg(self.work_dir(name))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    pub fn http(&self) -> ureq::Agent {
+        ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .proxy(None)
+            .timeout_global(Some(Duration::from_secs(10)))
+            .build()
+            .into()
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+
+    /// An authorised request; returns status and JSON body.
+    pub fn post(&self, path: &str, session: Option<&str>, body: &str) -> (u16, Value) {
+        let mut req = self
+            .http()
+            .post(self.url(path))
+            .header("Authorization", format!("Bearer {}", self.token))
+            .header("Content-Type", "application/json");
+        if let Some(s) = session {
+            req = req.header("ClawMux-Session", s);
+        }
+        answer(req.send(body))
+    }
+
+    pub fn get(&self, path: &str) -> (u16, Value) {
+        answer(
+            self.http()
+                .get(self.url(path))
+                .header("Authorization", format!("Bearer {}", self.token))
+                .call(),
+        )
+    }
+
+    pub fn user_message(&self, agent: &str, text: &str) -> String {
+        let (status, v) = self.post(
+            &format!("/api/sessions/{agent}/messages"),
+            None,
+            &json!({ "text": text }).to_string(),
+        );
+        assert_eq!(status, 200, "{v}");
+        v["id"].as_str().unwrap().to_owned()
+    }
+
+    pub fn session(&self, agent: &str) -> Value {
+        let (_, v) = self.get("/api/sessions");
+        v.as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["session_id"] == agent)
+            .unwrap()
+            .clone()
+    }
+
+    pub fn history(&self, agent: &str) -> Vec<Value> {
+        let (status, v) = self.get(&format!("/api/history/{agent}?limit=1000"));
+        assert_eq!(status, 200, "{v}");
+        v["messages"].as_array().unwrap().clone()
+    }
+
+    /// The UI feed, from `cursor` if given.
+    pub fn feed(&self, cursor: Option<&str>) -> Feed {
+        let mut url = format!("ws://127.0.0.1:{}/ws?token={}", self.port, self.token);
+        if let Some(c) = cursor {
+            url.push_str(&format!("&cursor={c}"));
+        }
+        let (ws, _) = tungstenite::connect(url.into_client_request().unwrap()).unwrap();
+        if let MaybeTlsStream::Plain(s) = ws.get_ref() {
+            s.set_read_timeout(Some(Duration::from_millis(100)))
+                .unwrap();
+        }
+        Feed { ws }
+    }
+
+    /// A tool hook as Claude Code's HTTP hook sends it.
+    pub fn hook(&self, agent: &str, payload: Value) -> (u16, Value) {
+        self.post("/api/hooks/tool-status", Some(agent), &payload.to_string())
+    }
+
+    /// Runs a command hook with `payload` on stdin; returns (exit code, stderr).
+    pub fn command_hook(&self, agent: Option<&str>, args: &[&str], payload: &str) -> (i32, String) {
+        use std::io::Write;
+        let mut child = self
+            .clawmux(agent)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(payload.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+}
+
+impl Drop for TestHub {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn answer(resp: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> (u16, Value) {
+    let mut resp = resp.unwrap();
+    let status = resp.status().as_u16();
+    let text = resp.body_mut().read_to_string().unwrap_or_default();
+    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+}
+
+fn spawn_serve(dir: &Path, port: u16) -> (Child, u16) {
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(dir.join("hub.log"))
+        .unwrap();
+    let mut child = Command::new(BIN)
+        .env_clear()
+        .env("HOME", dir)
+        .env("RUST_LOG", "info")
+        .args(["serve", "--port", &port.to_string(), "--data-dir"])
+        .arg(dir.join("data"))
+        .stdout(Stdio::piped())
+        .stderr(log)
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let port = line
+        .split("127.0.0.1:")
+        .nth(1)
+        .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no port in {line:?}"));
+    (child, port)
+}
+
+pub struct Feed {
+    pub ws: WebSocket<MaybeTlsStream<TcpStream>>,
+}
+
+impl Feed {
+    /// The next event matching `pred` within `within`, or `None`.
+    pub fn until(&mut self, within: Duration, pred: impl Fn(&Value) -> bool) -> Option<Value> {
+        let deadline = Instant::now() + within;
+        while Instant::now() < deadline {
+            match self.ws.read() {
+                Ok(Message::Text(t)) => {
+                    let v: Value = serde_json::from_str(&t).unwrap();
+                    if pred(&v) {
+                        return Some(v);
+                    }
+                }
+                Ok(_) => {}
+                Err(tungstenite::Error::Io(e))
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) => {}
+                Err(e) => panic!("feed closed: {e}"),
+            }
+        }
+        None
+    }
+
+    /// Waits for `agent` to reach `state`; returns how long it took.
+    pub fn state(&mut self, agent: &str, state: &str, within: Duration) -> Duration {
+        let start = Instant::now();
+        self.until(within, |v| {
+            v["type"] == "session_status" && v["session_id"] == agent && v["state"] == state
+        })
+        .unwrap_or_else(|| panic!("{agent} did not become {state} within {within:?}"));
+        start.elapsed()
+    }
+
+    /// Every event that arrives within `within`.
+    pub fn drain(&mut self, within: Duration) -> Vec<Value> {
+        let mut all = Vec::new();
+        let deadline = Instant::now() + within;
+        while Instant::now() < deadline {
+            if let Some(v) =
+                self.until(deadline.saturating_duration_since(Instant::now()), |_| true)
+            {
+                all.push(v);
+            }
+        }
+        all
+    }
+}
+
+/// Spawns `clawmux wait` for `agent` and returns it once the hub has it (the agent is idle).
+pub fn start_wait(hub: &TestHub, feed: &mut Feed, agent: &str) -> Child {
+    let child = hub
+        .clawmux(Some(agent))
+        .arg("wait")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    feed.state(agent, "idle", Duration::from_secs(5));
+    child
+}
+
+/// Polls a condition that has no event of its own (a file on disk, a row count), briefly.
+pub fn wait_until(within: Duration, cond: impl Fn() -> bool) {
+    let deadline = Instant::now() + within;
+    while !cond() {
+        assert!(
+            Instant::now() < deadline,
+            "condition not met within {within:?}"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}

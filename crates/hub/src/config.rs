@@ -1,0 +1,92 @@
+//! Where the hub keeps its files, and the per-install token that guards its API.
+
+use std::io::Write;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+/// The token file's name inside the data folder.
+pub const TOKEN_FILE: &str = "token";
+/// The database file's name inside the data folder.
+pub const DB_FILE: &str = "clawmux.db";
+
+/// Reads the install's token, creating it (32 random bytes as hex, mode 0600) on first start.
+///
+/// The token is what stops any other local program, or a web page in the user's browser, from driving
+/// agents through the hub. It is never logged.
+pub fn load_or_create_token(data_dir: &Path) -> std::io::Result<String> {
+    std::fs::create_dir_all(data_dir)?;
+    let path = data_dir.join(TOKEN_FILE);
+    match std::fs::read_to_string(&path) {
+        Ok(token) if valid_token(token.trim()) => {
+            // Someone loosened the mode: tighten it again rather than serve with a readable token.
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))?;
+            return Ok(token.trim().to_owned());
+        }
+        Ok(_) => {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!(
+                    "{} is not a ClawMux token; delete it to make a new one",
+                    path.display()
+                ),
+            ))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(std::io::Error::other)?;
+    let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    // create_new: two hubs starting at once cannot both write a token; the loser reads the winner's.
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&path)
+    {
+        Ok(mut f) => {
+            f.write_all(token.as_bytes())?;
+            f.sync_all()?;
+            Ok(token)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            let token = std::fs::read_to_string(&path)?;
+            Ok(token.trim().to_owned())
+        }
+        Err(e) => Err(e),
+    }
+}
+
+fn valid_token(t: &str) -> bool {
+    t.len() == 64 && t.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// The default data folder: `$CLAWMUX_HOME`, else `~/.clawmux`.
+pub fn default_data_dir() -> PathBuf {
+    if let Some(home) = std::env::var_os("CLAWMUX_HOME") {
+        return PathBuf::from(home);
+    }
+    let home = std::env::var_os("HOME").map_or_else(|| PathBuf::from("/"), PathBuf::from);
+    home.join(".clawmux")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_token_is_created_once_with_mode_0600() {
+        let dir = tempfile::tempdir().unwrap();
+        let t1 = load_or_create_token(dir.path()).unwrap();
+        let t2 = load_or_create_token(dir.path()).unwrap();
+        assert_eq!(t1, t2);
+        assert!(valid_token(&t1));
+        let mode = std::fs::metadata(dir.path().join(TOKEN_FILE))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+        std::fs::write(dir.path().join(TOKEN_FILE), "garbage").unwrap();
+        assert!(load_or_create_token(dir.path()).is_err());
+    }
+}

@@ -1,0 +1,178 @@
+//! `/ws`: the browser's (and desktop window's) live feed.
+//!
+//! On connect the client gets `session_list`, then every message after its own cursor (`?cursor=msg-..`;
+//! none means "I loaded the history myself, start from now"), then live events. It subscribes to the live
+//! feed before reading the gap from the store and skips live messages it already replayed, so the gap
+//! arrives with no hole and no duplicate. A client that falls too far behind is replayed from the store.
+//! Clients may send `{"type":"text","session_id","text","client_id"}`, the same command as
+//! `POST /api/sessions/{id}/messages`.
+
+use std::time::Duration;
+
+use axum::extract::ws::{Message as Ws, WebSocket, WebSocketUpgrade};
+use axum::extract::{Query, State};
+use axum::response::Response;
+use clawmux_core::wire::MsgId;
+use futures_util::stream::SplitSink;
+use futures_util::{SinkExt, StreamExt};
+use serde::Deserialize;
+use tokio::sync::broadcast::error::RecvError;
+
+use super::MAX_BODY;
+use crate::hub::Hub;
+use crate::ui_event::UiEvent;
+
+/// Replay page size.
+const PAGE: u32 = 500;
+/// A keep-alive `ping` event, which also lets the client notice a dead connection.
+const PING_EVERY: Duration = Duration::from_secs(15);
+
+#[derive(Deserialize)]
+pub(super) struct Connect {
+    cursor: Option<String>,
+}
+
+pub(super) async fn upgrade(
+    ws: WebSocketUpgrade,
+    State(hub): State<Hub>,
+    Query(q): Query<Connect>,
+) -> Response {
+    ws.max_message_size(MAX_BODY)
+        .on_upgrade(move |socket| async move {
+            if let Err(e) = run(hub, q.cursor, socket).await {
+                tracing::debug!(reason = e, "browser connection ended");
+            }
+        })
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum ClientMessage {
+    Text {
+        session_id: String,
+        text: String,
+        client_id: Option<String>,
+        #[serde(default)]
+        voice: bool,
+    },
+    Ping,
+}
+
+type Tx = SplitSink<WebSocket, Ws>;
+
+async fn send(tx: &mut Tx, event: &UiEvent) -> Result<(), &'static str> {
+    let text = serde_json::to_string(event).map_err(|_| "unserialisable event")?;
+    tx.send(Ws::Text(text.into()))
+        .await
+        .map_err(|_| "send failed")
+}
+
+/// Sends every message after `from`, returning the last seq sent.
+async fn replay(hub: &Hub, tx: &mut Tx, mut from: i64) -> Result<i64, &'static str> {
+    loop {
+        let page = hub
+            .store()
+            .after_seq(None, from, PAGE)
+            .await
+            .map_err(|_| "store")?;
+        for m in &page {
+            send(tx, &UiEvent::message(m)).await?;
+            from = m.seq;
+        }
+        if page.len() < PAGE as usize {
+            return Ok(from);
+        }
+    }
+}
+
+async fn run(hub: Hub, cursor: Option<String>, socket: WebSocket) -> Result<(), &'static str> {
+    let (mut tx, mut rx) = socket.split();
+    // Subscribe before reading anything, so nothing falls between the replay and the live feed.
+    let mut live = hub.subscribe();
+    let sessions = hub.sessions().await.map_err(|_| "store")?;
+    send(&mut tx, &UiEvent::SessionList { sessions }).await?;
+    let head = hub.store().head().await.map_err(|_| "store")?;
+    let mut last = match cursor.as_deref().map(MsgId::parse) {
+        None => head,
+        Some(Ok(id)) => match hub.store().message(&id).await.map_err(|_| "store")? {
+            Some(m) => replay(&hub, &mut tx, m.seq).await?,
+            None => {
+                let reason = format!("unknown cursor {id}: reload the history");
+                send(&mut tx, &UiEvent::Reset { reason }).await?;
+                head
+            }
+        },
+        Some(Err(e)) => {
+            send(
+                &mut tx,
+                &UiEvent::Reset {
+                    reason: e.to_string(),
+                },
+            )
+            .await?;
+            head
+        }
+    };
+    let mut ping = tokio::time::interval(PING_EVERY);
+    loop {
+        tokio::select! {
+            event = live.recv() => match event {
+                Ok(event) => {
+                    if let Some(seq) = event.seq() {
+                        if seq <= last {
+                            continue;
+                        }
+                        last = seq;
+                    }
+                    send(&mut tx, &event).await?;
+                }
+                Err(RecvError::Lagged(_)) => {
+                    last = replay(&hub, &mut tx, last).await?;
+                    let sessions = hub.sessions().await.map_err(|_| "store")?;
+                    send(&mut tx, &UiEvent::SessionList { sessions }).await?;
+                }
+                Err(RecvError::Closed) => return Ok(()),
+            },
+            _ = ping.tick() => {
+                tx.send(Ws::Text(r#"{"type":"ping"}"#.into())).await.map_err(|_| "send failed")?;
+            }
+            frame = rx.next() => match frame {
+                Some(Ok(Ws::Text(text))) => handle(&hub, &mut tx, &text).await?,
+                Some(Ok(Ws::Close(_))) | None | Some(Err(_)) => return Ok(()),
+                Some(Ok(Ws::Binary(_) | Ws::Ping(_) | Ws::Pong(_))) => {}
+            },
+        }
+    }
+}
+
+async fn handle(hub: &Hub, tx: &mut Tx, text: &str) -> Result<(), &'static str> {
+    let error = |code: &str, message: String, client_id: Option<String>| UiEvent::Error {
+        code: code.to_owned(),
+        message,
+        client_id,
+    };
+    match serde_json::from_str::<ClientMessage>(text) {
+        Ok(ClientMessage::Text {
+            session_id,
+            text,
+            client_id,
+            voice,
+        }) => {
+            if let Err(e) = hub
+                .user_message(&session_id, &text, voice, client_id.as_deref())
+                .await
+            {
+                send(tx, &error(e.code, e.message, client_id)).await?;
+            }
+        }
+        Ok(ClientMessage::Ping) => {}
+        Err(e) => {
+            send(
+                tx,
+                &error("malformed_json", format!("bad client message: {e}"), None),
+            )
+            .await?
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,166 @@
+//! The HTTP/WebSocket transport of the hub's command surface (axum).
+//!
+//! Every route goes through [`guard`]: the hub listens on loopback only, and the API can make agents run
+//! commands, so a request must name a loopback `Host` (a DNS-rebinding page cannot), carry no foreign
+//! `Origin` (a web page in the user's browser cannot), and present the install's token.
+
+mod api;
+mod browser;
+mod wait;
+
+use std::sync::Arc;
+
+use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::http::{header, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+
+use crate::error::ApiError;
+use crate::hub::Hub;
+
+/// The largest request body (and WebSocket message) accepted.
+pub const MAX_BODY: usize = 1024 * 1024;
+
+/// The header that names the agent a hook or `clawmux send` speaks for.
+pub const SESSION_HEADER: &str = "clawmux-session";
+
+#[derive(Clone)]
+struct Guard {
+    token: Arc<str>,
+    port: u16,
+}
+
+impl Guard {
+    fn host_ok(&self, host: Option<&str>) -> bool {
+        let Some(host) = host else { return false };
+        let port = self.port;
+        [
+            format!("127.0.0.1:{port}"),
+            format!("localhost:{port}"),
+            format!("[::1]:{port}"),
+        ]
+        .iter()
+        .any(|h| h.eq_ignore_ascii_case(host))
+    }
+
+    fn origin_ok(&self, origin: &str) -> bool {
+        let port = self.port;
+        [
+            format!("http://127.0.0.1:{port}"),
+            format!("http://localhost:{port}"),
+            format!("http://[::1]:{port}"),
+            // The desktop window's own origins (Tauri on Linux/macOS, and on Windows).
+            "tauri://localhost".to_owned(),
+            "http://tauri.localhost".to_owned(),
+        ]
+        .iter()
+        .any(|o| o.eq_ignore_ascii_case(origin))
+    }
+
+    fn token_ok(&self, req: &Request) -> bool {
+        let from_header = req
+            .headers()
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "));
+        let from_query = req
+            .uri()
+            .query()
+            .and_then(|q| q.split('&').find_map(|pair| pair.strip_prefix("token=")));
+        from_header
+            .or(from_query)
+            .is_some_and(|given| constant_time_eq(given.as_bytes(), self.token.as_bytes()))
+    }
+}
+
+/// Compares without leaking, through timing, how much of a guessed token was right.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+async fn guard(State(g): State<Guard>, req: Request, next: Next) -> Response {
+    let host = req
+        .headers()
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok());
+    if !g.host_ok(host) {
+        return ApiError::new(
+            StatusCode::FORBIDDEN,
+            "bad_host",
+            "the Host header must name this hub on loopback",
+        )
+        .into_response();
+    }
+    if let Some(origin) = req.headers().get(header::ORIGIN) {
+        if !origin.to_str().is_ok_and(|o| g.origin_ok(o)) {
+            return ApiError::new(
+                StatusCode::FORBIDDEN,
+                "bad_origin",
+                "requests from other web origins are refused",
+            )
+            .into_response();
+        }
+    }
+    if !g.token_ok(&req) {
+        return ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+            "missing or wrong token (Authorization: Bearer <token from the hub's data folder>)",
+        )
+        .into_response();
+    }
+    next.run(req).await
+}
+
+/// The hub's routes, guarded, for a hub listening on `port`.
+pub fn router(hub: Hub, port: u16) -> Router {
+    let guard_state = Guard {
+        token: Arc::from(hub.token()),
+        port,
+    };
+    Router::new()
+        .route("/api/health", get(api::health))
+        .route("/api/sessions", get(api::sessions))
+        .route("/api/agents", post(api::add_agent))
+        .route("/api/sessions/{id}/messages", post(api::user_message))
+        .route("/api/sessions/{id}/read", post(api::mark_read))
+        .route("/api/send", post(api::send))
+        .route("/api/hooks/tool-status", post(api::tool_status))
+        .route("/api/hooks/stop", post(api::stop))
+        .route("/api/history/{id}", get(api::history))
+        .route("/ws/wait/{id}", get(wait::upgrade))
+        .route("/ws", get(browser::upgrade))
+        .fallback(|| async {
+            ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such endpoint")
+        })
+        .layer(axum::middleware::from_fn_with_state(guard_state, guard))
+        .layer(DefaultBodyLimit::max(MAX_BODY))
+        .with_state(hub)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts_and_origins() {
+        let g = Guard {
+            token: Arc::from("t"),
+            port: 3460,
+        };
+        assert!(g.host_ok(Some("127.0.0.1:3460")));
+        assert!(g.host_ok(Some("localhost:3460")));
+        assert!(!g.host_ok(Some("evil.example:3460")));
+        assert!(!g.host_ok(Some("127.0.0.1:80")));
+        assert!(!g.host_ok(None));
+        assert!(g.origin_ok("http://localhost:3460"));
+        assert!(g.origin_ok("tauri://localhost"));
+        assert!(!g.origin_ok("http://evil.example"));
+        assert!(!g.origin_ok("null"));
+        assert!(constant_time_eq(b"abc", b"abc"));
+        assert!(!constant_time_eq(b"abc", b"abd"));
+        assert!(!constant_time_eq(b"abc", b"ab"));
+    }
+}

@@ -1,0 +1,143 @@
+//! `/ws/wait/{id}`: the socket of `clawmux wait`, the one signal of IDLE (connected) and PROCESSING (gone).
+//!
+//! The hub pings every [`PING_EVERY`]; a waiter that answers nothing for [`DEAD_AFTER`] is dropped, so a
+//! killed process or a half-closed connection turns the agent PROCESSING within 2 s. Messages are offered
+//! in one frame `{"type":"messages","messages":[...]}`; they count as handed over once the client answers
+//! `{"type":"ack"}` or closes the socket cleanly (what an older client does after printing). A connection
+//! that dies first leaves them in the inbox.
+
+use std::time::Duration;
+
+use axum::extract::ws::{CloseFrame, Message as Ws, WebSocket, WebSocketUpgrade};
+use axum::extract::{Path, State};
+use axum::response::Response;
+use clawmux_core::wire::agent_line;
+use futures_util::{SinkExt, StreamExt};
+use serde_json::json;
+use tokio::time::{timeout, Instant};
+
+use super::MAX_BODY;
+use crate::hub::Hub;
+use crate::inbox::{Offer, Waiter};
+use crate::ui_event::MessageOut;
+
+/// How often the hub pings a waiter.
+pub const PING_EVERY: Duration = Duration::from_millis(500);
+/// Silence after which a waiter counts as dead.
+pub const DEAD_AFTER: Duration = Duration::from_millis(1500);
+/// How long a waiter has to confirm it printed its messages.
+const ACK_WITHIN: Duration = Duration::from_secs(2);
+
+/// Close code for an unknown agent (PROTOCOL.md).
+pub const CLOSE_UNKNOWN_AGENT: u16 = 4004;
+/// Close code for an agent that was terminated.
+pub const CLOSE_AGENT_DEAD: u16 = 4010;
+
+pub(super) async fn upgrade(
+    ws: WebSocketUpgrade,
+    State(hub): State<Hub>,
+    Path(agent): Path<String>,
+) -> Response {
+    ws.max_message_size(MAX_BODY)
+        .on_upgrade(move |socket| run(hub, agent, socket))
+}
+
+async fn run(hub: Hub, agent: String, mut socket: WebSocket) {
+    let waiter = match hub.wait_open(&agent).await {
+        Ok(w) => w,
+        Err(e) => {
+            let code = if e.code == "agent_dead" {
+                CLOSE_AGENT_DEAD
+            } else {
+                CLOSE_UNKNOWN_AGENT
+            };
+            let frame = CloseFrame {
+                code,
+                reason: e.message.into(),
+            };
+            let _ = socket.send(Ws::Close(Some(frame))).await;
+            return;
+        }
+    };
+    if let Err(e) = serve(&waiter, socket).await {
+        tracing::debug!(agent = waiter.agent(), reason = e, "waiter gone");
+    }
+    if let Err(e) = waiter.close().await {
+        tracing::warn!(agent, error = %e, "could not record the end of a wait");
+    }
+}
+
+/// Serves one waiter until it has its messages or goes away. The error says why it ended, for the log.
+async fn serve(waiter: &Waiter, socket: WebSocket) -> Result<(), &'static str> {
+    let (mut tx, mut rx) = socket.split();
+    let mut ping = tokio::time::interval(PING_EVERY);
+    let mut last_heard = Instant::now();
+    let offer = waiter.offer();
+    tokio::pin!(offer);
+    loop {
+        tokio::select! {
+            offered = &mut offer => {
+                let offer = offered.map_err(|_| "the inbox could not be read")?;
+                return deliver(waiter, offer, &mut tx, &mut rx).await;
+            }
+            _ = ping.tick() => {
+                if last_heard.elapsed() > DEAD_AFTER {
+                    return Err("no answer to pings");
+                }
+                tx.send(Ws::Ping(Default::default())).await.map_err(|_| "send failed")?;
+            }
+            frame = rx.next() => match frame {
+                Some(Ok(Ws::Close(_))) | None | Some(Err(_)) => return Err("closed by the client"),
+                Some(Ok(Ws::Pong(_) | Ws::Ping(_) | Ws::Text(_) | Ws::Binary(_))) => last_heard = Instant::now(),
+            },
+        }
+    }
+}
+
+async fn deliver(
+    waiter: &Waiter,
+    offer: Offer,
+    tx: &mut futures_util::stream::SplitSink<WebSocket, Ws>,
+    rx: &mut futures_util::stream::SplitStream<WebSocket>,
+) -> Result<(), &'static str> {
+    let messages: Vec<serde_json::Value> = offer
+        .messages
+        .iter()
+        .map(|m| {
+            let mut v = serde_json::to_value(MessageOut::from(m)).unwrap_or_default();
+            v["line"] = json!(agent_line(m));
+            v
+        })
+        .collect();
+    let frame = json!({ "type": "messages", "messages": messages }).to_string();
+    if timeout(ACK_WITHIN, tx.send(Ws::Text(frame.into())))
+        .await
+        .map_or(true, |r| r.is_err())
+    {
+        waiter.decline(offer);
+        return Err("could not send the messages");
+    }
+    let acked = timeout(ACK_WITHIN, async {
+        while let Some(frame) = rx.next().await {
+            match frame {
+                Ok(Ws::Text(t)) if t.contains("\"ack\"") => return true,
+                Ok(Ws::Close(_)) => return true,
+                Ok(Ws::Text(_) | Ws::Binary(_) | Ws::Ping(_) | Ws::Pong(_)) => {}
+                Err(_) => return false,
+            }
+        }
+        false
+    })
+    .await
+    .unwrap_or(false);
+    if !acked {
+        waiter.decline(offer);
+        return Err("the messages were not confirmed");
+    }
+    waiter
+        .confirm(offer)
+        .await
+        .map_err(|_| "the hand-over could not be recorded")?;
+    let _ = tx.send(Ws::Close(None)).await;
+    Ok(())
+}

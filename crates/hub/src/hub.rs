@@ -1,0 +1,524 @@
+//! The hub's command surface: every operation the HTTP/WebSocket API (and, later, the desktop window's
+//! IPC) offers is one method here, so each transport is a thin translation and nothing is written twice.
+//!
+//! The hub is the one owner of the store and of each agent's live data (its waiter, its inbox lock). A
+//! `Hub` is a cheap-clone handle; the state behind it is shared by all connections.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use clawmux_core::observe::{LogObserver, Observers, StateMetrics};
+use clawmux_core::wire::{check_agent_name, Kind, Message, MsgId};
+use clawmux_core::{Event, Millis, Source, State};
+use clawmux_store::{Applied, Incoming, NewMessage, Store};
+use sha2::{Digest, Sha256};
+use tokio::sync::{broadcast, Notify};
+
+use crate::config::{load_or_create_token, DB_FILE};
+use crate::error::ApiError;
+use crate::ui_event::{SessionInfo, UiEvent};
+
+/// The longest message text accepted (the body limit is 1 MiB; this leaves room for JSON escaping).
+pub const MAX_TEXT: usize = 512 * 1024;
+/// How many UI events a slow UI may fall behind before it must resynchronise from the store.
+const UI_BACKLOG: usize = 4096;
+/// The sentinel a hook hand-over leaves in the agent's folder for the Stop hook (PROTOCOL.md).
+pub const HOOK_DELIVERED: &str = ".hook_delivered";
+
+/// A handle to the hub.
+#[derive(Clone)]
+pub struct Hub {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    store: Store,
+    token: String,
+    data_dir: PathBuf,
+    /// Live data per agent. A std mutex: held only to look up or insert, never across an await.
+    agents: Mutex<HashMap<String, Arc<Live>>>,
+    /// Every UI event, in order. Message events go out under `append_order`, so their seqs only grow.
+    ui: broadcast::Sender<UiEvent>,
+    /// Serialises "append a message, then broadcast it": a UI that has seen seq N has seen all below it.
+    append_order: tokio::sync::Mutex<()>,
+    /// Logging and metrics of every decision.
+    observers: Mutex<Observers>,
+    metrics: Arc<Mutex<StateMetrics>>,
+    next_waiter: AtomicU64,
+}
+
+/// What the hub keeps in memory about one agent, beside its stored state.
+pub(crate) struct Live {
+    pub(crate) work_dir: PathBuf,
+    /// One inbox consumer at a time: the waiter, a tool hook or the Stop hook.
+    pub(crate) inbox: Arc<tokio::sync::Mutex<()>>,
+    /// Orders "apply an event, then broadcast the new status" per agent.
+    pub(crate) transitions: tokio::sync::Mutex<()>,
+    /// The connected `clawmux wait`, if any: its id and how to wake it.
+    pub(crate) waiter: Mutex<Option<(u64, Arc<Notify>)>>,
+    /// A message was handed over through a hook and Claude has not been stopped-and-reminded since.
+    pub(crate) hook_delivered: AtomicBool,
+    /// Set when a message for this agent is stored, cleared by a consumer before it looks: lets hooks skip
+    /// the inbox query when nothing can be pending. Never a false "nothing": set after commit, cleared before
+    /// reading.
+    pub(crate) maybe_pending: AtomicBool,
+}
+
+impl Live {
+    fn new(work_dir: PathBuf) -> Live {
+        Live {
+            work_dir,
+            inbox: Arc::new(tokio::sync::Mutex::new(())),
+            transitions: tokio::sync::Mutex::new(()),
+            waiter: Mutex::new(None),
+            hook_delivered: AtomicBool::new(false),
+            maybe_pending: AtomicBool::new(true),
+        }
+    }
+
+    pub(crate) fn waiter(&self) -> MutexGuard<'_, Option<(u64, Arc<Notify>)>> {
+        self.waiter
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    pub(crate) fn has_waiter(&self) -> bool {
+        self.waiter().is_some()
+    }
+
+    /// Wakes the waiter, if one is connected, to look at the inbox.
+    pub(crate) fn wake(&self) {
+        if let Some((_, notify)) = &*self.waiter() {
+            notify.notify_one();
+        }
+    }
+
+    pub(crate) fn sentinel(&self) -> PathBuf {
+        self.work_dir.join(HOOK_DELIVERED)
+    }
+}
+
+/// The wall clock, read only here at the edge: the state machine gets time handed in.
+pub fn now() -> Millis {
+    let ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis());
+    Millis(i64::try_from(ms).unwrap_or(i64::MAX))
+}
+
+impl Hub {
+    /// Opens the hub's data folder: creates it, the token and the database if needed, and loads the agents.
+    pub async fn open(data_dir: &Path) -> Result<Hub, ApiError> {
+        let internal = |what: &str, e: &dyn std::fmt::Display| {
+            ApiError::new(
+                axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+                "startup",
+                format!("{what}: {e}"),
+            )
+        };
+        let token = load_or_create_token(data_dir)
+            .map_err(|e| internal(&format!("cannot use {}", data_dir.display()), &e))?;
+        let store = Store::open(&data_dir.join(DB_FILE)).await?;
+        let mut agents = HashMap::new();
+        for row in store.agents().await? {
+            agents.insert(row.name, Arc::new(Live::new(PathBuf::from(row.work_dir))));
+        }
+        let metrics = Arc::new(Mutex::new(StateMetrics::default()));
+        let mut observers = Observers::default();
+        observers.subscribe(Box::new(LogObserver));
+        observers.subscribe(Box::new(SharedMetrics(metrics.clone())));
+        Ok(Hub {
+            inner: Arc::new(Inner {
+                store,
+                token,
+                data_dir: data_dir.to_owned(),
+                agents: Mutex::new(agents),
+                ui: broadcast::channel(UI_BACKLOG).0,
+                append_order: tokio::sync::Mutex::new(()),
+                observers: Mutex::new(observers),
+                metrics,
+                next_waiter: AtomicU64::new(1),
+            }),
+        })
+    }
+
+    /// The install's API token.
+    pub fn token(&self) -> &str {
+        &self.inner.token
+    }
+
+    /// The data folder.
+    pub fn data_dir(&self) -> &Path {
+        &self.inner.data_dir
+    }
+
+    /// The store (read access for the API's history queries).
+    pub fn store(&self) -> &Store {
+        &self.inner.store
+    }
+
+    /// A copy of the state metrics (time in state, transition counts).
+    pub fn metrics(&self) -> StateMetrics {
+        self.inner
+            .metrics
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Receives every UI event from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<UiEvent> {
+        self.inner.ui.subscribe()
+    }
+
+    pub(crate) fn ui_sender(&self) -> &broadcast::Sender<UiEvent> {
+        &self.inner.ui
+    }
+
+    fn broadcast(&self, event: UiEvent) {
+        // No receiver means no UI is open: not an error.
+        let _ = self.inner.ui.send(event);
+    }
+
+    pub(crate) fn live(&self, agent: &str) -> Result<Arc<Live>, ApiError> {
+        let agents = self
+            .inner
+            .agents
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        agents
+            .get(agent)
+            .cloned()
+            .ok_or_else(|| ApiError::unknown_agent(agent))
+    }
+
+    /// The agent whose work folder is `cwd` (hooks without the session header).
+    pub fn agent_by_work_dir(&self, cwd: &str) -> Option<String> {
+        let cwd = Path::new(cwd);
+        let agents = self
+            .inner
+            .agents
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        agents
+            .iter()
+            .find(|(_, live)| live.work_dir == cwd)
+            .map(|(name, _)| name.clone())
+    }
+
+    /// Every agent as the sidebar shows it.
+    pub async fn sessions(&self) -> Result<Vec<SessionInfo>, ApiError> {
+        let mut out = Vec::new();
+        for row in self.inner.store.agents().await? {
+            let unread = self.inner.store.unread(&row.name).await?;
+            out.push(SessionInfo::new(
+                &row.name,
+                &row.work_dir,
+                &row.snapshot,
+                unread,
+            ));
+        }
+        Ok(out)
+    }
+
+    /// One agent as the sidebar shows it.
+    pub async fn session(&self, agent: &str) -> Result<SessionInfo, ApiError> {
+        let row = self.inner.store.agent(agent).await?;
+        let unread = self.inner.store.unread(agent).await?;
+        Ok(SessionInfo::new(
+            &row.name,
+            &row.work_dir,
+            &row.snapshot,
+            unread,
+        ))
+    }
+
+    /// Registers an agent (STARTING, no process) with its work folder, created if missing. The default
+    /// folder is `<data dir>/agents/<name>`.
+    pub async fn add_agent(
+        &self,
+        name: &str,
+        work_dir: Option<&Path>,
+    ) -> Result<SessionInfo, ApiError> {
+        check_agent_name(name)
+            .map_err(|e| ApiError::bad_request("bad_agent_name", e.to_string()))?;
+        let work_dir = match work_dir {
+            Some(dir) if dir.is_absolute() => dir.to_owned(),
+            Some(dir) => {
+                return Err(ApiError::bad_request(
+                    "bad_work_dir",
+                    format!(
+                        "the work folder must be an absolute path, not `{}`",
+                        dir.display()
+                    ),
+                ))
+            }
+            None => self.inner.data_dir.join("agents").join(name),
+        };
+        let work_str = work_dir.to_str().ok_or_else(|| {
+            ApiError::bad_request("bad_work_dir", "the work folder's path must be valid UTF-8")
+        })?;
+        if self.live(name).is_ok() {
+            return Err(ApiError::new(
+                axum::http::StatusCode::CONFLICT,
+                "agent_exists",
+                format!("agent `{name}` already exists"),
+            ));
+        }
+        std::fs::create_dir_all(&work_dir).map_err(|e| {
+            ApiError::bad_request(
+                "bad_work_dir",
+                format!("cannot create the work folder {}: {e}", work_dir.display()),
+            )
+        })?;
+        let row = self.inner.store.add_agent(name, work_str, now()).await?;
+        self.inner
+            .agents
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(name.to_owned(), Arc::new(Live::new(work_dir)));
+        let info = SessionInfo::new(&row.name, &row.work_dir, &row.snapshot, 0);
+        self.broadcast(UiEvent::SessionSpawned {
+            session: info.clone(),
+        });
+        Ok(info)
+    }
+
+    /// Stores an event, steps the agent's machine, tells the observers and the UI.
+    pub async fn apply(
+        &self,
+        agent: &str,
+        source: Source,
+        event: &Event,
+        payload: &[u8],
+    ) -> Result<Applied, ApiError> {
+        let live = self.live(agent)?;
+        let _order = live.transitions.lock().await;
+        let at = now();
+        let applied = self
+            .inner
+            .store
+            .apply(Incoming {
+                agent,
+                source,
+                event,
+                payload,
+                at,
+                received_at: at,
+            })
+            .await?;
+        self.inner
+            .observers
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .notify(agent, &applied.before, &applied.decision, &applied.after);
+        if applied.before != applied.after {
+            let (tool_name, tool_input) = match event {
+                Event::Hook(clawmux_core::Hook {
+                    kind: clawmux_core::hook::HookKind::PreToolUse(call),
+                    ..
+                }) => (Some(call.name.clone()), Some(call.input.clone())),
+                Event::Hook(_)
+                | Event::WaitConnected
+                | Event::WaitDisconnected
+                | Event::Spawned
+                | Event::Terminated
+                | Event::Rejected { .. } => (None, None),
+            };
+            self.broadcast(UiEvent::SessionStatus {
+                session_id: agent.to_owned(),
+                state: applied.after.state.as_str().to_owned(),
+                activity: applied.after.activity.clone(),
+                tool_name,
+                tool_input,
+                since: applied.after.since,
+            });
+        }
+        Ok(applied)
+    }
+
+    /// Appends a message and broadcasts it, in seq order with every other append.
+    async fn append(&self, m: &NewMessage<'_>) -> Result<Message, ApiError> {
+        let _order = self.inner.append_order.lock().await;
+        let appended = self.inner.store.append(m).await?;
+        if appended.created {
+            self.broadcast(UiEvent::message(&appended.message));
+        }
+        Ok(appended.message)
+    }
+
+    /// After a message for `agent`'s inbox was stored: flag it, tell the UI, wake the waiter.
+    async fn announce_pending(&self, agent: &str) -> Result<(), ApiError> {
+        let live = self.live(agent)?;
+        live.maybe_pending.store(true, Ordering::SeqCst);
+        live.wake();
+        let pending = self.inner.store.pending(agent).await?;
+        self.broadcast(UiEvent::InboxUpdate {
+            session_id: agent.to_owned(),
+            pending,
+        });
+        Ok(())
+    }
+
+    /// The user's message to an agent (typed, or transcribed speech when `voice`). `client_key` makes a
+    /// retried send store nothing new.
+    pub async fn user_message(
+        &self,
+        agent: &str,
+        text: &str,
+        voice: bool,
+        client_key: Option<&str>,
+    ) -> Result<Message, ApiError> {
+        check_text(text)?;
+        self.live(agent)?;
+        let key = client_key.map(|k| format!("user:{agent}:{k}"));
+        let m = self
+            .append(&NewMessage {
+                agent,
+                kind: Kind::User,
+                sender: "user",
+                recipient: Some(agent),
+                text,
+                parent: None,
+                voice,
+                idem_key: key.as_deref(),
+                at: now(),
+            })
+            .await?;
+        self.announce_pending(agent).await?;
+        Ok(m)
+    }
+
+    /// `clawmux send`: an agent's message to the user (or a thumbs-up with `re` and no text) or to another
+    /// agent. Without a client key, a retry of the same content by the same agent in the same turn (before
+    /// it was handed anything new) returns the first message: sends are idempotent.
+    pub async fn send(
+        &self,
+        from: &str,
+        to: &str,
+        text: Option<&str>,
+        re: Option<&str>,
+        client_key: Option<&str>,
+    ) -> Result<Message, ApiError> {
+        let sender = self.inner.store.agent(from).await?;
+        let parent = re
+            .map(|r| {
+                MsgId::parse(r).map_err(|e| ApiError::bad_request("bad_message_id", e.to_string()))
+            })
+            .transpose()?;
+        let text = text.unwrap_or_default();
+        let (agent, kind, recipient) = if to == "user" {
+            match (text.trim().is_empty(), &parent) {
+                (true, Some(_)) => (from, Kind::Ack, "user"),
+                (true, None) => {
+                    return Err(ApiError::bad_request(
+                        "empty_message",
+                        "nothing to send: give a message, or --re ID for a thumbs-up",
+                    ))
+                }
+                (false, _) => (from, Kind::Assistant, "user"),
+            }
+        } else {
+            self.live(to)?;
+            (to, Kind::Agent, to)
+        };
+        if kind != Kind::Ack {
+            check_text(text)?;
+        }
+        let key = match client_key {
+            Some(k) => format!("send:{from}:{k}"),
+            None => {
+                let mut h = Sha256::new();
+                for part in [to, re.unwrap_or_default(), text] {
+                    h.update(part.len().to_le_bytes());
+                    h.update(part.as_bytes());
+                }
+                let digest: String = h
+                    .finalize()
+                    .iter()
+                    .take(16)
+                    .map(|b| format!("{b:02x}"))
+                    .collect();
+                format!("send:{from}:turn{}:{digest}", sender.inbox_cursor)
+            }
+        };
+        let m = self
+            .append(&NewMessage {
+                agent,
+                kind,
+                sender: from,
+                recipient: Some(recipient),
+                text,
+                parent: parent.as_ref(),
+                voice: false,
+                idem_key: Some(&key),
+                at: now(),
+            })
+            .await?;
+        if kind == Kind::Agent {
+            self.announce_pending(to).await?;
+        }
+        Ok(m)
+    }
+
+    /// Marks `agent`'s conversation read up to message `up_to`.
+    pub async fn mark_read(&self, agent: &str, up_to: &MsgId) -> Result<(), ApiError> {
+        let m = self
+            .inner
+            .store
+            .message(up_to)
+            .await?
+            .filter(|m| m.agent == agent)
+            .ok_or_else(|| {
+                ApiError::bad_request("unknown_cursor", format!("no message {up_to} in {agent}"))
+            })?;
+        self.inner.store.mark_read(agent, m.seq).await?;
+        Ok(())
+    }
+
+    /// Whether `agent` is dead.
+    pub(crate) async fn is_dead(&self, agent: &str) -> Result<bool, ApiError> {
+        Ok(self.inner.store.agent(agent).await?.snapshot.state == State::Dead)
+    }
+
+    pub(crate) fn next_waiter_id(&self) -> u64 {
+        self.inner.next_waiter.fetch_add(1, Ordering::Relaxed)
+    }
+}
+
+fn check_text(text: &str) -> Result<(), ApiError> {
+    if text.trim().is_empty() {
+        return Err(ApiError::bad_request(
+            "empty_message",
+            "the message is empty",
+        ));
+    }
+    if text.len() > MAX_TEXT {
+        return Err(ApiError::new(
+            axum::http::StatusCode::PAYLOAD_TOO_LARGE,
+            "message_too_large",
+            format!("a message may be at most {MAX_TEXT} bytes"),
+        ));
+    }
+    Ok(())
+}
+
+/// Lets the hub read the metrics the observer collects.
+struct SharedMetrics(Arc<Mutex<StateMetrics>>);
+
+impl clawmux_core::observe::Observer for SharedMetrics {
+    fn observe(
+        &mut self,
+        agent: &str,
+        before: &clawmux_core::Snapshot,
+        decision: &clawmux_core::Decision,
+        after: &clawmux_core::Snapshot,
+    ) {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .observe(agent, before, decision, after);
+    }
+}

@@ -1,0 +1,294 @@
+//! The three inbox consumers and the rule that keeps them apart.
+//!
+//! A message reaches Claude exactly once, through whichever consumer comes first:
+//! - the waiting `clawmux wait` (it is offered the messages and they count as handed over only once it
+//!   confirms it printed them, so a waiter that dies mid-way loses nothing);
+//! - a tool hook's additionalContext (PreToolUse/PostToolUse), but never while a waiter is connected and
+//!   never on the PreToolUse of `clawmux wait` itself: that is the race of the pipeline brief, where the
+//!   hook took the message and Claude then sat blocked in a wait that would never return;
+//! - the Stop hook, which also refuses to let Claude stop after a hook hand-over it has not answered, and
+//!   tells it to run `clawmux wait` when there is nothing to do.
+//!
+//! Each consumer holds the agent's inbox lock while it takes, so there is one consumer at a time; the
+//! store's UNIQUE hand-over rows make a double hand-over impossible even below this layer.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use clawmux_core::hook::HookKind;
+use clawmux_core::wire::{agent_line, hook_context, Message};
+use clawmux_core::{Event, Hook, Source, State};
+use clawmux_store::Channel;
+use serde_json::{json, Value};
+use tokio::sync::{Notify, OwnedMutexGuard};
+
+use crate::error::ApiError;
+use crate::hub::{now, Hub, Live};
+
+/// The Stop hook's answer: let Claude stop, or keep it going with a reason (printed on stderr, exit 2).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct StopVerdict {
+    /// True: exit 2 and show `reason` to Claude.
+    pub block: bool,
+    /// What Claude is told.
+    pub reason: String,
+}
+
+/// Whether a tool call is the agent entering `clawmux wait`.
+fn is_wait_call(hook: &Hook) -> bool {
+    let HookKind::PreToolUse(call) = &hook.kind else {
+        return false;
+    };
+    call.name == "Bash"
+        && call
+            .input
+            .get("command")
+            .and_then(Value::as_str)
+            .is_some_and(|c| {
+                c.split(['&', ';', '|', '\n'])
+                    .any(|part| part.trim().starts_with("clawmux wait"))
+            })
+}
+
+impl Hub {
+    /// A tool-status hook (`POST /api/hooks/tool-status`): records the event, steps the machine, and hands
+    /// the inbox over as additionalContext when it may. `agent` is the `ClawMux-Session` header, if sent.
+    pub async fn tool_hook(&self, agent: Option<&str>, body: &[u8]) -> Result<Value, ApiError> {
+        let value: Value = serde_json::from_slice(body).map_err(|e| {
+            ApiError::bad_request(
+                "malformed_json",
+                format!("the hook payload is not JSON: {e}"),
+            )
+        })?;
+        let agent = match agent {
+            Some(a) => a.to_owned(),
+            None => value
+                .get("cwd")
+                .and_then(Value::as_str)
+                .and_then(|cwd| self.agent_by_work_dir(cwd))
+                .ok_or_else(|| {
+                    ApiError::bad_request(
+                        "unknown_agent",
+                        "no ClawMux-Session header and no agent works in the payload's cwd",
+                    )
+                })?,
+        };
+        let (event, error) = Event::from_hook_payload(body);
+        self.apply(&agent, Source::Hook, &event, body).await?;
+        match error {
+            None => {}
+            // Claude Code sends events we have no rule for; they are stored, and harmless.
+            Some(clawmux_core::HookError::UnknownEvent(_)) => return Ok(json!({})),
+            Some(e) => return Err(ApiError::bad_request(e.code(), e.to_string())),
+        }
+        let Event::Hook(hook) = &event else {
+            return Ok(json!({}));
+        };
+        let may_hand_over = match &hook.kind {
+            HookKind::PreToolUse(_) => !is_wait_call(hook),
+            HookKind::PostToolUse { .. } => true,
+            HookKind::SessionStart { .. }
+            | HookKind::PostToolUseFailure { .. }
+            | HookKind::PreCompact { .. }
+            | HookKind::Stop { .. }
+            | HookKind::Notification { .. } => false,
+        };
+        if !may_hand_over {
+            return Ok(json!({}));
+        }
+        let messages = self.hand_over_to_hook(&agent).await?;
+        if messages.is_empty() {
+            return Ok(json!({}));
+        }
+        Ok(json!({
+            "hookSpecificOutput": {
+                "hookEventName": hook.name(),
+                "additionalContext": hook_context(&messages),
+            }
+        }))
+    }
+
+    async fn hand_over_to_hook(&self, agent: &str) -> Result<Vec<Message>, ApiError> {
+        let live = self.live(agent)?;
+        if live.has_waiter() || !live.maybe_pending.load(Ordering::SeqCst) {
+            return Ok(Vec::new());
+        }
+        // Another consumer is at work: leave the messages to it rather than make Claude's tool call wait.
+        let Ok(_guard) = live.inbox.try_lock() else {
+            return Ok(Vec::new());
+        };
+        if live.has_waiter() {
+            return Ok(Vec::new());
+        }
+        live.maybe_pending.store(false, Ordering::SeqCst);
+        let messages = self.store().take_inbox(agent, Channel::Hook, now()).await?;
+        if !messages.is_empty() {
+            live.hook_delivered.store(true, Ordering::SeqCst);
+            if let Err(e) = std::fs::write(live.sentinel(), b"") {
+                tracing::warn!(agent, error = %e, "cannot write the .hook_delivered sentinel");
+            }
+            self.inbox_changed(agent).await;
+        }
+        Ok(messages)
+    }
+
+    /// The Stop hook (`clawmux hook stop`): records the Stop event and decides whether Claude may stop.
+    pub async fn stop_hook(&self, agent: &str, body: &[u8]) -> Result<StopVerdict, ApiError> {
+        let live = self.live(agent)?;
+        let (event, _) = Event::from_hook_payload(body);
+        self.apply(agent, Source::Hook, &event, body).await?;
+        let _guard = live.inbox.lock().await;
+        if live.hook_delivered.swap(false, Ordering::SeqCst) {
+            let _ = std::fs::remove_file(live.sentinel());
+            return Ok(StopVerdict {
+                block: true,
+                reason: "You were handed new message(s) during your last tool calls (see the hook context). \
+                         Answer them with `clawmux send` now, then run `clawmux wait`."
+                    .to_owned(),
+            });
+        }
+        live.maybe_pending.store(false, Ordering::SeqCst);
+        let messages = self
+            .store()
+            .take_inbox(agent, Channel::StopHook, now())
+            .await?;
+        if !messages.is_empty() {
+            self.inbox_changed(agent).await;
+            let lines: Vec<String> = messages.iter().map(agent_line).collect();
+            return Ok(StopVerdict {
+                block: true,
+                reason: format!(
+                    "You have {} new message(s):\n{}",
+                    messages.len(),
+                    lines.join("\n")
+                ),
+            });
+        }
+        if live.has_waiter() {
+            return Ok(StopVerdict {
+                block: false,
+                reason: String::new(),
+            });
+        }
+        Ok(StopVerdict {
+            block: true,
+            reason: "You have no new messages. Run `clawmux wait` to wait for the next one; \
+                     never end your turn without it."
+                .to_owned(),
+        })
+    }
+
+    async fn inbox_changed(&self, agent: &str) {
+        if let Ok(pending) = self.store().pending(agent).await {
+            let _ = self
+                .ui_sender()
+                .send(crate::ui_event::UiEvent::InboxUpdate {
+                    session_id: agent.to_owned(),
+                    pending,
+                });
+        }
+    }
+
+    /// A `clawmux wait` connected: the agent is IDLE. Refuses an unknown agent and a dead one.
+    pub async fn wait_open(&self, agent: &str) -> Result<Waiter, ApiError> {
+        let live = self.live(agent)?;
+        if self.is_dead(agent).await? {
+            return Err(ApiError::new(
+                axum::http::StatusCode::CONFLICT,
+                "agent_dead",
+                format!("agent `{agent}` has been terminated"),
+            ));
+        }
+        let id = self.next_waiter_id();
+        let notify = Arc::new(Notify::new());
+        // The first look at the inbox happens at once: messages may have arrived while it was away.
+        notify.notify_one();
+        *live.waiter() = Some((id, notify.clone()));
+        // Entering the wait means Claude finished with whatever a hook handed it.
+        live.hook_delivered.store(false, Ordering::SeqCst);
+        let _ = std::fs::remove_file(live.sentinel());
+        self.apply(agent, Source::Wait, &Event::WaitConnected, b"")
+            .await?;
+        Ok(Waiter {
+            hub: self.clone(),
+            agent: agent.to_owned(),
+            live,
+            id,
+            notify,
+        })
+    }
+}
+
+/// A connected `clawmux wait`.
+pub struct Waiter {
+    hub: Hub,
+    agent: String,
+    live: Arc<Live>,
+    id: u64,
+    notify: Arc<Notify>,
+}
+
+/// Messages offered to a waiter, with the inbox held until they are confirmed or declined.
+pub struct Offer {
+    /// The messages, oldest first.
+    pub messages: Vec<Message>,
+    guard: OwnedMutexGuard<()>,
+}
+
+impl Waiter {
+    /// Waits until the inbox has messages and offers them. Cancel-safe: dropping it loses nothing.
+    pub async fn offer(&self) -> Result<Offer, ApiError> {
+        loop {
+            self.notify.notified().await;
+            let guard = self.live.inbox.clone().lock_owned().await;
+            self.live.maybe_pending.store(false, Ordering::SeqCst);
+            let messages = self.hub.store().peek_inbox(&self.agent).await?;
+            if !messages.is_empty() {
+                return Ok(Offer { messages, guard });
+            }
+        }
+    }
+
+    /// The waiter printed the offered messages: record the hand-over.
+    pub async fn confirm(&self, offer: Offer) -> Result<(), ApiError> {
+        self.hub
+            .store()
+            .hand_over(&self.agent, &offer.messages, Channel::Wait, now())
+            .await?;
+        drop(offer.guard);
+        self.hub.inbox_changed(&self.agent).await;
+        Ok(())
+    }
+
+    /// The waiter went away before confirming: the messages stay in the inbox for the next consumer.
+    pub fn decline(&self, offer: Offer) {
+        self.live.maybe_pending.store(true, Ordering::SeqCst);
+        drop(offer.guard);
+    }
+
+    /// The agent this waiter waits for.
+    pub fn agent(&self) -> &str {
+        &self.agent
+    }
+
+    /// The waiter is gone (it exited after its messages, was killed, or its connection died): unless a
+    /// newer waiter replaced it, the agent is now PROCESSING.
+    pub async fn close(self) -> Result<(), ApiError> {
+        let was_current = {
+            let mut slot = self.live.waiter();
+            match &*slot {
+                Some((id, _)) if *id == self.id => {
+                    *slot = None;
+                    true
+                }
+                Some(_) | None => false,
+            }
+        };
+        if was_current && self.hub.store().agent(&self.agent).await?.snapshot.state != State::Dead {
+            self.hub
+                .apply(&self.agent, Source::Wait, &Event::WaitDisconnected, b"")
+                .await?;
+        }
+        Ok(())
+    }
+}

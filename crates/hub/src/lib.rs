@@ -1,0 +1,32 @@
+//! The ClawMux hub: the one process that owns the database and every agent's state.
+//!
+//! Agents reach it through the `clawmux` command and Claude Code hooks; browsers and the desktop window
+//! through its API. It is a library so the desktop app can run it in-process, and `clawmux serve` runs it
+//! headless. [`serve`] takes an already bound listener, so tests bind port 0 and the app can pick a free
+//! port, and stops when the `shutdown` future completes.
+
+pub mod config;
+pub mod error;
+pub mod http;
+pub mod hub;
+pub mod inbox;
+pub mod ui_event;
+
+use std::future::Future;
+
+pub use error::ApiError;
+pub use hub::Hub;
+pub use inbox::{StopVerdict, Waiter};
+
+/// Serves the hub on `listener` until `shutdown` completes.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    hub: Hub,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let port = listener.local_addr()?.port();
+    let app = http::router(hub, port);
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown)
+        .await
+}
