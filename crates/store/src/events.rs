@@ -5,6 +5,7 @@
 //! snapshot is always exactly the projection of the events before it, which [`Store::replay`] recomputes.
 
 use clawmux_core::{step, Decision, Event, Millis, Outcome, Snapshot, Source};
+use sqlx::Connection;
 use sqlx::Row;
 
 use crate::agents::{agent_from_row, AGENT_COLUMNS};
@@ -79,7 +80,8 @@ impl Store {
     /// Stores an event and applies it to the agent's state, atomically. Returns the decision, which may be
     /// a suppression; the only errors are an unknown agent and the database's own.
     pub async fn apply(&self, e: Incoming<'_>) -> Result<Applied, StoreError> {
-        let mut tx = self.writer.begin().await?;
+        let mut writer = self.write().await;
+        let mut tx = writer.begin().await?;
         let row = sqlx::query(&format!(
             "SELECT {AGENT_COLUMNS} FROM agents WHERE name = ?1"
         ))

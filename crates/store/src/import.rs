@@ -124,7 +124,7 @@ impl Store {
         .bind(file.claude_session_id)
         .bind(file.voice_id)
         .bind(file.voice_name)
-        .execute(&self.writer)
+        .execute(&mut *self.write().await)
         .await?;
 
         let mut done = Imported::default();

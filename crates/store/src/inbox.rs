@@ -7,9 +7,10 @@
 use clawmux_core::wire::Message;
 use clawmux_core::Millis;
 
+use sqlx::Connection;
 use sqlx::SqliteConnection;
 
-use crate::messages::{message_from_row, MESSAGE_COLUMNS};
+use crate::messages::{page_from_json, page_sql};
 use crate::{Store, StoreError};
 
 /// How a message reached the agent.
@@ -42,7 +43,8 @@ impl Store {
         channel: Channel,
         at: Millis,
     ) -> Result<Vec<Message>, StoreError> {
-        let mut tx = self.writer.begin().await?;
+        let mut writer = self.write().await;
+        let mut tx = writer.begin().await?;
         let messages = pending_in(&mut tx, agent).await?;
         record(&mut tx, agent, &messages, channel, at).await?;
         tx.commit().await?;
@@ -65,7 +67,8 @@ impl Store {
         channel: Channel,
         at: Millis,
     ) -> Result<(), StoreError> {
-        let mut tx = self.writer.begin().await?;
+        let mut writer = self.write().await;
+        let mut tx = writer.begin().await?;
         record(&mut tx, agent, messages, channel, at).await?;
         tx.commit().await?;
         Ok(())
@@ -90,14 +93,14 @@ async fn pending_in(conn: &mut SqliteConnection, agent: &str) -> Result<Vec<Mess
         .fetch_optional(&mut *conn)
         .await?
         .ok_or_else(|| StoreError::UnknownAgent(agent.to_owned()))?;
-    let rows = sqlx::query(&format!(
-        "SELECT {MESSAGE_COLUMNS} FROM messages WHERE recipient = ?1 AND seq > ?2 ORDER BY seq"
+    let json: String = sqlx::query_scalar(&page_sql(
+        "SELECT * FROM messages WHERE recipient = ?1 AND seq > ?2 ORDER BY seq",
     ))
     .bind(agent)
     .bind(cursor)
-    .fetch_all(&mut *conn)
+    .fetch_one(&mut *conn)
     .await?;
-    rows.iter().map(message_from_row).collect()
+    page_from_json(&json)
 }
 
 async fn record(

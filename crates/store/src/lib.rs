@@ -9,9 +9,14 @@
 //! system's hands, so it survives the hub being killed (`kill -9`, a crash); only a power cut or kernel
 //! panic can lose the last commits, never corrupt the file. That trade keeps an append well under 100 µs.
 //!
-//! One writer: all writes go through a pool of exactly one connection, so transactions never race each
+//! One writer: all writes go through one connection behind an async mutex, so transactions never race each
 //! other for SQLite's write lock and "read the snapshot, step the machine, write the decision" is atomic
 //! without retries. Reads use their own pool and never wait for the writer (WAL readers see the last commit).
+//!
+//! Speed: sqlx runs each SQLite connection on a thread of its own and moves every statement and every row
+//! across threads. So the writer is a bare connection, not a pool (a pool adds a round trip's worth of
+//! bookkeeping per statement), appends return only the new key, and pages of messages are built inside
+//! SQLite as one JSON value (`json_group_array`), so a page of a hundred rows crosses threads once.
 
 mod agents;
 mod error;
@@ -25,8 +30,11 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+    SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqlitePool, SqlitePoolOptions,
+    SqliteSynchronous,
 };
+use sqlx::Connection;
+use tokio::sync::{Mutex, MutexGuard};
 
 pub use agents::AgentRow;
 pub use error::StoreError;
@@ -42,10 +50,37 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 /// Read connections: enough for the hub's concurrent readers on a small machine.
 const READERS: u32 = 4;
 
-/// A handle to the store. Cheap to clone: both pools are reference-counted.
+/// How often the WAL is checkpointed into the database file, off the writer's path.
+const CHECKPOINT_EVERY: Duration = Duration::from_secs(1);
+
+/// Checkpoints the WAL periodically (PASSIVE: never waits for, nor blocks, the writer or readers) until
+/// the store is dropped. Keeps the WAL short without putting an fsync on any append's path.
+async fn checkpoints(mut conn: SqliteConnection, writer: std::sync::Weak<Mutex<SqliteConnection>>) {
+    let mut tick = tokio::time::interval(CHECKPOINT_EVERY);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        if writer.strong_count() == 0 {
+            break;
+        }
+        if let Err(e) = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
+            .execute(&mut conn)
+            .await
+        {
+            tracing::warn!(error = %e, "WAL checkpoint failed");
+        }
+    }
+    let _ = conn.close().await;
+}
+
+/// Rows in flight from SQLite's thread to the caller: more than the largest page the API serves.
+const ROW_BUFFER: usize = 1024;
+
+/// A handle to the store. Cheap to clone: the writer and the read pool are reference-counted.
 #[derive(Clone, Debug)]
 pub struct Store {
-    writer: SqlitePool,
+    /// The one connection that writes. A tokio mutex, because a transaction holds it across awaits.
+    writer: std::sync::Arc<Mutex<SqliteConnection>>,
     reader: SqlitePool,
 }
 
@@ -57,28 +92,49 @@ impl Store {
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Normal)
             .busy_timeout(BUSY_TIMEOUT)
-            .foreign_keys(true);
-        let writer = SqlitePoolOptions::new()
-            .max_connections(1)
-            .min_connections(1)
-            .idle_timeout(None)
-            .max_lifetime(None)
-            .connect_with(base.clone().create_if_missing(true))
-            .await?;
-        sqlx::migrate!("./migrations").run(&writer).await?;
+            .foreign_keys(true)
+            // sqlx hands rows from its SQLite thread through a bounded channel; a page of history must
+            // not ping-pong between threads every 50 rows.
+            .row_buffer_size(ROW_BUFFER);
+        // The writer never checkpoints: a checkpoint fsyncs, and it would land on whichever commit
+        // happened to cross the threshold. A background connection does it instead (see `checkpoints`).
+        let writer_options = base
+            .clone()
+            .create_if_missing(true)
+            .pragma("wal_autocheckpoint", "0");
+        let mut writer = SqliteConnection::connect_with(&writer_options).await?;
+        sqlx::migrate!("./migrations").run(&mut writer).await?;
+        let checkpointer = SqliteConnection::connect_with(&base).await?;
         let reader = SqlitePoolOptions::new()
+            .test_before_acquire(false)
             .max_connections(READERS)
             .min_connections(1)
             .idle_timeout(None)
             .max_lifetime(None)
             .connect_with(base.read_only(true))
             .await?;
+        let writer = std::sync::Arc::new(Mutex::new(writer));
+        tokio::spawn(checkpoints(
+            checkpointer,
+            std::sync::Arc::downgrade(&writer),
+        ));
         Ok(Store { writer, reader })
     }
 
-    /// Closes both pools, waiting for running queries to finish.
+    /// The writer connection, exclusively.
+    async fn write(&self) -> MutexGuard<'_, SqliteConnection> {
+        self.writer.lock().await
+    }
+
+    /// Closes the read pool and finishes the writer's pending work (a checkpoint of the WAL).
     pub async fn close(&self) {
         self.reader.close().await;
-        self.writer.close().await;
+        let mut w = self.write().await;
+        if let Err(e) = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
+            .execute(&mut *w)
+            .await
+        {
+            tracing::debug!(error = %e, "checkpoint at close");
+        }
     }
 }

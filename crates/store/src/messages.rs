@@ -1,9 +1,13 @@
 //! Messages: append (idempotent), and pages by cursor.
+//!
+//! Pages are built by SQLite as one JSON array (see the crate docs for why) and decoded here, through the
+//! same checks as a single row.
 
 use clawmux_core::wire::{Kind, Message, MsgId};
 use clawmux_core::Millis;
+use serde::Deserialize;
 use sqlx::sqlite::SqliteRow;
-use sqlx::Row;
+use sqlx::{Row, SqliteConnection};
 
 use crate::{Store, StoreError};
 
@@ -13,6 +17,75 @@ const ID_DRAWS: usize = 8;
 
 pub(crate) const MESSAGE_COLUMNS: &str =
     "seq, id, agent, kind, sender, recipient, text, parent, voice, at";
+
+/// One message as a JSON object, aggregated in `seq` order into one array per page.
+const PAGE: &str = "COALESCE(json_group_array(json_object('seq', seq, 'id', id, 'agent', agent, \
+     'kind', kind, 'sender', sender, 'recipient', recipient, 'text', text, 'parent', parent, \
+     'voice', voice, 'at', at) ORDER BY seq), '[]')";
+
+/// `SELECT <page> FROM (<inner>)`: `inner` selects the rows (any order, with its LIMIT).
+pub(crate) fn page_sql(inner: &str) -> String {
+    format!("SELECT {PAGE} FROM ({inner})")
+}
+
+/// A message as stored, before its values are checked.
+#[derive(Deserialize)]
+struct Stored {
+    seq: i64,
+    id: String,
+    agent: String,
+    kind: String,
+    sender: String,
+    recipient: Option<String>,
+    text: String,
+    parent: Option<String>,
+    voice: i64,
+    at: i64,
+}
+
+impl Stored {
+    fn check(self) -> Result<Message, StoreError> {
+        let corrupt = |what: &str, v: &str| StoreError::Corrupt(format!("{what} `{v}`"));
+        Ok(Message {
+            seq: self.seq,
+            id: MsgId::parse(&self.id).map_err(|_| corrupt("message id", &self.id))?,
+            agent: self.agent,
+            kind: Kind::parse(&self.kind).ok_or_else(|| corrupt("message kind", &self.kind))?,
+            sender: self.sender,
+            recipient: self.recipient,
+            text: self.text,
+            parent: self
+                .parent
+                .map(|p| MsgId::parse(&p).map_err(|_| corrupt("parent id", &p)))
+                .transpose()?,
+            voice: self.voice != 0,
+            at: Millis(self.at),
+        })
+    }
+}
+
+pub(crate) fn message_from_row(row: &SqliteRow) -> Result<Message, StoreError> {
+    Stored {
+        seq: row.try_get("seq")?,
+        id: row.try_get("id")?,
+        agent: row.try_get("agent")?,
+        kind: row.try_get("kind")?,
+        sender: row.try_get("sender")?,
+        recipient: row.try_get("recipient")?,
+        text: row.try_get("text")?,
+        parent: row.try_get("parent")?,
+        voice: row.try_get("voice")?,
+        at: row.try_get("at")?,
+    }
+    .check()
+}
+
+/// Decodes a page built by [`page_sql`].
+pub(crate) fn page_from_json(json: &str) -> Result<Vec<Message>, StoreError> {
+    let rows: Vec<Stored> = serde_json::from_str(json)
+        .map_err(|e| StoreError::Corrupt(format!("message page: {e}")))?;
+    rows.into_iter().map(Stored::check).collect()
+}
 
 /// A message to append.
 #[derive(Debug, Clone, Copy)]
@@ -46,28 +119,6 @@ pub struct Appended {
     pub created: bool,
 }
 
-pub(crate) fn message_from_row(row: &SqliteRow) -> Result<Message, StoreError> {
-    let id: String = row.try_get("id")?;
-    let kind: String = row.try_get("kind")?;
-    let parent: Option<String> = row.try_get("parent")?;
-    let voice: i64 = row.try_get("voice")?;
-    Ok(Message {
-        seq: row.try_get("seq")?,
-        id: MsgId::parse(&id).map_err(|_| StoreError::Corrupt(format!("message id `{id}`")))?,
-        agent: row.try_get("agent")?,
-        kind: Kind::parse(&kind)
-            .ok_or_else(|| StoreError::Corrupt(format!("message kind `{kind}`")))?,
-        sender: row.try_get("sender")?,
-        recipient: row.try_get("recipient")?,
-        text: row.try_get("text")?,
-        parent: parent
-            .map(|p| MsgId::parse(&p).map_err(|_| StoreError::Corrupt(format!("parent id `{p}`"))))
-            .transpose()?,
-        voice: voice != 0,
-        at: Millis(row.try_get("at")?),
-    })
-}
-
 impl Store {
     /// Appends a message, committed before it returns. With an idempotency key already used for the same
     /// content it stores nothing and returns the first message; with different content it refuses.
@@ -83,24 +134,21 @@ impl Store {
         preferred: Option<&MsgId>,
     ) -> Result<Appended, StoreError> {
         if let Some(parent) = m.parent {
-            let found: Option<i64> = sqlx::query_scalar("SELECT seq FROM messages WHERE id = ?1")
-                .bind(parent.as_str())
-                .fetch_optional(&self.reader)
-                .await?;
-            if found.is_none() {
+            if self.message(parent).await?.is_none() {
                 return Err(StoreError::UnknownParent(parent.to_string()));
             }
         }
+        let mut writer = self.write().await;
         let mut candidate = preferred.cloned();
         for _ in 0..ID_DRAWS {
             let id = candidate
                 .take()
                 .unwrap_or_else(|| MsgId::from_u32(fastrand::u32(..)));
-            let inserted = sqlx::query(&format!(
+            let inserted: Result<Option<i64>, sqlx::Error> = sqlx::query_scalar(
                 "INSERT INTO messages (id, agent, kind, sender, recipient, text, parent, voice, idem_key, at) \
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) \
-                 ON CONFLICT(idem_key) DO NOTHING RETURNING {MESSAGE_COLUMNS}"
-            ))
+                 ON CONFLICT(idem_key) DO NOTHING RETURNING seq",
+            )
             .bind(id.as_str())
             .bind(m.agent)
             .bind(m.kind.as_str())
@@ -111,16 +159,28 @@ impl Store {
             .bind(i64::from(m.voice))
             .bind(m.idem_key)
             .bind(m.at.0)
-            .fetch_optional(&self.writer)
+            .fetch_optional(&mut *writer)
             .await;
             match inserted {
-                Ok(Some(row)) => {
+                Ok(Some(seq)) => {
+                    let message = Message {
+                        seq,
+                        id,
+                        agent: m.agent.to_owned(),
+                        kind: m.kind,
+                        sender: m.sender.to_owned(),
+                        recipient: m.recipient.map(str::to_owned),
+                        text: m.text.to_owned(),
+                        parent: m.parent.cloned(),
+                        voice: m.voice,
+                        at: m.at,
+                    };
                     return Ok(Appended {
-                        message: message_from_row(&row)?,
+                        message,
                         created: true,
-                    })
+                    });
                 }
-                Ok(None) => return self.earlier_by_key(m).await,
+                Ok(None) => return earlier_by_key(&mut writer, m).await,
                 Err(sqlx::Error::Database(e)) if e.is_unique_violation() => continue,
                 Err(sqlx::Error::Database(e)) if e.is_foreign_key_violation() => {
                     return Err(StoreError::UnknownAgent(m.agent.to_owned()))
@@ -131,32 +191,6 @@ impl Store {
         Err(StoreError::Corrupt(
             "no free message id after several draws".into(),
         ))
-    }
-
-    /// The message an idempotency key was first used for; refuses if the content differs.
-    async fn earlier_by_key(&self, m: &NewMessage<'_>) -> Result<Appended, StoreError> {
-        let key = m.idem_key.unwrap_or_default();
-        let row = sqlx::query(&format!(
-            "SELECT {MESSAGE_COLUMNS} FROM messages WHERE idem_key = ?1"
-        ))
-        .bind(key)
-        .fetch_one(&self.writer)
-        .await?;
-        let earlier = message_from_row(&row)?;
-        let same = earlier.agent == m.agent
-            && earlier.kind == m.kind
-            && earlier.sender == m.sender
-            && earlier.recipient.as_deref() == m.recipient
-            && earlier.text == m.text
-            && earlier.parent.as_ref() == m.parent
-            && earlier.voice == m.voice;
-        if !same {
-            return Err(StoreError::KeyReused(key.to_owned()));
-        }
-        Ok(Appended {
-            message: earlier,
-            created: false,
-        })
     }
 
     /// One message by its public id.
@@ -182,6 +216,22 @@ impl Store {
         seq.ok_or_else(|| StoreError::UnknownCursor(cursor.to_string()))
     }
 
+    async fn page(
+        &self,
+        inner: &str,
+        agent: Option<&str>,
+        seq: i64,
+        limit: u32,
+    ) -> Result<Vec<Message>, StoreError> {
+        let json: String = sqlx::query_scalar(&page_sql(inner))
+            .bind(agent)
+            .bind(seq)
+            .bind(limit)
+            .fetch_one(&self.reader)
+            .await?;
+        page_from_json(&json)
+    }
+
     /// Up to `limit` messages after `cursor` (from the start if `None`), oldest first, in one agent's
     /// conversation or (with `agent = None`) in all of them. An unknown cursor is an error, never an empty page.
     pub async fn after(
@@ -204,36 +254,18 @@ impl Store {
         from: i64,
         limit: u32,
     ) -> Result<Vec<Message>, StoreError> {
-        let sql = match agent {
-            Some(_) => format!(
-                "SELECT {MESSAGE_COLUMNS} FROM messages WHERE agent = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3"
-            ),
-            None => format!("SELECT {MESSAGE_COLUMNS} FROM messages WHERE seq > ?2 ORDER BY seq LIMIT ?3"),
+        let inner = match agent {
+            Some(_) => "SELECT * FROM messages WHERE agent = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
+            None => "SELECT * FROM messages WHERE ?1 IS NULL AND seq > ?2 ORDER BY seq LIMIT ?3",
         };
-        let rows = sqlx::query(&sql)
-            .bind(agent)
-            .bind(from)
-            .bind(limit)
-            .fetch_all(&self.reader)
-            .await?;
-        rows.iter().map(message_from_row).collect()
+        self.page(inner, agent, from, limit).await
     }
 
     /// The last `limit` messages of a conversation, oldest first: the first page a chat shows.
     pub async fn latest(&self, agent: &str, limit: u32) -> Result<Vec<Message>, StoreError> {
-        let rows = sqlx::query(&format!(
-            "SELECT {MESSAGE_COLUMNS} FROM messages WHERE agent = ?1 ORDER BY seq DESC LIMIT ?2"
-        ))
-        .bind(agent)
-        .bind(limit)
-        .fetch_all(&self.reader)
-        .await?;
-        let mut page = rows
-            .iter()
-            .map(message_from_row)
-            .collect::<Result<Vec<_>, _>>()?;
-        page.reverse();
-        Ok(page)
+        let inner =
+            "SELECT * FROM messages WHERE agent = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT ?3";
+        self.page(inner, Some(agent), i64::MAX, limit).await
     }
 
     /// Up to `limit` messages before `cursor`, oldest first: "load older".
@@ -244,20 +276,9 @@ impl Store {
         limit: u32,
     ) -> Result<Vec<Message>, StoreError> {
         let to = self.cursor_seq(Some(agent), cursor).await?;
-        let rows = sqlx::query(&format!(
-            "SELECT {MESSAGE_COLUMNS} FROM messages WHERE agent = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT ?3"
-        ))
-        .bind(agent)
-        .bind(to)
-        .bind(limit)
-        .fetch_all(&self.reader)
-        .await?;
-        let mut page = rows
-            .iter()
-            .map(message_from_row)
-            .collect::<Result<Vec<_>, _>>()?;
-        page.reverse();
-        Ok(page)
+        let inner =
+            "SELECT * FROM messages WHERE agent = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT ?3";
+        self.page(inner, Some(agent), to, limit).await
     }
 
     /// The highest seq stored (0 when empty): where a new live subscriber starts.
@@ -268,4 +289,33 @@ impl Store {
                 .await?,
         )
     }
+}
+
+/// The message an idempotency key was first used for; refuses if the content differs.
+async fn earlier_by_key(
+    conn: &mut SqliteConnection,
+    m: &NewMessage<'_>,
+) -> Result<Appended, StoreError> {
+    let key = m.idem_key.unwrap_or_default();
+    let row = sqlx::query(&format!(
+        "SELECT {MESSAGE_COLUMNS} FROM messages WHERE idem_key = ?1"
+    ))
+    .bind(key)
+    .fetch_one(&mut *conn)
+    .await?;
+    let earlier = message_from_row(&row)?;
+    let same = earlier.agent == m.agent
+        && earlier.kind == m.kind
+        && earlier.sender == m.sender
+        && earlier.recipient.as_deref() == m.recipient
+        && earlier.text == m.text
+        && earlier.parent.as_ref() == m.parent
+        && earlier.voice == m.voice;
+    if !same {
+        return Err(StoreError::KeyReused(key.to_owned()));
+    }
+    Ok(Appended {
+        message: earlier,
+        created: false,
+    })
 }
