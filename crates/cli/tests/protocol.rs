@@ -591,3 +591,37 @@ fn browser_text_messages_are_stored_once_per_client_id() {
     assert_eq!(err["code"], "unknown_agent");
     assert_eq!(hub.history("sky").len(), 1);
 }
+
+#[test]
+fn an_agent_that_reenters_wait_at_once_is_shown_idle_every_time() {
+    // The agent loop: the wait prints its message and exits, and the next `clawmux wait` starts at once.
+    // If the old wait's disconnect were recorded after the new wait's connect, the agent would show
+    // PROCESSING while it waits. There is no event to await when the state never left IDLE, so each cycle
+    // checks the state itself, within a bound.
+    let hub = TestHub::start();
+    hub.add_agent("sky");
+    let spawn = || {
+        hub.clawmux(Some("sky"))
+            .arg("wait")
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let mut wait = spawn();
+    for i in 0..40 {
+        wait_until(2 * SEC, || hub.session("sky")["state"] == "idle");
+        hub.user_message("sky", &format!("m{i}"));
+        let mut out = String::new();
+        wait.stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut out)
+            .unwrap();
+        assert!(out.contains(&format!("] m{i}")), "{out}");
+        wait.wait().unwrap();
+        wait = spawn();
+    }
+    wait_until(2 * SEC, || hub.session("sky")["state"] == "idle");
+    wait.kill().unwrap();
+    wait.wait().unwrap();
+}

@@ -57,7 +57,10 @@ impl From<StoreError> for ApiError {
             | StoreError::UnknownCursor(_)
             | StoreError::UnknownParent(_)
             | StoreError::Import(_) => StatusCode::BAD_REQUEST,
-            StoreError::Corrupt(_) | StoreError::Db(_) | StoreError::Migrate(_) => {
+            StoreError::Corrupt(_)
+            | StoreError::Write(_)
+            | StoreError::Db(_)
+            | StoreError::Migrate(_) => {
                 tracing::error!(error = %e, "store failure");
                 StatusCode::INTERNAL_SERVER_ERROR
             }

@@ -56,6 +56,10 @@ pub(crate) struct Live {
     pub(crate) inbox: Arc<tokio::sync::Mutex<()>>,
     /// Orders "apply an event, then broadcast the new status" per agent.
     pub(crate) transitions: tokio::sync::Mutex<()>,
+    /// Makes "change the waiter slot, then record its connect or disconnect" one step per agent. Without
+    /// it, an agent that re-enters `clawmux wait` at once can have the old wait's disconnect recorded after
+    /// the new wait's connect, and show PROCESSING while it waits.
+    pub(crate) wait_order: tokio::sync::Mutex<()>,
     /// The connected `clawmux wait`, if any: its id and how to wake it.
     pub(crate) waiter: Mutex<Option<(u64, Arc<Notify>)>>,
     /// A message was handed over through a hook and Claude has not been stopped-and-reminded since.
@@ -72,6 +76,7 @@ impl Live {
             work_dir,
             inbox: Arc::new(tokio::sync::Mutex::new(())),
             transitions: tokio::sync::Mutex::new(()),
+            wait_order: tokio::sync::Mutex::new(()),
             waiter: Mutex::new(None),
             hook_delivered: AtomicBool::new(false),
             maybe_pending: AtomicBool::new(true),

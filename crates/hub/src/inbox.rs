@@ -199,6 +199,7 @@ impl Hub {
                 format!("agent `{agent}` has been terminated"),
             ));
         }
+        let order = live.wait_order.lock().await;
         let id = self.next_waiter_id();
         let notify = Arc::new(Notify::new());
         // The first look at the inbox happens at once: messages may have arrived while it was away.
@@ -209,6 +210,7 @@ impl Hub {
         let _ = std::fs::remove_file(live.sentinel());
         self.apply(agent, Source::Wait, &Event::WaitConnected, b"")
             .await?;
+        drop(order);
         Ok(Waiter {
             hub: self.clone(),
             agent: agent.to_owned(),
@@ -274,6 +276,7 @@ impl Waiter {
     /// The waiter is gone (it exited after its messages, was killed, or its connection died): unless a
     /// newer waiter replaced it, the agent is now PROCESSING.
     pub async fn close(self) -> Result<(), ApiError> {
+        let _order = self.live.wait_order.lock().await;
         let was_current = {
             let mut slot = self.live.waiter();
             match &*slot {

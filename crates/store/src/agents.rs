@@ -69,7 +69,7 @@ impl Store {
         .bind(at.0)
         .bind(snapshot.state.as_str())
         .bind(&snapshot.activity)
-        .execute(&mut *self.write().await)
+        .execute(&mut self.write().await.conn)
         .await?;
         if inserted.rows_affected() == 0 {
             return Err(StoreError::AgentExists(name.to_owned()));
@@ -106,7 +106,7 @@ impl Store {
         let done = sqlx::query("UPDATE agents SET claude_session_id = ?2 WHERE name = ?1")
             .bind(name)
             .bind(claude_session_id)
-            .execute(&mut *self.write().await)
+            .execute(&mut self.write().await.conn)
             .await?;
         if done.rows_affected() == 0 {
             return Err(StoreError::UnknownAgent(name.to_owned()));
@@ -122,7 +122,7 @@ impl Store {
             sqlx::query("UPDATE agents SET read_cursor = MAX(read_cursor, ?2) WHERE name = ?1")
                 .bind(agent)
                 .bind(seq)
-                .execute(&mut *self.write().await)
+                .execute(&mut self.write().await.conn)
                 .await?;
         if done.rows_affected() == 0 {
             return Err(StoreError::UnknownAgent(agent.to_owned()));

@@ -29,6 +29,9 @@ pub enum StoreError {
     /// A stored value that the code does not understand (a newer schema, or a hand-edited file).
     #[error("corrupt row: {0}")]
     Corrupt(String),
+    /// A write failed; nothing of it was committed.
+    #[error("database write failed: {0}")]
+    Write(String),
     /// SQLite said no.
     #[error("database error: {0}")]
     Db(#[from] sqlx::Error),
@@ -49,7 +52,7 @@ impl StoreError {
             StoreError::KeyReused(_) => "idempotency_conflict",
             StoreError::Import(_) => "bad_history",
             StoreError::Corrupt(_) => "corrupt_store",
-            StoreError::Db(_) | StoreError::Migrate(_) => "database",
+            StoreError::Write(_) | StoreError::Db(_) | StoreError::Migrate(_) => "database",
         }
     }
 }

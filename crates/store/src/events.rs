@@ -5,11 +5,222 @@
 //! snapshot is always exactly the projection of the events before it, which [`Store::replay`] recomputes.
 
 use clawmux_core::{step, Decision, Event, Millis, Outcome, Snapshot, Source};
-use sqlx::Connection;
-use sqlx::Row;
+use sqlx::{Connection, Row, SqliteConnection};
+use tokio::sync::oneshot;
 
 use crate::agents::{agent_from_row, AGENT_COLUMNS};
-use crate::{Store, StoreError};
+use crate::{Store, StoreError, Writer};
+
+/// The most events committed in one transaction (bounds the statements' sizes and the wait of the last).
+const MAX_BATCH: usize = 32;
+
+/// An event waiting for the writer.
+#[derive(Debug)]
+struct Pending {
+    agent: String,
+    source: Source,
+    event: Event,
+    payload: Vec<u8>,
+    at: Millis,
+    received_at: Millis,
+    done: oneshot::Sender<Result<Applied, StoreError>>,
+}
+
+/// Events waiting for the writer. A std mutex: held only to push or to take, never across an await.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Queue(std::sync::Arc<std::sync::Mutex<std::collections::VecDeque<Pending>>>);
+
+impl Queue {
+    fn lock(&self) -> std::sync::MutexGuard<'_, std::collections::VecDeque<Pending>> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn push(&self, p: Pending) {
+        self.lock().push_back(p);
+    }
+
+    fn take(&self, max: usize) -> Vec<Pending> {
+        let mut q = self.lock();
+        let n = q.len().min(max);
+        q.drain(..n).collect()
+    }
+}
+
+/// A decided event, ready to be written.
+struct Decided {
+    id: i64,
+    pending: Pending,
+    before: Snapshot,
+    after: Snapshot,
+    decision: Decision,
+}
+
+/// Decides and commits a batch of events in one transaction, then answers each caller.
+async fn commit_batch(writer: &mut Writer, batch: Vec<Pending>) {
+    // Decide in order against the cached snapshots, without touching the cache until the commit.
+    let mut snapshots: std::collections::HashMap<String, Snapshot> =
+        std::collections::HashMap::new();
+    let mut decided = Vec::with_capacity(batch.len());
+    let mut next_id = writer.next_event;
+    for p in batch {
+        let before = match snapshots
+            .get(&p.agent)
+            .or_else(|| writer.snapshots.get(&p.agent))
+        {
+            Some(s) => s.clone(),
+            None => match load_snapshot(&mut writer.conn, &p.agent).await {
+                Ok(Some(s)) => {
+                    writer.snapshots.insert(p.agent.clone(), s.clone());
+                    s
+                }
+                Ok(None) => {
+                    let _ = p.done.send(Err(StoreError::UnknownAgent(p.agent.clone())));
+                    continue;
+                }
+                Err(e) => {
+                    let _ = p.done.send(Err(e));
+                    continue;
+                }
+            },
+        };
+        let (after, decision) = step(&before, &p.event, p.source, p.at);
+        snapshots.insert(p.agent.clone(), after.clone());
+        decided.push(Decided {
+            id: next_id,
+            pending: p,
+            before,
+            after,
+            decision,
+        });
+        next_id += 1;
+    }
+    if decided.is_empty() {
+        return;
+    }
+    match write_batch(&mut writer.conn, &decided, &snapshots).await {
+        Ok(()) => {
+            writer.next_event = next_id;
+            writer.snapshots.extend(snapshots);
+            for d in decided {
+                let _ = d.pending.done.send(Ok(Applied {
+                    event_id: d.id,
+                    before: d.before,
+                    after: d.after,
+                    decision: d.decision,
+                }));
+            }
+        }
+        Err(e) => {
+            let why = e.to_string();
+            for d in decided {
+                let _ = d.pending.done.send(Err(StoreError::Write(why.clone())));
+            }
+        }
+    }
+}
+
+async fn load_snapshot(
+    conn: &mut SqliteConnection,
+    agent: &str,
+) -> Result<Option<Snapshot>, StoreError> {
+    let row = sqlx::query(&format!(
+        "SELECT {AGENT_COLUMNS} FROM agents WHERE name = ?1"
+    ))
+    .bind(agent)
+    .fetch_optional(&mut *conn)
+    .await?;
+    row.as_ref()
+        .map(|r| agent_from_row(r).map(|a| a.snapshot))
+        .transpose()
+}
+
+/// Writes a decided batch: all events in one statement, all decisions in another, one snapshot update per
+/// agent, in one transaction.
+async fn write_batch(
+    conn: &mut SqliteConnection,
+    decided: &[Decided],
+    snapshots: &std::collections::HashMap<String, Snapshot>,
+) -> Result<(), StoreError> {
+    let rows = |n: usize, width: usize| -> String {
+        (0..n)
+            .map(|r| {
+                let cols: Vec<String> =
+                    (1..=width).map(|c| format!("?{}", r * width + c)).collect();
+                format!("({})", cols.join(", "))
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut tx = conn.begin().await?;
+    let sql = format!(
+        "INSERT INTO agent_events (id, agent, source, kind, payload, source_time, received_at, error) VALUES {}",
+        rows(decided.len(), 8)
+    );
+    let mut q = sqlx::query(&sql);
+    for d in decided {
+        let error = match &d.pending.event {
+            Event::Rejected { error, .. } => Some(error.clone()),
+            Event::WaitConnected
+            | Event::WaitDisconnected
+            | Event::Spawned
+            | Event::Terminated
+            | Event::Hook(_) => None,
+        };
+        q = q
+            .bind(d.id)
+            .bind(d.pending.agent.clone())
+            .bind(d.pending.source.as_str())
+            .bind(d.decision.trigger.clone())
+            .bind(d.pending.payload.clone())
+            .bind(d.pending.at.0)
+            .bind(d.pending.received_at.0)
+            .bind(error);
+    }
+    q.execute(&mut *tx).await?;
+    let sql = format!(
+        "INSERT INTO transitions (event_id, agent, trigger, source, source_time, from_state, to_state, \
+         activity, outcome, reason, detail) VALUES {}",
+        rows(decided.len(), 11)
+    );
+    let mut q = sqlx::query(&sql);
+    for d in decided {
+        let (outcome, reason) = outcome_columns(&d.decision.outcome);
+        q = q
+            .bind(d.id)
+            .bind(d.pending.agent.clone())
+            .bind(d.decision.trigger.clone())
+            .bind(d.decision.source.as_str())
+            .bind(d.decision.at.0)
+            .bind(d.decision.from.as_str())
+            .bind(d.decision.to.as_str())
+            .bind(d.decision.activity.clone())
+            .bind(outcome)
+            .bind(reason)
+            .bind(d.decision.detail.clone());
+    }
+    q.execute(&mut *tx).await?;
+    for (agent, s) in snapshots {
+        let last = decided
+            .iter()
+            .rev()
+            .find(|d| &d.pending.agent == agent)
+            .map_or(0, |d| d.id);
+        sqlx::query(
+            "UPDATE agents SET state = ?2, activity = ?3, state_since = ?4, last_event = ?5 WHERE name = ?1",
+        )
+        .bind(agent)
+        .bind(s.state.as_str())
+        .bind(&s.activity)
+        .bind(s.since.0)
+        .bind(last)
+        .execute(&mut *tx)
+        .await?;
+    }
+    tx.commit().await?;
+    Ok(())
+}
 
 /// An event on its way into the store.
 #[derive(Debug, Clone, Copy)]
@@ -79,74 +290,35 @@ pub struct StoredDecision {
 impl Store {
     /// Stores an event and applies it to the agent's state, atomically. Returns the decision, which may be
     /// a suppression; the only errors are an unknown agent and the database's own.
+    ///
+    /// Group commit: the event joins a queue, and whoever holds the writer commits the whole queue in one
+    /// transaction. Alone, an event costs one short transaction; under load, many events share one.
     pub async fn apply(&self, e: Incoming<'_>) -> Result<Applied, StoreError> {
-        let mut writer = self.write().await;
-        let mut tx = writer.begin().await?;
-        let row = sqlx::query(&format!(
-            "SELECT {AGENT_COLUMNS} FROM agents WHERE name = ?1"
-        ))
-        .bind(e.agent)
-        .fetch_optional(&mut *tx)
-        .await?
-        .ok_or_else(|| StoreError::UnknownAgent(e.agent.to_owned()))?;
-        let before = agent_from_row(&row)?.snapshot;
-        let (after, decision) = step(&before, e.event, e.source, e.at);
-        let error = match e.event {
-            Event::Rejected { error, .. } => Some(error.as_str()),
-            Event::WaitConnected
-            | Event::WaitDisconnected
-            | Event::Spawned
-            | Event::Terminated
-            | Event::Hook(_) => None,
-        };
-        let event_id: i64 = sqlx::query_scalar(
-            "INSERT INTO agent_events (agent, source, kind, payload, source_time, received_at, error) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) RETURNING id",
-        )
-        .bind(e.agent)
-        .bind(e.source.as_str())
-        .bind(&decision.trigger)
-        .bind(e.payload)
-        .bind(e.at.0)
-        .bind(e.received_at.0)
-        .bind(error)
-        .fetch_one(&mut *tx)
-        .await?;
-        let (outcome, reason) = outcome_columns(&decision.outcome);
-        sqlx::query(
-            "INSERT INTO transitions (event_id, agent, trigger, source, source_time, from_state, to_state, \
-             activity, outcome, reason, detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-        )
-        .bind(event_id)
-        .bind(e.agent)
-        .bind(&decision.trigger)
-        .bind(decision.source.as_str())
-        .bind(decision.at.0)
-        .bind(decision.from.as_str())
-        .bind(decision.to.as_str())
-        .bind(decision.activity.as_deref())
-        .bind(outcome)
-        .bind(reason)
-        .bind(decision.detail.as_deref())
-        .execute(&mut *tx)
-        .await?;
-        sqlx::query(
-            "UPDATE agents SET state = ?2, activity = ?3, state_since = ?4, last_event = ?5 WHERE name = ?1",
-        )
-        .bind(e.agent)
-        .bind(after.state.as_str())
-        .bind(&after.activity)
-        .bind(after.since.0)
-        .bind(event_id)
-        .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
-        Ok(Applied {
-            event_id,
-            before,
-            after,
-            decision,
-        })
+        let (done, result) = oneshot::channel();
+        self.queue.push(Pending {
+            agent: e.agent.to_owned(),
+            source: e.source,
+            event: e.event.clone(),
+            payload: e.payload.to_vec(),
+            at: e.at,
+            received_at: e.received_at,
+            done,
+        });
+        {
+            let mut writer = self.write().await;
+            // Our event is committed by now, or it is in this batch: every caller takes the writer after
+            // queueing, so nobody's event is left behind.
+            loop {
+                let batch = self.queue.take(MAX_BATCH);
+                if batch.is_empty() {
+                    break;
+                }
+                commit_batch(&mut writer, batch).await;
+            }
+        }
+        result
+            .await
+            .unwrap_or_else(|_| Err(StoreError::Write("the event was dropped unwritten".into())))
     }
 
     /// Recomputes an agent's snapshot from its stored events alone, from registration on.

@@ -124,7 +124,7 @@ impl Store {
         .bind(file.claude_session_id)
         .bind(file.voice_id)
         .bind(file.voice_name)
-        .execute(&mut *self.write().await)
+        .execute(&mut self.write().await.conn)
         .await?;
 
         let mut done = Imported::default();

@@ -44,7 +44,7 @@ impl Store {
         at: Millis,
     ) -> Result<Vec<Message>, StoreError> {
         let mut writer = self.write().await;
-        let mut tx = writer.begin().await?;
+        let mut tx = writer.conn.begin().await?;
         let messages = pending_in(&mut tx, agent).await?;
         record(&mut tx, agent, &messages, channel, at).await?;
         tx.commit().await?;
@@ -68,7 +68,7 @@ impl Store {
         at: Millis,
     ) -> Result<(), StoreError> {
         let mut writer = self.write().await;
-        let mut tx = writer.begin().await?;
+        let mut tx = writer.conn.begin().await?;
         record(&mut tx, agent, messages, channel, at).await?;
         tx.commit().await?;
         Ok(())

@@ -55,7 +55,7 @@ const CHECKPOINT_EVERY: Duration = Duration::from_secs(1);
 
 /// Checkpoints the WAL periodically (PASSIVE: never waits for, nor blocks, the writer or readers) until
 /// the store is dropped. Keeps the WAL short without putting an fsync on any append's path.
-async fn checkpoints(mut conn: SqliteConnection, writer: std::sync::Weak<Mutex<SqliteConnection>>) {
+async fn checkpoints(mut conn: SqliteConnection, writer: std::sync::Weak<Mutex<Writer>>) {
     let mut tick = tokio::time::interval(CHECKPOINT_EVERY);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
@@ -76,12 +76,24 @@ async fn checkpoints(mut conn: SqliteConnection, writer: std::sync::Weak<Mutex<S
 /// Rows in flight from SQLite's thread to the caller: more than the largest page the API serves.
 const ROW_BUFFER: usize = 1024;
 
-/// A handle to the store. Cheap to clone: the writer and the read pool are reference-counted.
+/// A handle to the store. Cheap to clone: the writer, the queue and the read pool are reference-counted.
 #[derive(Clone, Debug)]
 pub struct Store {
     /// The one connection that writes. A tokio mutex, because a transaction holds it across awaits.
-    writer: std::sync::Arc<Mutex<SqliteConnection>>,
+    writer: std::sync::Arc<Mutex<Writer>>,
+    /// Events waiting for the writer; whoever holds it commits them all in one transaction.
+    queue: events::Queue,
     reader: SqlitePool,
+}
+
+/// The writer connection and what only the writer may know.
+#[derive(Debug)]
+struct Writer {
+    conn: SqliteConnection,
+    /// Agents' snapshots as last committed, so applying an event need not read them back.
+    snapshots: std::collections::HashMap<String, clawmux_core::Snapshot>,
+    /// The id the next stored event gets (one writer: nobody else allocates ids).
+    next_event: i64,
 }
 
 impl Store {
@@ -113,16 +125,27 @@ impl Store {
             .max_lifetime(None)
             .connect_with(base.read_only(true))
             .await?;
-        let writer = std::sync::Arc::new(Mutex::new(writer));
+        let last_event: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(id), 0) FROM agent_events")
+            .fetch_one(&mut writer)
+            .await?;
+        let writer = std::sync::Arc::new(Mutex::new(Writer {
+            conn: writer,
+            snapshots: std::collections::HashMap::new(),
+            next_event: last_event + 1,
+        }));
         tokio::spawn(checkpoints(
             checkpointer,
             std::sync::Arc::downgrade(&writer),
         ));
-        Ok(Store { writer, reader })
+        Ok(Store {
+            writer,
+            queue: events::Queue::default(),
+            reader,
+        })
     }
 
-    /// The writer connection, exclusively.
-    async fn write(&self) -> MutexGuard<'_, SqliteConnection> {
+    /// The writer, exclusively.
+    async fn write(&self) -> MutexGuard<'_, Writer> {
         self.writer.lock().await
     }
 
@@ -131,7 +154,7 @@ impl Store {
         self.reader.close().await;
         let mut w = self.write().await;
         if let Err(e) = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
-            .execute(&mut *w)
+            .execute(&mut w.conn)
             .await
         {
             tracing::debug!(error = %e, "checkpoint at close");

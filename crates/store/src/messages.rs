@@ -159,7 +159,7 @@ impl Store {
             .bind(i64::from(m.voice))
             .bind(m.idem_key)
             .bind(m.at.0)
-            .fetch_optional(&mut *writer)
+            .fetch_optional(&mut writer.conn)
             .await;
             match inserted {
                 Ok(Some(seq)) => {
@@ -180,7 +180,7 @@ impl Store {
                         created: true,
                     });
                 }
-                Ok(None) => return earlier_by_key(&mut writer, m).await,
+                Ok(None) => return earlier_by_key(&mut writer.conn, m).await,
                 Err(sqlx::Error::Database(e)) if e.is_unique_violation() => continue,
                 Err(sqlx::Error::Database(e)) if e.is_foreign_key_violation() => {
                     return Err(StoreError::UnknownAgent(m.agent.to_owned()))

@@ -1,0 +1,435 @@
+//! Prints the hub's figures against the targets of the hub issue, with the real release binary:
+//! - tool-status hook request on loopback with 1,000,000 messages of history: p50 < 0.5 ms, p99 < 2 ms;
+//! - sustained hooks with keep-alive: >= 10,000 per second;
+//! - user message to the agent's waiting `clawmux wait`: p50 < 2 ms;
+//! - `clawmux send` to the browser WebSocket event: p50 < 2 ms;
+//! - the whole `clawmux hook stop` process, start to exit: p50 < 5 ms;
+//! - an idle hub with 20 waiting agents and a connected browser: < 1% of one core;
+//! - resident memory with 50 agents: < 50 MB.
+//!
+//! Run: `cargo bench -p clawmux --bench hub` (or `scripts/bench`). Load generators run on the same two
+//! cores as the hub, so throughput figures are what this machine does with both sides on it.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use std::io::{BufRead, BufReader, Read};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use sqlx::Connection;
+use tungstenite::client::IntoClientRequest;
+use tungstenite::stream::MaybeTlsStream;
+use tungstenite::{Message, WebSocket};
+
+const BIN: &str = env!("CARGO_BIN_EXE_clawmux");
+
+fn pct(samples: &mut [Duration], p: usize) -> Duration {
+    samples.sort();
+    samples[(samples.len() * p / 100).min(samples.len() - 1)]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.3} ms", d.as_secs_f64() * 1e3)
+}
+
+struct Hub {
+    child: Child,
+    port: u16,
+    token: String,
+    dir: tempfile::TempDir,
+}
+
+impl Drop for Hub {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Hub {
+    fn start(dir: tempfile::TempDir) -> Hub {
+        let mut child = Command::new(BIN)
+            .env_clear()
+            .env("HOME", dir.path())
+            .env("RUST_LOG", "warn")
+            .args(["serve", "--port", "0", "--data-dir"])
+            .arg(dir.path().join("data"))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let port = line
+            .split("127.0.0.1:")
+            .nth(1)
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let token = std::fs::read_to_string(dir.path().join("data/token")).unwrap();
+        Hub {
+            child,
+            port,
+            token,
+            dir,
+        }
+    }
+
+    fn http(&self) -> ureq::Agent {
+        ureq::Agent::config_builder()
+            .proxy(None)
+            .http_status_as_error(false)
+            .build()
+            .into()
+    }
+
+    fn post(&self, http: &ureq::Agent, path: &str, session: Option<&str>, body: &str) -> Value {
+        let mut req = http
+            .post(format!("http://127.0.0.1:{}{path}", self.port))
+            .header("Authorization", format!("Bearer {}", self.token))
+            .header("Content-Type", "application/json");
+        if let Some(s) = session {
+            req = req.header("ClawMux-Session", s);
+        }
+        let mut resp = req.send(body).unwrap();
+        let status = resp.status().as_u16();
+        let text = resp.body_mut().read_to_string().unwrap();
+        assert!(status < 300, "{path}: {status} {text}");
+        serde_json::from_str(&text).unwrap_or(Value::Null)
+    }
+
+    fn agent_cmd(&self, agent: &str) -> Command {
+        let mut cmd = Command::new(BIN);
+        let work = self.dir.path().join("data/agents").join(agent);
+        cmd.env_clear()
+            .env("HOME", self.dir.path())
+            .env("CLAWMUX_PORT", self.port.to_string())
+            .env("CLAWMUX_TOKEN", &self.token)
+            .env("CLAWMUX_SESSION_ID", agent)
+            .env("CLAWMUX_WORK_DIR", &work)
+            .current_dir(work);
+        cmd
+    }
+
+    fn feed(&self) -> WebSocket<MaybeTlsStream<TcpStream>> {
+        let url = format!("ws://127.0.0.1:{}/ws?token={}", self.port, self.token);
+        tungstenite::connect(url.into_client_request().unwrap())
+            .unwrap()
+            .0
+    }
+
+    fn add(&self, http: &ureq::Agent, agent: &str) {
+        self.post(
+            http,
+            "/api/agents",
+            None,
+            &json!({ "name": agent }).to_string(),
+        );
+    }
+
+    /// CPU time (user + system) of the hub process, from /proc.
+    fn cpu(&self) -> Duration {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap();
+        let fields: Vec<&str> = stat
+            .rsplit_once(')')
+            .unwrap()
+            .1
+            .split_whitespace()
+            .collect();
+        let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+        Duration::from_millis(ticks * 10)
+    }
+
+    fn rss_mb(&self) -> f64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        let kb: f64 = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .unwrap()
+            .trim()
+            .trim_end_matches(" kB")
+            .parse()
+            .unwrap();
+        kb / 1024.0
+    }
+}
+
+fn next_event(
+    ws: &mut WebSocket<MaybeTlsStream<TcpStream>>,
+    pred: impl Fn(&Value) -> bool,
+) -> Value {
+    loop {
+        if let Message::Text(t) = ws.read().unwrap() {
+            let v: Value = serde_json::from_str(&t).unwrap();
+            if pred(&v) {
+                return v;
+            }
+        }
+    }
+}
+
+/// A database with `n` messages of history for agent `sky`, made before the hub starts.
+fn prefilled(n: i64) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    std::fs::create_dir_all(data.join("agents/sky")).unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let path = data.join("clawmux.db");
+        let store = clawmux_store::Store::open(&path).await.unwrap();
+        let work = data.join("agents/sky");
+        store
+            .add_agent("sky", work.to_str().unwrap(), clawmux_core::Millis(0))
+            .await
+            .unwrap();
+        store.close().await;
+        let mut conn = sqlx::SqliteConnection::connect(&format!("sqlite://{}", path.display()))
+            .await
+            .unwrap();
+        sqlx::query(
+            "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < ?1) \
+             INSERT INTO messages (id, agent, kind, sender, recipient, text, at) \
+             SELECT printf('msg-%08x', x), 'sky', 'assistant', 'sky', 'user', \
+             'history message ' || x || ', about one sentence of text.', x FROM c",
+        )
+        .bind(n)
+        .execute(&mut conn)
+        .await
+        .unwrap();
+        conn.close().await.unwrap();
+    });
+    dir
+}
+
+fn hook_latency(hub: &Hub) {
+    let http = hub.http();
+    let mut samples = Vec::new();
+    for i in 0..6000 {
+        let body = if i % 2 == 0 {
+            json!({"hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"/w/a.rs"},"tool_use_id":format!("t{i}")})
+        } else {
+            json!({"hook_event_name":"PostToolUse","tool_name":"Read","tool_use_id":format!("t{i}")})
+        }
+        .to_string();
+        let start = Instant::now();
+        hub.post(&http, "/api/hooks/tool-status", Some("sky"), &body);
+        if i >= 1000 {
+            samples.push(start.elapsed());
+        }
+    }
+    println!(
+        "tool-status hook, 1,000,000 messages of history: p50 {}, p99 {} (target p50 < 0.5 ms, p99 < 2 ms)",
+        ms(pct(&mut samples, 50)),
+        ms(pct(&mut samples, 99))
+    );
+}
+
+fn hook_throughput(hub: &Hub) {
+    let clients = 4;
+    let http = hub.http();
+    for c in 0..clients {
+        hub.add(&http, &format!("load{c}"));
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let done = Arc::new(AtomicU64::new(0));
+    let threads: Vec<_> = (0..clients)
+        .map(|c| {
+            let (stop, done) = (stop.clone(), done.clone());
+            let (port, token) = (hub.port, hub.token.clone());
+            std::thread::spawn(move || {
+                let http: ureq::Agent = ureq::Agent::config_builder().proxy(None).build().into();
+                let url = format!("http://127.0.0.1:{port}/api/hooks/tool-status");
+                let body =
+                    json!({"hook_event_name":"PostToolUse","tool_name":"Read","tool_use_id":"t"})
+                        .to_string();
+                while !stop.load(Ordering::Relaxed) {
+                    let mut r = http
+                        .post(&url)
+                        .header("Authorization", format!("Bearer {token}"))
+                        .header("ClawMux-Session", format!("load{c}"))
+                        .send(body.as_str())
+                        .unwrap();
+                    let _ = r.body_mut().read_to_string();
+                    done.fetch_add(1, Ordering::Relaxed);
+                }
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_secs(1));
+    let (start, before) = (Instant::now(), done.load(Ordering::Relaxed));
+    std::thread::sleep(Duration::from_secs(5));
+    let rate = (done.load(Ordering::Relaxed) - before) as f64 / start.elapsed().as_secs_f64();
+    stop.store(true, Ordering::Relaxed);
+    for t in threads {
+        t.join().unwrap();
+    }
+    println!("sustained hooks, {clients} keep-alive clients on the same 2 cores: {rate:.0} per second (target >= 10,000)");
+}
+
+fn message_to_wait(hub: &Hub) {
+    let http = hub.http();
+    hub.add(&http, "w");
+    let mut feed = hub.feed();
+    let mut samples = Vec::new();
+    for i in 0..200 {
+        let mut wait = hub
+            .agent_cmd("w")
+            .arg("wait")
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        next_event(&mut feed, |v| {
+            v["type"] == "session_status" && v["session_id"] == "w" && v["state"] == "idle"
+        });
+        let mut out = wait.stdout.take().unwrap();
+        let start = Instant::now();
+        hub.post(
+            &http,
+            "/api/sessions/w/messages",
+            None,
+            &json!({ "text": format!("m{i}") }).to_string(),
+        );
+        let mut buf = [0u8; 1];
+        out.read_exact(&mut buf).unwrap();
+        samples.push(start.elapsed());
+        let mut rest = String::new();
+        out.read_to_string(&mut rest).unwrap();
+        wait.wait().unwrap();
+    }
+    println!(
+        "user message to the waiting clawmux wait (POST to first byte printed): p50 {} (target < 2 ms)",
+        ms(pct(&mut samples, 50))
+    );
+}
+
+fn send_to_browser(hub: &Hub) {
+    let http = hub.http();
+    let mut feed = hub.feed();
+    next_event(&mut feed, |v| v["type"] == "session_list");
+    let (mut api, mut process) = (Vec::new(), Vec::new());
+    for i in 0..300 {
+        let text = format!("reply {i}");
+        let start = Instant::now();
+        hub.post(
+            &http,
+            "/api/send",
+            Some("sky"),
+            &json!({ "to": "user", "text": text }).to_string(),
+        );
+        next_event(&mut feed, |v| {
+            v["type"] == "assistant_text" && v["text"] == text.as_str()
+        });
+        api.push(start.elapsed());
+        let text = format!("cli reply {i}");
+        let start = Instant::now();
+        let out = hub
+            .agent_cmd("sky")
+            .args(["send", "--to", "user", &text])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        next_event(&mut feed, |v| {
+            v["type"] == "assistant_text" && v["text"] == text.as_str()
+        });
+        process.push(start.elapsed());
+    }
+    println!(
+        "send to the browser event: POST /api/send p50 {}; whole `clawmux send` process p50 {} (target < 2 ms)",
+        ms(pct(&mut api, 50)),
+        ms(pct(&mut process, 50))
+    );
+}
+
+fn stop_hook_process(hub: &Hub) {
+    let mut samples = Vec::new();
+    for _ in 0..300 {
+        let start = Instant::now();
+        let mut child = hub
+            .agent_cmd("sky")
+            .args(["hook", "stop"])
+            .stdin(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::io::Write::write_all(
+            &mut child.stdin.take().unwrap(),
+            br#"{"hook_event_name":"Stop"}"#,
+        )
+        .unwrap();
+        child.wait().unwrap();
+        samples.push(start.elapsed());
+    }
+    println!(
+        "`clawmux hook stop` process, start to exit: p50 {} (target < 5 ms)",
+        ms(pct(&mut samples, 50))
+    );
+}
+
+fn idle_and_memory() {
+    let hub = Hub::start(tempfile::tempdir().unwrap());
+    let http = hub.http();
+    let mut feed = hub.feed();
+    let mut waits = Vec::new();
+    for i in 0..50 {
+        let name = format!("idle{i}");
+        hub.add(&http, &name);
+        if i < 20 {
+            waits.push(
+                hub.agent_cmd(&name)
+                    .arg("wait")
+                    .stdout(Stdio::null())
+                    .spawn()
+                    .unwrap(),
+            );
+            next_event(&mut feed, |v| {
+                v["type"] == "session_status"
+                    && v["session_id"] == name.as_str()
+                    && v["state"] == "idle"
+            });
+        }
+    }
+    let (cpu0, t0) = (hub.cpu(), Instant::now());
+    std::thread::sleep(Duration::from_secs(10));
+    let share = (hub.cpu() - cpu0).as_secs_f64() / t0.elapsed().as_secs_f64() * 100.0;
+    println!("idle hub, 20 waiting agents and a browser: {share:.2}% of one core over 10 s (target < 1%)");
+    println!(
+        "resident memory with 50 agents (20 waiting): {:.1} MB (target < 50 MB)",
+        hub.rss_mb()
+    );
+    for mut w in waits {
+        let _ = w.kill();
+        let _ = w.wait();
+    }
+}
+
+fn main() {
+    let start = Instant::now();
+    let hub = Hub::start(prefilled(1_000_000));
+    println!(
+        "(hub started on 1,000,000 messages in {:.1} s)",
+        start.elapsed().as_secs_f64()
+    );
+    hook_latency(&hub);
+    hook_throughput(&hub);
+    message_to_wait(&hub);
+    send_to_browser(&hub);
+    stop_hook_process(&hub);
+    println!(
+        "resident memory after the load above: {:.1} MB",
+        hub.rss_mb()
+    );
+    drop(hub);
+    idle_and_memory();
+}

@@ -1,0 +1,224 @@
+//! Thousands of random interleavings of user messages, tool hooks, Stop and wait connect/disconnect
+//! against the real hub (in-process, real SQLite file), checking the inbox's two promises:
+//! every message reaches Claude exactly once, and Claude is never allowed to stop while a message it has
+//! not acted on exists.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use std::collections::HashMap;
+
+use clawmux_hub::{Hub, Waiter};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
+use serde_json::{json, Value};
+
+#[derive(Debug, Clone, Copy)]
+enum Op {
+    UserMessage,
+    PreTool,
+    PreToolWait,
+    PostTool,
+    Stop,
+    WaitConnect,
+    WaitDeliver,
+    WaitDies,
+    WaitDisconnect,
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        3 => Just(Op::UserMessage),
+        2 => Just(Op::PreTool),
+        1 => Just(Op::PreToolWait),
+        2 => Just(Op::PostTool),
+        2 => Just(Op::Stop),
+        2 => Just(Op::WaitConnect),
+        2 => Just(Op::WaitDeliver),
+        1 => Just(Op::WaitDies),
+        1 => Just(Op::WaitDisconnect),
+    ]
+}
+
+/// The message ids in lines such as `[MSG id:msg-0000000a from:user] text`.
+fn ids_in(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix("[MSG id:"))
+        .filter_map(|l| l.split(' ').next())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// What the simulated Claude has been handed, and whether it owes an answer to a hook hand-over.
+#[derive(Default)]
+struct Claude {
+    received: HashMap<String, u32>,
+    owes_answer: bool,
+}
+
+impl Claude {
+    fn receive(&mut self, ids: Vec<String>) {
+        for id in ids {
+            *self.received.entry(id).or_default() += 1;
+        }
+    }
+}
+
+/// The waiter's offer, which must come at once when messages are pending.
+async fn offered(w: &Waiter) -> Result<clawmux_hub::inbox::Offer, TestCaseError> {
+    match tokio::time::timeout(std::time::Duration::from_secs(5), w.offer()).await {
+        Ok(offer) => Ok(offer.unwrap()),
+        Err(_) => Err(TestCaseError::fail(
+            "messages were pending but the waiter was offered nothing",
+        )),
+    }
+}
+
+async fn run_case(hub: &Hub, agent: &str, ops: &[Op]) -> Result<(), TestCaseError> {
+    hub.add_agent(agent, None).await.unwrap();
+    let mut claude = Claude::default();
+    let mut sent = Vec::new();
+    let mut waiter: Option<Waiter> = None;
+    let tool = |name: &str, input: Value| {
+        json!({"hook_event_name":"PreToolUse","tool_name":name,"tool_input":input,"tool_use_id":"t"}).to_string()
+    };
+    for op in ops {
+        match op {
+            Op::UserMessage => sent.push(
+                hub.user_message(agent, "hi", false, None)
+                    .await
+                    .unwrap()
+                    .id
+                    .to_string(),
+            ),
+            Op::PreTool | Op::PostTool | Op::PreToolWait => {
+                let body = if matches!(op, Op::PreTool) {
+                    tool("Read", json!({"file_path":"/x"}))
+                } else if matches!(op, Op::PreToolWait) {
+                    tool("Bash", json!({"command":"clawmux wait"}))
+                } else {
+                    json!({"hook_event_name":"PostToolUse","tool_name":"Read","tool_use_id":"t"})
+                        .to_string()
+                };
+                let reply = hub.tool_hook(Some(agent), body.as_bytes()).await.unwrap();
+                let context = reply
+                    .pointer("/hookSpecificOutput/additionalContext")
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                let ids = ids_in(context);
+                if matches!(op, Op::PreToolWait) {
+                    prop_assert!(
+                        ids.is_empty(),
+                        "the PreToolUse of clawmux wait took the inbox"
+                    );
+                }
+                if waiter.is_some() {
+                    prop_assert!(
+                        ids.is_empty(),
+                        "a hook took the inbox while a waiter was connected"
+                    );
+                }
+                if !ids.is_empty() {
+                    claude.owes_answer = true;
+                }
+                claude.receive(ids);
+            }
+            Op::Stop => {
+                let verdict = hub
+                    .stop_hook(agent, br#"{"hook_event_name":"Stop"}"#)
+                    .await
+                    .unwrap();
+                if verdict.block {
+                    claude.receive(ids_in(&verdict.reason));
+                    // Blocked: Claude answers what it had before it tries to stop again.
+                    claude.owes_answer = false;
+                } else {
+                    prop_assert!(
+                        !claude.owes_answer,
+                        "Claude stopped owing an answer to a hook hand-over"
+                    );
+                    prop_assert_eq!(
+                        hub.store().pending(agent).await.unwrap(),
+                        0,
+                        "Claude stopped with messages pending"
+                    );
+                }
+            }
+            Op::WaitConnect => {
+                if waiter.is_none() {
+                    waiter = Some(hub.wait_open(agent).await.unwrap());
+                    claude.owes_answer = false;
+                }
+            }
+            Op::WaitDeliver | Op::WaitDies => {
+                // A connected waiter is offered whatever is pending, at once.
+                if waiter.is_some() && hub.store().pending(agent).await.unwrap() > 0 {
+                    let w = waiter.take().unwrap();
+                    let offer = offered(&w).await?;
+                    if matches!(op, Op::WaitDeliver) {
+                        claude.receive(offer.messages.iter().map(|m| m.id.to_string()).collect());
+                        w.confirm(offer).await.unwrap();
+                    } else {
+                        w.decline(offer);
+                    }
+                    w.close().await.unwrap();
+                }
+            }
+            Op::WaitDisconnect => {
+                if let Some(w) = waiter.take() {
+                    w.close().await.unwrap();
+                }
+            }
+        }
+        for (id, n) in &claude.received {
+            prop_assert_eq!(*n, 1, "{} handed over {} times", id, n);
+        }
+    }
+    // Drain: whatever is left reaches the next wait, once.
+    if let Some(w) = waiter.take() {
+        w.close().await.unwrap();
+    }
+    if hub.store().pending(agent).await.unwrap() > 0 {
+        let w = hub.wait_open(agent).await.unwrap();
+        let offer = offered(&w).await?;
+        claude.receive(offer.messages.iter().map(|m| m.id.to_string()).collect());
+        w.confirm(offer).await.unwrap();
+        w.close().await.unwrap();
+    }
+    for id in &sent {
+        prop_assert_eq!(
+            claude.received.get(id),
+            Some(&1),
+            "{} was not handed over exactly once",
+            id
+        );
+    }
+    prop_assert_eq!(claude.received.len(), sent.len());
+    Ok(())
+}
+
+#[test]
+fn every_interleaving_hands_each_message_over_exactly_once() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let hub = rt.block_on(Hub::open(dir.path())).unwrap();
+    let cases: u32 = std::env::var("INTERLEAVINGS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(2000);
+    let mut runner = TestRunner::new(Config {
+        cases,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let counter = std::sync::atomic::AtomicU32::new(0);
+    runner
+        .run(&prop::collection::vec(op(), 1..40), |ops| {
+            let n = counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            rt.block_on(run_case(&hub, &format!("a{n}"), &ops))
+        })
+        .unwrap();
+    eprintln!("{} interleavings checked", counter.into_inner());
+}
