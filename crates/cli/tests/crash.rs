@@ -114,8 +114,7 @@ fn sigkill_during_sends_loses_and_duplicates_nothing() {
     while acked.lock().unwrap().len() < kill_after {
         std::thread::sleep(Duration::from_millis(5));
     }
-    hub.child.kill().unwrap();
-    hub.child.wait().unwrap();
+    hub.kill();
     stop.store(true, Ordering::Relaxed);
     users.join().unwrap();
     agent_sends.join().unwrap();
@@ -140,7 +139,7 @@ fn sigkill_during_sends_loses_and_duplicates_nothing() {
         store.close().await;
     });
 
-    hub.crash_and_restart();
+    hub.restart();
     let acked = acked.lock().unwrap().clone();
     let mut stored: HashMap<String, usize> = HashMap::new();
     for m in hub.history("sky") {
@@ -180,4 +179,26 @@ fn sigkill_during_sends_loses_and_duplicates_nothing() {
         String::from_utf8_lossy(&out.stdout),
         format!("[MSG id:{id} from:user] still there?\n")
     );
+}
+
+#[test]
+fn an_idle_agent_whose_wait_died_with_the_hub_is_not_shown_idle_forever() {
+    let mut hub = TestHub::start();
+    hub.add_agent("sky");
+    hub.add_agent("moon");
+    let mut feed = hub.feed(None);
+    let mut sky_wait = start_wait(&hub, &mut feed, "sky");
+    let mut moon_wait = start_wait(&hub, &mut feed, "moon");
+    drop(feed);
+    // The hub dies, and sky's wait dies with it; moon's wait lives on and reconnects.
+    hub.kill();
+    sky_wait.kill().unwrap();
+    sky_wait.wait().unwrap();
+    hub.restart();
+    let mut feed = hub.feed(None);
+    let took = feed.state("sky", "processing", Duration::from_secs(6));
+    eprintln!("sky shown as out of its wait {took:?} after the restart");
+    assert_eq!(hub.session("moon")["state"], "idle");
+    moon_wait.kill().unwrap();
+    moon_wait.wait().unwrap();
 }

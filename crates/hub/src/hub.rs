@@ -24,6 +24,9 @@ use crate::ui_event::{SessionInfo, UiEvent};
 pub const MAX_TEXT: usize = 512 * 1024;
 /// How many UI events a slow UI may fall behind before it must resynchronise from the store.
 const UI_BACKLOG: usize = 4096;
+/// How long, after the hub starts, the `clawmux wait`s of IDLE agents have to reconnect before those agents
+/// are taken to have left their wait while the hub was down.
+pub const WAIT_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
 /// The sentinel a hook hand-over leaves in the agent's folder for the Stop hook (PROTOCOL.md).
 pub const HOOK_DELIVERED: &str = ".hook_delivered";
 
@@ -54,8 +57,10 @@ pub(crate) struct Live {
     pub(crate) work_dir: PathBuf,
     /// One inbox consumer at a time: the waiter, a tool hook or the Stop hook.
     pub(crate) inbox: Arc<tokio::sync::Mutex<()>>,
-    /// Orders "apply an event, then broadcast the new status" per agent.
-    pub(crate) transitions: tokio::sync::Mutex<()>,
+    /// The id of the last event whose status was broadcast. Events are applied in parallel (the store
+    /// commits them in groups); a status computed from an older event than one already sent is stale
+    /// and is not sent, so the UI never steps back.
+    pub(crate) last_status: Mutex<i64>,
     /// Makes "change the waiter slot, then record its connect or disconnect" one step per agent. Without
     /// it, an agent that re-enters `clawmux wait` at once can have the old wait's disconnect recorded after
     /// the new wait's connect, and show PROCESSING while it waits.
@@ -75,7 +80,7 @@ impl Live {
         Live {
             work_dir,
             inbox: Arc::new(tokio::sync::Mutex::new(())),
-            transitions: tokio::sync::Mutex::new(()),
+            last_status: Mutex::new(0),
             wait_order: tokio::sync::Mutex::new(()),
             waiter: Mutex::new(None),
             hook_delivered: AtomicBool::new(false),
@@ -300,7 +305,6 @@ impl Hub {
         payload: &[u8],
     ) -> Result<Applied, ApiError> {
         let live = self.live(agent)?;
-        let _order = live.transitions.lock().await;
         let at = now();
         let applied = self
             .inner
@@ -319,7 +323,12 @@ impl Hub {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .notify(agent, &applied.before, &applied.decision, &applied.after);
-        if applied.before != applied.after {
+        let mut last_status = live
+            .last_status
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if applied.before != applied.after && applied.event_id > *last_status {
+            *last_status = applied.event_id;
             let (tool_name, tool_input) = match event {
                 Event::Hook(clawmux_core::Hook {
                     kind: clawmux_core::hook::HookKind::PreToolUse(call),
@@ -480,6 +489,25 @@ impl Hub {
                 ApiError::bad_request("unknown_cursor", format!("no message {up_to} in {agent}"))
             })?;
         self.inner.store.mark_read(agent, m.seq).await?;
+        Ok(())
+    }
+
+    /// After a start: an agent recorded IDLE whose wait did not come back within [`WAIT_GRACE`] left its
+    /// wait while the hub was down. Record that (a wait disconnect, reported by the hub), so the sidebar
+    /// does not show it idle forever. Waits that reconnected are left alone.
+    pub async fn settle_waits_after_start(&self) -> Result<(), ApiError> {
+        tokio::time::sleep(WAIT_GRACE).await;
+        for row in self.inner.store.agents().await? {
+            let Ok(live) = self.live(&row.name) else {
+                continue;
+            };
+            let _order = live.wait_order.lock().await;
+            let idle = self.inner.store.agent(&row.name).await?.snapshot.state == State::Idle;
+            if idle && !live.has_waiter() {
+                self.apply(&row.name, Source::Hub, &Event::WaitDisconnected, b"")
+                    .await?;
+            }
+        }
         Ok(())
     }
 

@@ -25,6 +25,12 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let port = listener.local_addr()?.port();
+    let settle = hub.clone();
+    tokio::spawn(async move {
+        if let Err(e) = settle.settle_waits_after_start().await {
+            tracing::warn!(error = %e, "could not check the agents' waits after start");
+        }
+    });
     let app = http::router(hub, port);
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown)

@@ -143,15 +143,11 @@ async fn write_batch(
     decided: &[Decided],
     snapshots: &std::collections::HashMap<String, Snapshot>,
 ) -> Result<(), StoreError> {
+    // Anonymous `?` placeholders, bound in order: sqlx resolves a numbered `?NNN` by name, for each of
+    // the hundreds of parameters of a full batch.
     let rows = |n: usize, width: usize| -> String {
-        (0..n)
-            .map(|r| {
-                let cols: Vec<String> =
-                    (1..=width).map(|c| format!("?{}", r * width + c)).collect();
-                format!("({})", cols.join(", "))
-            })
-            .collect::<Vec<_>>()
-            .join(", ")
+        let row = format!("({})", vec!["?"; width].join(", "));
+        vec![row; n].join(", ")
     };
     let mut tx = conn.begin().await?;
     let sql = format!(

@@ -39,8 +39,18 @@ impl TestHub {
 
     /// Kills the hub with SIGKILL and starts a new one on the same data folder and port.
     pub fn crash_and_restart(&mut self) {
+        self.kill();
+        self.restart();
+    }
+
+    /// SIGKILL.
+    pub fn kill(&mut self) {
         self.child.kill().unwrap();
         self.child.wait().unwrap();
+    }
+
+    /// Starts the hub again on the same data folder and port.
+    pub fn restart(&mut self) {
         let (child, port) = spawn_serve(self.dir.path(), self.port);
         assert_eq!(port, self.port);
         self.child = child;
