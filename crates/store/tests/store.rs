@@ -314,7 +314,7 @@ async fn events_are_stored_decided_and_survive_a_restart() {
 }
 
 #[tokio::test]
-async fn the_database_is_in_wal_mode_with_a_busy_timeout() {
+async fn the_database_is_in_wal_mode_and_migrated() {
     let (dir, store) = fresh().await;
     store.close().await;
     let out = std::process::Command::new("sqlite3")
