@@ -192,13 +192,16 @@ impl Hub {
         let _ = self.inner.ui.send(event);
     }
 
-    pub(crate) fn live(&self, agent: &str) -> Result<Arc<Live>, ApiError> {
-        let agents = self
-            .inner
+    /// The agents' live data (a short critical section: never held across an await).
+    fn agents(&self) -> MutexGuard<'_, HashMap<String, Arc<Live>>> {
+        self.inner
             .agents
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        agents
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    pub(crate) fn live(&self, agent: &str) -> Result<Arc<Live>, ApiError> {
+        self.agents()
             .get(agent)
             .cloned()
             .ok_or_else(|| ApiError::unknown_agent(agent))
@@ -207,12 +210,7 @@ impl Hub {
     /// The agent whose work folder is `cwd` (hooks without the session header).
     pub fn agent_by_work_dir(&self, cwd: &str) -> Option<String> {
         let cwd = Path::new(cwd);
-        let agents = self
-            .inner
-            .agents
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        agents
+        self.agents()
             .iter()
             .find(|(_, live)| live.work_dir == cwd)
             .map(|(name, _)| name.clone())
@@ -284,10 +282,7 @@ impl Hub {
             )
         })?;
         let row = self.inner.store.add_agent(name, work_str, now()).await?;
-        self.inner
-            .agents
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.agents()
             .insert(name.to_owned(), Arc::new(Live::new(work_dir)));
         let info = SessionInfo::new(&row.name, &row.work_dir, &row.snapshot, 0);
         self.broadcast(UiEvent::SessionSpawned {
