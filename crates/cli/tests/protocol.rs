@@ -369,18 +369,34 @@ fn the_demo_agent_runs_a_whole_cycle_through_the_real_paths() {
     assert_eq!(reply["parent_id"], id.as_str());
     assert!(reply["text"].as_str().unwrap().contains("do the thing"));
     assert!(demo.wait().unwrap().success());
-    // Every decision is a row of the seed's tables: the log holds the whole cycle.
-    let out = std::process::Command::new("sqlite3")
-        .arg(hub.data().join("clawmux.db"))
-        .arg("SELECT trigger || ':' || from_state || '>' || to_state FROM transitions WHERE outcome = 'moved'")
-        .output();
-    if let Ok(out) = out {
-        let moves = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            moves.starts_with("wait:connect:starting>idle\nwait:disconnect:idle>processing\n"),
-            "{moves}"
-        );
-    }
+    // The decision log holds the whole cycle, row by row of the seed's table.
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let moves: Vec<String> = rt.block_on(async {
+        let store = clawmux_store::Store::open(&hub.data().join("clawmux.db"))
+            .await
+            .unwrap();
+        let log = store.decisions("demo", 0, 1000).await.unwrap();
+        store.close().await;
+        log.iter()
+            .filter(|d| d.decision.outcome == clawmux_core::Outcome::Moved)
+            .map(|d| {
+                format!(
+                    "{}:{}>{}",
+                    d.decision.trigger, d.decision.from, d.decision.to
+                )
+            })
+            .collect()
+    });
+    assert!(
+        moves.starts_with(&[
+            "wait:connect:starting>idle".to_owned(),
+            "wait:disconnect:idle>processing".to_owned()
+        ]),
+        "{moves:?}"
+    );
 }
 
 #[test]

@@ -1,13 +1,10 @@
-//! Observers of decisions: logging, metrics and a broadcast for the UI.
+//! Observers of decisions: logging and metrics.
 //!
 //! The machine itself only returns decisions; whoever owns an agent hands each one to [`Observers`], which
-//! passes it to every subscriber. Observers never fail and never block: a UI that lags behind misses old
-//! broadcasts (and resynchronises from the store), it never slows an agent down.
+//! passes it to every subscriber. Observers never fail and never block an agent. (The UI's live feed is
+//! the hub's own broadcast, ordered by stored event id, because only the hub knows that order.)
 
 use std::collections::HashMap;
-
-use serde::Serialize;
-use tokio::sync::broadcast;
 
 use crate::decision::{Decision, Outcome};
 use crate::state::{Snapshot, State};
@@ -99,49 +96,35 @@ impl Observer for StateMetrics {
     }
 }
 
-/// A decision as the UI receives it.
-#[derive(Debug, Clone, Serialize)]
-pub struct Change {
-    /// The agent.
-    pub agent: String,
-    /// The decision.
-    pub decision: Decision,
-    /// The agent's snapshot after it.
-    pub snapshot: Snapshot,
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::{Event, Source};
+    use crate::machine::step;
+    use crate::time::Millis;
 
-/// Broadcasts every decision that changed something visible (state or status_text).
-pub struct BroadcastObserver {
-    tx: broadcast::Sender<Change>,
-}
-
-impl BroadcastObserver {
-    /// A broadcaster holding up to `capacity` changes for slow receivers.
-    pub fn new(capacity: usize) -> (BroadcastObserver, broadcast::Receiver<Change>) {
-        let (tx, rx) = broadcast::channel(capacity.max(1));
-        (BroadcastObserver { tx }, rx)
-    }
-
-    /// Another receiver.
-    pub fn subscribe(&self) -> broadcast::Receiver<Change> {
-        self.tx.subscribe()
-    }
-}
-
-impl Observer for BroadcastObserver {
-    fn observe(&mut self, agent: &str, _before: &Snapshot, d: &Decision, after: &Snapshot) {
-        let visible = match d.outcome {
-            Outcome::Moved => true,
-            Outcome::Stayed => d.activity.is_some(),
-            Outcome::Suppressed(_) => false,
-        };
-        if visible {
-            // No receiver is not an error: nobody is watching.
-            let _ = self.tx.send(Change {
-                agent: agent.to_owned(),
-                decision: d.clone(),
-                snapshot: after.clone(),
-            });
+    #[test]
+    fn metrics_count_time_in_state_transitions_and_suppressions() {
+        let mut metrics = StateMetrics::default();
+        let mut s = Snapshot::new(Millis(0));
+        for (event, t) in [
+            (Event::WaitConnected, 100),
+            (Event::WaitConnected, 150),
+            (Event::WaitDisconnected, 400),
+            (Event::WaitConnected, 1000),
+        ] {
+            let (next, d) = step(&s, &event, Source::Wait, Millis(t));
+            metrics.observe("sky", &s, &d, &next);
+            s = next;
         }
+        let key = |st| ("sky".to_owned(), st);
+        assert_eq!(metrics.time_in_state[&key(State::Starting)], 100);
+        assert_eq!(metrics.time_in_state[&key(State::Idle)], 300);
+        assert_eq!(metrics.time_in_state[&key(State::Processing)], 600);
+        assert_eq!(
+            metrics.transitions[&("sky".to_owned(), State::Idle, State::Processing)],
+            1
+        );
+        assert_eq!(metrics.suppressed["sky"], 1);
     }
 }

@@ -315,18 +315,21 @@ async fn events_are_stored_decided_and_survive_a_restart() {
 
 #[tokio::test]
 async fn the_database_is_in_wal_mode_and_migrated() {
+    use sqlx::Connection;
     let (dir, store) = fresh().await;
     store.close().await;
-    let out = std::process::Command::new("sqlite3")
-        .arg(dir.path().join("clawmux.db"))
-        .arg("PRAGMA journal_mode; SELECT version FROM _sqlx_migrations;")
-        .output();
-    // sqlite3 is a test convenience; the check is skipped where it is absent.
-    if let Ok(out) = out {
-        let text = String::from_utf8_lossy(&out.stdout);
-        assert!(text.starts_with("wal"), "{text}");
-        assert!(text.contains("20261122000000"), "{text}");
-    }
+    let url = format!("sqlite://{}", dir.path().join("clawmux.db").display());
+    let mut conn = sqlx::SqliteConnection::connect(&url).await.unwrap();
+    let mode: String = sqlx::query_scalar("PRAGMA journal_mode")
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(mode, "wal");
+    let versions: Vec<i64> = sqlx::query_scalar("SELECT version FROM _sqlx_migrations")
+        .fetch_all(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(versions, [20_261_122_000_000]);
 }
 
 #[tokio::test]
