@@ -144,10 +144,14 @@ fn once(env: &AgentEnv, stop: &AtomicBool) -> Outcome {
                 return Outcome::Lost("the hub closed the connection".into())
             }
             Ok(Message::Ping(_) | Message::Pong(_) | Message::Binary(_) | Message::Frame(_)) => {}
+            // A tick without data, or a signal (a socket read with a timeout is not restarted after
+            // one): read again; the loop's first line looks at the stop flag.
             Err(tungstenite::Error::Io(e))
                 if matches!(
                     e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    std::io::ErrorKind::WouldBlock
+                        | std::io::ErrorKind::TimedOut
+                        | std::io::ErrorKind::Interrupted
                 ) => {}
             Err(e) => return Outcome::Lost(format!("connection lost: {e}")),
         }
