@@ -60,6 +60,13 @@ pub fn list(args: &HubArgs) -> Result<(), String> {
     Ok(())
 }
 
+/// Prints the web UI's address. The token travels in the fragment, which a browser never sends anywhere.
+pub fn open(args: &HubArgs) -> Result<(), String> {
+    let hub = args.resolve()?;
+    println!("http://127.0.0.1:{}/#token={}", hub.port, hub.token);
+    Ok(())
+}
+
 /// Quotes for a POSIX shell's `export` line.
 fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))

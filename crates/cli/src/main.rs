@@ -66,6 +66,11 @@ enum Command {
         #[command(flatten)]
         hub: env::HubArgs,
     },
+    /// Print the address of the web UI (with this install's token), for a browser.
+    Open {
+        #[command(flatten)]
+        hub: env::HubArgs,
+    },
     /// Show every agent and its state.
     Status {
         #[command(flatten)]
@@ -129,6 +134,7 @@ fn main() -> ExitCode {
             hub,
         }
         | Command::Status { hub } => agent::list(&hub),
+        Command::Open { hub } => agent::open(&hub),
         Command::DemoAgent {
             name,
             pace,

@@ -641,3 +641,75 @@ fn an_agent_that_reenters_wait_at_once_is_shown_idle_every_time() {
     wait.kill().unwrap();
     wait.wait().unwrap();
 }
+
+#[test]
+fn the_web_ui_is_served_without_the_token_and_nothing_outside_it() {
+    let hub = TestHub::start();
+    let http = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .proxy(None)
+        .max_redirects(0)
+        .build()
+        .new_agent();
+    let resp = http.get(hub.url("/")).call().unwrap();
+    assert!(resp.status().is_redirection());
+    assert_eq!(resp.headers()["location"], "/ui/index.html");
+    let mut page = http.get(hub.url("/ui/index.html")).call().unwrap();
+    assert_eq!(page.status().as_u16(), 200);
+    assert!(page.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("text/html"));
+    assert!(page
+        .body_mut()
+        .read_to_string()
+        .unwrap()
+        .contains("js/main.js"));
+    for escape in [
+        "/ui/..%2f..%2fCargo.toml",
+        "/ui/../Cargo.toml",
+        "/ui/%2fetc%2fpasswd",
+        "/ui/css/..%2f..%2f..%2fCargo.toml",
+    ] {
+        let status = http.get(hub.url(escape)).call().unwrap().status().as_u16();
+        assert!(status == 404 || status == 400, "{escape}: {status}");
+    }
+    // The API itself still wants the token.
+    assert_eq!(
+        http.get(hub.url("/api/sessions"))
+            .call()
+            .unwrap()
+            .status()
+            .as_u16(),
+        401
+    );
+}
+
+#[test]
+fn a_terminated_wait_cleans_up_and_the_agent_leaves_idle() {
+    let hub = TestHub::start();
+    hub.add_agent("sky");
+    let mut feed = hub.feed(None);
+    let mut wait = start_wait(&hub, &mut feed, "sky");
+    let pid_file = hub.work_dir("sky").join(".waiting");
+    assert!(pid_file.exists());
+    let term = std::process::Command::new("kill")
+        .args(["-TERM", &wait.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(term.success());
+    let status = wait.wait().unwrap();
+    let mut err = String::new();
+    wait.stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("interrupted") && !err.contains("connection lost"),
+        "{err}"
+    );
+    assert!(!pid_file.exists(), ".waiting must be removed on SIGTERM");
+    feed.state("sky", "processing", 2 * SEC);
+}

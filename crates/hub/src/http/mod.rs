@@ -6,6 +6,7 @@
 
 mod api;
 mod browser;
+mod ui;
 mod wait;
 
 use std::sync::Arc;
@@ -93,6 +94,11 @@ async fn guard(State(g): State<Guard>, req: Request, next: Next) -> Response {
         )
         .into_response();
     }
+    // The UI's own files hold no secret: a browser loads them before it has the token (from the fragment).
+    let path = req.uri().path();
+    if req.method() == axum::http::Method::GET && (path == "/" || path.starts_with("/ui/")) {
+        return next.run(req).await;
+    }
     if let Some(origin) = req.headers().get(header::ORIGIN) {
         if !origin.to_str().is_ok_and(|o| g.origin_ok(o)) {
             return ApiError::new(
@@ -132,6 +138,8 @@ pub fn router(hub: Hub, port: u16) -> Router {
         .route("/api/history/{id}", get(api::history))
         .route("/ws/wait/{id}", get(wait::upgrade))
         .route("/ws", get(browser::upgrade))
+        .route("/", get(ui::index))
+        .route("/ui/{*path}", get(ui::asset))
         .fallback(|| async {
             ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such endpoint")
         })

@@ -1,0 +1,130 @@
+// The web UI as a person uses it, against the real hub and real agents' commands.
+
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { ARTIFACTS, openBrowser, openUi, startHub } from './harness.mjs';
+
+let browser;
+before(async () => { browser = await openBrowser(); });
+after(async () => { await browser?.close(); });
+
+const dotColour = (page, agent) =>
+  page.$eval(`[data-agent="${agent}"] .dot`, (el) => getComputedStyle(el).backgroundColor);
+const GREEN = 'rgb(63, 185, 80)';
+const YELLOW = 'rgb(227, 179, 65)';
+const BLUE = 'rgb(79, 143, 247)';
+
+async function indicatorIs(page, agent, cls, colour) {
+  await page.waitForSelector(`[data-agent="${agent}"].${cls}`, { timeout: 5000 });
+  assert.equal(await dotColour(page, agent), colour);
+}
+
+test('the indicator, the chat status and the messages follow a whole agent cycle', async () => {
+  const hub = await startHub();
+  const { page, errors } = await openUi(browser, hub);
+  try {
+    hub.addAgent('sky');
+    await indicatorIs(page, 'sky', 'indicator-starting', YELLOW);
+    await page.click('[data-agent="sky"]');
+    assert.equal(await page.textContent('#chat-status'), '', 'STARTING shows nothing in the chat');
+
+    await hub.api('POST', '/api/hooks/tool-status', { hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'clawmux wait' } }, 'sky');
+    let wait = hub.wait('sky');
+    await indicatorIs(page, 'sky', 'indicator-idle', GREEN);
+    await page.waitForFunction(() => document.querySelector('#chat-status').textContent === 'Running clawmux wait');
+    await page.screenshot({ path: join(ARTIFACTS, 'cycle-1-idle.png') });
+
+    await page.fill('#input', 'Please **check** the build');
+    await page.keyboard.press('Enter');
+    const printed = await wait.done;
+    const id = /\[MSG id:(msg-[0-9a-f]{8}) from:user\] Please \*\*check\*\* the build/.exec(printed)?.[1];
+    assert.ok(id, `the wait printed ${printed}`);
+    await indicatorIs(page, 'sky', 'indicator-working', BLUE);
+    await page.waitForSelector('#chat-status .thinking span');
+    assert.equal(await page.$eval(`[data-id="${id}"] .body strong`, (el) => el.textContent), 'check');
+    await page.screenshot({ path: join(ARTIFACTS, 'cycle-2-working.png') });
+
+    await hub.api('POST', '/api/hooks/tool-status', { hook_event_name: 'PreCompact', trigger: 'auto' }, 'sky');
+    await page.waitForSelector('[data-agent="sky"][data-state="compacting"]');
+    assert.equal(await dotColour(page, 'sky'), BLUE, 'COMPACTING is Working (blue)');
+    await page.waitForSelector('#chat-status .thinking');
+
+    hub.clawmux(['send', '--to', 'user', '--re', id, 'Build is **green**. <img src="data:," onerror="window.pwned=1"><script>window.pwned=2</script>'], 'sky');
+    const reply = await page.waitForSelector(`[data-id="${id}"] .replies .msg.kind-assistant`);
+    assert.equal(await reply.$eval('.body strong', (el) => el.textContent), 'green');
+    assert.equal(await page.evaluate(() => window.pwned), undefined, 'markdown is sanitised');
+    hub.clawmux(['send', '--to', 'user', '--re', id], 'sky');
+    await page.waitForSelector(`[data-id="${id}"] > .acks .ack`);
+
+    await hub.api('POST', '/api/hooks/tool-status', { hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'clawmux wait' } }, 'sky');
+    wait = hub.wait('sky');
+    await indicatorIs(page, 'sky', 'indicator-idle', GREEN);
+    await page.screenshot({ path: join(ARTIFACTS, 'cycle-3-replied.png') });
+    wait.process.kill();
+    assert.deepEqual(errors, []);
+  } finally {
+    hub.stop();
+  }
+});
+
+test('a rendered message is never re-created: the same element after 100 more messages', async () => {
+  const hub = await startHub();
+  const { page, errors } = await openUi(browser, hub);
+  try {
+    hub.addAgent('sky');
+    await page.waitForSelector('[data-agent="sky"]');
+    await page.click('[data-agent="sky"]');
+    const first = await hub.api('POST', '/api/send', { to: 'user', text: 'first' }, 'sky');
+    await page.waitForSelector(`[data-id="${first.id}"]`);
+    await page.$eval(`[data-id="${first.id}"]`, (el) => { window.marked = el; el.dataset.mark = 'kept'; });
+    for (let i = 0; i < 100; i++) await hub.api('POST', '/api/send', { to: 'user', text: `message ${i}` }, 'sky');
+    await page.waitForFunction(() => document.querySelectorAll('.chat[data-session="sky"] .msg').length === 101);
+    assert.equal(await page.evaluate((id) => document.querySelector(`[data-id="${id}"]`) === window.marked, first.id), true);
+    assert.equal(await page.$eval(`[data-id="${first.id}"]`, (el) => el.dataset.mark), 'kept');
+    assert.deepEqual(errors, []);
+  } finally {
+    hub.stop();
+  }
+});
+
+test('after a dead connection the gap arrives once, and a send made offline is stored once', async () => {
+  const hub = await startHub();
+  const { context, page, errors } = await openUi(browser, hub);
+  try {
+    hub.addAgent('sky');
+    await page.waitForSelector('[data-agent="sky"]');
+    await page.click('[data-agent="sky"]');
+    const before = await hub.api('POST', '/api/send', { to: 'user', text: 'before' }, 'sky');
+    await page.waitForSelector(`[data-id="${before.id}"]`);
+
+    // The network goes away and the connection dies.
+    await context.setOffline(true);
+    await page.evaluate(() => window.clawmux.backend.dropConnection());
+    await page.waitForSelector('#connection.offline');
+    const gap = [];
+    for (let i = 0; i < 20; i++) gap.push((await hub.api('POST', '/api/send', { to: 'user', text: `gap ${i}` }, 'sky')).id);
+    await page.fill('#input', 'written while offline');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('.msg.queued');
+    await page.screenshot({ path: join(ARTIFACTS, 'offline-queued.png') });
+
+    await context.setOffline(false);
+    await page.waitForSelector('#connection.online', { timeout: 15000 });
+    await page.waitForFunction((ids) => ids.every((id) => document.querySelector(`[data-id="${id}"]`)), gap, { timeout: 10000 });
+    await page.waitForFunction(() => !document.querySelector('.msg.queued'));
+    const counts = await page.evaluate(() => {
+      const seen = {};
+      for (const el of document.querySelectorAll('.msg[data-id]')) seen[el.dataset.id] = (seen[el.dataset.id] ?? 0) + 1;
+      return seen;
+    });
+    assert.ok(Object.values(counts).every((n) => n === 1), `duplicates on screen: ${JSON.stringify(counts)}`);
+    assert.equal(Object.keys(counts).length, 22);
+    const history = await hub.api('GET', '/api/history/sky?limit=1000');
+    assert.equal(history.messages.filter((m) => m.text === 'written while offline').length, 1);
+    await page.screenshot({ path: join(ARTIFACTS, 'reconnected.png') });
+    assert.deepEqual(errors.filter((e) => !e.includes('ERR_INTERNET_DISCONNECTED')), []);
+  } finally {
+    hub.stop();
+  }
+});

@@ -1,0 +1,104 @@
+// The conversations. Append-only: every message element is created once and never re-created or
+// re-rendered; a conversation's container is kept when another is shown. Messages are placed by seq, so a
+// live message that arrives before the first history page still ends up after it. Replies sit under
+// their parent; a thumbs-up (ack) is a mark on the message it acknowledges.
+
+import { renderInto } from './markdown.js';
+
+export class Conversation {
+  constructor(root, sessionId, loadOlder) {
+    this.sessionId = sessionId;
+    this.element = document.createElement('div');
+    this.element.className = 'chat';
+    this.element.dataset.session = sessionId;
+    this.older = document.createElement('button');
+    this.older.className = 'load-older';
+    this.older.textContent = 'Load older messages';
+    this.older.hidden = true;
+    this.older.addEventListener('click', () => loadOlder(this));
+    this.list = document.createElement('div');
+    this.list.className = 'messages';
+    this.element.append(this.older, this.list);
+    root.append(this.element);
+    /** @type {Map<string, HTMLElement>} */
+    this.elements = new Map();
+    this.loaded = false;
+    this.oldest = null;
+  }
+
+  /** Shows a message; does nothing if it is already on screen. Returns its element. */
+  add(m) {
+    const existing = this.elements.get(m.id);
+    if (existing) return existing;
+    if (!this.oldest || m.seq < this.oldest.seq) this.oldest = m;
+    const parent = m.parent_id ? this.elements.get(m.parent_id) : null;
+    if (m.kind === 'ack' && parent) {
+      const mark = document.createElement('span');
+      mark.className = 'ack';
+      mark.dataset.id = m.id;
+      mark.title = `${m.sender} acknowledged`;
+      mark.textContent = '👍';
+      parent.querySelector(':scope > .acks').append(mark);
+      this.elements.set(m.id, mark);
+      return mark;
+    }
+    const element = this.render(m);
+    this.place(parent ? parent.querySelector(':scope > .replies') : this.list, element, m.seq);
+    this.elements.set(m.id, element);
+    return element;
+  }
+
+  render(m) {
+    const element = document.createElement('article');
+    element.className = `msg kind-${m.kind}`;
+    element.dataset.id = m.id;
+    element.dataset.seq = String(m.seq);
+    const meta = document.createElement('div');
+    meta.className = 'meta';
+    const who = m.kind === 'user' ? (m.voice ? 'You (voice)' : 'You') : m.sender;
+    meta.textContent = `${who} · ${new Date(m.ts).toLocaleTimeString()}`;
+    const body = document.createElement('div');
+    body.className = 'body';
+    if (m.kind === 'ack') body.textContent = '👍';
+    else renderInto(body, m.text);
+    const acks = document.createElement('div');
+    acks.className = 'acks';
+    const replies = document.createElement('div');
+    replies.className = 'replies';
+    element.append(meta, body, acks, replies);
+    return element;
+  }
+
+  /** Inserts by seq; in practice almost always at the end. */
+  place(container, element, seq) {
+    let before = null;
+    for (let child = container.lastElementChild; child; child = child.previousElementSibling) {
+      if (Number(child.dataset.seq) < seq) break;
+      before = child;
+    }
+    container.insertBefore(element, before);
+  }
+
+  /** A message sent while offline, shown as queued until the hub has it. */
+  addQueued(clientId, text) {
+    const element = this.render({ id: '', seq: Number.MAX_SAFE_INTEGER, kind: 'user', sender: 'user', text, ts: Date.now() });
+    element.classList.add('queued');
+    element.dataset.clientId = clientId;
+    this.list.append(element);
+    return element;
+  }
+
+  /** The hub stored a queued message: the same element becomes that message (or goes, if the feed already
+   * brought it). */
+  settleQueued(element, m) {
+    if (this.elements.has(m.id)) {
+      element.remove();
+      return;
+    }
+    element.classList.remove('queued');
+    element.dataset.id = m.id;
+    element.dataset.seq = String(m.seq);
+    delete element.dataset.clientId;
+    this.elements.set(m.id, element);
+  }
+}

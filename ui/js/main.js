@@ -1,0 +1,219 @@
+// Wires the page: the feed into the store and the views, the composer into the backend.
+//
+// The pipeline of the message-pipeline brief: push only (no polling of any kind), a client-side store
+// keyed by message id, append-only elements, the latest page of a conversation on first view with
+// "load older" for the rest, a reconnect that fetches only the gap, and sends queued while offline and
+// replayed on reconnect with the same client id, so the hub stores each once.
+
+import { Backend, HubError, takeToken } from './backend.js';
+import { Conversation } from './chat.js';
+import { Sidebar } from './sidebar.js';
+import { MessageStore } from './store.js';
+
+const PAGE = 100;
+const MESSAGE_EVENTS = new Set(['user_text', 'assistant_text', 'agent_message', 'user_ack', 'activity_text', 'system_text']);
+
+const $ = (id) => document.getElementById(id);
+const store = new MessageStore();
+const sessions = new Map();
+const conversations = new Map();
+/** Sends not yet stored by the hub, in order: {sessionId, text, clientId, element}. */
+const outbox = [];
+let current = null;
+let online = false;
+let backend;
+let sidebar;
+
+function notice(text) {
+  $('notice').textContent = text;
+  $('notice').hidden = !text;
+}
+
+function onConnection(state) {
+  online = state === 'online';
+  const badge = $('connection');
+  badge.className = `connection ${state}`;
+  badge.textContent = state;
+  if (online) flushOutbox();
+}
+
+function onEvent(e) {
+  if (MESSAGE_EVENTS.has(e.type)) return onMessage(e);
+  switch (e.type) {
+    case 'session_list':
+      for (const s of e.sessions) upsertSession(s);
+      if (!current && e.sessions.length) select(e.sessions[0].session_id);
+      break;
+    case 'session_spawned':
+      upsertSession(e.session);
+      break;
+    case 'session_status':
+      upsertSession({ session_id: e.session_id, state: e.state, activity: e.activity });
+      break;
+    case 'reset':
+      // The hub no longer knows our cursor: take the conversation on screen from the history again.
+      if (current) loadLatest(conversations.get(current));
+      break;
+    case 'error':
+      notice(e.message);
+      break;
+    default:
+      break;
+  }
+}
+
+function upsertSession(s) {
+  const merged = { ...sessions.get(s.session_id), ...s };
+  sessions.set(s.session_id, merged);
+  sidebar.upsert(s);
+  if (s.session_id === current) showStatus(merged);
+}
+
+function onMessage(m) {
+  const isNew = store.add(m);
+  conversations.get(m.session_id)?.add(m);
+  if (!isNew) return;
+  const fromAgent = m.kind === 'assistant' || m.kind === 'agent';
+  if (m.session_id === current) {
+    if (fromAgent) backend.markRead(current, m.id).catch(() => {});
+  } else if (fromAgent) {
+    sidebar.setUnread(m.session_id, sidebar.unread(m.session_id) + 1);
+  }
+}
+
+/** The chat area under the messages, as the seed's table says. */
+function showStatus(s) {
+  const status = $('chat-status');
+  status.replaceChildren();
+  status.className = 'chat-status';
+  switch (s.state) {
+    case 'idle':
+      status.textContent = s.activity || 'Waiting';
+      break;
+    case 'processing':
+    case 'compacting': {
+      const dots = document.createElement('span');
+      dots.className = 'thinking';
+      dots.setAttribute('aria-label', 'Thinking');
+      dots.append(document.createElement('span'), document.createElement('span'), document.createElement('span'));
+      status.append(dots);
+      break;
+    }
+    case 'dead':
+      status.textContent = 'Offline';
+      break;
+    default:
+      break;
+  }
+}
+
+async function loadLatest(conv) {
+  try {
+    const page = await backend.history(conv.sessionId, { limit: PAGE });
+    for (const m of page.messages) {
+      store.add(m);
+      conv.add(m);
+    }
+    conv.loaded = true;
+    conv.older.hidden = page.messages.length < PAGE;
+    const last = page.messages.at(-1);
+    if (last && conv.sessionId === current) markAllRead(last.id);
+  } catch (e) {
+    notice(`Cannot load the history: ${e.message}`);
+  }
+}
+
+async function loadOlder(conv) {
+  if (!conv.oldest) return;
+  try {
+    const page = await backend.history(conv.sessionId, { before: conv.oldest.id, limit: PAGE });
+    for (const m of page.messages) {
+      store.add(m);
+      conv.add(m);
+    }
+    conv.older.hidden = page.messages.length < PAGE;
+  } catch (e) {
+    notice(`Cannot load older messages: ${e.message}`);
+  }
+}
+
+function markAllRead(lastId) {
+  sidebar.setUnread(current, 0);
+  backend.markRead(current, lastId).catch(() => {});
+}
+
+function select(agent) {
+  current = agent;
+  sidebar.select(agent);
+  $('chat-title').textContent = agent;
+  let conv = conversations.get(agent);
+  if (!conv) {
+    conv = new Conversation($('chats'), agent, loadOlder);
+    conversations.set(agent, conv);
+    loadLatest(conv);
+  }
+  for (const c of conversations.values()) c.element.hidden = c !== conv;
+  showStatus(sessions.get(agent) ?? {});
+  $('input').disabled = false;
+  $('send').disabled = false;
+  $('input').focus();
+}
+
+async function deliver(item) {
+  try {
+    const stored = await backend.sendMessage(item.sessionId, item.text, item.clientId);
+    conversations.get(item.sessionId)?.settleQueued(item.element, stored);
+    outbox.splice(outbox.indexOf(item), 1);
+    return true;
+  } catch (e) {
+    if (e instanceof HubError) {
+      // Refused, not lost: say why and keep the text on screen.
+      outbox.splice(outbox.indexOf(item), 1);
+      item.element.classList.add('failed');
+      notice(`Not sent: ${e.message}`);
+      return true;
+    }
+    return false; // unreachable: stays queued until the feed is back
+  }
+}
+
+async function flushOutbox() {
+  for (const item of [...outbox]) {
+    if (!(await deliver(item))) return;
+  }
+}
+
+function send() {
+  const input = $('input');
+  const text = input.value;
+  if (!current || !text.trim()) return;
+  input.value = '';
+  notice('');
+  const clientId = crypto.randomUUID();
+  const element = conversations.get(current).addQueued(clientId, text);
+  const item = { sessionId: current, text, clientId, element };
+  outbox.push(item);
+  if (online && outbox.length === 1) deliver(item);
+}
+
+function start(token) {
+  sidebar = new Sidebar($('agents'), select);
+  backend = new Backend(token, { onEvent, onConnection, cursor: () => store.cursor() });
+  $('composer').addEventListener('submit', (e) => {
+    e.preventDefault();
+    send();
+  });
+  $('input').addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      send();
+    }
+  });
+  backend.connect();
+  // For tests and debugging: the live objects, read-only in spirit.
+  window.clawmux = { backend, store, conversations };
+}
+
+const token = takeToken();
+if (token) start(token);
+else notice('No access token. Open the address printed by `clawmux open`.');

@@ -1,0 +1,61 @@
+// The agent list. Each agent's element is made once and updated in place; its indicator follows the
+// canonical table of seeds/agent-state-machine.txt exactly.
+
+/** The sidebar indicator for a hub state: [css class, label]. */
+export function indicator(state) {
+  switch (state) {
+    case 'starting': return ['indicator-starting', 'Starting'];
+    case 'idle': return ['indicator-idle', 'Idle'];
+    case 'processing':
+    case 'compacting': return ['indicator-working', 'Working'];
+    case 'dead': return ['indicator-offline', 'Offline'];
+    default: return ['indicator-offline', state];
+  }
+}
+
+export class Sidebar {
+  constructor(list, onSelect) {
+    this.list = list;
+    this.onSelect = onSelect;
+    /** @type {Map<string, HTMLElement>} */
+    this.items = new Map();
+  }
+
+  /** Adds or updates an agent from a session row or a status event. */
+  upsert(session) {
+    let item = this.items.get(session.session_id);
+    if (!item) {
+      item = document.createElement('li');
+      item.className = 'agent';
+      item.dataset.agent = session.session_id;
+      item.innerHTML = '<span class="dot"></span><span class="name"></span><span class="unread"></span><span class="label"></span><span class="activity"></span>';
+      item.querySelector('.name').textContent = session.session_id;
+      item.addEventListener('click', () => this.onSelect(session.session_id));
+      const after = [...this.items.keys()].sort().find((name) => name > session.session_id);
+      this.list.insertBefore(item, after ? this.items.get(after) : null);
+      this.items.set(session.session_id, item);
+    }
+    if (session.state) {
+      const [cls, label] = indicator(session.state);
+      item.classList.remove('indicator-starting', 'indicator-idle', 'indicator-working', 'indicator-offline');
+      item.classList.add(cls);
+      item.dataset.state = session.state;
+      item.querySelector('.label').textContent = label;
+    }
+    if (session.activity !== undefined) item.querySelector('.activity').textContent = session.activity;
+    if (session.unread_count !== undefined) this.setUnread(session.session_id, session.unread_count);
+  }
+
+  setUnread(agent, count) {
+    const item = this.items.get(agent);
+    if (item) item.querySelector('.unread').textContent = count > 0 ? String(count) : '';
+  }
+
+  unread(agent) {
+    return Number(this.items.get(agent)?.querySelector('.unread').textContent || 0);
+  }
+
+  select(agent) {
+    for (const [name, item] of this.items) item.classList.toggle('selected', name === agent);
+  }
+}
