@@ -82,6 +82,20 @@ test('a rendered message is never re-created: the same element after 100 more me
     await page.waitForFunction(() => document.querySelectorAll('.chat[data-session="sky"] .msg').length === 101);
     assert.equal(await page.evaluate((id) => document.querySelector(`[data-id="${id}"]`) === window.marked, first.id), true);
     assert.equal(await page.$eval(`[data-id="${first.id}"]`, (el) => el.dataset.mark), 'kept');
+
+    // One more message touches exactly one new element, and removes or changes nothing else.
+    await page.evaluate(() => {
+      window.mutations = [];
+      new MutationObserver((list) => window.mutations.push(...list)).observe(document.querySelector('#chats'), {
+        childList: true, subtree: true, attributes: true, characterData: true,
+      });
+    });
+    const one = await hub.api('POST', '/api/send', { to: 'user', text: 'one more' }, 'sky');
+    await page.waitForSelector(`[data-id="${one.id}"]`);
+    const touched = await page.evaluate(() => window.mutations.map((m) => ({
+      type: m.type, added: [...m.addedNodes].map((n) => n.dataset?.id), removed: m.removedNodes.length,
+    })));
+    assert.deepEqual(touched, [{ type: 'childList', added: [one.id], removed: 0 }]);
     assert.deepEqual(errors, []);
   } finally {
     hub.stop();

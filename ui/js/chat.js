@@ -5,6 +5,8 @@
 
 import { renderInto } from './markdown.js';
 
+const TIME = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+
 export class Conversation {
   constructor(root, sessionId, loadOlder) {
     this.sessionId = sessionId;
@@ -53,10 +55,11 @@ export class Conversation {
     element.className = `msg kind-${m.kind}`;
     element.dataset.id = m.id;
     element.dataset.seq = String(m.seq);
+    element.seq = m.seq;
     const meta = document.createElement('div');
     meta.className = 'meta';
     const who = m.kind === 'user' ? (m.voice ? 'You (voice)' : 'You') : m.sender;
-    meta.textContent = `${who} · ${new Date(m.ts).toLocaleTimeString()}`;
+    meta.textContent = `${who} · ${TIME.format(m.ts)}`;
     const body = document.createElement('div');
     body.className = 'body';
     if (m.kind === 'ack') body.textContent = '👍';
@@ -69,14 +72,27 @@ export class Conversation {
     return element;
   }
 
-  /** Inserts by seq; in practice almost always at the end. */
+  /** Inserts by seq: at the end for live messages, at the start for older pages, else by binary search,
+   * so loading a long history stays O(n log n). */
   place(container, element, seq) {
-    let before = null;
-    for (let child = container.lastElementChild; child; child = child.previousElementSibling) {
-      if (Number(child.dataset.seq) < seq) break;
-      before = child;
+    const children = container.children;
+    const n = children.length;
+    if (n === 0 || children[n - 1].seq < seq) {
+      container.append(element);
+      return;
     }
-    container.insertBefore(element, before);
+    if (children[0].seq > seq) {
+      container.prepend(element);
+      return;
+    }
+    let lo = 0;
+    let hi = n - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (children[mid].seq < seq) lo = mid + 1;
+      else hi = mid;
+    }
+    container.insertBefore(element, children[lo]);
   }
 
   /** A message sent while offline, shown as queued until the hub has it. */
@@ -98,6 +114,7 @@ export class Conversation {
     element.classList.remove('queued');
     element.dataset.id = m.id;
     element.dataset.seq = String(m.seq);
+    element.seq = m.seq;
     delete element.dataset.clientId;
     this.elements.set(m.id, element);
   }

@@ -8,13 +8,15 @@ try {
     import('../vendor/marked.esm.js'),
     import('../vendor/purify.es.mjs'),
   ]);
-  render = (text) => DOMPurify.sanitize(marked.parse(text, { async: false, gfm: true, breaks: true }));
+  // A fragment straight from the sanitiser: the HTML is parsed once, not again by innerHTML.
+  render = (text) =>
+    DOMPurify.sanitize(marked.parse(text, { async: false, gfm: true, breaks: true }), { RETURN_DOM_FRAGMENT: true });
 } catch (e) {
   console.warn('markdown libraries missing (run scripts/setup); showing plain text', e);
 }
 
 /** Fills `element` with `text` rendered as markdown, safely. */
 export function renderInto(element, text) {
-  if (render) element.innerHTML = render(text);
+  if (render) element.replaceChildren(render(text));
   else element.textContent = text;
 }
