@@ -5,6 +5,7 @@
 //! headless. [`serve`] takes an already bound listener, so tests bind port 0 and the app can pick a free
 //! port, and stops when the `shutdown` future completes.
 
+pub mod commands;
 pub mod config;
 pub mod error;
 pub mod http;
@@ -14,6 +15,7 @@ pub mod ui_event;
 
 use std::future::Future;
 
+pub use commands::Command;
 pub use error::ApiError;
 pub use hub::Hub;
 pub use inbox::{StopVerdict, Waiter};

@@ -8,18 +8,14 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use clawmux_core::wire::MsgId;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::SESSION_HEADER;
+use crate::commands::Command;
 use crate::error::ApiError;
 use crate::hub::Hub;
-use crate::ui_event::MessageOut;
-
-/// The most messages one history page returns.
-const MAX_PAGE: u32 = 1000;
 
 fn body_json<T: DeserializeOwned>(body: Result<Bytes, BytesRejection>) -> Result<T, ApiError> {
     let bytes = body_bytes(body)?;
@@ -63,8 +59,8 @@ pub(super) async fn health() -> Json<Value> {
     Json(json!({ "ok": true, "version": env!("CARGO_PKG_VERSION") }))
 }
 
-pub(super) async fn sessions(State(hub): State<Hub>) -> Result<Response, ApiError> {
-    Ok(Json(hub.sessions().await?).into_response())
+pub(super) async fn sessions(State(hub): State<Hub>) -> Result<Json<Value>, ApiError> {
+    Ok(Json(hub.dispatch(Command::Sessions {}).await?))
 }
 
 #[derive(Deserialize)]
@@ -78,8 +74,8 @@ pub(super) async fn add_agent(
     State(hub): State<Hub>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
-    let req: AddAgent = body_json(body)?;
-    let info = hub.add_agent(&req.name, req.work_dir.as_deref()).await?;
+    let AddAgent { name, work_dir } = body_json(body)?;
+    let info = hub.dispatch(Command::AddAgent { name, work_dir }).await?;
     Ok((StatusCode::CREATED, Json(info)).into_response())
 }
 
@@ -93,14 +89,21 @@ pub(super) struct UserMessage {
 
 pub(super) async fn user_message(
     State(hub): State<Hub>,
-    Path(agent): Path<String>,
+    Path(session_id): Path<String>,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Response, ApiError> {
-    let req: UserMessage = body_json(body)?;
-    let m = hub
-        .user_message(&agent, &req.text, req.voice, req.client_id.as_deref())
-        .await?;
-    Ok(Json(json!({ "id": m.id, "seq": m.seq })).into_response())
+) -> Result<Json<Value>, ApiError> {
+    let UserMessage {
+        text,
+        voice,
+        client_id,
+    } = body_json(body)?;
+    let command = Command::UserMessage {
+        session_id,
+        text,
+        voice,
+        client_id,
+    };
+    Ok(Json(hub.dispatch(command).await?))
 }
 
 #[derive(Deserialize)]
@@ -110,14 +113,14 @@ pub(super) struct MarkRead {
 
 pub(super) async fn mark_read(
     State(hub): State<Hub>,
-    Path(agent): Path<String>,
+    Path(session_id): Path<String>,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Response, ApiError> {
-    let req: MarkRead = body_json(body)?;
-    let up_to = MsgId::parse(&req.up_to)
-        .map_err(|e| ApiError::bad_request("bad_message_id", e.to_string()))?;
-    hub.mark_read(&agent, &up_to).await?;
-    Ok(Json(json!({})).into_response())
+) -> Result<Json<Value>, ApiError> {
+    let MarkRead { up_to } = body_json(body)?;
+    Ok(Json(
+        hub.dispatch(Command::MarkRead { session_id, up_to })
+            .await?,
+    ))
 }
 
 #[derive(Deserialize)]
@@ -176,29 +179,18 @@ pub(super) struct HistoryQuery {
 
 pub(super) async fn history(
     State(hub): State<Hub>,
-    Path(agent): Path<String>,
-    Query(q): Query<HistoryQuery>,
-) -> Result<Response, ApiError> {
-    let parse =
-        |s: &str| MsgId::parse(s).map_err(|e| ApiError::bad_request("bad_cursor", e.to_string()));
-    let limit = q.limit.unwrap_or(100).clamp(1, MAX_PAGE);
-    let store = hub.store();
-    store.agent(&agent).await?;
-    let page = match (q.after.as_deref(), q.before.as_deref()) {
-        (Some(_), Some(_)) => {
-            return Err(ApiError::bad_request(
-                "bad_query",
-                "give `after` or `before`, not both",
-            ))
-        }
-        (Some(after), None) => {
-            store
-                .after(Some(&agent), Some(&parse(after)?), limit)
-                .await?
-        }
-        (None, Some(before)) => store.before(&agent, &parse(before)?, limit).await?,
-        (None, None) => store.latest(&agent, limit).await?,
+    Path(session_id): Path<String>,
+    Query(HistoryQuery {
+        after,
+        before,
+        limit,
+    }): Query<HistoryQuery>,
+) -> Result<Json<Value>, ApiError> {
+    let command = Command::History {
+        session_id,
+        after,
+        before,
+        limit,
     };
-    let messages: Vec<MessageOut> = page.iter().map(MessageOut::from).collect();
-    Ok(Json(json!({ "session_id": agent, "messages": messages })).into_response())
+    Ok(Json(hub.dispatch(command).await?))
 }

@@ -19,6 +19,7 @@ use serde::Deserialize;
 use tokio::sync::broadcast::error::RecvError;
 
 use super::MAX_BODY;
+use crate::commands::Command;
 use crate::hub::Hub;
 use crate::ui_event::UiEvent;
 
@@ -158,10 +159,13 @@ async fn handle(hub: &Hub, tx: &mut Tx, text: &str) -> Result<(), &'static str> 
             client_id,
             voice,
         }) => {
-            if let Err(e) = hub
-                .user_message(&session_id, &text, voice, client_id.as_deref())
-                .await
-            {
+            let command = Command::UserMessage {
+                session_id,
+                text,
+                voice,
+                client_id: client_id.clone(),
+            };
+            if let Err(e) = hub.dispatch(command).await {
                 send(tx, &error(e.code, e.message, client_id)).await?;
             }
         }

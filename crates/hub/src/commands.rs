@@ -1,0 +1,134 @@
+//! The UI's command surface, declared once.
+//!
+//! Everything the user's window can ask of the hub is a [`Command`]; [`Hub::dispatch`] runs it. The HTTP
+//! routes and the browser WebSocket translate requests into commands, and the desktop app's IPC will
+//! deserialise the same enum, so each operation is written once whatever the transport. (The agent side,
+//! hooks, `send` and `wait`, is PROTOCOL.md's own surface and stays on its endpoints.)
+
+use std::path::PathBuf;
+
+use clawmux_core::wire::MsgId;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::error::ApiError;
+use crate::hub::Hub;
+use crate::ui_event::MessageOut;
+
+/// The most messages one history page returns.
+pub const MAX_PAGE: u32 = 1000;
+/// The page size when none is asked for.
+pub const DEFAULT_PAGE: u32 = 100;
+
+/// A request from the user's window.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(tag = "command", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Command {
+    /// Every agent as the sidebar shows it. (A struct variant with no fields, not a unit variant: serde
+    /// ignores unknown fields on unit variants of a tagged enum, and no transport may pass those on.)
+    Sessions {},
+    /// Registers an agent (no process), with its work folder.
+    AddAgent {
+        /// A plain identifier.
+        name: String,
+        /// Absolute; default `<data dir>/agents/<name>`.
+        work_dir: Option<PathBuf>,
+    },
+    /// The user's message to an agent.
+    UserMessage {
+        /// The agent.
+        session_id: String,
+        /// The text.
+        text: String,
+        /// Transcribed speech rather than typed.
+        #[serde(default)]
+        voice: bool,
+        /// The client's id for this message: a retry with it stores nothing new.
+        client_id: Option<String>,
+    },
+    /// The user has read a conversation up to a message.
+    MarkRead {
+        /// The agent.
+        session_id: String,
+        /// The last message read.
+        up_to: String,
+    },
+    /// A page of a conversation: the latest, after a cursor, or before one.
+    History {
+        /// The agent.
+        session_id: String,
+        /// Messages after this one.
+        after: Option<String>,
+        /// Messages before this one.
+        before: Option<String>,
+        /// At most this many (default 100, at most 1000).
+        limit: Option<u32>,
+    },
+}
+
+fn message_id(s: &str, code: &'static str) -> Result<MsgId, ApiError> {
+    MsgId::parse(s).map_err(|e| ApiError::bad_request(code, e.to_string()))
+}
+
+impl Hub {
+    /// Runs a command of the UI's surface; the answer is JSON for every transport.
+    pub async fn dispatch(&self, command: Command) -> Result<Value, ApiError> {
+        match command {
+            Command::Sessions {} => Ok(json!(self.sessions().await?)),
+            Command::AddAgent { name, work_dir } => {
+                Ok(json!(self.add_agent(&name, work_dir.as_deref()).await?))
+            }
+            Command::UserMessage {
+                session_id,
+                text,
+                voice,
+                client_id,
+            } => {
+                let m = self
+                    .user_message(&session_id, &text, voice, client_id.as_deref())
+                    .await?;
+                Ok(json!({ "id": m.id, "seq": m.seq }))
+            }
+            Command::MarkRead { session_id, up_to } => {
+                self.mark_read(&session_id, &message_id(&up_to, "bad_message_id")?)
+                    .await?;
+                Ok(json!({}))
+            }
+            Command::History {
+                session_id,
+                after,
+                before,
+                limit,
+            } => {
+                let limit = limit.unwrap_or(DEFAULT_PAGE).clamp(1, MAX_PAGE);
+                let store = self.store();
+                store.agent(&session_id).await?;
+                let page = match (after, before) {
+                    (Some(_), Some(_)) => {
+                        return Err(ApiError::bad_request(
+                            "bad_query",
+                            "give `after` or `before`, not both",
+                        ))
+                    }
+                    (Some(after), None) => {
+                        store
+                            .after(
+                                Some(&session_id),
+                                Some(&message_id(&after, "bad_cursor")?),
+                                limit,
+                            )
+                            .await?
+                    }
+                    (None, Some(before)) => {
+                        store
+                            .before(&session_id, &message_id(&before, "bad_cursor")?, limit)
+                            .await?
+                    }
+                    (None, None) => store.latest(&session_id, limit).await?,
+                };
+                let messages: Vec<MessageOut> = page.iter().map(MessageOut::from).collect();
+                Ok(json!({ "session_id": session_id, "messages": messages }))
+            }
+        }
+    }
+}

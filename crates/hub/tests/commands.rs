@@ -1,0 +1,63 @@
+//! The UI's command surface as any transport uses it: JSON in, `dispatch`, JSON out.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use clawmux_hub::{Command, Hub};
+use serde_json::json;
+
+fn command(v: serde_json::Value) -> Command {
+    serde_json::from_value(v).unwrap()
+}
+
+#[test]
+fn every_command_runs_through_dispatch() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    rt.block_on(async {
+        let hub = Hub::open(dir.path()).await.unwrap();
+        let added = hub.dispatch(command(json!({"command": "add_agent", "name": "sky"}))).await.unwrap();
+        assert_eq!(added["session_id"], "sky");
+        assert_eq!(added["state"], "starting");
+
+        let sent = hub
+            .dispatch(command(json!({"command": "user_message", "session_id": "sky", "text": "hi", "client_id": "c1"})))
+            .await
+            .unwrap();
+        let again = hub
+            .dispatch(command(json!({"command": "user_message", "session_id": "sky", "text": "hi", "client_id": "c1"})))
+            .await
+            .unwrap();
+        assert_eq!(sent, again, "a retried command stores nothing new");
+
+        let page = hub.dispatch(command(json!({"command": "history", "session_id": "sky"}))).await.unwrap();
+        assert_eq!(page["messages"][0]["id"], sent["id"]);
+        let err = hub
+            .dispatch(command(json!({"command": "history", "session_id": "sky", "after": "msg-00000000"})))
+            .await
+            .unwrap_err();
+        assert_eq!(err.code, "unknown_cursor");
+
+        hub.dispatch(command(json!({"command": "mark_read", "session_id": "sky", "up_to": sent["id"]})))
+            .await
+            .unwrap();
+        let sessions = hub.dispatch(command(json!({"command": "sessions"}))).await.unwrap();
+        assert_eq!(sessions[0]["unread_count"], 0);
+
+        let err = hub
+            .dispatch(command(json!({"command": "user_message", "session_id": "ghost", "text": "x"})))
+            .await
+            .unwrap_err();
+        assert_eq!((err.status.as_u16(), err.code), (404, "unknown_agent"));
+    });
+    // What no transport may pass on.
+    for bad in [
+        json!({"command": "drop_tables"}),
+        json!({"command": "sessions", "extra": 1}),
+        json!({}),
+    ] {
+        assert!(serde_json::from_value::<Command>(bad).is_err());
+    }
+}
