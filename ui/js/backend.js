@@ -1,5 +1,6 @@
-// The only module that knows how the UI reaches the hub: its WebSocket and REST API in a browser (the
-// desktop app's IPC will plug in here too). Everything else calls these methods and receives events.
+// The only module that knows how the UI reaches the hub: Tauri's IPC in the desktop app, the hub's
+// WebSocket and REST API in a browser. Both offer the same methods and deliver the same events (the hub's
+// own), so nothing else in the UI knows which one it has.
 //
 // The feed reconnects by itself and resumes from the last message the page has, so the hub replays only
 // the gap. A connection that stays silent past two of the hub's 15 s pings is taken for dead and replaced.
@@ -9,7 +10,7 @@ const SILENCE_LIMIT_MS = 40_000;
 const RETRY_MS = [250, 500, 1000, 2000, 5000];
 
 /** The API token: taken from the URL's fragment once (`#token=...`), then kept for this tab. */
-export function takeToken() {
+function takeToken() {
   const fromHash = new URLSearchParams(location.hash.slice(1)).get('token');
   if (fromHash) {
     sessionStorage.setItem(TOKEN_KEY, fromHash);
@@ -27,7 +28,67 @@ export class HubError extends Error {
   }
 }
 
-export class Backend {
+/** The backend for where the page runs. */
+export function createBackend(hooks) {
+  if (window.__TAURI__?.core) return new DesktopBackend(hooks);
+  const token = takeToken();
+  if (!token) throw new HubError(401, 'no_token', 'No access token. Open the address printed by `clawmux open`.');
+  return new BrowserBackend(token, hooks);
+}
+
+/** In the desktop app: the hub runs in the same process; its command surface is one IPC command. */
+class DesktopBackend {
+  constructor({ onEvent, onConnection }) {
+    this.onEvent = onEvent;
+    this.onConnection = onConnection;
+    this.where = '';
+  }
+
+  async connect() {
+    const { invoke } = window.__TAURI__.core;
+    const info = await invoke('hub_info');
+    if (info.error) {
+      this.onConnection('offline');
+      this.onEvent({ type: 'fatal', message: info.error });
+      return;
+    }
+    this.where = `hub on 127.0.0.1:${info.port}`;
+    await window.__TAURI__.event.listen('hub', (e) => this.onEvent(e.payload));
+    // Listening first, then the list: no change can fall between them.
+    this.onEvent({ type: 'session_list', sessions: await this.command({ command: 'sessions' }) });
+    this.onConnection('online');
+  }
+
+  async command(command) {
+    try {
+      return await window.__TAURI__.core.invoke('hub', { command });
+    } catch (e) {
+      throw new HubError(0, e?.code ?? 'ipc_error', e?.message ?? String(e));
+    }
+  }
+
+  dropConnection() {}
+
+  history(sessionId, { before, limit = 100 } = {}) {
+    return this.command({ command: 'history', session_id: sessionId, before, limit });
+  }
+
+  sendMessage(sessionId, text, clientId) {
+    return this.command({ command: 'user_message', session_id: sessionId, text, client_id: clientId });
+  }
+
+  markRead(sessionId, upTo) {
+    return this.command({ command: 'mark_read', session_id: sessionId, up_to: upTo });
+  }
+
+  /** Tells the app which agent is on screen (it gets no notification while the window has focus). */
+  viewing(agent) {
+    return window.__TAURI__.core.invoke('viewing', { agent }).catch(() => {});
+  }
+}
+
+/** In a browser: the hub's WebSocket feed (reconnecting from the page's cursor) and REST API. */
+class BrowserBackend {
   /**
    * @param {string} token
    * @param {{onEvent: (e: object) => void, onConnection: (state: string) => void, cursor: () => string|null}} hooks
@@ -40,6 +101,7 @@ export class Backend {
     this.socket = null;
     this.attempt = 0;
     this.silence = null;
+    this.where = `hub on ${location.host}`;
   }
 
   /** Opens the feed (and keeps it open). */
@@ -112,4 +174,6 @@ export class Backend {
   markRead(sessionId, upTo) {
     return this.request('POST', `/api/sessions/${encodeURIComponent(sessionId)}/read`, { up_to: upTo });
   }
+
+  viewing() {}
 }

@@ -5,7 +5,7 @@
 // "load older" for the rest, a reconnect that fetches only the gap, and sends queued while offline and
 // replayed on reconnect with the same client id, so the hub stores each once.
 
-import { Backend, HubError, takeToken } from './backend.js';
+import { createBackend, HubError } from './backend.js';
 import { Conversation } from './chat.js';
 import { Sidebar } from './sidebar.js';
 import { MessageStore } from './store.js';
@@ -34,7 +34,17 @@ function onConnection(state) {
   const badge = $('connection');
   badge.className = `connection ${state}`;
   badge.textContent = state;
+  badge.title = backend?.where ?? '';
+  $('hub-address').textContent = backend?.where ?? '';
   if (online) flushOutbox();
+}
+
+/** The hub could not start: say why, instead of an empty window. */
+function fatal(message) {
+  $('sidebar').hidden = true;
+  $('main').hidden = true;
+  $('fatal-message').textContent = message;
+  $('fatal').hidden = false;
 }
 
 function onEvent(e) {
@@ -51,11 +61,15 @@ function onEvent(e) {
       upsertSession({ session_id: e.session_id, state: e.state, activity: e.activity });
       break;
     case 'reset':
-      // The hub no longer knows our cursor: take the conversation on screen from the history again.
-      if (current) loadLatest(conversations.get(current));
+      // We may have missed messages (an unknown cursor, or the window fell behind): every open
+      // conversation takes its latest page again; the store and the views ignore what they already have.
+      for (const conv of conversations.values()) loadLatest(conv);
       break;
     case 'error':
       notice(e.message);
+      break;
+    case 'fatal':
+      fatal(e.message);
       break;
     default:
       break;
@@ -153,6 +167,7 @@ function select(agent) {
     loadLatest(conv);
   }
   for (const c of conversations.values()) c.element.hidden = c !== conv;
+  backend.viewing(agent);
   showStatus(sessions.get(agent) ?? {});
   $('input').disabled = false;
   $('send').disabled = false;
@@ -196,9 +211,14 @@ function send() {
   if (online && outbox.length === 1) deliver(item);
 }
 
-function start(token) {
+function start() {
   sidebar = new Sidebar($('agents'), select);
-  backend = new Backend(token, { onEvent, onConnection, cursor: () => store.cursor() });
+  try {
+    backend = createBackend({ onEvent, onConnection, cursor: () => store.cursor() });
+  } catch (e) {
+    notice(e.message);
+    return;
+  }
   $('composer').addEventListener('submit', (e) => {
     e.preventDefault();
     send();
@@ -209,11 +229,9 @@ function start(token) {
       send();
     }
   });
-  backend.connect();
+  Promise.resolve(backend.connect()).catch((e) => fatal(e.message ?? String(e)));
   // For tests and debugging: the live objects, read-only in spirit.
   window.clawmux = { backend, store, conversations };
 }
 
-const token = takeToken();
-if (token) start(token);
-else notice('No access token. Open the address printed by `clawmux open`.');
+start();

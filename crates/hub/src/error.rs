@@ -1,6 +1,6 @@
 //! The hub's error: a stable code, a sentence for people, and the HTTP status that fits.
 
-use axum::http::StatusCode;
+pub use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use clawmux_store::StoreError;
 
@@ -66,6 +66,17 @@ impl From<StoreError> for ApiError {
             }
         };
         ApiError::new(status, e.code(), e.to_string())
+    }
+}
+
+/// Over IPC (the desktop app) the error is the same `{code, message}` object as over HTTP.
+impl serde::Serialize for ApiError {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut out = s.serialize_struct("ApiError", 2)?;
+        out.serialize_field("code", self.code)?;
+        out.serialize_field("message", &self.message)?;
+        out.end()
     }
 }
 

@@ -1,0 +1,103 @@
+//! The hub's live events: to the window (the Tauri event `hub`, carrying the same events as the hub's
+//! WebSocket) and to a native notification when an agent stops working and waits for the user.
+//!
+//! One notification per such transition, never for the agent the user is looking at in a focused window.
+
+use std::collections::HashMap;
+
+use clawmux_core::wire::Kind;
+use clawmux_hub::ui_event::UiEvent;
+use clawmux_hub::Hub;
+use tauri::{AppHandle, Emitter, Manager};
+use tauri_plugin_notification::NotificationExt;
+use tokio::sync::broadcast::error::RecvError;
+
+use crate::start::Desktop;
+
+/// How much of the agent's last message a notification shows.
+const PREVIEW_CHARS: usize = 140;
+
+/// Forwards the hub's events for as long as the app runs.
+pub fn forward(app: AppHandle) {
+    let Ok(hub) = app.state::<Desktop>().hub.clone() else {
+        return;
+    };
+    let mut events = hub.subscribe();
+    tauri::async_runtime::spawn(async move {
+        let mut states: HashMap<String, String> = match hub.sessions().await {
+            Ok(sessions) => sessions
+                .into_iter()
+                .map(|s| (s.session_id, s.state))
+                .collect(),
+            Err(_) => HashMap::new(),
+        };
+        loop {
+            let event = match events.recv().await {
+                Ok(event) => event,
+                // The window fell behind: it takes what it missed from the history.
+                Err(RecvError::Lagged(_)) => UiEvent::Reset {
+                    reason: "the window fell behind the hub".into(),
+                },
+                Err(RecvError::Closed) => break,
+            };
+            if let UiEvent::SessionStatus {
+                session_id, state, ..
+            } = &event
+            {
+                let before = states.insert(session_id.clone(), state.clone());
+                let finished = matches!(before.as_deref(), Some("processing" | "compacting"));
+                if state == "idle" && finished {
+                    notify_idle(&app, &hub, session_id).await;
+                }
+            }
+            if let Err(e) = app.emit("hub", &event) {
+                tracing::warn!(error = %e, "could not pass an event to the window");
+            }
+        }
+    });
+}
+
+async fn notify_idle(app: &AppHandle, hub: &Hub, agent: &str) {
+    let focused = app
+        .get_webview_window("main")
+        .and_then(|w| w.is_focused().ok())
+        .unwrap_or(false);
+    let on_screen = app
+        .state::<Desktop>()
+        .viewing
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .as_deref()
+        == Some(agent);
+    if focused && on_screen {
+        return;
+    }
+    let last = match hub.store().latest(agent, 20).await {
+        Ok(page) => page
+            .into_iter()
+            .rev()
+            .find(|m| m.kind == Kind::Assistant)
+            .map(|m| m.text),
+        Err(_) => None,
+    };
+    let body = match last {
+        Some(text) => {
+            let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            let mut preview: String = flat.chars().take(PREVIEW_CHARS).collect();
+            if flat.chars().count() > PREVIEW_CHARS {
+                preview.push('…');
+            }
+            preview
+        }
+        None => "Finished and waiting for you.".to_owned(),
+    };
+    let shown = app
+        .notification()
+        .builder()
+        .title(format!("{agent} is waiting for you"))
+        .body(body)
+        .show();
+    if let Err(e) = shown {
+        tracing::warn!(agent, error = %e, "could not show a notification");
+    }
+}

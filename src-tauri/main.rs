@@ -1,0 +1,51 @@
+//! The ClawMux desktop app: the hub runs in-process (so `clawmux wait`, `send` and hooks work while the app
+//! is open), and the UI of `ui/` runs in a native window, talking to the hub through IPC.
+//!
+//! This file only wires things up: the hub is the `clawmux-hub` library, the window's requests go to its
+//! one command surface (`commands.rs`), and its live events go to the window and to the notifications
+//! (`events.rs`). Nothing here knows agents or messages.
+
+#![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
+
+mod commands;
+mod events;
+mod start;
+
+use tauri::Manager;
+
+fn main() {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let data_dir = start::data_dir_from_args(std::env::args().skip(1));
+    // The hub starts before the window, so the window can say at once whether it failed and why.
+    let desktop = tauri::async_runtime::block_on(start::start_hub(&data_dir));
+    let result = tauri::Builder::default()
+        .plugin(tauri_plugin_single_instance::init(|app, _args, _cwd| {
+            if let Some(window) = app.get_webview_window("main") {
+                let _ = window.unminimize();
+                let _ = window.set_focus();
+            }
+        }))
+        .plugin(tauri_plugin_window_state::Builder::default().build())
+        .plugin(tauri_plugin_notification::init())
+        .manage(desktop)
+        .invoke_handler(tauri::generate_handler![
+            commands::hub,
+            commands::hub_info,
+            commands::viewing
+        ])
+        .setup(|app| {
+            events::forward(app.handle().clone());
+            Ok(())
+        })
+        .run(tauri::generate_context!());
+    if let Err(e) = result {
+        eprintln!("error: the window could not run: {e}");
+        std::process::exit(1);
+    }
+}

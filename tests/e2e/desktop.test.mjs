@@ -1,0 +1,115 @@
+// The real app window: the desktop app under Xvfb, driven through tauri-driver and WebKitWebDriver, with a
+// session bus and a notification daemon (dunst) so the idle notification is really sent and seen.
+
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { remote } from 'webdriverio';
+import { ARTIFACTS, BIN } from './harness.mjs';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const APP = process.env.CLAWMUX_DESKTOP ?? join(ROOT, 'target/debug/clawmux-desktop');
+const DRIVER = process.env.TAURI_DRIVER ?? join(process.env.HOME, '.cargo/bin/tauri-driver');
+const DISPLAY = ':77';
+const uid = process.getuid();
+const BUS_DIR = `/run/user/${uid}`;
+const BUS = `unix:path=${BUS_DIR}/bus`;
+
+const children = [];
+let browser;
+let notifications = '';
+const dir = mkdtempSync(join(tmpdir(), 'clawmux-desktop-'));
+const data = join(dir, 'data');
+
+function start(cmd, args, env = {}) {
+  const child = spawn(cmd, args, { env: { PATH: process.env.PATH, HOME: dir, DISPLAY, DBUS_SESSION_BUS_ADDRESS: BUS, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  return child;
+}
+
+async function until(what, check, ms = 15000) {
+  const end = Date.now() + ms;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > end) throw new Error(`timed out: ${what}`);
+    await new Promise((ok) => setTimeout(ok, 50));
+  }
+}
+
+const listening = (port) => new Promise((ok) => {
+  const s = connect(port, '127.0.0.1', () => { s.end(); ok(true); });
+  s.on('error', () => ok(false));
+});
+
+before(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  start('Xvfb', [DISPLAY, '-screen', '0', '1280x800x24', '-nolisten', 'tcp']);
+  await until('the X display', () => existsSync(`/tmp/.X11-unix/X${DISPLAY.slice(1)}`));
+  mkdirSync(BUS_DIR, { recursive: true, mode: 0o700 });
+  rmSync(`${BUS_DIR}/bus`, { force: true });
+  start('dbus-daemon', ['--session', `--address=${BUS}`, '--nofork', '--nopidfile']);
+  await until('the session bus', () => existsSync(`${BUS_DIR}/bus`));
+  const monitor = start('dbus-monitor', ['--session', "interface='org.freedesktop.Notifications',member='Notify'"]);
+  monitor.stdout.on('data', (d) => { notifications += d; });
+  start('dunst', []);
+  start(DRIVER, ['--port', '4444']);
+  await until('tauri-driver', () => listening(4444));
+  browser = await remote({
+    hostname: '127.0.0.1',
+    port: 4444,
+    logLevel: 'warn',
+    capabilities: { 'tauri:options': { application: APP, args: ['--data-dir', data] } },
+  });
+});
+
+after(async () => {
+  await browser?.deleteSession().catch(() => {});
+  for (const c of children.reverse()) c.kill('SIGKILL');
+});
+
+test('the app window runs the hub, shows agents, sends a message and notifies when an agent is done', async () => {
+  const online = await browser.$('#connection.online');
+  await online.waitForExist({ timeout: 20000 });
+  const address = await (await browser.$('#hub-address')).getText();
+  const port = Number(/127\.0\.0\.1:(\d+)/.exec(address)?.[1]);
+  assert.ok(port, `the window shows the hub's address: ${address}`);
+  const env = (agent) => ({
+    PATH: process.env.PATH, HOME: dir, CLAWMUX_HOME: data, CLAWMUX_PORT: String(port),
+    ...(agent ? { CLAWMUX_SESSION_ID: agent, CLAWMUX_WORK_DIR: join(dir, agent) } : {}),
+  });
+  const clawmux = (args, agent) => execFileSync(BIN, args, { env: env(agent), encoding: 'utf8' });
+  for (const name of ['sky', 'moon']) clawmux(['agent', 'add', name, '--work-dir', join(dir, name)]);
+
+  const sky = await browser.$('[data-agent="sky"]');
+  await sky.waitForExist({ timeout: 10000 });
+  await sky.click();
+  const wait = spawn(BIN, ['wait'], { env: env('sky'), stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(wait);
+  let printed = '';
+  wait.stdout.on('data', (d) => { printed += d; });
+  await (await browser.$('[data-agent="sky"].indicator-idle')).waitForExist({ timeout: 10000 });
+
+  const input = await browser.$('#input');
+  await input.setValue('Hello from the app window');
+  await browser.keys('Enter');
+  await until('the agent got the message', () => /\[MSG id:msg-[0-9a-f]{8} from:user\] Hello from the app window/.test(printed));
+  const id = /id:(msg-[0-9a-f]{8})/.exec(printed)[1];
+  await (await browser.$('[data-agent="sky"].indicator-working')).waitForExist({ timeout: 10000 });
+  await browser.saveScreenshot(join(ARTIFACTS, 'desktop-working.png'));
+
+  // Look at another agent, so sky is not on screen when it finishes.
+  await (await browser.$('[data-agent="moon"]')).click();
+  clawmux(['send', '--to', 'user', '--re', id, 'All done: the **build** is green.'], 'sky');
+  const next = spawn(BIN, ['wait'], { env: env('sky'), stdio: 'ignore' });
+  children.push(next);
+  await (await browser.$('[data-agent="sky"].indicator-idle')).waitForExist({ timeout: 10000 });
+  await until('the notification on the session bus', () => notifications.includes('sky is waiting for you'), 10000);
+  assert.match(notifications, /All done: the \*\*build\*\* is green\./);
+  const count = notifications.split('sky is waiting for you').length - 1;
+  assert.equal(count, 1, 'one notification for one transition');
+  await browser.saveScreenshot(join(ARTIFACTS, 'desktop-idle.png'));
+});
