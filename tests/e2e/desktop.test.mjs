@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { remote } from 'webdriverio';
@@ -38,6 +38,11 @@ async function until(what, check, ms = 15000) {
     if (Date.now() > end) throw new Error(`timed out: ${what}`);
     await new Promise((ok) => setTimeout(ok, 50));
   }
+}
+
+/** Lets the window paint what the DOM says before a screenshot. */
+async function painted() {
+  await browser.executeAsync((done) => requestAnimationFrame(() => requestAnimationFrame(() => done())));
 }
 
 const listening = (port) => new Promise((ok) => {
@@ -99,6 +104,7 @@ test('the app window runs the hub, shows agents, sends a message and notifies wh
   await until('the agent got the message', () => /\[MSG id:msg-[0-9a-f]{8} from:user\] Hello from the app window/.test(printed));
   const id = /id:(msg-[0-9a-f]{8})/.exec(printed)[1];
   await (await browser.$('[data-agent="sky"].indicator-working')).waitForExist({ timeout: 10000 });
+  await painted();
   await browser.saveScreenshot(join(ARTIFACTS, 'desktop-working.png'));
 
   // Look at another agent, so sky is not on screen when it finishes.
@@ -111,5 +117,36 @@ test('the app window runs the hub, shows agents, sends a message and notifies wh
   assert.match(notifications, /All done: the \*\*build\*\* is green\./);
   const count = notifications.split('sky is waiting for you').length - 1;
   assert.equal(count, 1, 'one notification for one transition');
+  await painted();
   await browser.saveScreenshot(join(ARTIFACTS, 'desktop-idle.png'));
+});
+
+test('when the hub cannot start, the window says why instead of showing nothing', async () => {
+  // The first session's app must be gone first: the app is single-instance.
+  await browser.deleteSession();
+  browser = null;
+  await until('the first app to exit (its hub port closes)', async () => !(await listening(3460)), 20000);
+  const blockers = [];
+  for (let port = 3460; port <= 3479; port++) {
+    const server = createServer();
+    await new Promise((ok, fail) => server.once('error', fail).listen(port, '127.0.0.1', ok));
+    blockers.push(server);
+  }
+  try {
+    browser = await remote({
+      hostname: '127.0.0.1',
+      port: 4444,
+      logLevel: 'warn',
+      capabilities: { 'tauri:options': { application: APP, args: ['--data-dir', join(dir, 'second')] } },
+    });
+    const fatal = await browser.$('#fatal');
+    await fatal.waitForDisplayed({ timeout: 20000 });
+    assert.match(await (await browser.$('#fatal-message')).getText(), /No port from 3460 to 3479/);
+    assert.equal(await (await browser.$('#main')).isDisplayed(), false);
+    await painted();
+    await painted();
+  await browser.saveScreenshot(join(ARTIFACTS, 'desktop-hub-failed.png'));
+  } finally {
+    for (const s of blockers) s.close();
+  }
 });
