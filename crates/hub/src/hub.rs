@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use clawmux_core::observe::{LogObserver, Observers, StateMetrics};
+use clawmux_core::observe::{LogObserver, Observers};
 use clawmux_core::wire::{check_agent_name, Kind, Message, MsgId};
 use clawmux_core::{Event, Millis, Source, State};
 use clawmux_store::{Applied, Incoming, NewMessage, Store};
@@ -46,9 +46,8 @@ struct Inner {
     ui: broadcast::Sender<UiEvent>,
     /// Serialises "append a message, then broadcast it": a UI that has seen seq N has seen all below it.
     append_order: tokio::sync::Mutex<()>,
-    /// Logging and metrics of every decision.
+    /// Logging of every decision.
     observers: Mutex<Observers>,
-    metrics: Arc<Mutex<StateMetrics>>,
     next_waiter: AtomicU64,
 }
 
@@ -135,10 +134,8 @@ impl Hub {
         for row in store.agents().await? {
             agents.insert(row.name, Arc::new(Live::new(PathBuf::from(row.work_dir))));
         }
-        let metrics = Arc::new(Mutex::new(StateMetrics::default()));
         let mut observers = Observers::default();
         observers.subscribe(Box::new(LogObserver));
-        observers.subscribe(Box::new(SharedMetrics(metrics.clone())));
         Ok(Hub {
             inner: Arc::new(Inner {
                 store,
@@ -148,7 +145,6 @@ impl Hub {
                 ui: broadcast::channel(UI_BACKLOG).0,
                 append_order: tokio::sync::Mutex::new(()),
                 observers: Mutex::new(observers),
-                metrics,
                 next_waiter: AtomicU64::new(1),
             }),
         })
@@ -169,25 +165,12 @@ impl Hub {
         &self.inner.store
     }
 
-    /// A copy of the state metrics (time in state, transition counts).
-    pub fn metrics(&self) -> StateMetrics {
-        self.inner
-            .metrics
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone()
-    }
-
     /// Receives every UI event from now on.
     pub fn subscribe(&self) -> broadcast::Receiver<UiEvent> {
         self.inner.ui.subscribe()
     }
 
-    pub(crate) fn ui_sender(&self) -> &broadcast::Sender<UiEvent> {
-        &self.inner.ui
-    }
-
-    fn broadcast(&self, event: UiEvent) {
+    pub(crate) fn broadcast(&self, event: UiEvent) {
         // No receiver means no UI is open: not an error.
         let _ = self.inner.ui.send(event);
     }
@@ -220,21 +203,18 @@ impl Hub {
     pub async fn sessions(&self) -> Result<Vec<SessionInfo>, ApiError> {
         let mut out = Vec::new();
         for row in self.inner.store.agents().await? {
-            let unread = self.inner.store.unread(&row.name).await?;
-            out.push(SessionInfo::new(
-                &row.name,
-                &row.work_dir,
-                &row.snapshot,
-                unread,
-            ));
+            out.push(self.info(&row).await?);
         }
         Ok(out)
     }
 
     /// One agent as the sidebar shows it.
     pub async fn session(&self, agent: &str) -> Result<SessionInfo, ApiError> {
-        let row = self.inner.store.agent(agent).await?;
-        let unread = self.inner.store.unread(agent).await?;
+        self.info(&self.inner.store.agent(agent).await?).await
+    }
+
+    async fn info(&self, row: &clawmux_store::AgentRow) -> Result<SessionInfo, ApiError> {
+        let unread = self.inner.store.unread(&row.name).await?;
         Ok(SessionInfo::new(
             &row.name,
             &row.work_dir,
@@ -358,16 +338,12 @@ impl Hub {
         Ok(appended.message)
     }
 
-    /// After a message for `agent`'s inbox was stored: flag it, tell the UI, wake the waiter.
+    /// After a message for `agent`'s inbox was stored: flag it, wake the waiter, tell the UI.
     async fn announce_pending(&self, agent: &str) -> Result<(), ApiError> {
         let live = self.live(agent)?;
         live.maybe_pending.store(true, Ordering::SeqCst);
         live.wake();
-        let pending = self.inner.store.pending(agent).await?;
-        self.broadcast(UiEvent::InboxUpdate {
-            session_id: agent.to_owned(),
-            pending,
-        });
+        self.inbox_changed(agent).await;
         Ok(())
     }
 
@@ -531,22 +507,4 @@ fn check_text(text: &str) -> Result<(), ApiError> {
         ));
     }
     Ok(())
-}
-
-/// Lets the hub read the metrics the observer collects.
-struct SharedMetrics(Arc<Mutex<StateMetrics>>);
-
-impl clawmux_core::observe::Observer for SharedMetrics {
-    fn observe(
-        &mut self,
-        agent: &str,
-        before: &clawmux_core::Snapshot,
-        decision: &clawmux_core::Decision,
-        after: &clawmux_core::Snapshot,
-    ) {
-        self.0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .observe(agent, before, decision, after);
-    }
 }

@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use clawmux_core::hook::HookKind;
 use clawmux_core::wire::{agent_line, hook_context, Message};
-use clawmux_core::{Event, Hook, Source, State};
+use clawmux_core::{Event, Hook, Source};
 use clawmux_store::Channel;
 use serde_json::{json, Value};
 use tokio::sync::{Notify, OwnedMutexGuard};
@@ -178,14 +178,13 @@ impl Hub {
         })
     }
 
-    async fn inbox_changed(&self, agent: &str) {
+    /// Tells the UI how many messages now wait in `agent`'s inbox.
+    pub(crate) async fn inbox_changed(&self, agent: &str) {
         if let Ok(pending) = self.store().pending(agent).await {
-            let _ = self
-                .ui_sender()
-                .send(crate::ui_event::UiEvent::InboxUpdate {
-                    session_id: agent.to_owned(),
-                    pending,
-                });
+            self.broadcast(crate::ui_event::UiEvent::InboxUpdate {
+                session_id: agent.to_owned(),
+                pending,
+            });
         }
     }
 
@@ -287,7 +286,7 @@ impl Waiter {
                 Some(_) | None => false,
             }
         };
-        if was_current && self.hub.store().agent(&self.agent).await?.snapshot.state != State::Dead {
+        if was_current && !self.hub.is_dead(&self.agent).await? {
             self.hub
                 .apply(&self.agent, Source::Wait, &Event::WaitDisconnected, b"")
                 .await?;

@@ -157,7 +157,7 @@ async fn write_batch(
     let mut q = sqlx::query(&sql);
     for d in decided {
         let error = match &d.pending.event {
-            Event::Rejected { error, .. } => Some(error.clone()),
+            Event::Rejected { error, .. } => Some(error.as_str()),
             Event::WaitConnected
             | Event::WaitDisconnected
             | Event::Spawned
@@ -166,10 +166,10 @@ async fn write_batch(
         };
         q = q
             .bind(d.id)
-            .bind(d.pending.agent.clone())
+            .bind(d.pending.agent.as_str())
             .bind(d.pending.source.as_str())
-            .bind(d.decision.trigger.clone())
-            .bind(d.pending.payload.clone())
+            .bind(d.decision.trigger.as_str())
+            .bind(d.pending.payload.as_slice())
             .bind(d.pending.at.0)
             .bind(d.pending.received_at.0)
             .bind(error);
@@ -185,16 +185,16 @@ async fn write_batch(
         let (outcome, reason) = outcome_columns(&d.decision.outcome);
         q = q
             .bind(d.id)
-            .bind(d.pending.agent.clone())
-            .bind(d.decision.trigger.clone())
+            .bind(d.pending.agent.as_str())
+            .bind(d.decision.trigger.as_str())
             .bind(d.decision.source.as_str())
             .bind(d.decision.at.0)
             .bind(d.decision.from.as_str())
             .bind(d.decision.to.as_str())
-            .bind(d.decision.activity.clone())
+            .bind(d.decision.activity.as_deref())
             .bind(outcome)
             .bind(reason)
-            .bind(d.decision.detail.clone());
+            .bind(d.decision.detail.as_deref());
     }
     q.execute(&mut *tx).await?;
     for (agent, s) in snapshots {
