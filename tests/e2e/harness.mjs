@@ -2,35 +2,54 @@
 // real `clawmux` binary, and Debian's Chromium driven by playwright-core (no browser is downloaded).
 
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { chromium } from 'playwright-core';
+import WebSocket from 'ws';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 export const BIN = process.env.CLAWMUX_BIN ?? join(ROOT, 'target/debug/clawmux');
 export const ARTIFACTS = join(ROOT, 'test-artifacts');
 
-export async function startHub() {
-  const dir = mkdtempSync(join(tmpdir(), 'clawmux-e2e-'));
-  const data = join(dir, 'data');
-  const child = spawn(BIN, ['serve', '--port', '0', '--data-dir', data], {
-    env: { HOME: dir, PATH: process.env.PATH, RUST_LOG: 'warn' },
+/** The processes started for agents of the hub whose data folder is `data` (from their environment). */
+export function agentProcesses(data) {
+  const marker = Buffer.from(`CLAWMUX_HOME=${data}\0`);
+  return readdirSync('/proc').filter((n) => /^\d+$/.test(n)).map(Number).filter((pid) => {
+    try { return readFileSync(`/proc/${pid}/environ`).includes(marker); } catch { return false; }
+  });
+}
+
+/** The stand-in for Claude Code (tests/stand-in/claude), which runs the hooks of its --settings file. */
+export const STAND_IN = join(ROOT, 'tests/stand-in/claude');
+
+/** Starts `clawmux serve` on `port` (0: a free one); resolves with the child and its port. */
+async function serve(data, dir, port, extraEnv) {
+  const child = spawn(BIN, ['serve', '--port', String(port), '--data-dir', data], {
+    env: { HOME: dir, PATH: process.env.PATH, RUST_LOG: 'warn', ...extraEnv },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const line = await new Promise((ok, fail) => {
     createInterface({ input: child.stdout }).once('line', ok);
     child.once('exit', (code) => fail(new Error(`the hub exited: ${code}`)));
   });
-  const port = Number(/127\.0\.0\.1:(\d+)/.exec(line)[1]);
+  return { child, port: Number(/127\.0\.0\.1:(\d+)/.exec(line)[1]) };
+}
+
+/** The real hub in a temporary folder and HOME. `env` adds to the hub's environment (its options). */
+export async function startHub({ env: extraEnv = {} } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'clawmux-e2e-'));
+  const data = join(dir, 'data');
+  let { child, port } = await serve(data, dir, 0, extraEnv);
   const token = readFileSync(join(data, 'token'), 'utf8').trim();
   const env = (agent) => ({
     HOME: dir, PATH: process.env.PATH, CLAWMUX_HOME: data, CLAWMUX_PORT: String(port),
     ...(agent ? { CLAWMUX_SESSION_ID: agent, CLAWMUX_WORK_DIR: join(dir, 'agents', agent) } : {}),
   });
   const hub = {
-    dir, port, token,
+    dir, data, port, token,
+    tmuxSocket: join(data, 'tmux.sock'),
     url: `http://127.0.0.1:${port}/#token=${token}`,
     /** Runs `clawmux ...` to completion (as the agent, if named); returns stdout. */
     clawmux(args, agent) {
@@ -57,8 +76,30 @@ export async function startHub() {
       if (!r.ok) throw new Error(`${path}: ${r.status} ${JSON.stringify(data)}`);
       return data;
     },
+    /** Runs tmux against the hub's own tmux server; returns stdout. */
+    tmux(args) {
+      return execFileSync('tmux', ['-S', join(data, 'tmux.sock'), ...args], { encoding: 'utf8' });
+    },
+    /** Stops the hub (SIGTERM, as a user quitting) and starts it again on the same port and folder. */
+    async restart() {
+      const exited = new Promise((ok) => child.once('exit', ok));
+      child.kill('SIGTERM');
+      await exited;
+      ({ child } = await serve(data, dir, port, extraEnv));
+    },
+    /** A live view of the hub's UI events (the browser WebSocket). */
+    events() {
+      return watchEvents(port, token);
+    },
     stop() {
       child.kill('SIGKILL');
+      try {
+        execFileSync('tmux', ['-S', join(data, 'tmux.sock'), 'kill-server'], { stdio: 'ignore' });
+      } catch { /* no agents ran */ }
+      // Whatever the agents left (their waits) goes too: a test leaves no process behind.
+      for (const pid of agentProcesses(data)) {
+        try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+      }
     },
   };
   return hub;
@@ -84,4 +125,44 @@ export async function openUi(browser, hub) {
   await page.goto(hub.url);
   await page.waitForSelector('#connection.online');
   return { context, page, errors };
+}
+
+/**
+ * Collects the hub's UI events from its WebSocket. `until(pred)` resolves with the first event, already
+ * received or still to come, that satisfies `pred`; it rejects after `ms` so a missing event fails the test.
+ */
+export async function watchEvents(port, token) {
+  const ws = new WebSocket(`ws://127.0.0.1:${port}/ws?token=${token}`);
+  const seen = [];
+  const waiting = new Set();
+  ws.on('message', (data) => {
+    const e = JSON.parse(String(data));
+    e.receivedAt = performance.now();
+    seen.push(e);
+    for (const w of waiting) if (w.pred(e)) { waiting.delete(w); w.ok(e); }
+  });
+  await new Promise((ok, fail) => { ws.once('open', ok); ws.once('error', fail); });
+  return {
+    seen,
+    until(pred, ms = 10000, what = 'an event') {
+      const found = seen.find(pred);
+      if (found) return Promise.resolve(found);
+      return new Promise((ok, fail) => {
+        const w = { pred, ok: (e) => { clearTimeout(timer); ok(e); } };
+        const timer = setTimeout(() => { waiting.delete(w); fail(new Error(`no ${what} within ${ms} ms`)); }, ms);
+        waiting.add(w);
+      });
+    },
+    /** A point in the stream: events from here on are the ones an action caused. */
+    mark() { return seen.length; },
+    /** A status of `agent` with `state` received at or after `mark`. */
+    state(agent, state, mark, ms = 10000) {
+      return this.until((e) => seen.indexOf(e) >= mark && e.type === 'session_status' && e.session_id === agent && e.state === state, ms, `${agent} ${state}`);
+    },
+    /** An event of `type` about `agent` at or after `mark`, that satisfies `pred`. */
+    event(type, agent, mark, pred = () => true, ms = 10000) {
+      return this.until((e) => seen.indexOf(e) >= mark && e.type === type && (e.session_id ?? e.session?.session_id) === agent && pred(e), ms, `${type} of ${agent}`);
+    },
+    close() { ws.close(); },
+  };
 }

@@ -10,6 +10,7 @@ mod client;
 mod demo;
 mod env;
 mod hook;
+mod lifecycle;
 mod send;
 mod serve;
 mod wait;
@@ -63,6 +64,56 @@ enum Command {
     Agent {
         #[command(subcommand)]
         command: AgentCommand,
+        #[command(flatten)]
+        hub: env::HubArgs,
+    },
+    /// Start a Claude Code agent in its own terminal (tmux), with ClawMux's hooks and instructions.
+    Spawn {
+        /// A plain identifier: letters, digits, `_` and `-`.
+        name: String,
+        /// Its work folder (default: <data dir>/agents/<name>).
+        #[arg(long)]
+        work_dir: Option<PathBuf>,
+        /// Claude Code's `--model`.
+        #[arg(long)]
+        model: Option<String>,
+        /// The Claude Code executable (default: `claude` on PATH, or the hub's CLAWMUX_CLAUDE).
+        #[arg(long)]
+        command: Option<String>,
+        /// Run the built-in demo agent instead of Claude Code.
+        #[arg(long, conflicts_with_all = ["command", "model"])]
+        demo: bool,
+        /// Extra flags for Claude Code, after `--`.
+        #[arg(last = true)]
+        args: Vec<String>,
+        #[command(flatten)]
+        hub: env::HubArgs,
+    },
+    /// End an agent's processes (its history stays).
+    Terminate {
+        /// The agent.
+        name: String,
+        #[command(flatten)]
+        hub: env::HubArgs,
+    },
+    /// Start an agent again, resuming its Claude conversation.
+    Restart {
+        /// The agent.
+        name: String,
+        #[command(flatten)]
+        hub: env::HubArgs,
+    },
+    /// Press Escape in an agent's terminal (Claude stops what it is doing).
+    Interrupt {
+        /// The agent.
+        name: String,
+        #[command(flatten)]
+        hub: env::HubArgs,
+    },
+    /// Open an agent's terminal here (tmux attach; detach with Ctrl-b d).
+    Attach {
+        /// The agent.
+        name: String,
         #[command(flatten)]
         hub: env::HubArgs,
     },
@@ -135,6 +186,29 @@ fn main() -> ExitCode {
         }
         | Command::Status { hub } => agent::list(&hub),
         Command::Open { hub } => agent::open(&hub),
+        Command::Spawn {
+            name,
+            work_dir,
+            model,
+            command,
+            demo,
+            args,
+            hub,
+        } => lifecycle::spawn(
+            &hub,
+            &lifecycle::Spawn {
+                name: &name,
+                work_dir: work_dir.as_deref(),
+                model: model.as_deref(),
+                command: command.as_deref(),
+                demo,
+                args: &args,
+            },
+        ),
+        Command::Terminate { name, hub } => lifecycle::act(&hub, &name, "terminate"),
+        Command::Restart { name, hub } => lifecycle::act(&hub, &name, "restart"),
+        Command::Interrupt { name, hub } => lifecycle::act(&hub, &name, "interrupt"),
+        Command::Attach { name, hub } => lifecycle::attach(&hub, &name),
         Command::DemoAgent {
             name,
             pace,

@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 
 use crate::error::ApiError;
 use crate::hub::Hub;
+use crate::lifecycle::SpawnRequest;
 use crate::ui_event::MessageOut;
 
 /// The most messages one history page returns.
@@ -53,6 +54,25 @@ pub enum Command {
         /// The last message read.
         up_to: String,
     },
+    /// Starts a new agent (Claude Code, or the demo agent) in its own terminal.
+    Spawn(SpawnRequest),
+    /// Ends an agent's processes; its history stays.
+    Terminate {
+        /// The agent.
+        session_id: String,
+    },
+    /// Starts an agent again, resuming its conversation.
+    Restart {
+        /// The agent.
+        session_id: String,
+    },
+    /// Presses Escape in the agent's terminal.
+    Interrupt {
+        /// The agent.
+        session_id: String,
+    },
+    /// Whether Claude Code and tmux are installed (the UI offers the demo agent when Claude Code is not).
+    Capabilities {},
     /// A page of a conversation: the latest, after a cursor, or before one.
     History {
         /// The agent.
@@ -78,6 +98,14 @@ impl Hub {
             Command::AddAgent { name, work_dir } => {
                 Ok(json!(self.add_agent(&name, work_dir.as_deref()).await?))
             }
+            Command::Spawn(req) => Ok(json!(self.spawn(req).await?)),
+            Command::Terminate { session_id } => Ok(json!(self.terminate(&session_id).await?)),
+            Command::Restart { session_id } => Ok(json!(self.restart(&session_id).await?)),
+            Command::Interrupt { session_id } => {
+                self.interrupt(&session_id).await?;
+                Ok(json!({}))
+            }
+            Command::Capabilities {} => Ok(self.capabilities().await),
             Command::UserMessage {
                 session_id,
                 text,

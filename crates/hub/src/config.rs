@@ -3,6 +3,7 @@
 use std::io::Write;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 /// The token file's name inside the data folder.
 pub const TOKEN_FILE: &str = "token";
@@ -59,6 +60,71 @@ pub fn load_or_create_token(data_dir: &Path) -> std::io::Result<String> {
 
 fn valid_token(t: &str) -> bool {
     t.len() == 64 && t.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// How the hub starts and looks after agents. [`Options::from_env`] reads each from the environment, so
+/// `clawmux serve` and the app take them the same way.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The `clawmux` binary agents and hooks run (`CLAWMUX_BIN`; else the one beside this program).
+    pub clawmux: PathBuf,
+    /// Claude Code when a spawn names no command (`CLAWMUX_CLAUDE`, default `claude` on PATH).
+    pub claude: String,
+    /// tmux (`CLAWMUX_TMUX`, default `tmux` on PATH).
+    pub tmux: PathBuf,
+    /// How long an agent may take to reach its first `clawmux wait` before the UI shows its terminal
+    /// (`CLAWMUX_START_TIMEOUT_MS`, default 90 s).
+    pub start_timeout: Duration,
+    /// How long a working agent may be silent, no tool running, before it is taken to have left the loop
+    /// and is reminded to run `clawmux wait` (`CLAWMUX_NUDGE_QUIET_MS`, default 60 s).
+    pub nudge_quiet: Duration,
+    /// The same after the user interrupted it (`CLAWMUX_NUDGE_AFTER_INTERRUPT_MS`, default 5 s).
+    pub nudge_after_interrupt: Duration,
+    /// Reminders per time out of the loop before the hub gives up and asks the user (default 3).
+    pub nudge_max: u32,
+}
+
+impl Options {
+    /// The options from the environment, with defaults.
+    pub fn from_env() -> Options {
+        let ms = |var: &str, default: u64| {
+            Duration::from_millis(
+                std::env::var(var)
+                    .ok()
+                    .and_then(|v| v.trim().parse().ok())
+                    .unwrap_or(default),
+            )
+        };
+        Options {
+            clawmux: std::env::var_os("CLAWMUX_BIN")
+                .map(PathBuf::from)
+                .unwrap_or_else(default_clawmux),
+            claude: std::env::var("CLAWMUX_CLAUDE").unwrap_or_else(|_| "claude".to_owned()),
+            tmux: std::env::var_os("CLAWMUX_TMUX")
+                .map_or_else(|| PathBuf::from("tmux"), PathBuf::from),
+            start_timeout: ms("CLAWMUX_START_TIMEOUT_MS", 90_000),
+            nudge_quiet: ms("CLAWMUX_NUDGE_QUIET_MS", 60_000),
+            nudge_after_interrupt: ms("CLAWMUX_NUDGE_AFTER_INTERRUPT_MS", 5_000),
+            nudge_max: 3,
+        }
+    }
+}
+
+/// This program if it is `clawmux`, else the `clawmux` beside it (the app ships both in one folder), else
+/// `clawmux` on PATH.
+fn default_clawmux() -> PathBuf {
+    let exe = std::env::current_exe().ok();
+    if let Some(exe) = &exe {
+        if exe.file_name().is_some_and(|n| n == "clawmux") {
+            return exe.clone();
+        }
+        if let Some(sibling) = exe.parent().map(|d| d.join("clawmux")) {
+            if sibling.is_file() {
+                return sibling;
+            }
+        }
+    }
+    crate::lifecycle::launch::resolve_program("clawmux").unwrap_or_else(|| PathBuf::from("clawmux"))
 }
 
 /// The default data folder: `$CLAWMUX_HOME`, else `~/.clawmux`.

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use clawmux_core::observe::{LogObserver, Observers};
@@ -14,10 +14,13 @@ use clawmux_core::wire::{check_agent_name, Kind, Message, MsgId};
 use clawmux_core::{Event, Millis, Source, State};
 use clawmux_store::{Applied, Incoming, NewMessage, Store};
 use sha2::{Digest, Sha256};
-use tokio::sync::{broadcast, Notify};
+use tokio::sync::{broadcast, watch, Notify};
 
-use crate::config::{load_or_create_token, DB_FILE};
+use crate::config::{load_or_create_token, Options, DB_FILE};
 use crate::error::ApiError;
+use crate::lifecycle::launch::Launch;
+use crate::lifecycle::pulse::Pulse;
+use crate::lifecycle::tmux::Tmux;
 use crate::ui_event::{SessionInfo, UiEvent};
 
 /// The longest message text accepted (the body limit is 1 MiB; this leaves room for JSON escaping).
@@ -49,6 +52,12 @@ struct Inner {
     /// Logging of every decision.
     observers: Mutex<Observers>,
     next_waiter: AtomicU64,
+    /// How agents are started and looked after.
+    options: Options,
+    /// The agents' terminals.
+    tmux: Tmux,
+    /// The port the hub serves on (0 until it serves): agents are told it.
+    port: AtomicU16,
 }
 
 /// What the hub keeps in memory about one agent, beside its stored state.
@@ -72,11 +81,30 @@ pub(crate) struct Live {
     /// the inbox query when nothing can be pending. Never a false "nothing": set after commit, cleared before
     /// reading.
     pub(crate) maybe_pending: AtomicBool,
+    /// The latest sign of life, for the supervisor of a running agent.
+    pub(crate) pulse: watch::Sender<Pulse>,
+    /// The pid of the agent's process in tmux, while the hub runs it.
+    process: Mutex<Option<u32>>,
+    /// The user asked for the running process to end: its end is not a crash.
+    pub(crate) ending: AtomicBool,
+    /// Told when the agent's process has ended: a `clawmux wait` still connected for it is closed.
+    pub(crate) ended: Notify,
+    /// Held while the agent's process is started or its end is handled: one at a time.
+    pub(crate) lifecycle: tokio::sync::Mutex<()>,
+    /// What the user must know about the agent now (it did not start, it stopped, it left the loop);
+    /// cleared when the agent is back in `clawmux wait`.
+    problem: Mutex<Option<String>>,
 }
 
 impl Live {
-    fn new(work_dir: PathBuf) -> Live {
+    fn new(work_dir: PathBuf, state: State) -> Live {
         Live {
+            pulse: watch::channel(Pulse::new(state)).0,
+            process: Mutex::new(None),
+            ending: AtomicBool::new(false),
+            ended: Notify::new(),
+            lifecycle: tokio::sync::Mutex::new(()),
+            problem: Mutex::new(None),
             work_dir,
             inbox: Arc::new(tokio::sync::Mutex::new(())),
             last_status: Mutex::new(0),
@@ -89,6 +117,18 @@ impl Live {
 
     pub(crate) fn waiter(&self) -> MutexGuard<'_, Option<(u64, Arc<Notify>)>> {
         self.waiter
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    pub(crate) fn process(&self) -> MutexGuard<'_, Option<u32>> {
+        self.process
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn problem(&self) -> MutexGuard<'_, Option<String>> {
+        self.problem
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
@@ -118,8 +158,13 @@ pub fn now() -> Millis {
 }
 
 impl Hub {
-    /// Opens the hub's data folder: creates it, the token and the database if needed, and loads the agents.
+    /// Opens the hub's data folder with the options of the environment ([`Options::from_env`]).
     pub async fn open(data_dir: &Path) -> Result<Hub, ApiError> {
+        Hub::open_with(data_dir, Options::from_env()).await
+    }
+
+    /// Opens the hub's data folder: creates it, the token and the database if needed, and loads the agents.
+    pub async fn open_with(data_dir: &Path, options: Options) -> Result<Hub, ApiError> {
         let internal = |what: &str, e: &dyn std::fmt::Display| {
             ApiError::new(
                 axum::http::StatusCode::INTERNAL_SERVER_ERROR,
@@ -132,7 +177,10 @@ impl Hub {
         let store = Store::open(&data_dir.join(DB_FILE)).await?;
         let mut agents = HashMap::new();
         for row in store.agents().await? {
-            agents.insert(row.name, Arc::new(Live::new(PathBuf::from(row.work_dir))));
+            agents.insert(
+                row.name,
+                Arc::new(Live::new(PathBuf::from(row.work_dir), row.snapshot.state)),
+            );
         }
         let mut observers = Observers::default();
         observers.subscribe(Box::new(LogObserver));
@@ -146,6 +194,9 @@ impl Hub {
                 append_order: tokio::sync::Mutex::new(()),
                 observers: Mutex::new(observers),
                 next_waiter: AtomicU64::new(1),
+                tmux: Tmux::new(options.tmux.clone(), data_dir),
+                options,
+                port: AtomicU16::new(0),
             }),
         })
     }
@@ -153,6 +204,57 @@ impl Hub {
     /// The install's API token.
     pub fn token(&self) -> &str {
         &self.inner.token
+    }
+
+    /// How agents are started and looked after.
+    pub fn options(&self) -> &Options {
+        &self.inner.options
+    }
+
+    pub(crate) fn tmux(&self) -> &Tmux {
+        &self.inner.tmux
+    }
+
+    /// Records the port the hub serves on.
+    pub(crate) fn set_port(&self, port: u16) {
+        self.inner.port.store(port, Ordering::SeqCst);
+    }
+
+    /// The port the hub serves on; starting agents needs it.
+    pub(crate) fn port(&self) -> Result<u16, ApiError> {
+        match self.inner.port.load(Ordering::SeqCst) {
+            0 => Err(ApiError::new(
+                axum::http::StatusCode::SERVICE_UNAVAILABLE,
+                "not_serving",
+                "the hub is not serving yet, so agents could not reach it",
+            )),
+            port => Ok(port),
+        }
+    }
+
+    /// Sets (or clears) what the user must know about an agent, and tells the UI when it changes.
+    pub(crate) fn set_problem(&self, agent: &str, problem: Option<String>) {
+        let Ok(live) = self.live(agent) else { return };
+        let mut slot = live.problem();
+        if *slot != problem {
+            slot.clone_from(&problem);
+            drop(slot);
+            self.broadcast(UiEvent::SessionProblem {
+                session_id: agent.to_owned(),
+                problem,
+            });
+        }
+    }
+
+    pub(crate) fn insert_live(&self, agent: &str, work_dir: PathBuf) {
+        self.agents().insert(
+            agent.to_owned(),
+            Arc::new(Live::new(work_dir, State::Starting)),
+        );
+    }
+
+    pub(crate) fn remove_live(&self, agent: &str) {
+        self.agents().remove(agent);
     }
 
     /// The data folder.
@@ -215,12 +317,15 @@ impl Hub {
 
     async fn info(&self, row: &clawmux_store::AgentRow) -> Result<SessionInfo, ApiError> {
         let unread = self.inner.store.unread(&row.name).await?;
-        Ok(SessionInfo::new(
-            &row.name,
-            &row.work_dir,
-            &row.snapshot,
-            unread,
-        ))
+        let launch = row
+            .launch
+            .as_deref()
+            .and_then(|l| serde_json::from_str::<Launch>(l).ok());
+        let problem = self.live(&row.name).ok().and_then(|l| l.problem().clone());
+        Ok(
+            SessionInfo::new(&row.name, &row.work_dir, &row.snapshot, unread)
+                .with_launch(launch.as_ref(), problem),
+        )
     }
 
     /// Registers an agent (STARTING, no process) with its work folder, created if missing. The default
@@ -262,8 +367,7 @@ impl Hub {
             )
         })?;
         let row = self.inner.store.add_agent(name, work_str, now()).await?;
-        self.agents()
-            .insert(name.to_owned(), Arc::new(Live::new(work_dir)));
+        self.insert_live(name, work_dir);
         let info = SessionInfo::new(&row.name, &row.work_dir, &row.snapshot, 0);
         self.broadcast(UiEvent::SessionSpawned {
             session: info.clone(),
@@ -298,6 +402,7 @@ impl Hub {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .notify(agent, &applied.before, &applied.decision, &applied.after);
+        live.pulse.send_modify(|p| p.saw(event, &applied.after));
         let mut last_status = live
             .last_status
             .lock()
@@ -329,7 +434,7 @@ impl Hub {
     }
 
     /// Appends a message and broadcasts it, in seq order with every other append.
-    async fn append(&self, m: &NewMessage<'_>) -> Result<Message, ApiError> {
+    pub(crate) async fn append(&self, m: &NewMessage<'_>) -> Result<Message, ApiError> {
         let _order = self.inner.append_order.lock().await;
         let appended = self.inner.store.append(m).await?;
         if appended.created {

@@ -84,6 +84,10 @@ impl Hub {
         let Event::Hook(hook) = &event else {
             return Ok(json!({}));
         };
+        if let (HookKind::SessionStart { .. }, Some(session)) = (&hook.kind, &hook.session_id) {
+            // The conversation exists now: a restart resumes it.
+            self.store().set_claude_session(&agent, session).await?;
+        }
         let may_hand_over = match &hook.kind {
             HookKind::PreToolUse(_) => !is_wait_call(hook),
             HookKind::PostToolUse { .. } => true,
@@ -265,6 +269,11 @@ impl Waiter {
     pub fn decline(&self, offer: Offer) {
         self.live.maybe_pending.store(true, Ordering::SeqCst);
         drop(offer.guard);
+    }
+
+    /// Resolves when the agent's process has ended: the wait must close.
+    pub async fn agent_ended(&self) {
+        self.live.ended.notified().await;
     }
 
     /// The agent this waiter waits for.

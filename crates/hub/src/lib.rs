@@ -11,6 +11,7 @@ pub mod error;
 pub mod http;
 pub mod hub;
 pub mod inbox;
+pub mod lifecycle;
 pub mod ui_event;
 
 use std::future::Future;
@@ -27,6 +28,13 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let port = listener.local_addr()?.port();
+    hub.set_port(port);
+    let adopting = hub.clone();
+    tokio::spawn(async move {
+        if let Err(e) = adopting.adopt().await {
+            tracing::warn!(error = %e, "could not take over the agents' tmux sessions");
+        }
+    });
     let settle = hub.clone();
     tokio::spawn(async move {
         if let Err(e) = settle.settle_waits_after_start().await {

@@ -20,6 +20,11 @@ pub struct SessionInfo {
     pub work_dir: String,
     /// When it entered its state.
     pub since: Millis,
+    /// `claude` (ClawMux runs Claude Code for it), `demo` (the built-in demo agent) or `external` (it runs
+    /// on its own; ClawMux cannot start or end it).
+    pub launch: &'static str,
+    /// What the user must know now (it did not start, it stopped by itself, it left the loop).
+    pub problem: Option<String>,
 }
 
 impl SessionInfo {
@@ -32,7 +37,24 @@ impl SessionInfo {
             unread_count,
             work_dir: work_dir.to_owned(),
             since: s.since,
+            launch: "external",
+            problem: None,
         }
+    }
+
+    /// With how ClawMux starts the agent, if it does, and its current problem.
+    pub fn with_launch(
+        mut self,
+        launch: Option<&crate::lifecycle::launch::Launch>,
+        problem: Option<String>,
+    ) -> SessionInfo {
+        self.launch = match launch {
+            Some(l) if l.demo => "demo",
+            Some(_) => "claude",
+            None => "external",
+        };
+        self.problem = problem;
+        self
     }
 }
 
@@ -126,6 +148,20 @@ pub enum UiEvent {
         /// It.
         session: SessionInfo,
     },
+    /// An agent's process ended.
+    SessionTerminated {
+        /// The agent.
+        session_id: String,
+        /// `terminated` (asked for) or `exited` (by itself).
+        reason: String,
+    },
+    /// What the user must know about an agent changed (`None`: nothing any more).
+    SessionProblem {
+        /// The agent.
+        session_id: String,
+        /// The problem.
+        problem: Option<String>,
+    },
     /// The replay from the client's cursor could not be done; the client must reload its history.
     Reset {
         /// Why.
@@ -169,6 +205,8 @@ impl UiEvent {
             | UiEvent::SessionStatus { .. }
             | UiEvent::InboxUpdate { .. }
             | UiEvent::SessionSpawned { .. }
+            | UiEvent::SessionTerminated { .. }
+            | UiEvent::SessionProblem { .. }
             | UiEvent::Reset { .. }
             | UiEvent::Error { .. } => None,
         }

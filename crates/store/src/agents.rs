@@ -26,10 +26,13 @@ pub struct AgentRow {
     pub read_cursor: i64,
     /// Claude Code's conversation id, to resume it.
     pub claude_session_id: Option<String>,
+    /// How the hub starts this agent (JSON of the hub's launch spec); `None` for an agent that runs on
+    /// its own.
+    pub launch: Option<String>,
 }
 
 pub(crate) const AGENT_COLUMNS: &str = "name, work_dir, created_at, state, activity, state_since, \
-     last_event, inbox_cursor, read_cursor, claude_session_id";
+     last_event, inbox_cursor, read_cursor, claude_session_id, launch";
 
 pub(crate) fn agent_from_row(row: &SqliteRow) -> Result<AgentRow, StoreError> {
     let state: String = row.try_get("state")?;
@@ -47,6 +50,7 @@ pub(crate) fn agent_from_row(row: &SqliteRow) -> Result<AgentRow, StoreError> {
         inbox_cursor: row.try_get("inbox_cursor")?,
         read_cursor: row.try_get("read_cursor")?,
         claude_session_id: row.try_get("claude_session_id")?,
+        launch: row.try_get("launch")?,
     })
 }
 
@@ -58,17 +62,30 @@ impl Store {
         work_dir: &str,
         at: Millis,
     ) -> Result<AgentRow, StoreError> {
+        self.add_launched_agent(name, work_dir, None, at).await
+    }
+
+    /// Registers a new agent in STARTING, with how the hub starts it (`launch`, see [`AgentRow::launch`]),
+    /// in one write: an agent the hub spawned is never stored without it.
+    pub async fn add_launched_agent(
+        &self,
+        name: &str,
+        work_dir: &str,
+        launch: Option<&str>,
+        at: Millis,
+    ) -> Result<AgentRow, StoreError> {
         check_agent_name(name)?;
         let snapshot = Snapshot::new(at);
         let inserted = sqlx::query(
-            "INSERT INTO agents (name, work_dir, created_at, state, activity, state_since) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?3) ON CONFLICT(name) DO NOTHING",
+            "INSERT INTO agents (name, work_dir, created_at, state, activity, state_since, launch) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?3, ?6) ON CONFLICT(name) DO NOTHING",
         )
         .bind(name)
         .bind(work_dir)
         .bind(at.0)
         .bind(snapshot.state.as_str())
         .bind(&snapshot.activity)
+        .bind(launch)
         .execute(&mut self.write().await.conn)
         .await?;
         if inserted.rows_affected() == 0 {
@@ -95,6 +112,35 @@ impl Store {
             .fetch_all(&self.reader)
             .await?;
         rows.iter().map(agent_from_row).collect()
+    }
+
+    /// Records how the hub starts an agent.
+    pub async fn set_launch(&self, name: &str, launch: &str) -> Result<(), StoreError> {
+        let done = sqlx::query("UPDATE agents SET launch = ?2 WHERE name = ?1")
+            .bind(name)
+            .bind(launch)
+            .execute(&mut self.write().await.conn)
+            .await?;
+        if done.rows_affected() == 0 {
+            return Err(StoreError::UnknownAgent(name.to_owned()));
+        }
+        Ok(())
+    }
+
+    /// Removes an agent that has nothing yet: no message and no event. This undoes a registration whose
+    /// start failed, so a failed spawn leaves nothing behind; an agent with any history is never removed.
+    pub async fn forget_new_agent(&self, name: &str) -> Result<bool, StoreError> {
+        let mut writer = self.write().await;
+        let done = sqlx::query(
+            "DELETE FROM agents WHERE name = ?1 \
+             AND NOT EXISTS (SELECT 1 FROM messages WHERE agent = ?1) \
+             AND NOT EXISTS (SELECT 1 FROM agent_events WHERE agent = ?1)",
+        )
+        .bind(name)
+        .execute(&mut writer.conn)
+        .await?;
+        writer.snapshots.remove(name);
+        Ok(done.rows_affected() == 1)
     }
 
     /// Records Claude Code's conversation id for an agent (to resume it later).

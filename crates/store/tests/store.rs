@@ -329,7 +329,7 @@ async fn the_database_is_in_wal_mode_and_migrated() {
         .fetch_all(&mut conn)
         .await
         .unwrap();
-    assert_eq!(versions, [20_261_122_000_000]);
+    assert_eq!(versions, [20_261_122_000_000, 20_261_122_100_000]);
 }
 
 #[tokio::test]
@@ -438,4 +438,32 @@ proptest! {
             assert_eq!(store.replay("sky").await.unwrap(), projected);
         });
     }
+}
+
+#[tokio::test]
+async fn a_launched_agent_keeps_its_launch_and_only_a_new_one_can_be_forgotten() {
+    let (_dir, store) = fresh().await;
+    let row = store
+        .add_launched_agent("moon", "/w/moon", Some(r#"{"demo":true}"#), Millis(1))
+        .await
+        .unwrap();
+    assert_eq!(row.launch.as_deref(), Some(r#"{"demo":true}"#));
+    assert_eq!(
+        store
+            .add_agent("own", "/w/own", Millis(1))
+            .await
+            .unwrap()
+            .launch,
+        None
+    );
+    // Nothing happened to `own` yet: forgetting it undoes the registration.
+    assert!(store.forget_new_agent("own").await.unwrap());
+    assert!(matches!(
+        store.agent("own").await,
+        Err(StoreError::UnknownAgent(_))
+    ));
+    // `moon` has a message: it is never forgotten.
+    store.append(&user_to("moon", "hello")).await.unwrap();
+    assert!(!store.forget_new_agent("moon").await.unwrap());
+    assert_eq!(store.agent("moon").await.unwrap().name, "moon");
 }

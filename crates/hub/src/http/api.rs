@@ -79,6 +79,38 @@ pub(super) async fn add_agent(
     Ok((StatusCode::CREATED, Json(info)).into_response())
 }
 
+pub(super) async fn spawn(
+    State(hub): State<Hub>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    let info = hub.dispatch(Command::Spawn(body_json(body)?)).await?;
+    Ok((StatusCode::CREATED, Json(info)).into_response())
+}
+
+pub(super) async fn capabilities(State(hub): State<Hub>) -> Result<Json<Value>, ApiError> {
+    Ok(Json(hub.dispatch(Command::Capabilities {}).await?))
+}
+
+/// `POST /api/sessions/{id}/{action}`: terminate, restart or interrupt.
+pub(super) async fn lifecycle(
+    State(hub): State<Hub>,
+    Path((session_id, action)): Path<(String, String)>,
+) -> Result<Json<Value>, ApiError> {
+    let command = match action.as_str() {
+        "terminate" => Command::Terminate { session_id },
+        "restart" => Command::Restart { session_id },
+        "interrupt" => Command::Interrupt { session_id },
+        other => {
+            return Err(ApiError::new(
+                StatusCode::NOT_FOUND,
+                "not_found",
+                format!("no action `{other}` (terminate, restart, interrupt)"),
+            ))
+        }
+    };
+    Ok(Json(hub.dispatch(command).await?))
+}
+
 #[derive(Deserialize)]
 pub(super) struct UserMessage {
     text: String,

@@ -74,8 +74,18 @@ async fn serve(waiter: &Waiter, socket: WebSocket) -> Result<(), &'static str> {
     let mut last_heard = Instant::now();
     let offer = waiter.offer();
     tokio::pin!(offer);
+    let ended = waiter.agent_ended();
+    tokio::pin!(ended);
     loop {
         tokio::select! {
+            () = &mut ended => {
+                let frame = CloseFrame {
+                    code: CLOSE_AGENT_DEAD,
+                    reason: "the agent's process has ended".into(),
+                };
+                let _ = tx.send(Ws::Close(Some(frame))).await;
+                return Err("the agent's process ended");
+            }
             offered = &mut offer => {
                 let offer = offered.map_err(|_| "the inbox could not be read")?;
                 return deliver(waiter, offer, &mut tx, &mut rx).await;

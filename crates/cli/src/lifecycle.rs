@@ -1,0 +1,109 @@
+//! `clawmux spawn|terminate|restart|interrupt|attach`: a person's commands for real agents. The hub does
+//! the work (the same commands the UI runs); `attach` opens the agent's terminal in this one.
+
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::client::Client;
+use crate::env::HubArgs;
+
+/// What `clawmux spawn` asks for.
+pub struct Spawn<'a> {
+    pub name: &'a str,
+    pub work_dir: Option<&'a Path>,
+    pub model: Option<&'a str>,
+    pub command: Option<&'a str>,
+    pub demo: bool,
+    pub args: &'a [String],
+}
+
+pub fn spawn(args: &HubArgs, s: &Spawn<'_>) -> Result<(), String> {
+    let hub = args.resolve()?;
+    let client = Client::new(&hub, Duration::from_secs(30));
+    let work_dir = s
+        .work_dir
+        .map(|d| {
+            std::path::absolute(d).map_err(|e| format!("bad work folder {}: {e}", d.display()))
+        })
+        .transpose()?;
+    // A relative command is resolved here, where the person typed it, not in the hub's folder.
+    let command = s
+        .command
+        .map(|c| {
+            if c.contains('/') {
+                std::path::absolute(c)
+                    .map(|p| p.display().to_string())
+                    .map_err(|e| format!("bad command {c}: {e}"))
+            } else {
+                Ok(c.to_owned())
+            }
+        })
+        .transpose()?;
+    let body = json!({
+        "name": s.name,
+        "work_dir": work_dir,
+        "model": s.model,
+        "command": command,
+        "args": s.args,
+        "demo": s.demo,
+    });
+    let info = client
+        .post("/api/spawn", None, body.to_string().as_bytes())
+        .map_err(|e| e.to_string())?;
+    let dir = info
+        .get("work_dir")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    println!("{} is starting in {dir}", s.name);
+    println!("its terminal: clawmux attach {}", s.name);
+    Ok(())
+}
+
+/// `terminate`, `restart` or `interrupt`.
+pub fn act(args: &HubArgs, name: &str, action: &str) -> Result<(), String> {
+    let hub = args.resolve()?;
+    let client = Client::new(&hub, Duration::from_secs(30));
+    let info = client
+        .post(&format!("/api/sessions/{name}/{action}"), None, b"{}")
+        .map_err(|e| e.to_string())?;
+    match info.get("state").and_then(Value::as_str) {
+        Some(state) => println!("{name}: {state}"),
+        None => println!("{name}: done"),
+    }
+    Ok(())
+}
+
+/// Replaces this process with `tmux attach` to the agent's session on the hub's tmux server.
+pub fn attach(args: &HubArgs, name: &str) -> Result<(), String> {
+    let data_dir = args
+        .data_dir
+        .clone()
+        .unwrap_or_else(clawmux_hub::config::default_data_dir);
+    let socket = data_dir.join(clawmux_hub::lifecycle::tmux::SOCKET_FILE);
+    let tmux =
+        std::env::var_os("CLAWMUX_TMUX").map_or_else(|| PathBuf::from("tmux"), PathBuf::from);
+    let target = format!("={name}");
+    let found = std::process::Command::new(&tmux)
+        .arg("-S")
+        .arg(&socket)
+        .args(["has-session", "-t", &target])
+        .env_remove("TMUX")
+        .stderr(std::process::Stdio::null())
+        .status()
+        .map_err(|e| format!("cannot run tmux ({}): {e}", tmux.display()))?;
+    if !found.success() {
+        return Err(format!(
+            "agent {name} has no terminal: it is not running, or ClawMux did not start it"
+        ));
+    }
+    let err = std::process::Command::new(&tmux)
+        .arg("-S")
+        .arg(&socket)
+        .args(["attach-session", "-t", &target])
+        .env_remove("TMUX")
+        .exec();
+    Err(format!("cannot run tmux ({}): {err}", tmux.display()))
+}

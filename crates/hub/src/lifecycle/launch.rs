@@ -1,0 +1,308 @@
+//! What starting an agent writes and runs: its instructions, its Claude Code settings, its command line
+//! and its environment. Pure functions of the spawn request, so each is tested without a process.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+/// How the hub starts an agent, stored with it so a restart (of the agent or of the app) runs the same.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Launch {
+    /// Claude Code's executable (absolute), or `clawmux` itself for the demo agent.
+    pub program: PathBuf,
+    /// Extra flags for Claude Code.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// `--model`.
+    pub model: Option<String>,
+    /// The built-in demo agent rather than Claude Code.
+    #[serde(default)]
+    pub demo: bool,
+}
+
+/// The marker on the first line of a CLAUDE.md that ClawMux wrote (and may rewrite).
+pub const INSTRUCTIONS_MARKER: &str = "<!-- clawmux: instructions for a ClawMux agent";
+
+/// The Claude Code hook events the hub listens to over HTTP. (SessionStart and Stop are command hooks:
+/// Claude Code runs only commands for SessionStart, and only a command's exit 2 can keep Claude going.)
+pub const HTTP_HOOK_EVENTS: &[&str] = &[
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PermissionRequest",
+    "UserPromptSubmit",
+    "PreCompact",
+    "PostCompact",
+    "Notification",
+    "StopFailure",
+    "SubagentStart",
+    "SubagentStop",
+    "SessionEnd",
+];
+
+/// The instructions an agent gets, as its CLAUDE.md (or appended to its system prompt when its folder
+/// has a CLAUDE.md of the user's).
+pub fn instructions(name: &str) -> String {
+    format!(
+        "{INSTRUCTIONS_MARKER} `{name}`; rewritten at each start -->\n\
+# You are `{name}`, an agent run by ClawMux\n\
+\n\
+The user does not read this terminal. They talk to you through ClawMux, by voice or text.\n\
+\n\
+- Talk only through `clawmux send`: answer with `clawmux send --to user --re <msg_id> 'your answer'`\n\
+  (markdown is fine), write to another agent with `clawmux send --to <name> '...'`, and acknowledge a\n\
+  message you will act on with `clawmux send --to user --re <msg_id>` (a thumbs-up, no text).\n\
+- Whenever you have nothing to do, run `clawmux wait` (Bash, timeout 600000). It blocks until a message\n\
+  arrives and prints it as `[MSG id:<msg_id> from:<who>] text` (or `[VOICE ...]` when spoken). Act on it,\n\
+  answer, then run `clawmux wait` again. If it ends without a message, run it again.\n\
+- Never end your turn without `clawmux wait`: a stopped agent cannot hear the user.\n\
+- Give every Bash call a short description: the user sees it as what you are doing.\n"
+    )
+}
+
+/// The first prompt: Claude Code does nothing until it has one.
+pub fn first_prompt(name: &str, resumed: bool) -> String {
+    if resumed {
+        format!("You are `{name}`; ClawMux restarted you. Run `clawmux wait` now for the user's next message.")
+    } else {
+        format!("You are `{name}`. Read CLAUDE.md, then run `clawmux wait` for the user's first message.")
+    }
+}
+
+/// Whether a folder's CLAUDE.md may be (re)written: absent, or written by ClawMux.
+pub fn instructions_ours(existing: Option<&str>) -> bool {
+    existing.is_none_or(|text| text.starts_with(INSTRUCTIONS_MARKER))
+}
+
+/// Quotes a path for the shell Claude Code runs command hooks in.
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// The per-agent Claude Code settings: the hooks of PROTOCOL.md, and permission for the `clawmux`
+/// commands the agent lives on. The token is never written here: the HTTP hooks read it from the agent's
+/// environment (`allowedEnvVars`).
+pub fn settings(port: u16, clawmux: &Path) -> Value {
+    let clawmux = shell_quote(&clawmux.display().to_string());
+    let http = json!({
+        "type": "http",
+        "url": format!("http://127.0.0.1:{port}/api/hooks/tool-status"),
+        "headers": {
+            "Authorization": "Bearer $CLAWMUX_TOKEN",
+            "ClawMux-Session": "$CLAWMUX_SESSION_ID",
+        },
+        "allowedEnvVars": ["CLAWMUX_TOKEN", "CLAWMUX_SESSION_ID"],
+        "timeout": 5,
+    });
+    let mut hooks = serde_json::Map::new();
+    for event in HTTP_HOOK_EVENTS {
+        hooks.insert(
+            (*event).to_owned(),
+            json!([{ "matcher": "*", "hooks": [http.clone()] }]),
+        );
+    }
+    hooks.insert(
+        "SessionStart".to_owned(),
+        json!([{ "hooks": [{
+            "type": "command",
+            "command": format!("{clawmux} hook tool-status"),
+            "timeout": 10,
+        }] }]),
+    );
+    hooks.insert(
+        "Stop".to_owned(),
+        json!([{ "hooks": [{
+            "type": "command",
+            "command": format!("{clawmux} hook stop"),
+            "timeout": 30,
+        }] }]),
+    );
+    json!({
+        "hooks": hooks,
+        "permissions": {
+            "allow": [
+                "Bash(clawmux wait)",
+                "Bash(clawmux send:*)",
+                "Bash(clawmux send *)",
+            ],
+        },
+    })
+}
+
+/// Where ClawMux keeps an agent's launch files (its settings), outside the work folder.
+pub fn launch_dir(data_dir: &Path, name: &str) -> PathBuf {
+    data_dir.join("launch").join(name)
+}
+
+/// What a start runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Start<'a> {
+    /// The agent.
+    pub name: &'a str,
+    /// How.
+    pub launch: &'a Launch,
+    /// The settings file.
+    pub settings: &'a Path,
+    /// Claude Code's conversation id.
+    pub claude_session: &'a str,
+    /// Resume that conversation rather than begin it.
+    pub resume: bool,
+    /// The instructions, when they cannot be the folder's CLAUDE.md.
+    pub append_prompt: Option<&'a str>,
+    /// The `clawmux` binary (the demo agent is a mode of it).
+    pub clawmux: &'a Path,
+}
+
+/// The command line.
+pub fn argv(s: &Start<'_>) -> Vec<String> {
+    if s.launch.demo {
+        return vec![
+            s.clawmux.display().to_string(),
+            "demo-agent".to_owned(),
+            s.name.to_owned(),
+        ];
+    }
+    let mut argv = vec![
+        s.launch.program.display().to_string(),
+        "--settings".to_owned(),
+        s.settings.display().to_string(),
+    ];
+    argv.push(if s.resume { "--resume" } else { "--session-id" }.to_owned());
+    argv.push(s.claude_session.to_owned());
+    if let Some(model) = &s.launch.model {
+        argv.push("--model".to_owned());
+        argv.push(model.clone());
+    }
+    if let Some(prompt) = s.append_prompt {
+        argv.push("--append-system-prompt".to_owned());
+        argv.push(prompt.to_owned());
+    }
+    argv.extend(s.launch.args.iter().cloned());
+    argv.push(first_prompt(s.name, s.resume));
+    argv
+}
+
+/// The agent's environment (PROTOCOL.md), with `clawmux` first on its PATH.
+pub fn env(
+    name: &str,
+    port: u16,
+    token: &str,
+    work_dir: &Path,
+    data_dir: &Path,
+    clawmux: &Path,
+) -> Vec<(String, String)> {
+    let mut path = clawmux
+        .parent()
+        .map(|d| d.display().to_string())
+        .unwrap_or_default();
+    if let Some(rest) = std::env::var_os("PATH") {
+        path.push(':');
+        path.push_str(&rest.to_string_lossy());
+    }
+    vec![
+        ("CLAWMUX_SESSION_ID".to_owned(), name.to_owned()),
+        ("CLAWMUX_PORT".to_owned(), port.to_string()),
+        (
+            "CLAWMUX_WORK_DIR".to_owned(),
+            work_dir.display().to_string(),
+        ),
+        ("CLAWMUX_HOME".to_owned(), data_dir.display().to_string()),
+        ("CLAWMUX_TOKEN".to_owned(), token.to_owned()),
+        ("PATH".to_owned(), path),
+    ]
+}
+
+/// Finds `program` as the shell would: a path with a `/` as given, else the first executable on `PATH`.
+pub fn resolve_program(program: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let executable = |p: &Path| {
+        p.metadata()
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    if program.contains('/') {
+        let p = std::path::absolute(program).ok()?;
+        return executable(&p).then_some(p);
+    }
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(program))
+        .find(|p| executable(p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_hold_every_hook_and_no_token() {
+        let s = settings(3461, Path::new("/opt/claw mux/clawmux"));
+        let hooks = s["hooks"].as_object().unwrap();
+        for event in HTTP_HOOK_EVENTS {
+            let h = &hooks[*event][0]["hooks"][0];
+            assert_eq!(h["type"], "http");
+            assert_eq!(h["url"], "http://127.0.0.1:3461/api/hooks/tool-status");
+            assert_eq!(h["headers"]["ClawMux-Session"], "$CLAWMUX_SESSION_ID");
+        }
+        assert_eq!(
+            hooks["Stop"][0]["hooks"][0]["command"],
+            "'/opt/claw mux/clawmux' hook stop"
+        );
+        assert_eq!(hooks["SessionStart"][0]["hooks"][0]["type"], "command");
+        assert!(!s.to_string().contains("CLAWMUX_TOKEN=") && !s.to_string().contains("Bearer 0"));
+    }
+
+    #[test]
+    fn argv_begins_or_resumes_the_conversation() {
+        let launch = Launch {
+            program: PathBuf::from("/usr/bin/claude"),
+            args: vec!["--verbose".to_owned()],
+            model: Some("opus".to_owned()),
+            demo: false,
+        };
+        let mut start = Start {
+            name: "sky",
+            launch: &launch,
+            settings: Path::new("/d/launch/sky/settings.json"),
+            claude_session: "0b6f0c3e-0000-4000-8000-000000000000",
+            resume: false,
+            append_prompt: None,
+            clawmux: Path::new("/usr/bin/clawmux"),
+        };
+        let a = argv(&start);
+        assert_eq!(
+            a[..5],
+            [
+                "/usr/bin/claude",
+                "--settings",
+                "/d/launch/sky/settings.json",
+                "--session-id",
+                start.claude_session
+            ]
+        );
+        assert!(a.windows(2).any(|w| w == ["--model", "opus"]));
+        assert!(a.last().unwrap().contains("clawmux wait"));
+        start.resume = true;
+        assert!(argv(&start).windows(2).any(|w| w[0] == "--resume"));
+        let demo = Launch {
+            demo: true,
+            ..launch.clone()
+        };
+        start.launch = &demo;
+        assert_eq!(argv(&start), ["/usr/bin/clawmux", "demo-agent", "sky"]);
+    }
+
+    #[test]
+    fn a_users_claude_md_is_never_overwritten() {
+        assert!(instructions_ours(None));
+        assert!(instructions_ours(Some(&instructions("sky"))));
+        assert!(!instructions_ours(Some("# My project\n")));
+    }
+
+    #[test]
+    fn programs_resolve_like_a_shell() {
+        assert!(resolve_program("sh").is_some());
+        assert!(resolve_program("/bin/sh").is_some());
+        assert!(resolve_program("/nonexistent/claude").is_none());
+        assert!(resolve_program("no-such-program-here").is_none());
+    }
+}

@@ -1,0 +1,281 @@
+//! The agents' terminals: one tmux session per agent, on a tmux server of the hub's own.
+//!
+//! The server's socket lives in the data folder, so the hub never touches the user's own tmux sessions,
+//! two hubs (or a test and the user's app) never see each other's agents, and `clawmux attach NAME` knows
+//! where to look. Panes stay after their process ends (`remain-on-exit`), so the hub can still read the
+//! last lines of a terminal whose agent crashed before it closes the session.
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+/// The tmux server's socket file inside the data folder.
+pub const SOCKET_FILE: &str = "tmux.sock";
+/// The server's configuration, written by the hub (read when the server starts).
+const CONF_FILE: &str = "tmux.conf";
+const CONF: &str = "# Written by ClawMux for its agents' tmux server; rewritten at every start.\n\
+set -g remain-on-exit on\n\
+set -g history-limit 10000\n\
+set -g status-left '[clawmux] #S '\n\
+set -g status-left-length 40\n";
+
+/// A failed tmux call.
+#[derive(Debug, thiserror::Error)]
+pub enum TmuxError {
+    /// The tmux program could not be run at all.
+    #[error("tmux is not installed or cannot run ({program}: {source}); install it (Debian: apt install tmux)")]
+    Missing {
+        /// What was tried.
+        program: String,
+        /// Why it failed.
+        source: std::io::Error,
+    },
+    /// tmux ran and refused.
+    #[error("tmux {action} failed: {stderr}")]
+    Failed {
+        /// What was asked.
+        action: String,
+        /// What tmux said.
+        stderr: String,
+    },
+}
+
+/// How the hub runs tmux.
+#[derive(Debug, Clone)]
+pub struct Tmux {
+    program: PathBuf,
+    socket: PathBuf,
+    conf: PathBuf,
+}
+
+/// A pane as tmux reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pane {
+    /// The process tmux started in it.
+    pub pid: u32,
+    /// How its process ended, once tmux has seen it end (the pane stays, `remain-on-exit`).
+    pub ended: Option<Ended>,
+}
+
+/// How a pane's process ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ended {
+    /// It exited with this status.
+    Exited(i32),
+    /// A signal killed it.
+    Killed(i32),
+    /// tmux knows it ended, not how.
+    Unknown,
+}
+
+impl std::fmt::Display for Ended {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Ended::Exited(status) => write!(f, "exited with status {status}"),
+            Ended::Killed(signal) => write!(f, "was killed by signal {signal}"),
+            Ended::Unknown => write!(f, "ended"),
+        }
+    }
+}
+
+impl Tmux {
+    /// tmux as `program`, with its server socket in `data_dir`.
+    pub fn new(program: PathBuf, data_dir: &Path) -> Tmux {
+        Tmux {
+            program,
+            socket: data_dir.join(SOCKET_FILE),
+            conf: data_dir.join(CONF_FILE),
+        }
+    }
+
+    /// The server's socket.
+    pub fn socket(&self) -> &Path {
+        &self.socket
+    }
+
+    async fn run<I, S>(&self, action: &str, args: I) -> Result<String, TmuxError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        self.run_with_path(action, args, None).await
+    }
+
+    async fn run_with_path<I, S>(
+        &self,
+        action: &str,
+        args: I,
+        path: Option<&str>,
+    ) -> Result<String, TmuxError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let mut command = tokio::process::Command::new(&self.program);
+        if let Some(path) = path {
+            command.env("PATH", path);
+        }
+        let out = command
+            .arg("-S")
+            .arg(&self.socket)
+            .arg("-f")
+            .arg(&self.conf)
+            .args(args)
+            // A hub started from inside tmux must still talk to its own server, not the user's.
+            .env_remove("TMUX")
+            .stdin(Stdio::null())
+            .kill_on_drop(true)
+            .output()
+            .await
+            .map_err(|source| TmuxError::Missing {
+                program: self.program.display().to_string(),
+                source,
+            })?;
+        if out.status.success() {
+            Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+        } else {
+            Err(TmuxError::Failed {
+                action: action.to_owned(),
+                stderr: String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+            })
+        }
+    }
+
+    /// Checks that tmux runs.
+    pub async fn check(&self) -> Result<(), TmuxError> {
+        self.run("-V", ["-V"]).await.map(drop)
+    }
+
+    /// Starts `argv` in a new detached session `name` in folder `cwd` with `env`; returns the pane's pid.
+    pub async fn start(
+        &self,
+        name: &str,
+        cwd: &Path,
+        env: &[(String, String)],
+        argv: &[String],
+    ) -> Result<u32, TmuxError> {
+        tokio::fs::write(&self.conf, CONF)
+            .await
+            .map_err(|e| TmuxError::Failed {
+                action: "configuration".to_owned(),
+                stderr: format!("cannot write {}: {e}", self.conf.display()),
+            })?;
+        let mut args: Vec<std::ffi::OsString> = [
+            "new-session",
+            "-d",
+            "-s",
+            name,
+            "-x",
+            "200",
+            "-y",
+            "50",
+            "-P",
+            "-F",
+            "#{pane_pid}",
+            "-c",
+        ]
+        .iter()
+        .map(Into::into)
+        .collect();
+        args.push(cwd.as_os_str().to_owned());
+        // tmux gives a new session the PATH of the client that creates it, whatever `-e` says: PATH goes
+        // to the client.
+        let mut path = None;
+        for (k, v) in env {
+            if k == "PATH" {
+                path = Some(v.as_str());
+                continue;
+            }
+            args.push("-e".into());
+            args.push(format!("{k}={v}").into());
+        }
+        args.push("--".into());
+        args.extend(argv.iter().map(Into::into));
+        let out = self.run_with_path("new-session", args, path).await?;
+        out.trim().parse().map_err(|_| TmuxError::Failed {
+            action: "new-session".to_owned(),
+            stderr: format!("unexpected answer `{}`", out.trim()),
+        })
+    }
+
+    /// The pane of session `name`, or `None` if there is no such session.
+    pub async fn pane(&self, name: &str) -> Result<Option<Pane>, TmuxError> {
+        let target = format!("={name}:");
+        match self
+            .run(
+                "display-message",
+                [
+                    "display-message",
+                    "-p",
+                    "-t",
+                    &target,
+                    "#{pane_pid}:#{pane_dead}:#{pane_dead_status}:#{pane_dead_signal}",
+                ],
+            )
+            .await
+        {
+            Ok(out) => {
+                let parts: Vec<&str> = out.trim().split(':').collect();
+                let num = |i: usize| parts.get(i).and_then(|p| p.parse::<i32>().ok());
+                let pid = parts.first().and_then(|p| p.parse().ok());
+                let ended = (parts.get(1) == Some(&"1")).then(|| match (num(2), num(3)) {
+                    (_, Some(signal)) => Ended::Killed(signal),
+                    (Some(status), None) => Ended::Exited(status),
+                    (None, None) => Ended::Unknown,
+                });
+                Ok(pid.map(|pid| Pane { pid, ended }))
+            }
+            // No server yet, or no such session: both mean "not running".
+            Err(TmuxError::Failed { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The last `lines` lines of session `name`'s terminal that are not blank.
+    pub async fn last_lines(&self, name: &str, lines: u32) -> Result<String, TmuxError> {
+        let target = format!("={name}:");
+        let start = format!("-{lines}");
+        let out = self
+            .run(
+                "capture-pane",
+                ["capture-pane", "-p", "-J", "-t", &target, "-S", &start],
+            )
+            .await?;
+        let kept: Vec<&str> = out
+            .lines()
+            .map(str::trim_end)
+            .filter(|l| !l.is_empty())
+            .collect();
+        let from = kept.len().saturating_sub(lines as usize);
+        Ok(kept[from..].join("\n"))
+    }
+
+    /// Ends session `name` (its processes get SIGHUP). A session that is already gone is not an error.
+    pub async fn kill(&self, name: &str) -> Result<(), TmuxError> {
+        let target = format!("={name}");
+        match self
+            .run("kill-session", ["kill-session", "-t", &target])
+            .await
+        {
+            Ok(_) => Ok(()),
+            Err(TmuxError::Failed { .. }) if self.pane(name).await?.is_none() => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Presses `key` (a tmux key name such as `Escape` or `Enter`) in session `name`.
+    pub async fn key(&self, name: &str, key: &str) -> Result<(), TmuxError> {
+        let target = format!("={name}:");
+        self.run("send-keys", ["send-keys", "-t", &target, key])
+            .await
+            .map(drop)
+    }
+
+    /// Types `text` literally into session `name`, then presses Enter.
+    pub async fn type_line(&self, name: &str, text: &str) -> Result<(), TmuxError> {
+        let target = format!("={name}:");
+        self.run("send-keys", ["send-keys", "-t", &target, "-l", "--", text])
+            .await?;
+        self.key(name, "Enter").await
+    }
+}

@@ -1,0 +1,267 @@
+// Real agents: `clawmux spawn` starts the stand-in Claude Code (which runs the hooks of the settings file
+// ClawMux writes, command and HTTP) in a real tmux session; the hub watches, reminds and ends it.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { BIN, STAND_IN, startHub } from './harness.mjs';
+
+function readLog(file) {
+  return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
+}
+
+/** Whether `pid` still runs (a zombie waiting for its parent to reap it does not). */
+function alive(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** Every pid of the tree under `root`, from /proc. */
+function tree(root) {
+  const parent = new Map();
+  for (const p of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+      parent.set(Number(p), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch { /* gone */ }
+  }
+  const out = [root];
+  for (let i = 0; i < out.length; i++) for (const [pid, pp] of parent) if (pp === out[i]) out.push(pid);
+  return out;
+}
+
+async function hubWithStandIn(extraEnv = {}) {
+  const hub = await startHub({ env: { CLAWMUX_CLAUDE: STAND_IN, ...extraEnv } });
+  hub.log = join(hub.dir, 'stand-in.log');
+  return hub;
+}
+
+test('a spawned agent runs with our hooks, answers, ends cleanly and resumes', async () => {
+  const hub = await hubWithStandIn({ STANDIN_LOG: '' });
+  const log = hub.log;
+  // The stand-in logs where the test says; the hub passes its environment on to tmux.
+  hub.stop();
+  const h = await hubWithStandIn({ STANDIN_LOG: log });
+  h.log = log;
+  const ev = await h.events();
+  try {
+    let m = ev.mark();
+    const printed = h.clawmux(['spawn', 'sky']);
+    assert.match(printed, /sky is starting/);
+    await ev.event('session_spawned', 'sky', m, (e) => e.session.state === 'starting' && e.session.launch === 'claude');
+    await ev.state('sky', 'idle', m);
+
+    // What ClawMux wrote: instructions, and a settings file with no token in it.
+    const work = join(h.data, 'agents', 'sky');
+    assert.match(readFileSync(join(work, 'CLAUDE.md'), 'utf8'), /clawmux wait/);
+    const settingsFile = join(h.data, 'launch', 'sky', 'settings.json');
+    assert.ok(!readFileSync(settingsFile, 'utf8').includes(h.token), 'the token is not in the settings file');
+    assert.ok(!existsSync(join(h.dir, '.claude', 'settings.json')), 'the global settings are never written');
+
+    // The hooks really ran: SessionStart as a command, the tool hooks over HTTP with the token header.
+    let entries = readLog(log);
+    const first = entries.find((e) => e.argv);
+    assert.deepEqual(first.argv.slice(0, 3), ['--settings', settingsFile, '--session-id']);
+    const session = first.argv[3];
+    assert.equal(entries.find((e) => e.event === 'SessionStart')?.code, 0);
+    const http = entries.filter((e) => e.type === 'http');
+    assert.ok(http.some((e) => e.event === 'PreToolUse'), 'PreToolUse ran');
+    assert.ok(http.every((e) => e.status === 200), `every HTTP hook was accepted: ${JSON.stringify(http.filter((e) => e.status !== 200))}`);
+
+    // A message in, an answer out, threaded under it.
+    m = ev.mark();
+    const sent = await h.api('POST', '/api/sessions/sky/messages', { text: 'hello sky' });
+    const answer = await ev.event('assistant_text', 'sky', m, (e) => e.parent_id === sent.id);
+    assert.equal(answer.text, 'echo: hello sky');
+    await ev.state('sky', 'idle', m);
+
+    // Terminate: the whole tree ends, the state is DEAD, the history stays.
+    const panePid = Number(h.tmux(['display-message', '-p', '-t', '=sky:', '#{pane_pid}']).trim());
+    const pids = tree(panePid);
+    assert.ok(pids.length >= 2, `the agent runs clawmux wait under it: ${pids}`);
+    m = ev.mark();
+    assert.match(h.clawmux(['terminate', 'sky']), /sky: dead/);
+    await ev.event('session_terminated', 'sky', m, (e) => e.reason === 'terminated');
+    for (const pid of pids) assert.ok(!alive(pid), `process ${pid} ended`);
+    assert.throws(() => h.tmux(['has-session', '-t', '=sky']), 'the tmux session is gone');
+    const history = await h.api('GET', '/api/history/sky');
+    assert.deepEqual(history.messages.map((x) => x.text), ['hello sky', 'echo: hello sky']);
+
+    // Restart resumes the same Claude conversation and comes back into the loop.
+    m = ev.mark();
+    assert.match(h.clawmux(['restart', 'sky']), /sky: starting/);
+    await ev.state('sky', 'idle', m);
+    entries = readLog(log);
+    const resumed = entries.filter((e) => e.argv).at(-1);
+    assert.ok(resumed.argv.includes('--resume') && resumed.argv.includes(session), `resumed ${session}: ${resumed.argv}`);
+  } finally {
+    ev.close();
+    h.stop();
+  }
+});
+
+test('a process that dies by itself is DEAD within 2 s, with its last lines shown', async () => {
+  const hub = await hubWithStandIn();
+  const ev = await hub.events();
+  try {
+    let m = ev.mark();
+    hub.clawmux(['spawn', 'crashy']);
+    await ev.state('crashy', 'idle', m);
+    const panePid = Number(hub.tmux(['display-message', '-p', '-t', '=crashy:', '#{pane_pid}']).trim());
+    const pids = tree(panePid);
+    assert.ok(pids.length >= 2, 'it runs clawmux wait');
+    m = ev.mark();
+    const killedAt = performance.now();
+    process.kill(panePid, 'SIGKILL');
+    const dead = await ev.state('crashy', 'dead', m, 2000);
+    const ms = dead.receivedAt - killedAt;
+    console.log(`# DEAD ${ms.toFixed(0)} ms after the process was killed`);
+    assert.ok(ms < 2000);
+    await ev.event('session_terminated', 'crashy', m, (e) => e.reason === 'exited');
+    const note = await ev.event('system_text', 'crashy', m);
+    assert.match(note.text, /crashy` stopped/);
+    assert.match(note.text, /stand-in claude starting/, 'the last lines of its terminal are shown');
+    const problem = await ev.event('session_problem', 'crashy', m);
+    // How it ended is tmux's to tell, when it knows in time.
+    assert.match(problem.problem, /^Stopped: its process (was killed by signal 9|ended)$/);
+    // What it left running (its clawmux wait, orphaned) is ended by the hub. Node cannot wait on
+    // another process's exit, so this looks every 50 ms, for at most 5 s.
+    for (let i = 0; i < 100 && pids.some(alive); i++) await new Promise((ok) => setTimeout(ok, 50));
+    assert.deepEqual(pids.filter(alive), [], 'no process of the dead agent is left');
+
+    // /exit typed in its terminal ends it too.
+    m = ev.mark();
+    hub.clawmux(['restart', 'crashy']);
+    await ev.state('crashy', 'idle', m);
+    m = ev.mark();
+    hub.clawmux(['interrupt', 'crashy']);
+    hub.tmux(['send-keys', '-t', '=crashy:', '/exit', 'Enter']);
+    await ev.state('crashy', 'dead', m, 2000);
+  } finally {
+    ev.close();
+    hub.stop();
+  }
+});
+
+test('agents survive a restart of the hub and are watched again', async () => {
+  const hub = await hubWithStandIn();
+  let ev = await hub.events();
+  try {
+    let m = ev.mark();
+    hub.clawmux(['spawn', 'keeper']);
+    hub.clawmux(['spawn', 'goner']);
+    await ev.state('keeper', 'idle', m);
+    await ev.state('goner', 'idle', m);
+    ev.close();
+    await hub.restart();
+    // While the hub was away, goner's terminal was closed.
+    ev = await hub.events();
+    m = ev.mark();
+    hub.tmux(['kill-session', '-t', '=goner']);
+    await ev.state('goner', 'dead', m, 5000);
+    const sessions = await hub.api('GET', '/api/sessions');
+    assert.equal(sessions.find((s) => s.session_id === 'keeper').state, 'idle', 'keeper kept its state');
+    // keeper is watched again: its end is noticed.
+    const panePid = Number(hub.tmux(['display-message', '-p', '-t', '=keeper:', '#{pane_pid}']).trim());
+    process.kill(panePid, 'SIGKILL');
+    await ev.state('keeper', 'dead', m, 2000);
+  } finally {
+    ev.close();
+    hub.stop();
+  }
+});
+
+test('an agent out of the loop is reminded, a bounded number of times, and the user sees it', async () => {
+  const hub = await hubWithStandIn({ CLAWMUX_NUDGE_AFTER_INTERRUPT_MS: '300' });
+  const ev = await hub.events();
+  try {
+    let m = ev.mark();
+    hub.clawmux(['spawn', 'drifter']);
+    await ev.state('drifter', 'idle', m);
+    // Escape stops Claude mid-wait with no hook; the hub reminds it and it comes back.
+    m = ev.mark();
+    hub.clawmux(['interrupt', 'drifter']);
+    await ev.state('drifter', 'processing', m);
+    const note = await ev.event('system_text', 'drifter', m, (e) => /reminded it \(1 of 3\)/.test(e.text));
+    await ev.state('drifter', 'idle', m);
+    assert.ok(note);
+
+    // One that does not listen is reminded three times, then the user is asked to look.
+    m = ev.mark();
+    hub.clawmux(['spawn', 'deaf', '--', '--standin-deaf']);
+    await ev.state('deaf', 'idle', m);
+    hub.clawmux(['interrupt', 'deaf']);
+    const gaveUp = await ev.event('system_text', 'deaf', m, (e) => /after 3 reminders/.test(e.text));
+    const reminders = ev.seen.filter((e) => ev.seen.indexOf(e) >= m && e.type === 'system_text' && e.session_id === 'deaf' && /reminded it/.test(e.text));
+    assert.equal(reminders.length, 3);
+    assert.ok(ev.seen.indexOf(gaveUp) > ev.seen.indexOf(reminders[2]));
+    await ev.event('session_problem', 'deaf', m, (e) => e.problem === 'Out of the loop');
+    const sessions = await hub.api('GET', '/api/sessions');
+    assert.equal(sessions.find((s) => s.session_id === 'deaf').problem, 'Out of the loop');
+  } finally {
+    ev.close();
+    hub.stop();
+  }
+});
+
+test('an agent that does not start in time is reported with its terminal', async () => {
+  const hub = await hubWithStandIn({ CLAWMUX_START_TIMEOUT_MS: '500' });
+  const ev = await hub.events();
+  try {
+    const m = ev.mark();
+    hub.clawmux(['spawn', 'slow', '--', '--standin-hang']);
+    const note = await ev.event('system_text', 'slow', m, (e) => /has not started after/.test(e.text));
+    assert.match(note.text, /Loading the model/);
+    await ev.event('session_problem', 'slow', m, (e) => /Not started/.test(e.problem));
+    assert.equal((await hub.api('GET', '/api/sessions'))[0].state, 'starting');
+  } finally {
+    ev.close();
+    hub.stop();
+  }
+});
+
+test('bad spawns are refused with a clear error and create nothing', async () => {
+  const hub = await hubWithStandIn();
+  const noTmux = await startHub({ env: { CLAWMUX_CLAUDE: STAND_IN, CLAWMUX_TMUX: '/nonexistent/tmux' } });
+  const fails = (h, args) => {
+    try {
+      h.clawmux(args);
+    } catch (e) {
+      return String(e.stderr);
+    }
+    assert.fail(`clawmux ${args.join(' ')} succeeded`);
+  };
+  try {
+    assert.match(fails(hub, ['spawn', '../evil']), /not a plain identifier/);
+    assert.match(fails(hub, ['spawn', 'nocl', '--command', '/nonexistent/claude']), /claude_missing/);
+    assert.match(fails(hub, ['spawn', 'nodir', '--work-dir', '/proc/1/nope/deeper']), /cannot create the work folder/);
+    assert.match(fails(noTmux, ['spawn', 'notmux']), /tmux is not installed/);
+    for (const h of [hub, noTmux]) {
+      assert.deepEqual(await h.api('GET', '/api/sessions'), []);
+      for (const sub of ['agents', 'launch']) {
+        const dir = join(h.data, sub);
+        assert.deepEqual(existsSync(dir) ? readdirSync(dir) : [], [], `nothing left in ${dir}`);
+      }
+    }
+    // An agent that runs on its own cannot be terminated by ClawMux; a spawned one twice is refused.
+    hub.addAgent('own');
+    assert.match(fails(hub, ['terminate', 'own']), /runs on its own/);
+    hub.clawmux(['spawn', 'twice']);
+    assert.match(fails(hub, ['spawn', 'twice']), /already exists/);
+    assert.match(fails(hub, ['attach', 'own']), /has no terminal/);
+  } finally {
+    hub.stop();
+    noTmux.stop();
+  }
+});
+
+test('the clawmux binary the agents use is the one that spawned them', () => {
+  assert.ok(existsSync(BIN));
+  assert.match(execFileSync(BIN, ['spawn', '--help'], { encoding: 'utf8' }), /--work-dir/);
+});
