@@ -14,6 +14,7 @@ const dotColour = (page, agent) =>
 const GREEN = 'rgb(63, 185, 80)';
 const YELLOW = 'rgb(227, 179, 65)';
 const BLUE = 'rgb(79, 143, 247)';
+const GRAY = 'rgb(139, 148, 158)';
 
 async function indicatorIs(page, agent, cls, colour) {
   await page.waitForSelector(`[data-agent="${agent}"].${cls}`, { timeout: 5000 });
@@ -138,6 +139,49 @@ test('after a dead connection the gap arrives once, and a send made offline is s
     assert.equal(history.messages.filter((m) => m.text === 'written while offline').length, 1);
     await page.screenshot({ path: join(ARTIFACTS, 'reconnected.png') });
     assert.deepEqual(errors.filter((e) => !e.includes('ERR_INTERNET_DISCONNECTED')), []);
+  } finally {
+    hub.stop();
+  }
+});
+
+test('agents are started, ended and started again from the UI; the demo agent stands in for a missing Claude', async () => {
+  const hub = await startHub({ env: { CLAWMUX_CLAUDE: '/nonexistent/claude' } });
+  const { page, errors } = await openUi(browser, hub);
+  try {
+    await page.click('#new-agent');
+    await page.waitForFunction(() => document.querySelector('#spawn-hint').textContent.includes('demo agent'));
+    assert.equal(await page.isChecked('#spawn-demo'), true, 'the demo agent is offered');
+    // A bad name: the hub's reason, nothing created, the form still open.
+    await page.fill('#spawn-name', 'a.b');
+    await page.$eval('#spawn-form', (f) => f.requestSubmit());
+    assert.equal(await page.isVisible('#spawn-form'), true);
+    await page.$eval('#spawn-name', (el) => { el.removeAttribute('pattern'); });
+    await page.$eval('#spawn-form', (f) => f.requestSubmit());
+    await page.waitForFunction(() => document.querySelector('#spawn-hint').textContent.includes('plain identifier'));
+    assert.deepEqual(await hub.api('GET', '/api/sessions'), []);
+
+    await page.fill('#spawn-name', 'demo1');
+    await page.click('#spawn-form button[type=submit]');
+    await indicatorIs(page, 'demo1', 'indicator-idle', GREEN);
+    assert.match(await page.textContent('[data-agent="demo1"] .name'), /\(demo\)/, 'labelled as the demo agent');
+    assert.equal(await page.textContent('#chat-title'), 'demo1');
+    await page.fill('#input', 'hello demo');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#chats .msg.kind-assistant');
+    await page.screenshot({ path: join(ARTIFACTS, 'agents-1-demo.png') });
+
+    await page.click('#act-terminate');
+    await indicatorIs(page, 'demo1', 'indicator-offline', GRAY);
+    assert.equal(await page.textContent('[data-agent="demo1"] .label'), 'Offline');
+    assert.equal(await page.textContent('#chat-status'), 'Offline');
+    assert.equal(await page.textContent('#act-restart'), 'Start');
+    await page.screenshot({ path: join(ARTIFACTS, 'agents-2-offline.png') });
+
+    await page.click('#act-restart');
+    await indicatorIs(page, 'demo1', 'indicator-idle', GREEN);
+    assert.equal(await page.$$eval('#chats .msg.kind-user', (els) => els.length), 1, 'the history stayed, once');
+    // The one refused request (the bad name) is the browser's only complaint.
+    assert.deepEqual(errors, ['Failed to load resource: the server responded with a status of 400 (Bad Request)']);
   } finally {
     hub.stop();
   }

@@ -175,5 +175,10 @@ class BrowserBackend {
     return this.request('POST', `/api/sessions/${encodeURIComponent(sessionId)}/read`, { up_to: upTo });
   }
 
+  /** Any command of the hub's UI surface (spawn, terminate, restart, interrupt, capabilities, ...). */
+  command(command) {
+    return this.request('POST', '/api/command', command);
+  }
+
   viewing() {}
 }

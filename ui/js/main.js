@@ -60,6 +60,9 @@ function onEvent(e) {
     case 'session_status':
       upsertSession({ session_id: e.session_id, state: e.state, activity: e.activity });
       break;
+    case 'session_problem':
+      upsertSession({ session_id: e.session_id, problem: e.problem });
+      break;
     case 'reset':
       // We may have missed messages (an unknown cursor, or the window fell behind): every open
       // conversation takes its latest page again; the store and the views ignore what they already have.
@@ -80,7 +83,73 @@ function upsertSession(s) {
   const merged = { ...sessions.get(s.session_id), ...s };
   sessions.set(s.session_id, merged);
   sidebar.upsert(s);
-  if (s.session_id === current) showStatus(merged);
+  if (s.session_id === current) {
+    showStatus(merged);
+    showActions(merged);
+  }
+}
+
+/** Interrupt, restart and terminate, for the agents ClawMux runs (not for those that run on their own). */
+function showActions(s) {
+  const managed = s.launch === 'claude' || s.launch === 'demo';
+  $('agent-actions').hidden = !managed;
+  const running = s.state !== 'dead';
+  $('act-interrupt').hidden = !running || s.launch === 'demo';
+  $('act-terminate').hidden = !running;
+  $('act-restart').textContent = running ? 'Restart' : 'Start';
+}
+
+async function act(command) {
+  if (!current) return;
+  notice('');
+  try {
+    await backend.command({ command, session_id: current });
+  } catch (e) {
+    notice(`${command} failed: ${e.message}`);
+  }
+}
+
+/** The "new agent" form; it offers the demo agent when Claude Code is not installed. */
+async function openSpawnForm() {
+  const form = $('spawn-form');
+  form.hidden = false;
+  $('spawn-name').focus();
+  try {
+    const caps = await backend.command({ command: 'capabilities' });
+    const hints = [];
+    if (!caps.claude) {
+      hints.push('Claude Code is not installed here: the built-in demo agent will run instead.');
+      $('spawn-demo').checked = true;
+    }
+    if (!caps.tmux) hints.push('tmux is not installed: agents cannot be started (apt install tmux).');
+    $('spawn-hint').textContent = hints.join(' ');
+    form.dataset.claude = caps.claude ? 'yes' : 'no';
+  } catch (e) {
+    $('spawn-hint').textContent = e.message;
+  }
+}
+
+async function submitSpawn() {
+  const name = $('spawn-name').value.trim();
+  const demo = $('spawn-demo').checked;
+  const request = { command: 'spawn', name, demo };
+  if (!demo) {
+    if ($('spawn-dir').value.trim()) request.work_dir = $('spawn-dir').value.trim();
+    if ($('spawn-model').value.trim()) request.model = $('spawn-model').value.trim();
+  } else if ($('spawn-dir').value.trim()) {
+    request.work_dir = $('spawn-dir').value.trim();
+  }
+  try {
+    const info = await backend.command(request);
+    upsertSession(info);
+    $('spawn-form').hidden = true;
+    $('spawn-form').reset();
+    $('spawn-hint').textContent = '';
+    select(info.session_id);
+  } catch (e) {
+    // The form stays as typed, with the hub's reason.
+    $('spawn-hint').textContent = e.message;
+  }
 }
 
 function onMessage(m) {
@@ -169,6 +238,7 @@ function select(agent) {
   for (const c of conversations.values()) c.element.hidden = c !== conv;
   backend.viewing(agent);
   showStatus(sessions.get(agent) ?? {});
+  showActions(sessions.get(agent) ?? {});
   $('input').disabled = false;
   $('send').disabled = false;
   $('input').focus();
@@ -219,6 +289,15 @@ function start() {
     notice(e.message);
     return;
   }
+  $('new-agent').addEventListener('click', openSpawnForm);
+  $('spawn-cancel').addEventListener('click', () => { $('spawn-form').hidden = true; });
+  $('spawn-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    submitSpawn();
+  });
+  $('act-interrupt').addEventListener('click', () => act('interrupt'));
+  $('act-restart').addEventListener('click', () => act('restart'));
+  $('act-terminate').addEventListener('click', () => act('terminate'));
   $('composer').addEventListener('submit', (e) => {
     e.preventDefault();
     send();

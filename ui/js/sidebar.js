@@ -28,7 +28,7 @@ export class Sidebar {
       item = document.createElement('li');
       item.className = 'agent';
       item.dataset.agent = session.session_id;
-      item.innerHTML = '<span class="dot"></span><span class="name"></span><span class="unread"></span><span class="label"></span><span class="activity"></span>';
+      item.innerHTML = '<span class="dot"></span><span class="name"></span><span class="unread"></span><span class="label"></span><span class="activity"></span><span class="problem"></span>';
       item.querySelector('.name').textContent = session.session_id;
       item.addEventListener('click', () => this.onSelect(session.session_id));
       const after = [...this.items.keys()].sort().find((name) => name > session.session_id);
@@ -43,6 +43,11 @@ export class Sidebar {
       item.querySelector('.label').textContent = label;
     }
     if (session.activity !== undefined) item.querySelector('.activity').textContent = session.activity;
+    if (session.launch !== undefined) {
+      item.dataset.launch = session.launch;
+      item.querySelector('.name').textContent = session.session_id + (session.launch === 'demo' ? ' (demo)' : '');
+    }
+    if (session.problem !== undefined) item.querySelector('.problem').textContent = session.problem ?? '';
     if (session.unread_count !== undefined) this.setUnread(session.session_id, session.unread_count);
   }
 

@@ -79,6 +79,16 @@ pub(super) async fn add_agent(
     Ok((StatusCode::CREATED, Json(info)).into_response())
 }
 
+/// `POST /api/command`: any command of the UI's surface, as the desktop window's IPC sends it. The UI in a
+/// browser uses it for the commands that have no REST route of their own.
+pub(super) async fn command(
+    State(hub): State<Hub>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let command: Command = body_json(body)?;
+    Ok(Json(hub.dispatch(command).await?))
+}
+
 pub(super) async fn spawn(
     State(hub): State<Hub>,
     body: Result<Bytes, BytesRejection>,

@@ -134,6 +134,7 @@ pub fn router(hub: Hub, port: u16) -> Router {
         .route("/api/sessions/{id}/read", post(api::mark_read))
         .route("/api/sessions/{id}/{action}", post(api::lifecycle))
         .route("/api/spawn", post(api::spawn))
+        .route("/api/command", post(api::command))
         .route("/api/capabilities", get(api::capabilities))
         .route("/api/send", post(api::send))
         .route("/api/hooks/tool-status", post(api::tool_status))
