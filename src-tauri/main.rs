@@ -9,6 +9,7 @@
 
 mod commands;
 mod events;
+mod geometry;
 mod start;
 
 use tauri::Manager;
@@ -22,8 +23,6 @@ fn main() {
         .with_writer(std::io::stderr)
         .init();
     let data_dir = start::data_dir_from_args(std::env::args().skip(1));
-    // The hub starts before the window, so the window can say at once whether it failed and why.
-    let desktop = tauri::async_runtime::block_on(start::start_hub(&data_dir));
     let result = tauri::Builder::default()
         .plugin(tauri_plugin_single_instance::init(|app, _args, _cwd| {
             if let Some(window) = app.get_webview_window("main") {
@@ -33,14 +32,19 @@ fn main() {
         }))
         .plugin(tauri_plugin_window_state::Builder::default().build())
         .plugin(tauri_plugin_notification::init())
-        .manage(desktop)
         .invoke_handler(tauri::generate_handler![
             commands::hub,
             commands::hub_info,
             commands::viewing
         ])
-        .setup(|app| {
+        .setup(move |app| {
+            // The hub starts here, after the single-instance check (a second launch only raises the first
+            // window and never opens the database or a port), and before the window can ask anything, so
+            // it can say at once whether the hub failed and why.
+            let desktop = tauri::async_runtime::block_on(start::start_hub(&data_dir));
+            app.manage(desktop);
             events::forward(app.handle().clone());
+            geometry::save_on_change(app.handle());
             Ok(())
         })
         .run(tauri::generate_context!());

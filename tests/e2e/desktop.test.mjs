@@ -4,7 +4,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -24,6 +24,11 @@ let browser;
 let notifications = '';
 const dir = mkdtempSync(join(tmpdir(), 'clawmux-desktop-'));
 const data = join(dir, 'data');
+// tauri-driver starts the app with almost no environment; this wrapper gives it the test's HOME, so its
+// window state is kept in the test's folder and never in the real home.
+const LAUNCH = join(dir, 'clawmux-desktop.sh');
+writeFileSync(LAUNCH, `#!/bin/sh\nexport HOME='${dir}' XDG_CONFIG_HOME='${dir}/.config' XDG_DATA_HOME='${dir}/.local/share'\nexec '${APP}' "$@"\n`, { mode: 0o755 });
+const WINDOW_STATE = join(dir, '.config', 'dev.clawmux.desktop', '.window-state.json');
 
 function start(cmd, args, env = {}) {
   const child = spawn(cmd, args, { env: { PATH: process.env.PATH, HOME: dir, DISPLAY, DBUS_SESSION_BUS_ADDRESS: BUS, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -67,7 +72,7 @@ before(async () => {
     hostname: '127.0.0.1',
     port: 4444,
     logLevel: 'warn',
-    capabilities: { 'tauri:options': { application: APP, args: ['--data-dir', data] } },
+    capabilities: { 'tauri:options': { application: LAUNCH, args: ['--data-dir', data] } },
   });
 });
 
@@ -110,20 +115,92 @@ test('the app window runs the hub, shows agents, sends a message and notifies wh
   // Look at another agent, so sky is not on screen when it finishes.
   await (await browser.$('[data-agent="moon"]')).click();
   clawmux(['send', '--to', 'user', '--re', id, 'All done: the **build** is green.'], 'sky');
-  const next = spawn(BIN, ['wait'], { env: env('sky'), stdio: 'ignore' });
+  const next = spawn(BIN, ['wait'], { env: env('sky'), stdio: ['ignore', 'pipe', 'inherit'] });
+  let again = '';
+  next.stdout.on('data', (d) => { again += d; });
   children.push(next);
   await (await browser.$('[data-agent="sky"].indicator-idle')).waitForExist({ timeout: 10000 });
   await until('the notification on the session bus', () => notifications.includes('sky is waiting for you'), 10000);
   assert.match(notifications, /All done: the \*\*build\*\* is green\./);
-  const count = notifications.split('sky is waiting for you').length - 1;
-  assert.equal(count, 1, 'one notification for one transition');
+  const count = () => notifications.split('sky is waiting for you').length - 1;
+  assert.equal(count(), 1, 'one notification for one transition');
   await painted();
   await browser.saveScreenshot(join(ARTIFACTS, 'desktop-idle.png'));
+
+  // With sky on screen in the focused window, its finishing raises no notification. Notifications go out
+  // in order, so once moon's (finishing off screen) has arrived, sky's would have arrived before it.
+  await (await browser.$('[data-agent="sky"]')).click();
+  assert.equal(await browser.execute(() => document.hasFocus()), true, 'the window has the focus');
+  await (await browser.$('#input')).setValue('One more thing');
+  await browser.keys('Enter');
+  await until('sky got the second message', () => /One more thing/.test(again));
+  await (await browser.$('[data-agent="sky"].indicator-working')).waitForExist({ timeout: 10000 });
+  clawmux(['send', '--to', 'user', 'Second thing done, while you watched.'], 'sky');
+  children.push(spawn(BIN, ['wait'], { env: env('sky'), stdio: 'ignore' }));
+  await (await browser.$('[data-agent="sky"].indicator-idle')).waitForExist({ timeout: 10000 });
+
+  const moonWait = spawn(BIN, ['wait'], { env: env('moon'), stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(moonWait);
+  const moonDone = new Promise((ok) => moonWait.once('exit', ok));
+  await (await browser.$('[data-agent="moon"].indicator-idle')).waitForExist({ timeout: 10000 });
+  const token = readFileSync(join(data, 'token'), 'utf8').trim();
+  await fetch(`http://127.0.0.1:${port}/api/sessions/moon/messages`, {
+    method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ text: 'moon, go' }),
+  });
+  await moonDone;
+  await (await browser.$('[data-agent="moon"].indicator-working')).waitForExist({ timeout: 10000 });
+  clawmux(['send', '--to', 'user', 'Moon finished.'], 'moon');
+  children.push(spawn(BIN, ['wait'], { env: env('moon'), stdio: 'ignore' }));
+  await until('the notification for moon', () => notifications.includes('moon is waiting for you'), 10000);
+  assert.equal(count(), 1, 'no notification for the agent on screen in the focused window');
+  assert.doesNotMatch(notifications, /while you watched/);
+});
+
+test('a second launch only raises the first window: one instance, one hub', async () => {
+  const second = spawn(APP, ['--data-dir', data], {
+    env: { PATH: process.env.PATH, HOME: dir, DISPLAY, DBUS_SESSION_BUS_ADDRESS: BUS },
+    stdio: 'ignore',
+  });
+  children.push(second);
+  const code = await Promise.race([
+    new Promise((ok) => second.once('exit', ok)),
+    new Promise((ok) => setTimeout(() => ok('still running after 15 s'), 15000)),
+  ]);
+  assert.equal(code, 0, 'the second launch exits');
+  assert.equal(await listening(3461), false, 'it never started a second hub');
+  assert.equal(await (await browser.$('#connection.online')).isExisting(), true, 'the first window still runs');
+});
+
+test('the window comes back with the size and place it had', async () => {
+  await browser.setWindowRect(40, 30, 900, 640);
+  const before = await browser.getWindowRect();
+  assert.deepEqual([before.width, before.height], [900, 640]);
+  // The geometry is saved once the window stays still, not only at a clean exit: the app is then killed.
+  await until('the window state saved', () => {
+    try {
+      const saved = JSON.parse(readFileSync(WINDOW_STATE, 'utf8')).main;
+      return saved?.width === 900 && saved?.height === 640;
+    } catch {
+      return false;
+    }
+  }, 10000);
+  await browser.deleteSession().catch(() => {});
+  browser = null;
+  await until('the app to exit (its hub port closes)', async () => !(await listening(3460)), 20000);
+  browser = await remote({
+    hostname: '127.0.0.1',
+    port: 4444,
+    logLevel: 'warn',
+    capabilities: { 'tauri:options': { application: LAUNCH, args: ['--data-dir', data] } },
+  });
+  await (await browser.$('#connection.online')).waitForExist({ timeout: 20000 });
+  const rect = await browser.getWindowRect();
+  assert.deepEqual([rect.width, rect.height, rect.x, rect.y], [before.width, before.height, before.x, before.y]);
 });
 
 test('when the hub cannot start, the window says why instead of showing nothing', async () => {
   // The first session's app must be gone first: the app is single-instance.
-  await browser.deleteSession();
+  await browser?.deleteSession();
   browser = null;
   await until('the first app to exit (its hub port closes)', async () => !(await listening(3460)), 20000);
   const blockers = [];
@@ -137,15 +214,14 @@ test('when the hub cannot start, the window says why instead of showing nothing'
       hostname: '127.0.0.1',
       port: 4444,
       logLevel: 'warn',
-      capabilities: { 'tauri:options': { application: APP, args: ['--data-dir', join(dir, 'second')] } },
+      capabilities: { 'tauri:options': { application: LAUNCH, args: ['--data-dir', join(dir, 'second')] } },
     });
     const fatal = await browser.$('#fatal');
     await fatal.waitForDisplayed({ timeout: 20000 });
     assert.match(await (await browser.$('#fatal-message')).getText(), /No port from 3460 to 3479/);
     assert.equal(await (await browser.$('#main')).isDisplayed(), false);
     await painted();
-    await painted();
-  await browser.saveScreenshot(join(ARTIFACTS, 'desktop-hub-failed.png'));
+    await browser.saveScreenshot(join(ARTIFACTS, 'desktop-hub-failed.png'));
   } finally {
     for (const s of blockers) s.close();
   }
