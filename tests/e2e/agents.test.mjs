@@ -4,7 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN, STAND_IN, startHub } from './harness.mjs';
 
@@ -36,19 +37,19 @@ function tree(root) {
   return out;
 }
 
-async function hubWithStandIn(extraEnv = {}) {
-  const hub = await startHub({ env: { CLAWMUX_CLAUDE: STAND_IN, ...extraEnv } });
-  hub.log = join(hub.dir, 'stand-in.log');
-  return hub;
+/** The pid of the process tmux runs for `agent`. */
+function panePid(hub, agent) {
+  return Number(hub.tmux(['display-message', '-p', '-t', `=${agent}:`, '#{pane_pid}']).trim());
+}
+
+function hubWithStandIn(extraEnv = {}) {
+  return startHub({ env: { CLAWMUX_CLAUDE: STAND_IN, ...extraEnv } });
 }
 
 test('a spawned agent runs with our hooks, answers, ends cleanly and resumes', async () => {
-  const hub = await hubWithStandIn({ STANDIN_LOG: '' });
-  const log = hub.log;
   // The stand-in logs where the test says; the hub passes its environment on to tmux.
-  hub.stop();
+  const log = join(mkdtempSync(join(tmpdir(), 'clawmux-stand-in-')), 'log');
   const h = await hubWithStandIn({ STANDIN_LOG: log });
-  h.log = log;
   const ev = await h.events();
   try {
     let m = ev.mark();
@@ -82,8 +83,7 @@ test('a spawned agent runs with our hooks, answers, ends cleanly and resumes', a
     await ev.state('sky', 'idle', m);
 
     // Terminate: the whole tree ends, the state is DEAD, the history stays.
-    const panePid = Number(h.tmux(['display-message', '-p', '-t', '=sky:', '#{pane_pid}']).trim());
-    const pids = tree(panePid);
+    const pids = tree(panePid(h, 'sky'));
     assert.ok(pids.length >= 2, `the agent runs clawmux wait under it: ${pids}`);
     m = ev.mark();
     assert.match(h.clawmux(['terminate', 'sky']), /sky: dead/);
@@ -113,12 +113,12 @@ test('a process that dies by itself is DEAD within 2 s, with its last lines show
     let m = ev.mark();
     hub.clawmux(['spawn', 'crashy']);
     await ev.state('crashy', 'idle', m);
-    const panePid = Number(hub.tmux(['display-message', '-p', '-t', '=crashy:', '#{pane_pid}']).trim());
-    const pids = tree(panePid);
+    const root = panePid(hub, 'crashy');
+    const pids = tree(root);
     assert.ok(pids.length >= 2, 'it runs clawmux wait');
     m = ev.mark();
     const killedAt = performance.now();
-    process.kill(panePid, 'SIGKILL');
+    process.kill(root, 'SIGKILL');
     const dead = await ev.state('crashy', 'dead', m, 2000);
     const ms = dead.receivedAt - killedAt;
     console.log(`# DEAD ${ms.toFixed(0)} ms after the process was killed`);
@@ -168,8 +168,7 @@ test('agents survive a restart of the hub and are watched again', async () => {
     const sessions = await hub.api('GET', '/api/sessions');
     assert.equal(sessions.find((s) => s.session_id === 'keeper').state, 'idle', 'keeper kept its state');
     // keeper is watched again: its end is noticed.
-    const panePid = Number(hub.tmux(['display-message', '-p', '-t', '=keeper:', '#{pane_pid}']).trim());
-    process.kill(panePid, 'SIGKILL');
+    process.kill(panePid(hub, 'keeper'), 'SIGKILL');
     await ev.state('keeper', 'dead', m, 2000);
   } finally {
     ev.close();

@@ -21,6 +21,7 @@ use crate::error::ApiError;
 use crate::lifecycle::launch::Launch;
 use crate::lifecycle::pulse::Pulse;
 use crate::lifecycle::tmux::Tmux;
+use crate::metrics::SharedMetrics;
 use crate::ui_event::{SessionInfo, UiEvent};
 
 /// The longest message text accepted (the body limit is 1 MiB; this leaves room for JSON escaping).
@@ -49,8 +50,12 @@ struct Inner {
     ui: broadcast::Sender<UiEvent>,
     /// Serialises "append a message, then broadcast it": a UI that has seen seq N has seen all below it.
     append_order: tokio::sync::Mutex<()>,
-    /// Logging of every decision.
+    /// Logging and metrics of every decision.
     observers: Mutex<Observers>,
+    /// Time in state and transition counts, for `/metrics`.
+    metrics: SharedMetrics,
+    /// When this hub started.
+    started_at: Millis,
     next_waiter: AtomicU64,
     /// How agents are started and looked after.
     options: Options,
@@ -184,6 +189,8 @@ impl Hub {
         }
         let mut observers = Observers::default();
         observers.subscribe(Box::new(LogObserver));
+        let metrics = SharedMetrics::default();
+        observers.subscribe(Box::new(metrics.clone()));
         Ok(Hub {
             inner: Arc::new(Inner {
                 store,
@@ -193,6 +200,8 @@ impl Hub {
                 ui: broadcast::channel(UI_BACKLOG).0,
                 append_order: tokio::sync::Mutex::new(()),
                 observers: Mutex::new(observers),
+                metrics,
+                started_at: now(),
                 next_waiter: AtomicU64::new(1),
                 tmux: Tmux::new(options.tmux.clone(), data_dir),
                 options,
@@ -204,6 +213,15 @@ impl Hub {
     /// The install's API token.
     pub fn token(&self) -> &str {
         &self.inner.token
+    }
+
+    pub(crate) fn metrics(&self) -> &SharedMetrics {
+        &self.inner.metrics
+    }
+
+    /// When this hub started.
+    pub fn started_at(&self) -> Millis {
+        self.inner.started_at
     }
 
     /// How agents are started and looked after.
@@ -328,16 +346,14 @@ impl Hub {
         )
     }
 
-    /// Registers an agent (STARTING, no process) with its work folder, created if missing. The default
-    /// folder is `<data dir>/agents/<name>`.
-    pub async fn add_agent(
+    /// An agent's work folder: the one asked for (absolute, UTF-8), else `<data dir>/agents/<name>`; as a
+    /// path and as the text the store keeps.
+    pub(crate) fn work_dir_for(
         &self,
         name: &str,
-        work_dir: Option<&Path>,
-    ) -> Result<SessionInfo, ApiError> {
-        check_agent_name(name)
-            .map_err(|e| ApiError::bad_request("bad_agent_name", e.to_string()))?;
-        let work_dir = match work_dir {
+        asked: Option<&Path>,
+    ) -> Result<(PathBuf, String), ApiError> {
+        let dir = match asked {
             Some(dir) if dir.is_absolute() => dir.to_owned(),
             Some(dir) => {
                 return Err(ApiError::bad_request(
@@ -350,9 +366,26 @@ impl Hub {
             }
             None => self.inner.data_dir.join("agents").join(name),
         };
-        let work_str = work_dir.to_str().ok_or_else(|| {
-            ApiError::bad_request("bad_work_dir", "the work folder's path must be valid UTF-8")
-        })?;
+        let text = dir
+            .to_str()
+            .ok_or_else(|| {
+                ApiError::bad_request("bad_work_dir", "the work folder's path must be valid UTF-8")
+            })?
+            .to_owned();
+        Ok((dir, text))
+    }
+
+    /// Registers an agent (STARTING, no process) with its work folder, created if missing. The default
+    /// folder is `<data dir>/agents/<name>`.
+    pub async fn add_agent(
+        &self,
+        name: &str,
+        work_dir: Option<&Path>,
+    ) -> Result<SessionInfo, ApiError> {
+        check_agent_name(name)
+            .map_err(|e| ApiError::bad_request("bad_agent_name", e.to_string()))?;
+        let (work_dir, work_str) = self.work_dir_for(name, work_dir)?;
+        let work_str = work_str.as_str();
         if self.live(name).is_ok() {
             return Err(ApiError::new(
                 axum::http::StatusCode::CONFLICT,

@@ -12,6 +12,7 @@ pub mod http;
 pub mod hub;
 pub mod inbox;
 pub mod lifecycle;
+pub mod metrics;
 pub mod ui_event;
 
 use std::future::Future;

@@ -97,6 +97,19 @@ pub(super) async fn spawn(
     Ok((StatusCode::CREATED, Json(info)).into_response())
 }
 
+/// `GET /metrics`, in the Prometheus text format (scrape it with the token as a bearer token).
+pub(super) async fn metrics(State(hub): State<Hub>) -> Result<Response, ApiError> {
+    let text = hub.metrics_text().await?;
+    Ok((
+        [(
+            axum::http::header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        text,
+    )
+        .into_response())
+}
+
 pub(super) async fn capabilities(State(hub): State<Hub>) -> Result<Json<Value>, ApiError> {
     Ok(Json(hub.dispatch(Command::Capabilities {}).await?))
 }

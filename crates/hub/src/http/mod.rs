@@ -136,6 +136,7 @@ pub fn router(hub: Hub, port: u16) -> Router {
         .route("/api/spawn", post(api::spawn))
         .route("/api/command", post(api::command))
         .route("/api/capabilities", get(api::capabilities))
+        .route("/metrics", get(api::metrics))
         .route("/api/send", post(api::send))
         .route("/api/hooks/tool-status", post(api::tool_status))
         .route("/api/hooks/stop", post(api::stop))

@@ -153,25 +153,7 @@ impl Hub {
             })?
         };
         self.tmux().check().await?;
-        let work_dir = match &req.work_dir {
-            Some(dir) if dir.is_absolute() => dir.clone(),
-            Some(dir) => {
-                return Err(ApiError::bad_request(
-                    "bad_work_dir",
-                    format!(
-                        "the work folder must be an absolute path, not `{}`",
-                        dir.display()
-                    ),
-                ))
-            }
-            None => self.data_dir().join("agents").join(name),
-        };
-        let work_str = work_dir
-            .to_str()
-            .ok_or_else(|| {
-                ApiError::bad_request("bad_work_dir", "the work folder's path must be valid UTF-8")
-            })?
-            .to_owned();
+        let (work_dir, work_str) = self.work_dir_for(name, req.work_dir.as_deref())?;
         let launch = Launch {
             program,
             args: req.args.clone(),

@@ -1,0 +1,128 @@
+//! `GET /metrics`: time in each state and transition counts per agent, in the Prometheus text format.
+//!
+//! The counts come from core's [`StateMetrics`] observer, which sees every decision the hub applies; they
+//! start at zero when the hub starts, as Prometheus counters may. The time of the stay each agent is in
+//! now is added when the page is rendered, so the figures are current between transitions.
+
+use std::fmt::Write;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use clawmux_core::observe::{Observer, StateMetrics};
+use clawmux_core::{Decision, Snapshot, State};
+
+use crate::error::ApiError;
+use crate::hub::{now, Hub};
+
+/// The metrics observer, shared between the hub's observers and the `/metrics` page.
+#[derive(Clone, Default)]
+pub struct SharedMetrics(Arc<Mutex<StateMetrics>>);
+
+impl SharedMetrics {
+    fn lock(&self) -> MutexGuard<'_, StateMetrics> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl Observer for SharedMetrics {
+    fn observe(&mut self, agent: &str, before: &Snapshot, decision: &Decision, after: &Snapshot) {
+        self.lock().observe(agent, before, decision, after);
+    }
+}
+
+const STATES: [State; 5] = [
+    State::Starting,
+    State::Idle,
+    State::Processing,
+    State::Compacting,
+    State::Dead,
+];
+
+/// Quotes a label value (agent names are plain identifiers, but the format is honoured anyway).
+fn label(v: &str) -> String {
+    v.replace('\\', r"\\")
+        .replace('"', "\\\"")
+        .replace('\n', r"\n")
+}
+
+impl Hub {
+    /// The metrics page.
+    pub async fn metrics_text(&self) -> Result<String, ApiError> {
+        let agents = self.store().agents().await?;
+        let at = now();
+        let m = self.metrics().lock().clone();
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "# HELP clawmux_agent_state_seconds_total Time each agent spent in each state since the hub started.\n\
+             # TYPE clawmux_agent_state_seconds_total counter"
+        );
+        for a in &agents {
+            for state in STATES {
+                let mut ms = m
+                    .time_in_state
+                    .get(&(a.name.clone(), state))
+                    .copied()
+                    .unwrap_or(0);
+                if a.snapshot.state == state {
+                    ms += at.since(a.snapshot.since.max(self.started_at()));
+                }
+                let _ = writeln!(
+                    out,
+                    "clawmux_agent_state_seconds_total{{agent=\"{}\",state=\"{}\"}} {:.3}",
+                    label(&a.name),
+                    state.as_str(),
+                    ms as f64 / 1000.0
+                );
+            }
+        }
+        let _ = writeln!(
+            out,
+            "# HELP clawmux_agent_transitions_total State changes per agent since the hub started.\n\
+             # TYPE clawmux_agent_transitions_total counter"
+        );
+        let mut transitions: Vec<_> = m.transitions.iter().collect();
+        transitions
+            .sort_by_key(|((agent, from, to), _)| (agent.clone(), from.as_str(), to.as_str()));
+        for ((agent, from, to), n) in transitions {
+            let _ = writeln!(
+                out,
+                "clawmux_agent_transitions_total{{agent=\"{}\",from=\"{}\",to=\"{}\"}} {n}",
+                label(agent),
+                from.as_str(),
+                to.as_str()
+            );
+        }
+        let _ = writeln!(
+            out,
+            "# HELP clawmux_agent_suppressed_events_total Events that changed nothing because a rule refused them.\n\
+             # TYPE clawmux_agent_suppressed_events_total counter"
+        );
+        for a in &agents {
+            let n = m.suppressed.get(&a.name).copied().unwrap_or(0);
+            let _ = writeln!(
+                out,
+                "clawmux_agent_suppressed_events_total{{agent=\"{}\"}} {n}",
+                label(&a.name)
+            );
+        }
+        let _ = writeln!(
+            out,
+            "# HELP clawmux_agent_state The state each agent is in now (1).\n\
+             # TYPE clawmux_agent_state gauge"
+        );
+        for a in &agents {
+            for state in STATES {
+                let _ = writeln!(
+                    out,
+                    "clawmux_agent_state{{agent=\"{}\",state=\"{}\"}} {}",
+                    label(&a.name),
+                    state.as_str(),
+                    u8::from(a.snapshot.state == state)
+                );
+            }
+        }
+        Ok(out)
+    }
+}
