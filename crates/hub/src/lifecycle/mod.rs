@@ -15,6 +15,7 @@ pub mod tmux;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::http::StatusCode;
@@ -25,7 +26,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::error::ApiError;
-use crate::hub::{now, Hub};
+use crate::hub::{now, Hub, Live};
 use crate::ui_event::{SessionInfo, UiEvent};
 use launch::{Launch, Start};
 use tmux::TmuxError;
@@ -289,17 +290,23 @@ impl Hub {
         Ok((row, launch))
     }
 
-    /// Ends an agent's process tree; returns once it is recorded DEAD. Its history stays.
-    pub async fn terminate(&self, name: &str) -> Result<SessionInfo, ApiError> {
+    /// An agent the hub started and whose process runs now: its live data and the pid.
+    async fn running(&self, name: &str) -> Result<(Arc<Live>, u32), ApiError> {
         self.launch_of(name).await?;
         let live = self.live(name)?;
-        let Some(pid) = *live.process() else {
-            return Err(ApiError::new(
+        let pid = *live.process();
+        pid.map(|pid| (live, pid)).ok_or_else(|| {
+            ApiError::new(
                 StatusCode::CONFLICT,
                 "not_running",
                 format!("agent `{name}` is not running"),
-            ));
-        };
+            )
+        })
+    }
+
+    /// Ends an agent's process tree; returns once it is recorded DEAD. Its history stays.
+    pub async fn terminate(&self, name: &str) -> Result<SessionInfo, ApiError> {
+        let (live, pid) = self.running(name).await?;
         let mut pulse = live.pulse.subscribe();
         live.ending.store(true, Ordering::SeqCst);
         process::end_tree(pid, END_GRACE)
@@ -323,7 +330,9 @@ impl Hub {
 
     /// Starts an agent again, resuming its Claude conversation; ends it first if it runs.
     pub async fn restart(&self, name: &str) -> Result<SessionInfo, ApiError> {
-        let (_, launch) = self.launch_of(name).await?;
+        // The conversation id only changes at a SessionStart, which a stopped agent cannot send: the row
+        // read here still holds the right one after the terminate below.
+        let (row, launch) = self.launch_of(name).await?;
         let live = self.live(name)?;
         if live.process().is_some() {
             self.terminate(name).await?;
@@ -337,7 +346,7 @@ impl Hub {
         self.tmux().check().await?;
         let _lifecycle = live.lifecycle.lock().await;
         self.apply(name, Source::Hub, &Event::Spawned, b"").await?;
-        let resume = self.store().agent(name).await?.claude_session_id;
+        let resume = row.claude_session_id;
         let mut created = Created::default();
         if let Err(e) = self
             .start_process(
@@ -359,15 +368,7 @@ impl Hub {
 
     /// Presses Escape in the agent's terminal: Claude Code stops what it is doing.
     pub async fn interrupt(&self, name: &str) -> Result<(), ApiError> {
-        self.launch_of(name).await?;
-        let live = self.live(name)?;
-        if live.process().is_none() {
-            return Err(ApiError::new(
-                StatusCode::CONFLICT,
-                "not_running",
-                format!("agent `{name}` is not running"),
-            ));
-        }
+        let (live, _) = self.running(name).await?;
         self.tmux().key(name, "Escape").await?;
         live.pulse.send_modify(|p| p.interrupted = true);
         Ok(())
@@ -443,7 +444,7 @@ impl Hub {
                 count = left.len(),
                 "ending the agent's leftover processes"
             );
-            tokio::spawn(process::end_all(left, END_GRACE));
+            tokio::spawn(process::end(left, END_GRACE));
         }
         let (ended, lines) = if requested {
             (None, String::new())

@@ -98,17 +98,6 @@ pub fn leftovers(agent: &str, data_dir: &std::path::Path) -> Vec<u32> {
         .collect()
 }
 
-/// Ends `pids`: SIGTERM, then SIGKILL after `grace` to those still there.
-pub async fn end_all(pids: Vec<u32>, grace: Duration) {
-    if pids.is_empty() {
-        return;
-    }
-    signal(&pids, Signal::TERM);
-    tokio::time::sleep(grace).await;
-    let left: Vec<u32> = pids.into_iter().filter(|&p| alive(p)).collect();
-    signal(&left, Signal::KILL);
-}
-
 fn signal(pids: &[u32], sig: Signal) {
     for &pid in pids {
         if let Some(pid) = i32::try_from(pid).ok().and_then(Pid::from_raw) {
@@ -118,16 +107,20 @@ fn signal(pids: &[u32], sig: Signal) {
     }
 }
 
-/// Ends `root`'s whole tree: SIGTERM to every process, then, after `grace`, SIGKILL to any still there.
-/// Returns once every one of them has exited.
+/// Ends `root`'s whole tree (see [`end`]).
 pub async fn end_tree(root: u32, grace: Duration) -> std::io::Result<()> {
-    let pids = tree(root);
+    end(tree(root), grace).await
+}
+
+/// Ends `pids`: SIGTERM to every one, then, after `grace`, SIGKILL to any still there. Returns once every
+/// one of them has exited.
+pub async fn end(pids: Vec<u32>, grace: Duration) -> std::io::Result<()> {
     signal(&pids, Signal::TERM);
     if tokio::time::timeout(grace, all_exited(&pids))
         .await
         .is_err()
     {
-        tracing::warn!(pid = root, "the agent ignored SIGTERM; killing it");
+        tracing::warn!(?pids, "processes ignored SIGTERM; killing them");
         let left: Vec<u32> = pids.iter().copied().filter(|&p| alive(p)).collect();
         signal(&left, Signal::KILL);
     }
