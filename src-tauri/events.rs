@@ -1,11 +1,13 @@
 //! The hub's live events: to the window (the Tauri event `hub`, carrying the same events as the hub's
-//! WebSocket) and to a native notification when an agent stops working and waits for the user.
+//! WebSocket) and to a native notification when an agent stops working and waits for the user, or starts to
+//! need the user ("Needs you": a permission, an answer, a plan approval, a failed turn).
 //!
 //! One notification per such transition, never for the agent the user is looking at in a focused window.
 
 use std::collections::HashMap;
 
 use clawmux_core::wire::Kind;
+use clawmux_core::Attention;
 use clawmux_hub::ui_event::UiEvent;
 use clawmux_hub::Hub;
 use tauri::{AppHandle, Emitter, Manager};
@@ -24,13 +26,15 @@ pub fn forward(app: AppHandle) {
     };
     let mut events = hub.subscribe();
     tauri::async_runtime::spawn(async move {
-        let mut states: HashMap<String, String> = match hub.sessions().await {
-            Ok(sessions) => sessions
-                .into_iter()
-                .map(|s| (s.session_id, s.state))
-                .collect(),
-            Err(_) => HashMap::new(),
-        };
+        let sessions = hub.sessions().await.unwrap_or_default();
+        let mut needs: HashMap<String, Attention> = sessions
+            .iter()
+            .filter_map(|s| Some((s.session_id.clone(), s.needs.clone()?)))
+            .collect();
+        let mut states: HashMap<String, String> = sessions
+            .into_iter()
+            .map(|s| (s.session_id, s.state))
+            .collect();
         loop {
             let event = match events.recv().await {
                 Ok(event) => event,
@@ -41,13 +45,32 @@ pub fn forward(app: AppHandle) {
                 Err(RecvError::Closed) => break,
             };
             if let UiEvent::SessionStatus {
-                session_id, state, ..
+                session_id,
+                state,
+                needs: now,
+                ..
             } = &event
             {
                 let before = states.insert(session_id.clone(), state.clone());
                 let finished = matches!(before.as_deref(), Some("processing" | "compacting"));
-                if state == "idle" && finished {
-                    notify_idle(&app, &hub, session_id).await;
+                let needed = match now {
+                    Some(a) => needs.insert(session_id.clone(), a.clone()),
+                    None => needs.remove(session_id),
+                };
+                match now {
+                    Some(a) if needed.as_ref() != Some(a) => {
+                        notify(
+                            &app,
+                            session_id,
+                            &format!("{session_id} needs you"),
+                            &a.reason,
+                        );
+                    }
+                    Some(_) => {}
+                    None if state == "idle" && finished => {
+                        notify_idle(&app, &hub, session_id).await;
+                    }
+                    None => {}
                 }
             }
             if let Err(e) = app.emit("hub", &event) {
@@ -57,7 +80,8 @@ pub fn forward(app: AppHandle) {
     });
 }
 
-async fn notify_idle(app: &AppHandle, hub: &Hub, agent: &str) {
+/// Whether the user is looking at `agent` in the focused window.
+fn on_screen(app: &AppHandle, agent: &str) -> bool {
     let focused = app
         .get_webview_window("main")
         .and_then(|w| w.is_focused().ok())
@@ -69,7 +93,21 @@ async fn notify_idle(app: &AppHandle, hub: &Hub, agent: &str) {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
         .as_deref()
         == Some(agent);
-    if focused && on_screen {
+    focused && on_screen
+}
+
+fn notify(app: &AppHandle, agent: &str, title: &str, body: &str) {
+    if on_screen(app, agent) {
+        return;
+    }
+    let shown = app.notification().builder().title(title).body(body).show();
+    if let Err(e) = shown {
+        tracing::warn!(agent, error = %e, "could not show a notification");
+    }
+}
+
+async fn notify_idle(app: &AppHandle, hub: &Hub, agent: &str) {
+    if on_screen(app, agent) {
         return;
     }
     let last = match hub.store().latest(agent, 20).await {
@@ -91,13 +129,5 @@ async fn notify_idle(app: &AppHandle, hub: &Hub, agent: &str) {
         }
         None => "Finished and waiting for you.".to_owned(),
     };
-    let shown = app
-        .notification()
-        .builder()
-        .title(format!("{agent} is waiting for you"))
-        .body(body)
-        .show();
-    if let Err(e) = shown {
-        tracing::warn!(agent, error = %e, "could not show a notification");
-    }
+    notify(app, agent, &format!("{agent} is waiting for you"), &body);
 }

@@ -58,7 +58,7 @@ function onEvent(e) {
       upsertSession(e.session);
       break;
     case 'session_status':
-      upsertSession({ session_id: e.session_id, state: e.state, activity: e.activity });
+      upsertSession({ session_id: e.session_id, state: e.state, activity: e.activity, needs: e.needs ?? null });
       break;
     case 'session_problem':
       upsertSession({ session_id: e.session_id, problem: e.problem });
@@ -86,6 +86,7 @@ function upsertSession(s) {
   if (s.session_id === current) {
     showStatus(merged);
     showActions(merged);
+    showComposer(merged);
   }
 }
 
@@ -169,6 +170,11 @@ function showStatus(s) {
   const status = $('chat-status');
   status.replaceChildren();
   status.className = 'chat-status';
+  if (s.needs) {
+    status.classList.add('needs-you');
+    status.textContent = `Needs you: ${s.needs.reason}`;
+    return;
+  }
   switch (s.state) {
     case 'idle':
       status.textContent = s.activity || 'Waiting';
@@ -239,9 +245,18 @@ function select(agent) {
   backend.viewing(agent);
   showStatus(sessions.get(agent) ?? {});
   showActions(sessions.get(agent) ?? {});
-  $('input').disabled = false;
-  $('send').disabled = false;
-  $('input').focus();
+  showComposer(sessions.get(agent) ?? {});
+  if (!$('input').disabled) $('input').focus();
+}
+
+/** Chat is for the agents that read it: an observed session (ClawMux did not start it) shows its state only. */
+function showComposer(s) {
+  const observed = s.launch === 'observed';
+  $('input').disabled = observed;
+  $('send').disabled = observed;
+  $('input').placeholder = observed
+    ? 'Observed only: ClawMux did not start this Claude Code session, so it cannot send it messages.'
+    : 'Message (Enter sends, Shift+Enter for a new line)';
 }
 
 async function deliver(item) {

@@ -1,5 +1,6 @@
 // The agent list. Each agent's element is made once and updated in place; its indicator follows the
-// canonical table of seeds/agent-state-machine.txt exactly.
+// canonical table of seeds/agent-state-machine.txt exactly, and "Needs you" (a permission, an answer, a plan
+// approval, a failed turn) is painted over it in a colour of its own while the hub says so.
 
 /** The sidebar indicator for a hub state: [css class, label]. */
 export function indicator(state) {
@@ -28,7 +29,7 @@ export class Sidebar {
       item = document.createElement('li');
       item.className = 'agent';
       item.dataset.agent = session.session_id;
-      item.innerHTML = '<span class="dot"></span><span class="name"></span><span class="unread"></span><span class="label"></span><span class="activity"></span><span class="problem"></span>';
+      item.innerHTML = '<span class="dot"></span><span class="name"></span><span class="unread"></span><span class="label"></span><span class="activity"></span><span class="needs"></span><span class="problem"></span>';
       item.querySelector('.name').textContent = session.session_id;
       item.addEventListener('click', () => this.onSelect(session.session_id));
       const after = [...this.items.keys()].sort().find((name) => name > session.session_id);
@@ -36,16 +37,25 @@ export class Sidebar {
       this.items.set(session.session_id, item);
     }
     if (session.state) {
-      const [cls, label] = indicator(session.state);
+      const [cls] = indicator(session.state);
       item.classList.remove('indicator-starting', 'indicator-idle', 'indicator-working', 'indicator-offline');
       item.classList.add(cls);
       item.dataset.state = session.state;
-      item.querySelector('.label').textContent = label;
+    }
+    if (session.needs !== undefined) {
+      item.classList.toggle('needs-you', Boolean(session.needs));
+      if (session.needs) item.dataset.needs = session.needs.need;
+      else delete item.dataset.needs;
+      item.querySelector('.needs').textContent = session.needs ? session.needs.reason : '';
+    }
+    if (session.state || session.needs !== undefined) {
+      item.querySelector('.label').textContent = item.dataset.needs ? 'Needs you' : indicator(item.dataset.state)[1];
     }
     if (session.activity !== undefined) item.querySelector('.activity').textContent = session.activity;
     if (session.launch !== undefined) {
       item.dataset.launch = session.launch;
-      item.querySelector('.name').textContent = session.session_id + (session.launch === 'demo' ? ' (demo)' : '');
+      const tag = { demo: ' (demo)', observed: ' (observed)' }[session.launch] ?? '';
+      item.querySelector('.name').textContent = session.session_id + tag;
     }
     if (session.problem !== undefined) item.querySelector('.problem').textContent = session.problem ?? '';
     if (session.unread_count !== undefined) this.setUnread(session.session_id, session.unread_count);

@@ -78,6 +78,33 @@ impl Client {
         Self::answer(req.call())
     }
 
+    /// `GET path`, for an answer that is text rather than one JSON value (JSON lines).
+    pub fn get_text(&self, path: &str) -> Result<String, CallError> {
+        let resp = self
+            .agent
+            .get(format!("{}{path}", self.base))
+            .header("Authorization", &self.bearer)
+            .call();
+        let mut resp = resp.map_err(|e| CallError::Unreachable(e.to_string()))?;
+        let status = resp.status().as_u16();
+        let text = resp
+            .body_mut()
+            .with_config()
+            .limit(256 * 1024 * 1024)
+            .read_to_string()
+            .map_err(|e| CallError::Unreachable(e.to_string()))?;
+        if (200..300).contains(&status) {
+            return Ok(text);
+        }
+        let value: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+        let field = |k: &str| value.get(k).and_then(Value::as_str).map(str::to_owned);
+        Err(CallError::Api {
+            status,
+            code: field("code").unwrap_or_else(|| "http_error".into()),
+            message: field("message").unwrap_or_else(|| format!("HTTP {status}")),
+        })
+    }
+
     fn answer(
         resp: Result<ureq::http::Response<ureq::Body>, ureq::Error>,
     ) -> Result<Value, CallError> {

@@ -2,13 +2,14 @@
 //! the hub is down they give up within a second and let Claude carry on (exit 0, a note on stderr).
 
 use std::io::Read;
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use serde_json::Value;
 
 use crate::client::Client;
-use crate::env::AgentEnv;
+use crate::env::{AgentEnv, HubAddr};
 
 /// How long a hook waits for the hub. Loopback answers in well under a millisecond; a refused
 /// connection fails at once; only a hung hub makes this matter.
@@ -68,4 +69,36 @@ pub fn tool_status() -> ExitCode {
         Err(e) => eprintln!("clawmux hook: {e}"),
     }
     ExitCode::SUCCESS
+}
+
+/// `clawmux hook observe`: a hook of a Claude Code session ClawMux did not start (installed by
+/// `clawmux hooks install`). Silent and always exit 0: it must never disturb the user's Claude. Inside an
+/// agent ClawMux started it does nothing, as that agent's own hooks report it.
+pub fn observe(data_dir: Option<&std::path::Path>) -> ExitCode {
+    if std::env::var_os("CLAWMUX_SESSION_ID").is_some_and(|s| !s.is_empty()) {
+        return ExitCode::SUCCESS;
+    }
+    let payload = read_stdin();
+    let data_dir = data_dir.map_or_else(clawmux_hub::config::default_data_dir, Path::to_owned);
+    let Some(hub) = observed_hub(&data_dir) else {
+        return ExitCode::SUCCESS;
+    };
+    if let Err(e) = Client::new(&hub, HOOK_TIMEOUT).post("/api/observe", None, &payload) {
+        eprintln!("clawmux hook observe: {e}");
+    }
+    ExitCode::SUCCESS
+}
+
+/// The hub an observed hook reports to: the port it recorded in its data folder (`CLAWMUX_PORT` first),
+/// and its token. `None` when no hub has run there: nothing to report to.
+fn observed_hub(data_dir: &Path) -> Option<HubAddr> {
+    let port = std::env::var("CLAWMUX_PORT")
+        .ok()
+        .or_else(|| std::fs::read_to_string(data_dir.join(clawmux_hub::config::PORT_FILE)).ok())
+        .and_then(|p| p.trim().parse().ok())?;
+    let token = std::fs::read_to_string(data_dir.join(clawmux_hub::config::TOKEN_FILE)).ok()?;
+    Some(HubAddr {
+        port,
+        token: token.trim().to_owned(),
+    })
 }

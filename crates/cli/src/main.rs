@@ -10,9 +10,12 @@ mod client;
 mod demo;
 mod env;
 mod hook;
+mod install;
 mod lifecycle;
+mod replay;
 mod send;
 mod serve;
+mod timeline;
 mod wait;
 
 use std::path::PathBuf;
@@ -127,6 +130,33 @@ enum Command {
         #[command(flatten)]
         hub: env::HubArgs,
     },
+    /// Add or remove ClawMux's hooks in your own Claude Code settings (observed sessions).
+    Hooks {
+        #[command(subcommand)]
+        command: HooksCommand,
+    },
+    /// An agent's decisions, hook events and transcript lines, interleaved in time order.
+    Timeline {
+        /// The agent.
+        name: String,
+        /// From this time on (RFC 3339, e.g. 2026-11-22T05:53:13Z, or epoch milliseconds).
+        #[arg(long, value_parser = timeline::parse_bound)]
+        from: Option<clawmux_core::Millis>,
+        /// Up to this time.
+        #[arg(long, value_parser = timeline::parse_bound)]
+        to: Option<clawmux_core::Millis>,
+        /// The transcript to interleave (default: the one the agent's hooks named).
+        #[arg(long)]
+        transcript: Option<PathBuf>,
+        #[command(flatten)]
+        hub: env::HubArgs,
+    },
+    /// Replay a recorded event sequence (JSON lines: a tests/corpus case or an exported events log)
+    /// through the state machine and check its `expect` lines; exit 1 if one fails.
+    Replay {
+        /// The file.
+        file: PathBuf,
+    },
     /// A built-in stand-in for Claude Code: waits, answers, fires realistic hooks.
     DemoAgent {
         /// The agent's name (registered if new).
@@ -148,6 +178,31 @@ enum HookCommand {
     Stop,
     /// Forward any hook event from stdin to the hub; print its answer for Claude.
     ToolStatus,
+    /// A hook of a session ClawMux did not start (installed by `clawmux hooks install`).
+    Observe {
+        /// The hub's data folder (default: ~/.clawmux or CLAWMUX_HOME).
+        #[arg(long, env = "CLAWMUX_HOME")]
+        data_dir: Option<PathBuf>,
+    },
+}
+
+#[derive(Subcommand)]
+enum HooksCommand {
+    /// Add ClawMux's hooks to Claude Code's settings, keeping every hook and setting already there.
+    Install {
+        /// The settings file (default: $CLAUDE_CONFIG_DIR/settings.json or ~/.claude/settings.json).
+        #[arg(long)]
+        settings: Option<PathBuf>,
+        /// The hub's data folder the hooks report to (default: ~/.clawmux).
+        #[arg(long, env = "CLAWMUX_HOME")]
+        data_dir: Option<PathBuf>,
+    },
+    /// Remove exactly the hooks `install` added.
+    Uninstall {
+        /// The settings file (default: $CLAUDE_CONFIG_DIR/settings.json or ~/.claude/settings.json).
+        #[arg(long)]
+        settings: Option<PathBuf>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -176,6 +231,23 @@ fn main() -> ExitCode {
         Command::Hook {
             hook: HookCommand::ToolStatus,
         } => return hook::tool_status(),
+        Command::Hook {
+            hook: HookCommand::Observe { data_dir },
+        } => return hook::observe(data_dir.as_deref()),
+        Command::Hooks {
+            command: HooksCommand::Install { settings, data_dir },
+        } => install::install(settings.as_deref(), data_dir.as_deref()),
+        Command::Hooks {
+            command: HooksCommand::Uninstall { settings },
+        } => install::uninstall(settings.as_deref()),
+        Command::Timeline {
+            name,
+            from,
+            to,
+            transcript,
+            hub,
+        } => timeline::run(&hub, &name, from, to, transcript.as_deref()),
+        Command::Replay { file } => replay::run(&file),
         Command::Agent {
             command: AgentCommand::Add { name, work_dir },
             hub,

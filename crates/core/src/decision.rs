@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::attention::AttentionChange;
 use crate::event::Source;
 use crate::state::State;
 use crate::time::Millis;
@@ -34,6 +35,10 @@ pub enum Reason {
     NotInTable,
     /// The event was malformed or had no rule; the text says which.
     Rejected(String),
+    /// A subagent's event (`agent_id`): subagents never move the main agent's state.
+    Subagent,
+    /// A transcript line older than a decision already made: too late to overwrite it.
+    Stale,
 }
 
 impl std::fmt::Display for Reason {
@@ -45,6 +50,8 @@ impl std::fmt::Display for Reason {
             Reason::AlreadyAlive => f.write_str("the agent is already alive"),
             Reason::NotInTable => f.write_str("no transition for this event in this state"),
             Reason::Rejected(why) => write!(f, "rejected: {why}"),
+            Reason::Subagent => f.write_str("a subagent's event"),
+            Reason::Stale => f.write_str("older than a decision already made"),
         }
     }
 }
@@ -69,4 +76,7 @@ pub struct Decision {
     pub outcome: Outcome,
     /// A short note for people reading the log (tool name, tool_use_id, compaction trigger...).
     pub detail: Option<String>,
+    /// How the "needs you" overlay changed, if it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attention: Option<AttentionChange>,
 }

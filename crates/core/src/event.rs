@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::hook::{self, Hook, HookError};
+use crate::transcript::Entry;
 
 /// Who reported an event. Recorded with every decision so a wrong indicator can be traced to its cause.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -64,8 +65,12 @@ pub enum Event {
     Spawned,
     /// The agent's session ended.
     Terminated,
+    /// The user interrupted the agent from ClawMux (Escape into its terminal; Claude Code fires no hook).
+    Interrupted,
     /// A Claude Code hook fired.
     Hook(Hook),
+    /// A line of the agent's transcript that the machine has a rule for.
+    Transcript(Entry),
     /// An event that could not be used (malformed, or with no rule). It is kept so the decision log shows
     /// it was seen and why nothing happened.
     Rejected {
@@ -81,6 +86,7 @@ const WAIT_CONNECT: &str = "wait:connect";
 const WAIT_DISCONNECT: &str = "wait:disconnect";
 const SPAWN: &str = "agent:spawn";
 const TERMINATE: &str = "agent:terminate";
+const INTERRUPT: &str = "agent:interrupt";
 
 impl Event {
     /// The stored kind and trigger name: `wait:connect`, `agent:terminate`, `hook:PreToolUse`, ...
@@ -90,7 +96,9 @@ impl Event {
             Event::WaitDisconnected => WAIT_DISCONNECT.to_owned(),
             Event::Spawned => SPAWN.to_owned(),
             Event::Terminated => TERMINATE.to_owned(),
+            Event::Interrupted => INTERRUPT.to_owned(),
             Event::Hook(h) => format!("hook:{}", h.name()),
+            Event::Transcript(e) => e.kind().to_owned(),
             Event::Rejected { kind, .. } => kind.clone(),
         }
     }
@@ -119,7 +127,15 @@ impl Event {
             WAIT_DISCONNECT => Event::WaitDisconnected,
             SPAWN => Event::Spawned,
             TERMINATE => Event::Terminated,
+            INTERRUPT => Event::Interrupted,
             k if k.starts_with("hook:") => Event::from_hook_payload(payload).0,
+            k if k.starts_with("transcript:") => match serde_json::from_slice::<Entry>(payload) {
+                Ok(entry) if entry.kind() == k => Event::Transcript(entry),
+                Ok(_) | Err(_) => Event::Rejected {
+                    kind: k.to_owned(),
+                    error: "unreadable transcript entry".to_owned(),
+                },
+            },
             other => Event::Rejected {
                 kind: other.to_owned(),
                 error: format!("unknown event kind `{other}`"),
@@ -150,9 +166,23 @@ mod tests {
             Event::WaitDisconnected,
             Event::Spawned,
             Event::Terminated,
+            Event::Interrupted,
         ] {
             assert_eq!(Event::from_stored(&e.kind(), b""), e);
         }
+        let entry = Entry::ToolResult {
+            tool_use_id: "t".into(),
+            rejected: true,
+        };
+        let payload = serde_json::to_vec(&entry).unwrap();
+        assert_eq!(
+            Event::from_stored(entry.kind(), &payload),
+            Event::Transcript(entry)
+        );
+        assert!(matches!(
+            Event::from_stored("transcript:interrupted", &payload),
+            Event::Rejected { .. }
+        ));
         let body = br#"{"hook_event_name":"Stop","stop_hook_active":true}"#;
         let (e, err) = Event::from_hook_payload(body);
         assert!(err.is_none());

@@ -56,6 +56,25 @@ pub enum HookKind {
         /// The notification text.
         message: String,
     },
+    /// A permission dialog is about to be shown for a tool call. It carries no `tool_use_id`.
+    PermissionRequest(ToolCall),
+    /// The user submitted a prompt (or Claude Code injected a `<task-notification>`).
+    UserPromptSubmit {
+        /// True for a system-injected `<task-notification>` prompt, which is not the user's.
+        task_notification: bool,
+    },
+    /// The turn ended on an API error instead of a Stop.
+    StopFailure {
+        /// `rate_limit|overloaded|authentication_failed|...|unknown`.
+        error: String,
+        /// `error_details` or `last_assistant_message`, the error's text, if sent.
+        details: Option<String>,
+    },
+    /// The session ended (`clear|logout|prompt_input_exit|other`).
+    SessionEnd {
+        /// Why.
+        reason: String,
+    },
 }
 
 /// One parsed hook event with the fields every event shares.
@@ -69,6 +88,9 @@ pub struct Hook {
     pub cwd: Option<String>,
     /// Where Claude writes its transcript.
     pub transcript_path: Option<String>,
+    /// `agent_id`: set when a subagent fired the hook. Subagents share the session, but never move the
+    /// main agent's state.
+    pub subagent: Option<String>,
 }
 
 impl Hook {
@@ -82,6 +104,10 @@ impl Hook {
             HookKind::PreCompact { .. } => "PreCompact",
             HookKind::Stop { .. } => "Stop",
             HookKind::Notification { .. } => "Notification",
+            HookKind::PermissionRequest(_) => "PermissionRequest",
+            HookKind::UserPromptSubmit { .. } => "UserPromptSubmit",
+            HookKind::StopFailure { .. } => "StopFailure",
+            HookKind::SessionEnd { .. } => "SessionEnd",
         }
     }
 }
@@ -139,11 +165,22 @@ pub fn parse_value(value: &Value) -> Result<Hook, HookError> {
         "SessionStart" => HookKind::SessionStart {
             source: optional_str(obj, "source")?.unwrap_or("startup").to_owned(),
         },
-        "PreToolUse" => HookKind::PreToolUse(ToolCall {
-            name: required_str(obj, "tool_name")?.to_owned(),
-            input: obj.get("tool_input").cloned().unwrap_or(Value::Null),
-            id: optional_str(obj, "tool_use_id")?.map(str::to_owned),
-        }),
+        "PreToolUse" => HookKind::PreToolUse(tool_call(obj)?),
+        "PermissionRequest" => HookKind::PermissionRequest(tool_call(obj)?),
+        "UserPromptSubmit" => HookKind::UserPromptSubmit {
+            task_notification: optional_str(obj, "prompt")?
+                .is_some_and(|p| p.trim_start().starts_with("<task-notification>")),
+        },
+        "StopFailure" => HookKind::StopFailure {
+            error: optional_str(obj, "error")?.unwrap_or("unknown").to_owned(),
+            details: match optional_str(obj, "error_details")? {
+                Some(d) => Some(d.to_owned()),
+                None => optional_str(obj, "last_assistant_message")?.map(str::to_owned),
+            },
+        },
+        "SessionEnd" => HookKind::SessionEnd {
+            reason: optional_str(obj, "reason")?.unwrap_or("other").to_owned(),
+        },
         "PostToolUse" => HookKind::PostToolUse {
             tool_name: required_str(obj, "tool_name")?.to_owned(),
             tool_use_id: optional_str(obj, "tool_use_id")?.map(str::to_owned),
@@ -177,6 +214,15 @@ pub fn parse_value(value: &Value) -> Result<Hook, HookError> {
         session_id: optional_str(obj, "session_id")?.map(str::to_owned),
         cwd: optional_str(obj, "cwd")?.map(str::to_owned),
         transcript_path: optional_str(obj, "transcript_path")?.map(str::to_owned),
+        subagent: optional_str(obj, "agent_id")?.map(str::to_owned),
+    })
+}
+
+fn tool_call(obj: &Map<String, Value>) -> Result<ToolCall, HookError> {
+    Ok(ToolCall {
+        name: required_str(obj, "tool_name")?.to_owned(),
+        input: obj.get("tool_input").cloned().unwrap_or(Value::Null),
+        id: optional_str(obj, "tool_use_id")?.map(str::to_owned),
     })
 }
 

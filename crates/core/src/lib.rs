@@ -6,15 +6,19 @@
 //! wrong indicator can be reproduced from its recorded events alone.
 
 pub mod activity;
+pub mod attention;
 pub mod decision;
 pub mod event;
 pub mod hook;
 pub mod machine;
 pub mod observe;
+pub mod replay;
 pub mod state;
 pub mod time;
+pub mod transcript;
 pub mod wire;
 
+pub use attention::{Attention, AttentionChange, Need};
 pub use decision::{Decision, Outcome, Reason};
 pub use event::{Event, Source};
 pub use hook::{Hook, HookError, ToolCall};

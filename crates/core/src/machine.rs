@@ -18,15 +18,37 @@
 //! touch it; entering a state with an empty text shows that state's default. Termination clears it, because
 //! an offline agent is doing nothing and "Running git status" beside "Offline" would be a lie.
 //!
+//! An observed session (one ClawMux did not start, seen through `clawmux hooks install`) never runs
+//! `clawmux wait`, so its turns are read from the hooks that bound them. Its table, beside the one above:
+//!
+//! | from | to | trigger |
+//! |---|---|---|
+//! | STARTING, DEAD | IDLE | SessionStart (not `compact`) |
+//! | STARTING, IDLE | PROCESSING | UserPromptSubmit (the user's), PreToolUse, PostToolUse(Failure) |
+//! | STARTING, PROCESSING, COMPACTING | IDLE | Stop, StopFailure, an interrupt |
+//! | PROCESSING | COMPACTING | PreCompact |
+//! | COMPACTING | PROCESSING | PreToolUse, SessionStart `compact` |
+//! | any but DEAD | DEAD | SessionEnd |
+//!
+//! Three rules come before either table. A subagent's hook (it carries `agent_id`) is suppressed: subagents
+//! share the session but never move the main agent. A transcript line older than the watermark (the latest
+//! source time applied) is suppressed as stale: the transcript lags the hooks, and a late line must not
+//! overwrite a newer decision. A DEAD agent hears only a spawn (and, observed, a SessionStart).
+//!
+//! The "needs you" overlay (`attention.rs`) is decided after the state, for every event that was not
+//! suppressed.
+//!
 //! Every arm is explicit (no wildcard over our own enums), so a new state or event cannot slip through
 //! unhandled: the compiler lists every place it must be decided.
 
 use crate::activity;
+use crate::attention::{Attention, AttentionChange, Need, ToolRef};
 use crate::decision::{Decision, Outcome, Reason};
 use crate::event::{Event, Source};
-use crate::hook::HookKind;
+use crate::hook::{Hook, HookKind};
 use crate::state::{Snapshot, State};
 use crate::time::Millis;
+use crate::transcript::Entry;
 
 /// What a rule decided, before it is turned into a record.
 enum Verdict {
@@ -40,7 +62,11 @@ enum Verdict {
 
 /// Steps the machine. Pure: the same inputs always give the same outputs, and no input panics.
 pub fn step(current: &Snapshot, event: &Event, source: Source, at: Millis) -> (Snapshot, Decision) {
-    let (verdict, detail) = decide(current, event);
+    let (verdict, detail) = match before_the_tables(current, event, source, at) {
+        Some(reason) => (Verdict::Suppress(reason), None),
+        None if current.observed => decide_observed(current, event),
+        None => decide(current, event),
+    };
     let from = current.state;
     let mut next = current.clone();
     let (outcome, activity) = match verdict {
@@ -57,6 +83,19 @@ pub fn step(current: &Snapshot, event: &Event, source: Source, at: Millis) -> (S
         Verdict::Stay(text) => (Outcome::Stayed, text),
         Verdict::Suppress(reason) => (Outcome::Suppressed(reason), None),
     };
+    let attention = match outcome {
+        Outcome::Moved | Outcome::Stayed => overlay(current, event, at),
+        Outcome::Suppressed(_) => None,
+    };
+    match &attention {
+        Some(AttentionChange::Set(a)) => next.attention = Some(a.clone()),
+        Some(AttentionChange::Cleared { .. }) => next.attention = None,
+        None => {}
+    }
+    if matches!(outcome, Outcome::Moved | Outcome::Stayed) {
+        next.last_tool = last_tool(current, event);
+        next.watermark = current.watermark.max(at);
+    }
     // Record the text only when it really changed, so the log shows real changes.
     let activity = activity.filter(|t| *t != current.activity);
     if let Some(text) = &activity {
@@ -71,8 +110,37 @@ pub fn step(current: &Snapshot, event: &Event, source: Source, at: Millis) -> (S
         activity,
         outcome,
         detail,
+        attention,
     };
     (next, decision)
+}
+
+/// The rules before either table: subagents, stale transcript lines, the dead.
+fn before_the_tables(
+    current: &Snapshot,
+    event: &Event,
+    source: Source,
+    at: Millis,
+) -> Option<Reason> {
+    match event {
+        Event::Hook(Hook {
+            subagent: Some(_), ..
+        }) => Some(Reason::Subagent),
+        Event::Transcript(_) if source == Source::Transcript && at < current.watermark => {
+            Some(Reason::Stale)
+        }
+        Event::Transcript(_) | Event::Interrupted if current.state == State::Dead => {
+            Some(Reason::AgentDead)
+        }
+        Event::Transcript(_)
+        | Event::Interrupted
+        | Event::Hook(_)
+        | Event::WaitConnected
+        | Event::WaitDisconnected
+        | Event::Spawned
+        | Event::Terminated
+        | Event::Rejected { .. } => None,
+    }
 }
 
 fn decide(current: &Snapshot, event: &Event) -> (Verdict, Option<String>) {
@@ -80,6 +148,8 @@ fn decide(current: &Snapshot, event: &Event) -> (Verdict, Option<String>) {
     let state = current.state;
     match event {
         Event::Rejected { error, .. } => (Verdict::Suppress(Reason::Rejected(error.clone())), None),
+        Event::Interrupted => (Verdict::Stay(interrupted_text(state)), None),
+        Event::Transcript(entry) => transcript_verdict(state, entry),
         Event::Spawned => match state {
             Dead => (Verdict::Move(Starting, Some(String::new())), None),
             Starting | Idle | Processing | Compacting => {
@@ -147,8 +217,218 @@ fn decide(current: &Snapshot, event: &Event) -> (Verdict, Option<String>) {
                     Some(format!("stop_hook_active={stop_hook_active}")),
                 ),
                 HookKind::Notification { message } => (Verdict::Stay(None), Some(message.clone())),
+                HookKind::PermissionRequest(call) => {
+                    (Verdict::Stay(None), Some(tool_detail(&call.name, None)))
+                }
+                HookKind::UserPromptSubmit { task_notification } => (
+                    Verdict::Stay(None),
+                    task_notification.then(|| "task-notification".to_owned()),
+                ),
+                HookKind::StopFailure { error, .. } => (Verdict::Stay(None), Some(error.clone())),
+                HookKind::SessionEnd { reason } => {
+                    (Verdict::Stay(None), Some(format!("reason={reason}")))
+                }
             }
         }
+    }
+}
+
+/// The status_text after an interrupt: the tool that was running is not running any more.
+fn interrupted_text(state: State) -> Option<String> {
+    match state {
+        State::Processing => Some("Interrupted".to_owned()),
+        State::Starting | State::Idle | State::Compacting | State::Dead => None,
+    }
+}
+
+/// A transcript line never moves the canonical state; it only ends tool activity.
+fn transcript_verdict(state: State, entry: &Entry) -> (Verdict, Option<String>) {
+    match entry {
+        Entry::Interrupted => (Verdict::Stay(interrupted_text(state)), None),
+        Entry::ToolResult {
+            tool_use_id,
+            rejected,
+        } => {
+            let text = (*rejected && state == State::Processing)
+                .then(|| State::Processing.default_activity().to_owned());
+            let note = if *rejected { " rejected" } else { "" };
+            (Verdict::Stay(text), Some(format!("{tool_use_id}{note}")))
+        }
+    }
+}
+
+/// The table of an observed session (see the module docs).
+fn decide_observed(current: &Snapshot, event: &Event) -> (Verdict, Option<String>) {
+    use State::{Compacting, Dead, Idle, Processing, Starting};
+    let state = current.state;
+    let to_idle = |text: Option<String>| match state {
+        Starting | Processing | Compacting => Verdict::Move(Idle, text),
+        Idle => Verdict::Stay(None),
+        Dead => Verdict::Suppress(Reason::AgentDead),
+    };
+    let to_processing = |text: Option<String>| match state {
+        Starting | Idle | Compacting => Verdict::Move(Processing, text),
+        Processing => Verdict::Stay(text),
+        Dead => Verdict::Suppress(Reason::AgentDead),
+    };
+    let Event::Hook(hook) = event else {
+        return match event {
+            Event::Interrupted | Event::Transcript(Entry::Interrupted) => {
+                (to_idle(Some(String::new())), None)
+            }
+            Event::WaitConnected
+            | Event::WaitDisconnected
+            | Event::Spawned
+            | Event::Terminated
+            | Event::Rejected { .. }
+            | Event::Transcript(_)
+            | Event::Hook(_) => decide(current, event),
+        };
+    };
+    let (canonical, detail) = decide(current, event);
+    let verdict = match &hook.kind {
+        HookKind::SessionStart { source } if source == "compact" => match state {
+            Compacting => Verdict::Move(Processing, None),
+            Starting | Idle | Processing | Dead => canonical,
+        },
+        HookKind::SessionStart { .. } => match state {
+            Starting | Dead => Verdict::Move(Idle, Some(String::new())),
+            Idle | Processing | Compacting => canonical,
+        },
+        HookKind::UserPromptSubmit {
+            task_notification: false,
+        } => to_processing(Some(State::Processing.default_activity().to_owned())),
+        HookKind::PreToolUse(call) => {
+            to_processing(Some(activity::describe(call, hook.cwd.as_deref())))
+        }
+        HookKind::PostToolUse { .. } | HookKind::PostToolUseFailure { .. } => match state {
+            Starting | Idle => to_processing(None),
+            Processing | Compacting | Dead => canonical,
+        },
+        HookKind::Stop { .. } | HookKind::StopFailure { .. } => to_idle(Some(String::new())),
+        HookKind::SessionEnd { .. } => match state {
+            Starting | Idle | Processing | Compacting => Verdict::Move(Dead, Some(String::new())),
+            Dead => canonical,
+        },
+        HookKind::UserPromptSubmit {
+            task_notification: true,
+        }
+        | HookKind::PreCompact { .. }
+        | HookKind::Notification { .. }
+        | HookKind::PermissionRequest(_) => canonical,
+    };
+    (verdict, detail)
+}
+
+/// How an applied event changes the "needs you" overlay (see `attention.rs`).
+fn overlay(current: &Snapshot, event: &Event, at: Millis) -> Option<AttentionChange> {
+    let now = current.attention.as_ref();
+    let clear_if = |wanted: fn(Need) -> bool| {
+        now.filter(|a| wanted(a.need))
+            .map(|a| AttentionChange::Cleared { need: a.need })
+    };
+    let any = |_: Need| true;
+    let waiting = Need::is_waiting;
+    let error = |n: Need| n == Need::Error;
+    match event {
+        // The agent is in `clawmux wait`, gone, or new: it waits for nothing else.
+        Event::WaitConnected | Event::Spawned | Event::Terminated | Event::Interrupted => {
+            clear_if(any)
+        }
+        Event::WaitDisconnected | Event::Rejected { .. } => None,
+        Event::Transcript(Entry::Interrupted) => clear_if(waiting),
+        Event::Transcript(Entry::ToolResult { tool_use_id, .. }) => now
+            .filter(|a| a.need.is_waiting() && a.tool_use_id.as_deref() == Some(tool_use_id))
+            .map(|a| AttentionChange::Cleared { need: a.need }),
+        Event::Hook(hook) => match &hook.kind {
+            HookKind::PermissionRequest(call) => {
+                let borrowed = current
+                    .last_tool
+                    .as_ref()
+                    .filter(|t| t.name == call.name)
+                    .and_then(|t| t.id.clone());
+                let need = Need::for_tool(&call.name);
+                let reason = match need {
+                    Need::PlanApproval => "Plan approval".to_owned(),
+                    Need::Answer => "Question".to_owned(),
+                    Need::Permission | Need::Error => {
+                        format!(
+                            "Permission: {}",
+                            activity::describe(call, hook.cwd.as_deref())
+                        )
+                    }
+                };
+                Some(AttentionChange::Set(Attention {
+                    need,
+                    reason,
+                    tool_use_id: borrowed,
+                    tool_name: Some(call.name.clone()),
+                    since: at,
+                }))
+            }
+            HookKind::PostToolUse {
+                tool_name,
+                tool_use_id,
+            }
+            | HookKind::PostToolUseFailure {
+                tool_name,
+                tool_use_id,
+            } => now
+                .filter(|a| {
+                    a.need.is_waiting() && ends_the_wait(a, tool_name, tool_use_id.as_deref())
+                })
+                .map(|a| AttentionChange::Cleared { need: a.need }),
+            HookKind::UserPromptSubmit {
+                task_notification: false,
+            }
+            | HookKind::Stop { .. }
+            | HookKind::SessionEnd { .. } => clear_if(any),
+            HookKind::PreToolUse(_) => clear_if(error),
+            HookKind::StopFailure { error, details } => Some(AttentionChange::Set(Attention {
+                need: Need::Error,
+                reason: match details {
+                    Some(d) if !d.trim().is_empty() => format!("{error}: {}", d.trim()),
+                    Some(_) | None => error.clone(),
+                },
+                tool_use_id: None,
+                tool_name: None,
+                since: at,
+            })),
+            HookKind::UserPromptSubmit {
+                task_notification: true,
+            }
+            | HookKind::SessionStart { .. }
+            | HookKind::PreCompact { .. }
+            | HookKind::Notification { .. } => None,
+        },
+    }
+}
+
+/// Whether a PostToolUse(Failure) ends a wait: its tool_use_id when the wait borrowed one, else its tool.
+fn ends_the_wait(waiting: &Attention, tool_name: &str, tool_use_id: Option<&str>) -> bool {
+    match waiting.tool_use_id.as_deref() {
+        Some(id) => tool_use_id == Some(id),
+        None => waiting.tool_name.as_deref() == Some(tool_name),
+    }
+}
+
+/// The main agent's latest tool call after an applied event.
+fn last_tool(current: &Snapshot, event: &Event) -> Option<ToolRef> {
+    match event {
+        Event::Hook(Hook {
+            kind: HookKind::PreToolUse(call),
+            ..
+        }) => Some(ToolRef {
+            id: call.id.clone(),
+            name: call.name.clone(),
+        }),
+        Event::Spawned | Event::Terminated => None,
+        Event::Hook(_)
+        | Event::WaitConnected
+        | Event::WaitDisconnected
+        | Event::Interrupted
+        | Event::Transcript(_)
+        | Event::Rejected { .. } => current.last_tool.clone(),
     }
 }
 

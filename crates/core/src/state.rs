@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::attention::{Attention, ToolRef};
 use crate::time::Millis;
 
 /// The five canonical states. The sidebar shows exactly these (Starting yellow, Idle green, Working blue for
@@ -79,6 +80,15 @@ pub struct Snapshot {
     pub activity: String,
     /// When `state` was entered (source time of the event that moved it).
     pub since: Millis,
+    /// What the user is needed for, if anything ("Needs you").
+    pub attention: Option<Attention>,
+    /// The main agent's latest tool call, for the PermissionRequest that follows it.
+    pub last_tool: Option<ToolRef>,
+    /// A session ClawMux did not start, seen through `clawmux hooks install`: no `clawmux wait`, so its
+    /// turns are read from UserPromptSubmit and Stop instead (the second table of `machine.rs`).
+    pub observed: bool,
+    /// The latest source time applied: a transcript line older than this came too late to decide anything.
+    pub watermark: Millis,
 }
 
 impl Snapshot {
@@ -88,6 +98,18 @@ impl Snapshot {
             state: State::Starting,
             activity: String::new(),
             since: at,
+            attention: None,
+            last_tool: None,
+            observed: false,
+            watermark: at,
+        }
+    }
+
+    /// A session seen through the user's own hooks, first heard of at `at`.
+    pub fn observed(at: Millis) -> Snapshot {
+        Snapshot {
+            observed: true,
+            ..Snapshot::new(at)
         }
     }
 }

@@ -2,7 +2,11 @@
 
 #![allow(clippy::unwrap_used, missing_docs)]
 
-use clawmux_core::{step, Event, Millis, Outcome, Reason, Snapshot, Source, State};
+use clawmux_core::hook::HookKind;
+use clawmux_core::transcript::Entry;
+use clawmux_core::{
+    step, AttentionChange, Event, Hook, Millis, Outcome, Reason, Snapshot, Source, State,
+};
 use proptest::prelude::*;
 
 use State::{Compacting, Dead, Idle, Processing, Starting};
@@ -23,7 +27,7 @@ fn at(state: State, activity: &str) -> Snapshot {
     Snapshot {
         state,
         activity: activity.to_owned(),
-        since: Millis(100),
+        ..Snapshot::new(Millis(100))
     }
 }
 
@@ -116,7 +120,10 @@ fn hook_table_every_row() {
         hook(r#"{"hook_event_name":"Stop"}"#),
     ] {
         let (s, d) = run(&at(Processing, "Reading hub.py"), &h);
-        assert_eq!(s, at(Processing, "Reading hub.py"));
+        assert_eq!(
+            (s.state, s.activity.as_str()),
+            (Processing, "Reading hub.py")
+        );
         assert_eq!(d.activity, None);
     }
 
@@ -237,19 +244,42 @@ fn any_event() -> impl Strategy<Value = Event> {
             let body = serde_json::json!({"hook_event_name":"PreToolUse","tool_name":t,"tool_input":input});
             Event::from_hook_payload(body.to_string().as_bytes()).0
         }),
-        prop::sample::select(vec!["PostToolUse", "PreCompact", "Stop", "SessionStart", "Notification", "Nope"])
-            .prop_map(|n| Event::from_hook_payload(format!(r#"{{"hook_event_name":"{n}","tool_name":"X"}}"#).as_bytes()).0),
+        (
+            prop::sample::select(vec![
+                "PostToolUse", "PostToolUseFailure", "PreCompact", "Stop", "SessionStart", "Notification",
+                "PermissionRequest", "UserPromptSubmit", "StopFailure", "SessionEnd", "Nope",
+            ]),
+            prop::sample::select(vec!["X", "Bash", "ExitPlanMode", "AskUserQuestion"]),
+            prop::option::of(prop::sample::select(vec!["t1", "t2"])),
+            any::<bool>(),
+        )
+            .prop_map(|(n, tool, id, sub)| {
+                let mut body = serde_json::json!({"hook_event_name": n, "tool_name": tool, "tool_use_id": id});
+                if sub {
+                    body["agent_id"] = "sub1".into();
+                }
+                Event::from_hook_payload(body.to_string().as_bytes()).0
+            }),
+        Just(Event::Interrupted),
+        Just(Event::Transcript(Entry::Interrupted)),
+        (prop::sample::select(vec!["t1", "t2"]), any::<bool>()).prop_map(|(id, rejected)| {
+            Event::Transcript(Entry::ToolResult { tool_use_id: id.to_owned(), rejected })
+        }),
         prop::collection::vec(any::<u8>(), 0..64).prop_map(|b| Event::from_hook_payload(&b).0),
     ]
 }
 
 proptest! {
     #[test]
-    fn random_sequences_never_panic_and_keep_the_invariants(events in prop::collection::vec(any_event(), 0..200)) {
-        let mut s = Snapshot::new(Millis(0));
+    fn random_sequences_never_panic_and_keep_the_invariants(
+        events in prop::collection::vec(any_event(), 0..200),
+        observed in any::<bool>(),
+    ) {
+        let mut s = if observed { Snapshot::observed(Millis(0)) } else { Snapshot::new(Millis(0)) };
         for (i, e) in events.iter().enumerate() {
             let t = Millis(i64::try_from(i).unwrap());
-            let (next, d) = step(&s, e, Source::Hook, t);
+            let source = if matches!(e, Event::Transcript(_)) { Source::Transcript } else { Source::Hook };
+            let (next, d) = step(&s, e, source, t);
             prop_assert_eq!(d.from, s.state);
             prop_assert_eq!(d.to, next.state);
             match &d.outcome {
@@ -257,13 +287,37 @@ proptest! {
                 Outcome::Stayed => prop_assert_eq!(d.from, d.to),
                 Outcome::Suppressed(_) => prop_assert_eq!(&next, &s),
             }
-            // IDLE <-> PROCESSING only through the wait socket.
-            if matches!((d.from, d.to), (Idle, Processing) | (Processing, Idle)) {
-                prop_assert!(matches!(e, Event::WaitConnected | Event::WaitDisconnected));
+            // A subagent never moves the main agent, nor its overlay.
+            if let Event::Hook(Hook { subagent: Some(_), .. }) = e {
+                prop_assert_eq!(&d.outcome, &Outcome::Suppressed(Reason::Subagent));
             }
-            // Nothing leaves DEAD but a spawn.
-            if d.from == Dead && d.to != Dead {
-                prop_assert_eq!(e, &Event::Spawned);
+            // Waiting is set only by a PermissionRequest, and it is sticky: a working signal never ends it.
+            if let Some(AttentionChange::Set(a)) = &d.attention {
+                let is_request = matches!(e, Event::Hook(Hook { kind: HookKind::PermissionRequest(_), .. }));
+                prop_assert_eq!(a.need.is_waiting(), is_request);
+            }
+            if let (Some(AttentionChange::Cleared { need }), Event::Hook(h)) = (&d.attention, e) {
+                if need.is_waiting() {
+                    prop_assert!(!matches!(
+                        h.kind,
+                        HookKind::PreToolUse(_) | HookKind::PreCompact { .. } | HookKind::Notification { .. }
+                            | HookKind::SessionStart { .. } | HookKind::UserPromptSubmit { task_notification: true }
+                    ), "{} ended a wait", e.kind());
+                }
+            }
+            if !observed {
+                // IDLE <-> PROCESSING only through the wait socket.
+                if matches!((d.from, d.to), (Idle, Processing) | (Processing, Idle)) {
+                    prop_assert!(matches!(e, Event::WaitConnected | Event::WaitDisconnected));
+                }
+                // Nothing leaves DEAD but a spawn.
+                if d.from == Dead && d.to != Dead {
+                    prop_assert_eq!(e, &Event::Spawned);
+                }
+            }
+            // Nobody alive needs the user after the process ended.
+            if next.state == Dead && !observed {
+                prop_assert!(next.attention.is_none() || d.outcome != Outcome::Moved);
             }
             s = next;
         }

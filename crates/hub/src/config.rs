@@ -9,6 +9,9 @@ use std::time::Duration;
 pub const TOKEN_FILE: &str = "token";
 /// The database file's name inside the data folder.
 pub const DB_FILE: &str = "clawmux.db";
+/// The file in the data folder that names the port the hub serves on, for hooks started outside an agent
+/// (`clawmux hook observe`), which have no `CLAWMUX_PORT`.
+pub const PORT_FILE: &str = "port";
 
 /// Reads the install's token, creating it (32 random bytes as hex, mode 0600) on first start.
 ///
@@ -82,6 +85,9 @@ pub struct Options {
     pub nudge_after_interrupt: Duration,
     /// Reminders per time out of the loop before the hub gives up and asks the user (default 3).
     pub nudge_max: u32,
+    /// How long transcript lines are held so a hook that happened before them is applied first
+    /// (`CLAWMUX_REORDER_MS`, default 300 ms). Hooks are never held.
+    pub reorder_window: Duration,
 }
 
 impl Options {
@@ -106,6 +112,7 @@ impl Options {
             nudge_quiet: ms("CLAWMUX_NUDGE_QUIET_MS", 60_000),
             nudge_after_interrupt: ms("CLAWMUX_NUDGE_AFTER_INTERRUPT_MS", 5_000),
             nudge_max: 3,
+            reorder_window: ms("CLAWMUX_REORDER_MS", 300),
         }
     }
 }

@@ -99,6 +99,8 @@ pub(crate) struct Live {
     /// What the user must know about the agent now (it did not start, it stopped, it left the loop);
     /// cleared when the agent is back in `clawmux wait`.
     problem: Mutex<Option<String>>,
+    /// The transcript being watched, if a hook has named one.
+    transcript: Mutex<Option<crate::transcript::Watching>>,
 }
 
 impl Live {
@@ -110,6 +112,7 @@ impl Live {
             ended: Notify::new(),
             lifecycle: tokio::sync::Mutex::new(()),
             problem: Mutex::new(None),
+            transcript: Mutex::new(None),
             work_dir,
             inbox: Arc::new(tokio::sync::Mutex::new(())),
             last_status: Mutex::new(0),
@@ -138,6 +141,12 @@ impl Live {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
+    pub(crate) fn transcript(&self) -> MutexGuard<'_, Option<crate::transcript::Watching>> {
+        self.transcript
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     pub(crate) fn has_waiter(&self) -> bool {
         self.waiter().is_some()
     }
@@ -152,6 +161,11 @@ impl Live {
     pub(crate) fn sentinel(&self) -> PathBuf {
         self.work_dir.join(HOOK_DELIVERED)
     }
+}
+
+/// What the UI shows of a snapshot: a change to anything else (the watermark, the last tool) is not news.
+fn shown(s: &clawmux_core::Snapshot) -> (State, &str, Millis, Option<&clawmux_core::Attention>) {
+    (s.state, &s.activity, s.since, s.attention.as_ref())
 }
 
 /// The wall clock, read only here at the edge: the state machine gets time handed in.
@@ -236,6 +250,14 @@ impl Hub {
     /// Records the port the hub serves on.
     pub(crate) fn set_port(&self, port: u16) {
         self.inner.port.store(port, Ordering::SeqCst);
+        // Written whole then renamed, so a hook never reads half a number.
+        let file = self.inner.data_dir.join(crate::config::PORT_FILE);
+        let tmp = file.with_extension("tmp");
+        if let Err(e) =
+            std::fs::write(&tmp, port.to_string()).and_then(|()| std::fs::rename(&tmp, &file))
+        {
+            tracing::warn!(error = %e, "cannot record the hub's port for observed sessions' hooks");
+        }
     }
 
     /// The port the hub serves on; starting agents needs it.
@@ -408,7 +430,7 @@ impl Hub {
         Ok(info)
     }
 
-    /// Stores an event, steps the agent's machine, tells the observers and the UI.
+    /// Stores an event that happened now, steps the agent's machine, tells the observers and the UI.
     pub async fn apply(
         &self,
         agent: &str,
@@ -416,8 +438,19 @@ impl Hub {
         event: &Event,
         payload: &[u8],
     ) -> Result<Applied, ApiError> {
+        self.apply_at(agent, source, event, payload, now()).await
+    }
+
+    /// [`Hub::apply`] for an event that happened at `at` by its source's clock (a transcript line).
+    pub(crate) async fn apply_at(
+        &self,
+        agent: &str,
+        source: Source,
+        event: &Event,
+        payload: &[u8],
+        at: Millis,
+    ) -> Result<Applied, ApiError> {
         let live = self.live(agent)?;
-        let at = now();
         let applied = self
             .inner
             .store
@@ -427,7 +460,7 @@ impl Hub {
                 event,
                 payload,
                 at,
-                received_at: at,
+                received_at: now(),
             })
             .await?;
         self.inner
@@ -440,7 +473,7 @@ impl Hub {
             .last_status
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if applied.before != applied.after && applied.event_id > *last_status {
+        if shown(&applied.before) != shown(&applied.after) && applied.event_id > *last_status {
             *last_status = applied.event_id;
             let (tool_name, tool_input) = match event {
                 Event::Hook(clawmux_core::Hook {
@@ -452,6 +485,8 @@ impl Hub {
                 | Event::WaitDisconnected
                 | Event::Spawned
                 | Event::Terminated
+                | Event::Interrupted
+                | Event::Transcript(_)
                 | Event::Rejected { .. } => (None, None),
             };
             self.broadcast(UiEvent::SessionStatus {
@@ -461,6 +496,7 @@ impl Hub {
                 tool_name,
                 tool_input,
                 since: applied.after.since,
+                needs: applied.after.attention.clone(),
             });
         }
         Ok(applied)

@@ -75,6 +75,7 @@ impl Hub {
         };
         let (event, error) = Event::from_hook_payload(body);
         self.apply(&agent, Source::Hook, &event, body).await?;
+        self.follow_transcript_of(&agent, &event);
         match error {
             None => {}
             // Claude Code sends events we have no rule for; they are stored, and harmless.
@@ -88,15 +89,21 @@ impl Hub {
             // The conversation exists now: a restart resumes it.
             self.store().set_claude_session(&agent, session).await?;
         }
-        let may_hand_over = match &hook.kind {
-            HookKind::PreToolUse(_) => !is_wait_call(hook),
-            HookKind::PostToolUse { .. } => true,
-            HookKind::SessionStart { .. }
-            | HookKind::PostToolUseFailure { .. }
-            | HookKind::PreCompact { .. }
-            | HookKind::Stop { .. }
-            | HookKind::Notification { .. } => false,
-        };
+        // A subagent's context is not the agent's: a message handed over there would never reach it.
+        let may_hand_over = hook.subagent.is_none()
+            && match &hook.kind {
+                HookKind::PreToolUse(_) => !is_wait_call(hook),
+                HookKind::PostToolUse { .. } => true,
+                HookKind::SessionStart { .. }
+                | HookKind::PostToolUseFailure { .. }
+                | HookKind::PreCompact { .. }
+                | HookKind::Stop { .. }
+                | HookKind::Notification { .. }
+                | HookKind::PermissionRequest(_)
+                | HookKind::UserPromptSubmit { .. }
+                | HookKind::StopFailure { .. }
+                | HookKind::SessionEnd { .. } => false,
+            };
         if !may_hand_over {
             return Ok(json!({}));
         }
@@ -141,6 +148,7 @@ impl Hub {
         let live = self.live(agent)?;
         let (event, _) = Event::from_hook_payload(body);
         self.apply(agent, Source::Hook, &event, body).await?;
+        self.follow_transcript_of(agent, &event);
         let _guard = live.inbox.lock().await;
         if live.hook_delivered.swap(false, Ordering::SeqCst) {
             let _ = std::fs::remove_file(live.sentinel());

@@ -7,12 +7,15 @@
 
 pub mod commands;
 pub mod config;
+pub mod diagnose;
 pub mod error;
 pub mod http;
 pub mod hub;
 pub mod inbox;
 pub mod lifecycle;
 pub mod metrics;
+pub mod observe;
+pub mod transcript;
 pub mod ui_event;
 
 use std::future::Future;

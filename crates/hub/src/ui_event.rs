@@ -1,7 +1,7 @@
 //! What browsers and the desktop window receive: the event names of `PROTOCOL.md`.
 
 use clawmux_core::wire::{Kind, Message};
-use clawmux_core::{Millis, Snapshot};
+use clawmux_core::{Attention, Millis, Snapshot};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -20,11 +20,14 @@ pub struct SessionInfo {
     pub work_dir: String,
     /// When it entered its state.
     pub since: Millis,
-    /// `claude` (ClawMux runs Claude Code for it), `demo` (the built-in demo agent) or `external` (it runs
-    /// on its own; ClawMux cannot start or end it).
+    /// `claude` (ClawMux runs Claude Code for it), `demo` (the built-in demo agent), `external` (it runs
+    /// on its own; ClawMux cannot start or end it) or `observed` (a Claude Code session seen through the
+    /// user's own hooks: its state only, no chat).
     pub launch: &'static str,
     /// What the user must know now (it did not start, it stopped by itself, it left the loop).
     pub problem: Option<String>,
+    /// "Needs you": what the agent waits for the user for, if anything.
+    pub needs: Option<Attention>,
 }
 
 impl SessionInfo {
@@ -37,8 +40,9 @@ impl SessionInfo {
             unread_count,
             work_dir: work_dir.to_owned(),
             since: s.since,
-            launch: "external",
+            launch: if s.observed { "observed" } else { "external" },
             problem: None,
+            needs: s.attention.clone(),
         }
     }
 
@@ -51,7 +55,7 @@ impl SessionInfo {
         self.launch = match launch {
             Some(l) if l.demo => "demo",
             Some(_) => "claude",
-            None => "external",
+            None => self.launch,
         };
         self.problem = problem;
         self
@@ -123,6 +127,8 @@ pub enum UiEvent {
         tool_input: Option<Value>,
         /// When the agent entered its state.
         since: Millis,
+        /// "Needs you": what the agent waits for the user for, if anything.
+        needs: Option<Attention>,
     },
     /// The user's message to an agent.
     UserText(MessageOut),

@@ -32,7 +32,20 @@ pub struct AgentRow {
 }
 
 pub(crate) const AGENT_COLUMNS: &str = "name, work_dir, created_at, state, activity, state_since, \
-     last_event, inbox_cursor, read_cursor, claude_session_id, launch";
+     last_event, inbox_cursor, read_cursor, claude_session_id, launch, attention, last_tool, observed, \
+     watermark";
+
+/// A JSON column: NULL is `None`, anything unreadable is corrupt.
+fn json_column<T: serde::de::DeserializeOwned>(
+    row: &SqliteRow,
+    column: &str,
+) -> Result<Option<T>, StoreError> {
+    let text: Option<String> = row.try_get(column)?;
+    text.map(|t| {
+        serde_json::from_str(&t).map_err(|_| StoreError::Corrupt(format!("{column} `{t}`")))
+    })
+    .transpose()
+}
 
 pub(crate) fn agent_from_row(row: &SqliteRow) -> Result<AgentRow, StoreError> {
     let state: String = row.try_get("state")?;
@@ -45,6 +58,10 @@ pub(crate) fn agent_from_row(row: &SqliteRow) -> Result<AgentRow, StoreError> {
                 .ok_or_else(|| StoreError::Corrupt(format!("state `{state}`")))?,
             activity: row.try_get("activity")?,
             since: Millis(row.try_get("state_since")?),
+            attention: json_column(row, "attention")?,
+            last_tool: json_column(row, "last_tool")?,
+            observed: row.try_get::<i64, _>("observed")? == 1,
+            watermark: Millis(row.try_get("watermark")?),
         },
         last_event: row.try_get("last_event")?,
         inbox_cursor: row.try_get("inbox_cursor")?,
@@ -77,8 +94,8 @@ impl Store {
         check_agent_name(name)?;
         let snapshot = Snapshot::new(at);
         let inserted = sqlx::query(
-            "INSERT INTO agents (name, work_dir, created_at, state, activity, state_since, launch) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?3, ?6) ON CONFLICT(name) DO NOTHING",
+            "INSERT INTO agents (name, work_dir, created_at, state, activity, state_since, launch, watermark) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?3, ?6, ?3) ON CONFLICT(name) DO NOTHING",
         )
         .bind(name)
         .bind(work_dir)
@@ -112,6 +129,49 @@ impl Store {
             .fetch_all(&self.reader)
             .await?;
         rows.iter().map(agent_from_row).collect()
+    }
+
+    /// Registers a Claude Code session the hub did not start (seen through the user's own hooks) as an
+    /// observed agent, keyed by Claude's session id. Refuses a bad name, a taken name, or a session already
+    /// registered.
+    pub async fn add_observed_agent(
+        &self,
+        name: &str,
+        work_dir: &str,
+        claude_session_id: &str,
+        at: Millis,
+    ) -> Result<AgentRow, StoreError> {
+        check_agent_name(name)?;
+        let snapshot = Snapshot::observed(at);
+        let inserted = sqlx::query(
+            "INSERT INTO agents (name, work_dir, created_at, state, activity, state_since, observed, \
+             watermark, claude_session_id) VALUES (?1, ?2, ?3, ?4, '', ?3, 1, ?3, ?5) ON CONFLICT DO NOTHING",
+        )
+        .bind(name)
+        .bind(work_dir)
+        .bind(at.0)
+        .bind(snapshot.state.as_str())
+        .bind(claude_session_id)
+        .execute(&mut self.write().await.conn)
+        .await?;
+        if inserted.rows_affected() == 0 {
+            return Err(StoreError::AgentExists(name.to_owned()));
+        }
+        self.agent(name).await
+    }
+
+    /// The observed agent of a Claude Code session, if one is registered.
+    pub async fn observed_agent(
+        &self,
+        claude_session_id: &str,
+    ) -> Result<Option<AgentRow>, StoreError> {
+        let row = sqlx::query(&format!(
+            "SELECT {AGENT_COLUMNS} FROM agents WHERE observed = 1 AND claude_session_id = ?1"
+        ))
+        .bind(claude_session_id)
+        .fetch_optional(&self.reader)
+        .await?;
+        row.as_ref().map(agent_from_row).transpose()
     }
 
     /// Records how the hub starts an agent.

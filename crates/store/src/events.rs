@@ -162,6 +162,8 @@ async fn write_batch(
             | Event::WaitDisconnected
             | Event::Spawned
             | Event::Terminated
+            | Event::Interrupted
+            | Event::Transcript(_)
             | Event::Hook(_) => None,
         };
         q = q
@@ -177,8 +179,8 @@ async fn write_batch(
     q.execute(&mut *tx).await?;
     let sql = format!(
         "INSERT INTO transitions (event_id, agent, trigger, source, source_time, from_state, to_state, \
-         activity, outcome, reason, detail) VALUES {}",
-        rows(decided.len(), 11)
+         activity, outcome, reason, detail, attention) VALUES {}",
+        rows(decided.len(), 12)
     );
     let mut q = sqlx::query(&sql);
     for d in decided {
@@ -194,7 +196,8 @@ async fn write_batch(
             .bind(d.decision.activity.as_deref())
             .bind(outcome)
             .bind(reason)
-            .bind(d.decision.detail.as_deref());
+            .bind(d.decision.detail.as_deref())
+            .bind(to_json(d.decision.attention.as_ref()));
     }
     q.execute(&mut *tx).await?;
     for (agent, s) in snapshots {
@@ -204,13 +207,17 @@ async fn write_batch(
             .find(|d| &d.pending.agent == agent)
             .map_or(0, |d| d.id);
         sqlx::query(
-            "UPDATE agents SET state = ?2, activity = ?3, state_since = ?4, last_event = ?5 WHERE name = ?1",
+            "UPDATE agents SET state = ?2, activity = ?3, state_since = ?4, last_event = ?5, attention = ?6, \
+             last_tool = ?7, watermark = ?8 WHERE name = ?1",
         )
         .bind(agent)
         .bind(s.state.as_str())
         .bind(&s.activity)
         .bind(s.since.0)
         .bind(last)
+        .bind(to_json(s.attention.as_ref()))
+        .bind(to_json(s.last_tool.as_ref()))
+        .bind(s.watermark.0)
         .execute(&mut *tx)
         .await?;
     }
@@ -319,14 +326,19 @@ impl Store {
 
     /// Recomputes an agent's snapshot from its stored events alone, from registration on.
     pub async fn replay(&self, agent: &str) -> Result<Snapshot, StoreError> {
-        let created = self.agent(agent).await?.created_at;
+        let row = self.agent(agent).await?;
+        let created = row.created_at;
         let rows = sqlx::query(
             "SELECT source, kind, payload, source_time FROM agent_events WHERE agent = ?1 ORDER BY id",
         )
         .bind(agent)
         .fetch_all(&self.reader)
         .await?;
-        let mut snapshot = Snapshot::new(created);
+        let mut snapshot = if row.snapshot.observed {
+            Snapshot::observed(created)
+        } else {
+            Snapshot::new(created)
+        };
         for row in rows {
             let source: String = row.try_get("source")?;
             let source = Source::parse(&source)
@@ -387,7 +399,7 @@ impl Store {
     ) -> Result<Vec<StoredDecision>, StoreError> {
         let rows = sqlx::query(
             "SELECT id, event_id, agent, trigger, source, source_time, from_state, to_state, activity, \
-             outcome, reason, detail FROM transitions WHERE agent = ?1 AND id > ?2 ORDER BY id LIMIT ?3",
+             outcome, reason, detail, attention FROM transitions WHERE agent = ?1 AND id > ?2 ORDER BY id LIMIT ?3",
         )
         .bind(agent)
         .bind(after_id)
@@ -396,6 +408,11 @@ impl Store {
         .await?;
         rows.iter().map(decision_from_row).collect()
     }
+}
+
+/// A JSON column's text; NULL for `None`. Our own types always serialise.
+fn to_json<T: serde::Serialize>(value: Option<&T>) -> Option<String> {
+    value.and_then(|v| serde_json::to_string(v).ok())
 }
 
 fn outcome_columns(outcome: &Outcome) -> (&'static str, Option<String>) {
@@ -437,6 +454,10 @@ fn decision_from_row(r: &sqlx::sqlite::SqliteRow) -> Result<StoredDecision, Stor
             activity: r.try_get("activity")?,
             outcome,
             detail: r.try_get("detail")?,
+            attention: match r.try_get::<Option<String>, _>("attention")? {
+                Some(t) => Some(serde_json::from_str(&t).map_err(|_| corrupt("attention", &t))?),
+                None => None,
+            },
         },
     })
 }

@@ -329,7 +329,10 @@ async fn the_database_is_in_wal_mode_and_migrated() {
         .fetch_all(&mut conn)
         .await
         .unwrap();
-    assert_eq!(versions, [20_261_122_000_000, 20_261_122_100_000]);
+    assert_eq!(
+        versions,
+        [20_261_122_000_000, 20_261_122_100_000, 20_261_122_200_000]
+    );
 }
 
 #[tokio::test]

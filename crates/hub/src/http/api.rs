@@ -215,6 +215,42 @@ pub(super) async fn tool_status(
     Ok(Json(hub.tool_hook(agent.as_deref(), &body).await?).into_response())
 }
 
+/// `POST /api/observe`: a hook of a session ClawMux did not start (`clawmux hook observe`).
+pub(super) async fn observe(
+    State(hub): State<Hub>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let body = body_bytes(body)?;
+    Ok(Json(hub.observe_hook(&body).await?))
+}
+
+#[derive(Deserialize)]
+pub(super) struct LogQuery {
+    #[serde(default)]
+    after: i64,
+    #[serde(default = "max_log_rows")]
+    limit: u32,
+}
+
+fn max_log_rows() -> u32 {
+    crate::diagnose::MAX_LOG_ROWS
+}
+
+/// `GET /api/sessions/{id}/log/{events|decisions}?after=&limit=`: JSON lines, oldest first.
+pub(super) async fn log(
+    State(hub): State<Hub>,
+    Path((session_id, stream)): Path<(String, String)>,
+    Query(q): Query<LogQuery>,
+) -> Result<Response, ApiError> {
+    let log = crate::diagnose::Log::parse(&stream)?;
+    let text = hub.log_lines(&session_id, log, q.after, q.limit).await?;
+    Ok((
+        [(axum::http::header::CONTENT_TYPE, "application/x-ndjson")],
+        text,
+    )
+        .into_response())
+}
+
 pub(super) async fn stop(
     State(hub): State<Hub>,
     headers: HeaderMap,

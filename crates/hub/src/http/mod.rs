@@ -140,6 +140,8 @@ pub fn router(hub: Hub, port: u16) -> Router {
         .route("/api/send", post(api::send))
         .route("/api/hooks/tool-status", post(api::tool_status))
         .route("/api/hooks/stop", post(api::stop))
+        .route("/api/observe", post(api::observe))
+        .route("/api/sessions/{id}/log/{stream}", get(api::log))
         .route("/api/history/{id}", get(api::history))
         .route("/ws/wait/{id}", get(wait::upgrade))
         .route("/ws", get(browser::upgrade))

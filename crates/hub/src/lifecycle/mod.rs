@@ -370,7 +370,11 @@ impl Hub {
     pub async fn interrupt(&self, name: &str) -> Result<(), ApiError> {
         let (live, _) = self.running(name).await?;
         self.tmux().key(name, "Escape").await?;
-        live.pulse.send_modify(|p| p.interrupted = true);
+        // Claude Code fires no hook for an interrupt: the hub records its own, which ends the running
+        // tool's activity and any wait for the user, and starts the short reminder clock.
+        drop(live);
+        self.apply(name, Source::Ui, &Event::Interrupted, b"")
+            .await?;
         Ok(())
     }
 

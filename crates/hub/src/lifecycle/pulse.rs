@@ -2,6 +2,7 @@
 //! is running, whether the user just interrupted it, and when it last gave a sign of life.
 
 use clawmux_core::hook::HookKind;
+use clawmux_core::transcript::Entry;
 use clawmux_core::{Event, Snapshot, State};
 use tokio::time::Instant;
 
@@ -15,6 +16,9 @@ pub struct Pulse {
     /// The user interrupted the agent (Escape) and it has not started anything since: Claude Code fires
     /// no hook when interrupted, so the agent is most likely sitting at its prompt, out of the loop.
     pub interrupted: bool,
+    /// The agent waits for the user (a permission, an answer, a plan approval): its silence is expected,
+    /// and a reminder typed into its terminal would land in the dialog.
+    pub needs_user: bool,
     /// When the last event arrived.
     pub last: Instant,
 }
@@ -26,6 +30,7 @@ impl Pulse {
             state,
             tool_running: false,
             interrupted: false,
+            needs_user: false,
             last: Instant::now(),
         }
     }
@@ -33,8 +38,14 @@ impl Pulse {
     /// Takes in an applied event and the snapshot it led to.
     pub fn saw(&mut self, event: &Event, after: &Snapshot) {
         self.state = after.state;
+        self.needs_user = after
+            .attention
+            .as_ref()
+            .is_some_and(|a| a.need.is_waiting());
         self.last = Instant::now();
         match event {
+            // A subagent working is a sign of life of the agent, nothing more.
+            Event::Hook(hook) if hook.subagent.is_some() => {}
             Event::Hook(hook) => match &hook.kind {
                 HookKind::PreToolUse(_) => {
                     self.tool_running = true;
@@ -42,11 +53,20 @@ impl Pulse {
                 }
                 HookKind::PostToolUse { .. }
                 | HookKind::PostToolUseFailure { .. }
-                | HookKind::Stop { .. } => self.tool_running = false,
+                | HookKind::Stop { .. }
+                | HookKind::StopFailure { .. } => self.tool_running = false,
+                HookKind::UserPromptSubmit { .. } => self.interrupted = false,
                 HookKind::SessionStart { .. }
                 | HookKind::PreCompact { .. }
-                | HookKind::Notification { .. } => {}
+                | HookKind::Notification { .. }
+                | HookKind::PermissionRequest(_)
+                | HookKind::SessionEnd { .. } => {}
             },
+            Event::Interrupted | Event::Transcript(Entry::Interrupted) => {
+                self.tool_running = false;
+                self.interrupted = true;
+            }
+            Event::Transcript(Entry::ToolResult { .. }) => {}
             Event::WaitConnected | Event::Spawned | Event::Terminated => {
                 self.tool_running = false;
                 self.interrupted = false;

@@ -33,7 +33,7 @@ pub(crate) async fn supervise(hub: Hub, name: String, pid: u32) {
         }
         let deadline = match p.state {
             State::Starting if !start_reported => Some(started + opts.start_timeout),
-            State::Processing if !p.tool_running && !gave_up => {
+            State::Processing if !p.tool_running && !p.needs_user && !gave_up => {
                 let quiet = if p.interrupted {
                     opts.nudge_after_interrupt
                 } else {

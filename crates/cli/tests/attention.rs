@@ -1,0 +1,504 @@
+//! "Needs you", the transcript watcher, observed sessions and the diagnosis tools, end to end: a real hub
+//! (`clawmux serve`), real hook requests, a real transcript file watched with inotify, the real `clawmux`
+//! binary run as Claude Code runs an installed hook, and `clawmux replay` on an exported log.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+mod common;
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{wait_until, TestHub, BIN};
+use serde_json::{json, Value};
+
+const SECS5: Duration = Duration::from_secs(5);
+
+fn pre_tool(id: &str, tool: &str, input: Value, transcript: Option<&Path>) -> Value {
+    json!({"hook_event_name": "PreToolUse", "session_id": "c1", "tool_name": tool, "tool_input": input,
+           "tool_use_id": id, "transcript_path": transcript})
+}
+
+fn permission(tool: &str, input: Value) -> Value {
+    json!({"hook_event_name": "PermissionRequest", "session_id": "c1", "tool_name": tool, "tool_input": input})
+}
+
+fn needs_is(v: &Value, agent: &str, need: Option<&str>) -> bool {
+    v["type"] == "session_status"
+        && v["session_id"] == agent
+        && match need {
+            Some(n) => v["needs"]["need"] == n,
+            None => v["needs"].is_null(),
+        }
+}
+
+fn decisions(hub: &TestHub, agent: &str) -> Vec<Value> {
+    let text = hub
+        .http()
+        .get(hub.url(&format!("/api/sessions/{agent}/log/decisions")))
+        .header("Authorization", format!("Bearer {}", hub.token))
+        .call()
+        .unwrap()
+        .body_mut()
+        .read_to_string()
+        .unwrap();
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn iso(at: std::time::SystemTime) -> String {
+    humantime::format_rfc3339_millis(at).to_string()
+}
+
+#[test]
+fn needs_you_is_sticky_ends_with_its_tool_and_replays_from_the_export() {
+    let hub = TestHub::start();
+    hub.add_agent("sky");
+    let mut feed = hub.feed(None);
+
+    hub.hook(
+        "sky",
+        pre_tool("t1", "Bash", json!({"command": "git push"}), None),
+    );
+    hub.hook("sky", permission("Bash", json!({"command": "git push"})));
+    let ev = feed
+        .until(SECS5, |v| needs_is(v, "sky", Some("permission")))
+        .expect("needs you");
+    assert_eq!(ev["needs"]["reason"], "Permission: Running git push");
+    assert_eq!(
+        ev["needs"]["tool_use_id"], "t1",
+        "borrowed from the PreToolUse"
+    );
+
+    // A subagent's tool calls and another tool's end do not end the wait.
+    let mut sub = pre_tool("s1", "Read", json!({"file_path": "/a"}), None);
+    sub["agent_id"] = json!("sub1");
+    hub.hook("sky", sub);
+    hub.hook("sky", json!({"hook_event_name": "PostToolUse", "tool_name": "Read", "tool_use_id": "s1", "agent_id": "sub1"}));
+    hub.hook(
+        "sky",
+        json!({"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_use_id": "t0"}),
+    );
+    assert_eq!(hub.session("sky")["needs"]["need"], "permission");
+
+    hub.hook(
+        "sky",
+        json!({"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_use_id": "t1"}),
+    );
+    feed.until(SECS5, |v| needs_is(v, "sky", None))
+        .expect("the tool's end ends the wait");
+
+    hub.hook("sky", json!({"hook_event_name": "StopFailure", "error": "rate_limit", "error_details": "429 Too Many Requests"}));
+    let ev = feed
+        .until(SECS5, |v| needs_is(v, "sky", Some("error")))
+        .expect("error mark");
+    assert_eq!(ev["needs"]["reason"], "rate_limit: 429 Too Many Requests");
+
+    let suppressed = decisions(&hub, "sky")
+        .into_iter()
+        .filter(|d| d["reason"] == "subagent")
+        .count();
+    assert_eq!(
+        suppressed, 2,
+        "both subagent events are in the log as suppressed"
+    );
+
+    // The exported events replay to the same end, and an expectation that does not hold fails the replay.
+    let exported = hub
+        .http()
+        .get(hub.url("/api/sessions/sky/log/events"))
+        .header("Authorization", format!("Bearer {}", hub.token))
+        .call()
+        .unwrap()
+        .body_mut()
+        .read_to_string()
+        .unwrap();
+    let case = hub.dir.path().join("case.jsonl");
+    let replay = |expect: &str| {
+        std::fs::write(&case, format!("{exported}{{\"expect\":{expect}}}\n")).unwrap();
+        Command::new(BIN).arg("replay").arg(&case).output().unwrap()
+    };
+    let ok = replay(r#"{"state":"starting","needs":"error"}"#);
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stdout)
+    );
+    let bad = replay(r#"{"needs":null}"#);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&bad.stdout).contains("FAIL"));
+
+    // Unknown logs and agents are refused.
+    assert_eq!(hub.get("/api/sessions/sky/log/secrets").0, 400);
+    assert_eq!(hub.get("/api/sessions/ghost/log/events").0, 404);
+}
+
+#[test]
+fn the_transcript_ends_what_no_hook_ends_and_late_lines_are_stale() {
+    let hub = TestHub::start();
+    hub.add_agent("sky");
+    let mut feed = hub.feed(None);
+    let transcript = hub.dir.path().join("projects/-w/c1.jsonl");
+    std::fs::create_dir_all(transcript.parent().unwrap()).unwrap();
+    // History, dated in the future so it would not be stale: watching starts at the end, it is never applied.
+    let future = iso(std::time::SystemTime::now() + Duration::from_secs(3600));
+    std::fs::write(
+        &transcript,
+        format!("{{\"type\":\"user\",\"timestamp\":\"{future}\",\"message\":{{\"content\":[{{\"type\":\"tool_result\",\"tool_use_id\":\"t5\"}}]}}}}\n"),
+    )
+    .unwrap();
+    let append = |text: &str| {
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&transcript)
+            .unwrap();
+        f.write_all(text.as_bytes()).unwrap();
+    };
+
+    // A plan approval: no PostToolUse comes, the transcript's tool_result ends the wait.
+    hub.hook(
+        "sky",
+        pre_tool(
+            "t5",
+            "ExitPlanMode",
+            json!({"plan": "1."}),
+            Some(&transcript),
+        ),
+    );
+    hub.hook("sky", permission("ExitPlanMode", json!({"plan": "1."})));
+    feed.until(SECS5, |v| needs_is(v, "sky", Some("plan_approval")))
+        .expect("plan approval");
+    let now = iso(std::time::SystemTime::now());
+    let line = format!("{{\"type\":\"user\",\"timestamp\":\"{now}\",\"message\":{{\"content\":[{{\"type\":\"tool_result\",\"tool_use_id\":\"t5\",\"content\":\"approved\"}}]}}}}\n");
+    let (head, tail) = line.split_at(40);
+    append(head);
+    append(tail);
+    let start = Instant::now();
+    feed.until(SECS5, |v| needs_is(v, "sky", None))
+        .expect("the transcript ended the wait");
+    eprintln!(
+        "transcript line -> needs-you cleared on the feed: {} ms",
+        start.elapsed().as_millis()
+    );
+    let from_transcript: Vec<Value> = decisions(&hub, "sky")
+        .into_iter()
+        .filter(|d| d["source"] == "transcript")
+        .collect();
+    assert_eq!(
+        from_transcript.len(),
+        1,
+        "history was not replayed, the half line was read once: {from_transcript:?}"
+    );
+    assert_eq!(from_transcript[0]["attention"]["change"], "cleared");
+
+    // A line older than the latest decision arrives late: recorded, suppressed as stale.
+    let old = iso(std::time::SystemTime::now() - Duration::from_secs(10));
+    append(&format!("{{\"type\":\"user\",\"timestamp\":\"{old}\",\"message\":{{\"content\":\"[Request interrupted by user]\"}}}}\n"));
+    wait_until(SECS5, || {
+        decisions(&hub, "sky")
+            .iter()
+            .filter(|d| d["source"] == "transcript")
+            .count()
+            == 2
+    });
+    let last = decisions(&hub, "sky").pop().unwrap();
+    assert_eq!(
+        (last["outcome"].as_str(), last["reason"].as_str()),
+        (Some("suppressed"), Some("stale"))
+    );
+
+    // Escape at a permission prompt fires no hook; the transcript's interrupt line ends the wait and the tool.
+    hub.hook(
+        "sky",
+        pre_tool(
+            "t6",
+            "Bash",
+            json!({"command": "rm -rf build"}),
+            Some(&transcript),
+        ),
+    );
+    hub.hook(
+        "sky",
+        permission("Bash", json!({"command": "rm -rf build"})),
+    );
+    feed.until(SECS5, |v| needs_is(v, "sky", Some("permission")))
+        .expect("permission");
+    let now = iso(std::time::SystemTime::now());
+    append(&format!("{{\"type\":\"user\",\"timestamp\":\"{now}\",\"message\":{{\"content\":[{{\"type\":\"text\",\"text\":\"[Request interrupted by user for tool use]\"}}]}}}}\n"));
+    feed.until(SECS5, |v| needs_is(v, "sky", None))
+        .expect("the interrupt ended the wait");
+}
+
+/// Runs an installed hook command as Claude Code does (`sh -c`), outside any agent; returns its time.
+fn run_installed(
+    command: &str,
+    home: &Path,
+    payload: &Value,
+    extra_env: &[(&str, &str)],
+) -> Duration {
+    let start = Instant::now();
+    let mut cmd = Command::new("sh");
+    cmd.env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .args(["-c", command])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in extra_env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(payload.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.stdout.is_empty(),
+        "an observing hook says nothing to Claude"
+    );
+    start.elapsed()
+}
+
+#[test]
+fn observed_sessions_through_installed_hooks() {
+    let hub = TestHub::start();
+    let mut feed = hub.feed(None);
+    let settings = hub.dir.path().join("claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let users = r#"{"model":"opus","hooks":{"Stop":[{"hooks":[{"type":"command","command":"/usr/local/bin/my-stop"}]}]}}"#;
+    std::fs::write(&settings, users).unwrap();
+
+    let install = Command::new(BIN)
+        .env("HOME", hub.dir.path())
+        .args(["hooks", "install", "--settings"])
+        .arg(&settings)
+        .arg("--data-dir")
+        .arg(hub.data())
+        .output()
+        .unwrap();
+    assert!(
+        install.status.success(),
+        "{}",
+        String::from_utf8_lossy(&install.stderr)
+    );
+    let installed: Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(
+        installed["hooks"]["Stop"][0]["hooks"][0]["command"],
+        "/usr/local/bin/my-stop"
+    );
+    let command = installed["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    let cwd = hub.dir.path().join("my app");
+    let base = json!({"session_id": "1a2b3c4d-0000-4000-8000-000000000001", "cwd": cwd, "transcript_path": null});
+    let hook = |name: &str, extra: Value| {
+        let mut p = base.clone();
+        p["hook_event_name"] = json!(name);
+        for (k, v) in extra.as_object().unwrap() {
+            p[k] = v.clone();
+        }
+        run_installed(&command, hub.dir.path(), &p, &[])
+    };
+    let mut times = vec![hook("SessionStart", json!({"source": "startup"}))];
+    let spawned = feed
+        .until(SECS5, |v| v["type"] == "session_spawned")
+        .expect("the session appears");
+    assert_eq!(spawned["session"]["session_id"], "my-app-1a2b3c4d");
+    assert_eq!(spawned["session"]["launch"], "observed");
+    feed.state("my-app-1a2b3c4d", "idle", SECS5);
+    times.push(hook("UserPromptSubmit", json!({"prompt": "ship it"})));
+    feed.state("my-app-1a2b3c4d", "processing", SECS5);
+    times.push(hook(
+        "PreToolUse",
+        json!({"tool_name": "Bash", "tool_input": {"command": "make"}, "tool_use_id": "t1"}),
+    ));
+    times.push(hook(
+        "PermissionRequest",
+        json!({"tool_name": "Bash", "tool_input": {"command": "make"}}),
+    ));
+    feed.until(SECS5, |v| {
+        needs_is(v, "my-app-1a2b3c4d", Some("permission"))
+    })
+    .expect("needs you");
+    times.push(hook(
+        "PostToolUse",
+        json!({"tool_name": "Bash", "tool_use_id": "t1"}),
+    ));
+    times.push(hook("Stop", json!({})));
+    feed.state("my-app-1a2b3c4d", "idle", SECS5);
+    times.sort();
+    eprintln!(
+        "installed hook (process + request), p50 {} ms, max {} ms",
+        times[times.len() / 2].as_millis(),
+        times[times.len() - 1].as_millis()
+    );
+
+    // Inside an agent ClawMux started, the installed hook stays silent; another session appears.
+    let inside = json!({"hook_event_name": "SessionStart", "session_id": "inside-1", "cwd": cwd});
+    run_installed(
+        &command,
+        hub.dir.path(),
+        &inside,
+        &[("CLAWMUX_SESSION_ID", "sky")],
+    );
+    let other = json!({"hook_event_name": "SessionStart", "session_id": "other-2", "cwd": cwd});
+    run_installed(&command, hub.dir.path(), &other, &[]);
+    feed.until(SECS5, |v| {
+        v["type"] == "session_spawned" && v["session"]["session_id"] == "my-app-other2"
+    })
+    .expect("the second session");
+    let names: Vec<String> = hub
+        .get("/api/sessions")
+        .1
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["session_id"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(names, ["my-app-1a2b3c4d", "my-app-other2"]);
+
+    // Bad payloads are refused and add nothing; a session's stray end adds nothing.
+    assert_eq!(
+        hub.post(
+            "/api/observe",
+            None,
+            r#"{"hook_event_name":"Stop","cwd":"/w"}"#
+        )
+        .0,
+        400
+    );
+    assert_eq!(
+        hub.post(
+            "/api/observe",
+            None,
+            r#"{"hook_event_name":"Stop","session_id":"../x","cwd":"/w"}"#
+        )
+        .0,
+        400
+    );
+    assert_eq!(
+        hub.post(
+            "/api/observe",
+            None,
+            r#"{"hook_event_name":"Stop","session_id":"s9","cwd":"w"}"#
+        )
+        .0,
+        400
+    );
+    assert_eq!(
+        hub.post(
+            "/api/observe",
+            None,
+            r#"{"hook_event_name":"SessionEnd","session_id":"s9","cwd":"/w"}"#
+        )
+        .0,
+        200
+    );
+    assert_eq!(hub.get("/api/sessions").1.as_array().unwrap().len(), 2);
+
+    // With the hub down the hook gives up at once and lets Claude carry on.
+    std::fs::write(hub.data().join("port"), "1").unwrap();
+    let down = hook("Stop", json!({}));
+    assert!(down < Duration::from_secs(2), "{down:?}");
+
+    // Uninstall leaves exactly the user's settings.
+    let uninstall = Command::new(BIN)
+        .args(["hooks", "uninstall", "--settings"])
+        .arg(&settings)
+        .output()
+        .unwrap();
+    assert!(uninstall.status.success());
+    let after: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(after, serde_json::from_str::<Value>(users).unwrap());
+
+    // A settings file that is not JSON is refused and left as it was.
+    std::fs::write(&settings, "{ not json").unwrap();
+    let refused = Command::new(BIN)
+        .args(["hooks", "install", "--settings"])
+        .arg(&settings)
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(1));
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), "{ not json");
+}
+
+#[test]
+fn replay_checks_every_case_of_the_corpus_and_timeline_interleaves() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus");
+    for entry in std::fs::read_dir(&corpus).unwrap() {
+        let path = entry.unwrap().path();
+        let out = Command::new(BIN).arg("replay").arg(&path).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}: {}",
+            path.display(),
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+    let missing = Command::new(BIN)
+        .args(["replay", "/nonexistent.jsonl"])
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(1));
+
+    let hub = TestHub::start();
+    hub.add_agent("sky");
+    let transcript = hub.dir.path().join("t/c1.jsonl");
+    std::fs::create_dir_all(transcript.parent().unwrap()).unwrap();
+    let now = iso(std::time::SystemTime::now());
+    std::fs::write(&transcript, format!("{{\"type\":\"assistant\",\"timestamp\":\"{now}\",\"message\":{{\"content\":[{{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"Bash\"}}]}}}}\n")).unwrap();
+    hub.hook(
+        "sky",
+        pre_tool("t1", "Bash", json!({"command": "ls"}), Some(&transcript)),
+    );
+    hub.hook("sky", permission("Bash", json!({"command": "ls"})));
+    let out = hub
+        .clawmux(None)
+        .args(["timeline", "sky"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for want in [
+        "[hook]",
+        "hook:PermissionRequest tool_name=Bash",
+        "[decision]",
+        "NEEDS YOU: permission",
+        "[transcript]",
+        "tool_use Bash t1",
+    ] {
+        assert!(text.contains(want), "no `{want}` in:\n{text}");
+    }
+    let later = hub
+        .clawmux(None)
+        .args(["timeline", "sky", "--from", "2999-01-01T00:00:00Z"])
+        .output()
+        .unwrap();
+    assert!(later.status.success());
+    assert!(later.stdout.is_empty());
+    let bad = hub
+        .clawmux(None)
+        .args(["timeline", "sky", "--from", "yesterday"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+}

@@ -1,0 +1,97 @@
+//! The "needs you" overlay: what the user must do for an agent, beside its canonical state.
+//!
+//! `seeds/claude-state-transition-research.md` adds waiting states (permission, an answer, a plan approval)
+//! and an error mark to the five canonical states. They are kept as a separate field of the snapshot, so
+//! the seed's five-state table is untouched: an agent waiting for permission is still PROCESSING (its turn
+//! is not over), and the sidebar paints "Needs you" over it.
+//!
+//! Waiting is sticky. A PermissionRequest starts it; only the end of that tool call (PostToolUse or
+//! PostToolUseFailure with its tool_use_id, or the transcript's tool_result for it), a prompt from the user,
+//! an interrupt, the end of the turn or of the process ends it. Everything else that says "working"
+//! (another PreToolUse, an assistant line, a subagent's events) leaves it as it is: that is the bug the seed
+//! spent months on.
+
+use serde::{Deserialize, Serialize};
+
+use crate::time::Millis;
+
+/// What the user is needed for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Need {
+    /// A tool waits for the user's permission.
+    Permission,
+    /// Claude asked the user a question (AskUserQuestion).
+    Answer,
+    /// Claude waits for its plan to be approved (ExitPlanMode).
+    PlanApproval,
+    /// The turn failed (rate limit, API error): StopFailure.
+    Error,
+}
+
+impl Need {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Need::Permission => "permission",
+            Need::Answer => "answer",
+            Need::PlanApproval => "plan_approval",
+            Need::Error => "error",
+        }
+    }
+
+    /// The need a PermissionRequest for `tool` creates.
+    pub fn for_tool(tool: &str) -> Need {
+        match tool {
+            "ExitPlanMode" => Need::PlanApproval,
+            "AskUserQuestion" => Need::Answer,
+            _ => Need::Permission,
+        }
+    }
+
+    /// Whether this is one of the sticky waiting needs (everything but the error mark).
+    pub fn is_waiting(self) -> bool {
+        match self {
+            Need::Permission | Need::Answer | Need::PlanApproval => true,
+            Need::Error => false,
+        }
+    }
+}
+
+/// The user is needed: why, and for which tool call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Attention {
+    /// What for.
+    pub need: Need,
+    /// One line for the sidebar and the notification: `Permission: Running git push`, `rate_limit: ...`.
+    pub reason: String,
+    /// The tool call that waits (borrowed from the PreToolUse before the PermissionRequest), if known.
+    pub tool_use_id: Option<String>,
+    /// The tool that waits, if any.
+    pub tool_name: Option<String>,
+    /// When it began (source time).
+    pub since: Millis,
+}
+
+/// How a decision changed the overlay.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "change", rename_all = "lowercase")]
+pub enum AttentionChange {
+    /// The agent now needs the user.
+    Set(Attention),
+    /// It no longer does (what it had needed).
+    Cleared {
+        /// The need that ended.
+        need: Need,
+    },
+}
+
+/// The main agent's latest tool call, remembered so a PermissionRequest (which has no tool_use_id) can
+/// borrow the id of the PreToolUse just before it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolRef {
+    /// `tool_use_id`.
+    pub id: Option<String>,
+    /// `tool_name`.
+    pub name: String,
+}

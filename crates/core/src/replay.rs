@@ -1,0 +1,259 @@
+//! Recorded event sequences, replayed against the machine: the regression corpus and `clawmux replay`.
+//!
+//! A sequence is JSON lines, one object per line, in the order the hub received them:
+//! - `{"case": "...", "seen": "...", "right": "...", "observed": false}`: an optional header naming the case,
+//!   what a person saw on the indicator and what was right; `observed` replays an observed session;
+//! - `{"at": 1000, "source": "hook", "kind": "hook:PreToolUse", "payload": {...}}`: an event, exactly as
+//!   `GET /api/sessions/{id}/events` exports it (`kind` may be left out for a hook; `payload` may be a JSON
+//!   value or the raw text; other fields, like `id`, are ignored);
+//! - `{"expect": {"state": "processing", "needs": "permission", "activity": "Reading a.rs"}}`: what must
+//!   hold after the events above it (`needs: null` means nothing; a field left out is not checked).
+//!
+//! So an agent's exported events replay as they are, and a wrong indicator becomes a test case by adding
+//! the header and one `expect` line.
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::attention::Need;
+use crate::decision::Decision;
+use crate::event::{Event, Source};
+use crate::machine::step;
+use crate::state::{Snapshot, State};
+use crate::time::Millis;
+
+/// One line of a sequence.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum Record {
+    Header {
+        case: String,
+        #[serde(default)]
+        seen: Option<String>,
+        #[serde(default)]
+        right: Option<String>,
+        #[serde(default)]
+        observed: bool,
+    },
+    Expect {
+        expect: Expectation,
+    },
+    Event {
+        at: i64,
+        source: String,
+        #[serde(default)]
+        kind: Option<String>,
+        #[serde(default)]
+        payload: Value,
+    },
+}
+
+/// What must hold at a point of a sequence.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expectation {
+    /// The canonical state.
+    #[serde(default)]
+    pub state: Option<State>,
+    /// The "needs you" overlay: `Some(None)` is "nothing needed".
+    #[serde(default, with = "double_option")]
+    pub needs: Option<Option<Need>>,
+    /// The status_text.
+    #[serde(default)]
+    pub activity: Option<String>,
+}
+
+mod double_option {
+    use serde::{Deserialize, Deserializer, Serialize};
+
+    pub fn deserialize<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
+    where
+        D: Deserializer<'de>,
+        T: Deserialize<'de>,
+    {
+        Option::<T>::deserialize(d).map(Some)
+    }
+
+    pub fn serialize<S, T>(v: &Option<Option<T>>, s: S) -> Result<S::Ok, S::Error>
+    where
+        S: serde::Serializer,
+        T: Serialize,
+    {
+        match v {
+            Some(inner) => inner.serialize(s),
+            None => s.serialize_none(),
+        }
+    }
+}
+
+/// A checked expectation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Check {
+    /// Its line (1-based).
+    pub line: usize,
+    /// What was expected.
+    pub want: Expectation,
+    /// What the machine said, as the same shape.
+    pub got: Expectation,
+}
+
+impl Check {
+    /// Whether every field asked for holds.
+    pub fn holds(&self) -> bool {
+        let w = &self.want;
+        let g = &self.got;
+        w.state.is_none_or(|s| Some(s) == g.state)
+            && w.needs.is_none_or(|n| Some(n) == g.needs)
+            && w.activity
+                .as_ref()
+                .is_none_or(|a| Some(a) == g.activity.as_ref())
+    }
+}
+
+/// The result of a replay.
+#[derive(Debug, Clone)]
+pub struct Replay {
+    /// The header's case name, if any.
+    pub case: Option<String>,
+    /// What a person saw, and what was right, per the header.
+    pub seen: Option<String>,
+    /// What was right.
+    pub right: Option<String>,
+    /// Every decision, with its line.
+    pub decisions: Vec<(usize, Decision)>,
+    /// Every expectation, checked.
+    pub checks: Vec<Check>,
+    /// The snapshot at the end.
+    pub end: Snapshot,
+}
+
+impl Replay {
+    /// Whether every expectation holds.
+    pub fn passed(&self) -> bool {
+        self.checks.iter().all(Check::holds)
+    }
+}
+
+/// Why a sequence could not be replayed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: {why}")]
+pub struct ReplayError {
+    /// The line (1-based).
+    pub line: usize,
+    /// What is wrong with it.
+    pub why: String,
+}
+
+/// Replays a sequence from its first event's time on.
+pub fn replay(text: &str) -> Result<Replay, ReplayError> {
+    let mut out = Replay {
+        case: None,
+        seen: None,
+        right: None,
+        decisions: Vec::new(),
+        checks: Vec::new(),
+        end: Snapshot::new(Millis(0)),
+    };
+    let mut started = false;
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        if raw.trim().is_empty() {
+            continue;
+        }
+        let err = |why: String| ReplayError { line, why };
+        let record: Record = serde_json::from_str(raw).map_err(|e| {
+            err(format!(
+                "not a header, an event or an expectation ({e}); see `clawmux replay --help`"
+            ))
+        })?;
+        match record {
+            Record::Header {
+                case,
+                seen,
+                right,
+                observed,
+            } => {
+                if started {
+                    return Err(err("the header must come before the first event".into()));
+                }
+                out.case = Some(case);
+                out.seen = seen;
+                out.right = right;
+                out.end.observed = observed;
+            }
+            Record::Expect { expect } => out.checks.push(Check {
+                line,
+                want: expect,
+                got: Expectation {
+                    state: Some(out.end.state),
+                    needs: Some(out.end.attention.as_ref().map(|a| a.need)),
+                    activity: Some(out.end.activity.clone()),
+                },
+            }),
+            Record::Event {
+                at,
+                source,
+                kind,
+                payload,
+            } => {
+                let source = Source::parse(&source)
+                    .ok_or_else(|| err(format!("unknown source `{source}`")))?;
+                let bytes = match payload {
+                    Value::String(s) => s.into_bytes(),
+                    Value::Null => Vec::new(),
+                    other @ (Value::Bool(_)
+                    | Value::Number(_)
+                    | Value::Array(_)
+                    | Value::Object(_)) => other.to_string().into_bytes(),
+                };
+                let event = match kind {
+                    Some(k) => Event::from_stored(&k, &bytes),
+                    None => Event::from_hook_payload(&bytes).0,
+                };
+                if !started {
+                    started = true;
+                    let observed = out.end.observed;
+                    out.end = Snapshot {
+                        observed,
+                        ..Snapshot::new(Millis(at))
+                    };
+                }
+                let (next, decision) = step(&out.end, &event, source, Millis(at));
+                out.decisions.push((line, decision));
+                out.end = next;
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_expectations_and_errors() {
+        let text = r#"{"case":"c","seen":"working","right":"idle"}
+{"at":1,"source":"wait","kind":"wait:connect"}
+{"expect":{"state":"idle","needs":null}}
+{"at":2,"source":"hook","payload":{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_use_id":"t"}}
+{"at":3,"source":"hook","payload":"{\"hook_event_name\":\"PermissionRequest\",\"tool_name\":\"Bash\"}"}
+{"expect":{"needs":"permission"}}
+{"expect":{"state":"processing"}}
+"#;
+        let r = replay(text).unwrap();
+        assert_eq!(r.case.as_deref(), Some("c"));
+        assert_eq!(r.decisions.len(), 3);
+        assert_eq!(r.checks.len(), 3);
+        assert!(r.checks[0].holds() && r.checks[1].holds());
+        assert!(!r.checks[2].holds(), "an Idle agent is not processing");
+        assert!(!r.passed());
+        assert_eq!(replay("{\"at\":1}\n").unwrap_err().line, 1);
+        assert!(replay("{\"at\":1,\"source\":\"moon\"}").is_err());
+        assert!(replay("{\"expect\":{\"mood\":\"x\"}}").is_err());
+        assert!(replay(
+            "{\"at\":1,\"source\":\"hub\",\"kind\":\"agent:spawn\"}\n{\"case\":\"late\"}"
+        )
+        .is_err());
+    }
+}

@@ -1,0 +1,333 @@
+//! Claude Code's transcript (`~/.claude/projects/<cwd>/<session>.jsonl`), one line at a time.
+//!
+//! The format is undocumented (`CLAUDE-CODE-HOOKS.md` collects what is known). Two things in it say what no
+//! hook says: an interrupt (Esc fires no hook at all, the line `[Request interrupted by user` is the only
+//! trace) and a rejected or answered tool call (a `tool_result` for the waiting tool_use_id). Those become
+//! [`Entry`]s for the machine; every line also gets a one-line summary for `clawmux timeline`.
+//!
+//! The reader is total: any bytes give a [`Line`] or a [`TranscriptError`], never a panic.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::time::Millis;
+
+/// What a transcript line tells the state machine.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Entry {
+    /// A tool call ended: its result was written.
+    ToolResult {
+        /// The tool call.
+        tool_use_id: String,
+        /// The user rejected the call ("The user doesn't want to proceed with this tool use").
+        rejected: bool,
+    },
+    /// The user interrupted Claude (Esc): `[Request interrupted by user]`.
+    Interrupted,
+}
+
+impl Entry {
+    /// The event kind it is stored under: `transcript:tool_result`, `transcript:interrupted`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Entry::ToolResult { .. } => "transcript:tool_result",
+            Entry::Interrupted => "transcript:interrupted",
+        }
+    }
+}
+
+/// One parsed transcript line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Line {
+    /// Its `timestamp`, if it has a readable one.
+    pub at: Option<Millis>,
+    /// Written by a subagent (`isSidechain`): never the main agent's state.
+    pub sidechain: bool,
+    /// What the machine should hear, in order (a user line can carry several tool results).
+    pub entries: Vec<Entry>,
+    /// One line for people: `user: "fix the tests"`, `assistant: tool_use Bash toolu_1`, ...
+    pub summary: String,
+}
+
+/// Why a line could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TranscriptError {
+    /// Not JSON.
+    #[error("the transcript line is not JSON: {0}")]
+    NotJson(String),
+    /// JSON, but not an object with a `type`.
+    #[error("the transcript line is not an object with a `type`")]
+    NoType,
+}
+
+/// Splits a growing file into complete lines: bytes go in as they are read, whole lines come out, and a
+/// half-written last line waits until its newline arrives.
+///
+/// A line longer than [`MAX_LINE`] (a huge tool output) is skipped whole, so memory stays bounded whatever
+/// the file holds.
+#[derive(Debug, Default)]
+pub struct Lines {
+    partial: Vec<u8>,
+    skipping: bool,
+}
+
+/// The longest line kept; longer ones are skipped.
+pub const MAX_LINE: usize = 8 * 1024 * 1024;
+
+impl Lines {
+    /// Takes the next bytes of the file; returns the lines they complete (without their newlines).
+    pub fn feed(&mut self, mut bytes: &[u8]) -> Vec<Vec<u8>> {
+        let mut out = Vec::new();
+        while let Some(end) = bytes.iter().position(|b| *b == b'\n') {
+            let (head, rest) = bytes.split_at(end);
+            if !self.skipping && self.partial.len() + head.len() <= MAX_LINE {
+                let mut line = std::mem::take(&mut self.partial);
+                line.extend_from_slice(head);
+                if !line.is_empty() {
+                    out.push(line);
+                }
+            }
+            self.partial.clear();
+            self.skipping = false;
+            bytes = rest.get(1..).unwrap_or_default();
+        }
+        if !self.skipping {
+            if self.partial.len() + bytes.len() > MAX_LINE {
+                self.partial = Vec::new();
+                self.skipping = true;
+            } else {
+                self.partial.extend_from_slice(bytes);
+            }
+        }
+        out
+    }
+
+    /// Bytes held for an unfinished line.
+    pub fn pending(&self) -> usize {
+        self.partial.len()
+    }
+}
+
+/// The longest quoted text in a summary.
+const QUOTE_CHARS: usize = 80;
+const INTERRUPTED: &str = "[Request interrupted by user";
+const REJECTED: &str = "The user doesn't want to proceed with this tool use";
+
+/// Reads one line (without its newline).
+pub fn parse_line(line: &[u8]) -> Result<Line, TranscriptError> {
+    let v: Value =
+        serde_json::from_slice(line).map_err(|e| TranscriptError::NotJson(e.to_string()))?;
+    let kind = v
+        .get("type")
+        .and_then(Value::as_str)
+        .ok_or(TranscriptError::NoType)?;
+    let at = v
+        .get("timestamp")
+        .and_then(Value::as_str)
+        .and_then(parse_time);
+    let sidechain = v.get("isSidechain").and_then(Value::as_bool) == Some(true);
+    let content = v.get("message").and_then(|m| m.get("content"));
+    let (entries, summary) = match kind {
+        "user" => user_line(&v, content),
+        "assistant" => (Vec::new(), assistant_line(content)),
+        "system" => {
+            let subtype = v.get("subtype").and_then(Value::as_str).unwrap_or("");
+            (Vec::new(), format!("system: {subtype}"))
+        }
+        other => (Vec::new(), other.chars().take(QUOTE_CHARS).collect()),
+    };
+    Ok(Line {
+        at,
+        sidechain,
+        entries,
+        summary,
+    })
+}
+
+fn user_line(v: &Value, content: Option<&Value>) -> (Vec<Entry>, String) {
+    match content {
+        Some(Value::String(text)) => {
+            let entries = if text.starts_with(INTERRUPTED) {
+                vec![Entry::Interrupted]
+            } else {
+                Vec::new()
+            };
+            (entries, format!("user: {}", quote(text)))
+        }
+        Some(Value::Array(blocks)) => {
+            let denied = v.get("toolUseResult").and_then(Value::as_str)
+                == Some("User rejected tool use")
+                || v.get("toolDenialKind").and_then(Value::as_str) == Some("user-rejected");
+            let mut entries = Vec::new();
+            let mut parts = Vec::new();
+            for block in blocks {
+                match block.get("type").and_then(Value::as_str) {
+                    Some("tool_result") => {
+                        let Some(id) = block.get("tool_use_id").and_then(Value::as_str) else {
+                            continue;
+                        };
+                        let rejected = denied
+                            || (block.get("is_error").and_then(Value::as_bool) == Some(true)
+                                && text_of(block.get("content")).contains(REJECTED));
+                        parts.push(format!(
+                            "tool_result {id}{}",
+                            if rejected { " (rejected)" } else { "" }
+                        ));
+                        entries.push(Entry::ToolResult {
+                            tool_use_id: id.to_owned(),
+                            rejected,
+                        });
+                    }
+                    Some("text") => {
+                        let text = text_of(Some(block));
+                        if text.starts_with(INTERRUPTED) {
+                            entries.push(Entry::Interrupted);
+                        }
+                        parts.push(quote(&text));
+                    }
+                    Some(other) => parts.push(other.to_owned()),
+                    None => {}
+                }
+            }
+            (entries, format!("user: {}", parts.join(", ")))
+        }
+        Some(_) | None => (Vec::new(), "user".to_owned()),
+    }
+}
+
+fn assistant_line(content: Option<&Value>) -> String {
+    let Some(Value::Array(blocks)) = content else {
+        return "assistant".to_owned();
+    };
+    let parts: Vec<String> = blocks
+        .iter()
+        .filter_map(|b| match b.get("type").and_then(Value::as_str)? {
+            "tool_use" => Some(format!(
+                "tool_use {} {}",
+                b.get("name").and_then(Value::as_str).unwrap_or("?"),
+                b.get("id").and_then(Value::as_str).unwrap_or("?")
+            )),
+            "text" => Some(quote(&text_of(Some(b)))),
+            other => Some(other.to_owned()),
+        })
+        .collect();
+    format!("assistant: {}", parts.join(", "))
+}
+
+/// The text of a block: its `text`, or its `content` as a string or as text blocks.
+fn text_of(block: Option<&Value>) -> String {
+    match block {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Object(o)) => match (o.get("text"), o.get("content")) {
+            (Some(Value::String(t)), _) => t.clone(),
+            (_, Some(c)) => text_of(Some(c)),
+            _ => String::new(),
+        },
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|i| text_of(Some(i)))
+            .collect::<Vec<_>>()
+            .join(" "),
+        Some(_) | None => String::new(),
+    }
+}
+
+fn quote(text: &str) -> String {
+    let one_line: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .take(QUOTE_CHARS)
+        .collect();
+    format!("\"{one_line}\"")
+}
+
+/// Parses an RFC 3339 time (`2026-11-22T05:53:13.123Z`) into [`Millis`].
+pub fn parse_time(text: &str) -> Option<Millis> {
+    let t = humantime::parse_rfc3339_weak(text).ok()?;
+    let ms = t.duration_since(std::time::UNIX_EPOCH).ok()?.as_millis();
+    i64::try_from(ms).ok().map(Millis)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(s: &str) -> Line {
+        parse_line(s.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn interrupts_and_rejections() {
+        let esc = line(
+            r#"{"type":"user","timestamp":"2026-11-22T05:53:13.123Z","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user]"}]}}"#,
+        );
+        assert_eq!(esc.entries, vec![Entry::Interrupted]);
+        assert_eq!(esc.at, Some(Millis(1_795_326_793_123)));
+        let typed = line(
+            r#"{"type":"user","message":{"content":"[Request interrupted by user for tool use]"}}"#,
+        );
+        assert_eq!(typed.entries, vec![Entry::Interrupted]);
+        let rejected = line(
+            r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"toolu_9","is_error":true,"content":"The user doesn't want to proceed with this tool use. The tool use was rejected"}]},"toolUseResult":"User rejected tool use"}"#,
+        );
+        assert_eq!(
+            rejected.entries,
+            vec![Entry::ToolResult {
+                tool_use_id: "toolu_9".into(),
+                rejected: true
+            }]
+        );
+        let ok = line(
+            r#"{"type":"user","isSidechain":true,"message":{"content":[{"type":"tool_result","tool_use_id":"a","content":[{"type":"text","text":"fine"}]},{"type":"tool_result","tool_use_id":"b"}]}}"#,
+        );
+        assert!(ok.sidechain);
+        assert_eq!(ok.entries.len(), 2);
+        assert_eq!(ok.summary, "user: tool_result a, tool_result b");
+    }
+
+    #[test]
+    fn summaries_of_other_lines() {
+        let a = line(
+            r#"{"type":"assistant","message":{"content":[{"type":"text","text":"On it"},{"type":"tool_use","id":"toolu_1","name":"Bash","input":{}}]}}"#,
+        );
+        assert!(a.entries.is_empty());
+        assert_eq!(a.summary, "assistant: \"On it\", tool_use Bash toolu_1");
+        assert_eq!(
+            line(r#"{"type":"system","subtype":"compact_boundary"}"#).summary,
+            "system: compact_boundary"
+        );
+        assert_eq!(
+            line(r#"{"type":"user","message":{"content":"fix\nit"}}"#).summary,
+            "user: \"fix it\""
+        );
+    }
+
+    #[test]
+    fn lines_wait_for_their_newline_and_huge_ones_are_skipped() {
+        let mut l = Lines::default();
+        assert!(l.feed(b"{\"a\":").is_empty());
+        assert_eq!(l.pending(), 5);
+        assert_eq!(
+            l.feed(b"1}\n\n{\"b\"}\n{\"c"),
+            vec![b"{\"a\":1}".to_vec(), b"{\"b\"}".to_vec()]
+        );
+        assert_eq!(l.feed(b"\"}\n"), vec![b"{\"c\"}".to_vec()]);
+        let huge = vec![b'x'; MAX_LINE + 1];
+        assert!(l.feed(&huge).is_empty());
+        assert_eq!(l.pending(), 0);
+        assert!(l.feed(b"yyy").is_empty());
+        assert_eq!(l.feed(b"\nok\n"), vec![b"ok".to_vec()]);
+    }
+
+    #[test]
+    fn bad_lines_are_errors() {
+        assert!(matches!(
+            parse_line(b"{half"),
+            Err(TranscriptError::NotJson(_))
+        ));
+        assert_eq!(parse_line(b"[1]"), Err(TranscriptError::NoType));
+        assert_eq!(parse_line(br#"{"type":3}"#), Err(TranscriptError::NoType));
+        assert_eq!(line(r#"{"type":"user","timestamp":"yesterday"}"#).at, None);
+    }
+}

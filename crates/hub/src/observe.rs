@@ -1,0 +1,153 @@
+//! Observed sessions: Claude Code sessions the hub did not start, reported by hooks that
+//! `clawmux hooks install` added to the user's own settings.
+//!
+//! Such a session is keyed by Claude's `session_id`. The first hook of a new session registers it as an
+//! observed agent, named after its folder and the start of its id (`myapp-1a2b3c4d`); later hooks step its
+//! machine like any agent's, with the observed table (its turns are read from UserPromptSubmit and Stop, as
+//! it never runs `clawmux wait`). Nobody can chat with it or start and end it from ClawMux: the sidebar
+//! labels it "observed".
+
+use clawmux_core::hook::HookKind;
+use clawmux_core::{Event, Source};
+use serde_json::{json, Value};
+
+use crate::error::ApiError;
+use crate::hub::{now, Hub};
+use crate::ui_event::{SessionInfo, UiEvent};
+
+/// The longest Claude session id accepted (UUIDs are 36).
+const MAX_SESSION_ID: usize = 128;
+
+/// The name an observed session gets: its folder's name (made an identifier, at most 23 characters), a dash
+/// and the first 8 characters of its session id.
+fn observed_name(cwd: &str, session_id: &str) -> String {
+    let base = std::path::Path::new(cwd)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("session");
+    let mut name: String = base
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .take(23)
+        .collect();
+    if !name.starts_with(|c: char| c.is_ascii_alphanumeric()) {
+        name.insert(0, 's');
+        name.truncate(23);
+    }
+    let id: String = session_id
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .take(8)
+        .collect();
+    format!("{name}-{id}")
+}
+
+impl Hub {
+    /// A hook of an observed session (`POST /api/observe`, from `clawmux hook observe`).
+    pub async fn observe_hook(&self, body: &[u8]) -> Result<Value, ApiError> {
+        let value: Value = serde_json::from_slice(body).map_err(|e| {
+            ApiError::bad_request(
+                "malformed_json",
+                format!("the hook payload is not JSON: {e}"),
+            )
+        })?;
+        let session_id = value
+            .get("session_id")
+            .and_then(Value::as_str)
+            .filter(|s| {
+                !s.is_empty()
+                    && s.len() <= MAX_SESSION_ID
+                    && s.bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+            })
+            .ok_or_else(|| {
+                ApiError::bad_request(
+                    "malformed_event",
+                    "an observed hook needs a `session_id` (letters, digits, - and _)",
+                )
+            })?;
+        let cwd = value
+            .get("cwd")
+            .and_then(Value::as_str)
+            .filter(|c| c.starts_with('/'))
+            .ok_or_else(|| {
+                ApiError::bad_request(
+                    "malformed_event",
+                    "an observed hook needs an absolute `cwd`",
+                )
+            })?;
+        let (event, _) = Event::from_hook_payload(body);
+        let agent = match self.store().observed_agent(session_id).await? {
+            Some(row) => row.name,
+            None => {
+                // Only a live session's hook registers it: a stray SessionEnd or an unusable payload of
+                // a session never seen adds nothing.
+                let starts = match &event {
+                    Event::Hook(h) => !matches!(h.kind, HookKind::SessionEnd { .. }),
+                    Event::WaitConnected
+                    | Event::WaitDisconnected
+                    | Event::Spawned
+                    | Event::Terminated
+                    | Event::Interrupted
+                    | Event::Transcript(_)
+                    | Event::Rejected { .. } => false,
+                };
+                if !starts {
+                    return Ok(json!({}));
+                }
+                self.register_observed(cwd, session_id).await?
+            }
+        };
+        self.apply(&agent, Source::Hook, &event, body).await?;
+        self.follow_transcript_of(&agent, &event);
+        Ok(json!({}))
+    }
+
+    async fn register_observed(&self, cwd: &str, session_id: &str) -> Result<String, ApiError> {
+        let name = observed_name(cwd, session_id);
+        let row = self
+            .store()
+            .add_observed_agent(&name, cwd, session_id, now())
+            .await?;
+        self.insert_live(&name, cwd.into());
+        self.broadcast(UiEvent::SessionSpawned {
+            session: SessionInfo::new(&row.name, &row.work_dir, &row.snapshot, 0),
+        });
+        tracing::info!(agent = %name, session_id, "observing a Claude Code session");
+        Ok(name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_agent_names() {
+        for (cwd, id) in [
+            ("/home/u/my app", "1a2b3c4d-5e6f"),
+            ("/", "x"),
+            ("/home/u/.hidden", "abc"),
+            (
+                "/home/u/ünïcode-and-a-very-long-folder-name",
+                "0123456789abcdef",
+            ),
+        ] {
+            let name = observed_name(cwd, id);
+            assert!(
+                clawmux_core::wire::check_agent_name(&name).is_ok(),
+                "{cwd}: {name}"
+            );
+        }
+        assert_eq!(
+            observed_name("/home/u/app", "1a2b3c4d-5e6f"),
+            "app-1a2b3c4d"
+        );
+    }
+}

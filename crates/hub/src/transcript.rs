@@ -1,0 +1,183 @@
+//! Watching each agent's Claude Code transcript for what no hook reports: an Escape interrupt, a rejected
+//! or answered tool call.
+//!
+//! Every hook names the transcript (`transcript_path`); the first time an agent names a file, one task starts
+//! watching it with `notify` (its folder, so a file not yet created or replaced is seen too) and reads only
+//! the bytes added since the last read, from where the file ended when watching began: history is not
+//! replayed. A half-written last line waits for its newline.
+//!
+//! The transcript is written asynchronously and lags the hooks. So the lines a read brings are held for a
+//! short reorder window, applied in the order of their own timestamps, and the machine drops any line older
+//! than the agent's watermark (the latest source time it applied): a late line never overwrites a newer
+//! decision.
+
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Component, Path, PathBuf};
+
+use clawmux_core::transcript::{parse_line, Entry, Lines};
+use clawmux_core::{Event, Millis, Source};
+use notify::Watcher;
+use tokio::sync::mpsc;
+
+use crate::hub::{now, Hub};
+
+/// The most bytes read from a transcript in one go.
+const READ_CHUNK: usize = 1024 * 1024;
+
+/// The transcript an agent's task watches.
+pub(crate) struct Watching {
+    path: PathBuf,
+    task: tokio::task::AbortHandle,
+}
+
+impl Drop for Watching {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// Whether a hook's `transcript_path` may be read: an absolute `.jsonl` path with no `..`.
+fn acceptable(path: &Path) -> bool {
+    path.is_absolute()
+        && path.extension().is_some_and(|e| e == "jsonl")
+        && !path.components().any(|c| matches!(c, Component::ParentDir))
+}
+
+impl Hub {
+    /// Watches the transcript of the main agent's hook, if it names one.
+    pub(crate) fn follow_transcript_of(&self, agent: &str, event: &Event) {
+        if let Event::Hook(clawmux_core::Hook {
+            transcript_path: Some(path),
+            subagent: None,
+            ..
+        }) = event
+        {
+            self.watch_transcript(agent, path);
+        }
+    }
+
+    /// Watches the transcript a hook named, unless it is already watched. Cheap when it is: a lock and a
+    /// comparison, on the hook's path.
+    fn watch_transcript(&self, agent: &str, path: &str) {
+        let path = Path::new(path);
+        let Ok(live) = self.live(agent) else { return };
+        let mut slot = live.transcript();
+        if slot.as_ref().is_some_and(|w| w.path == path) {
+            return;
+        }
+        if !acceptable(path) {
+            tracing::warn!(agent, path = %path.display(), "not watching a transcript path that is not an absolute .jsonl");
+            return;
+        }
+        let task = tokio::spawn(follow(self.clone(), agent.to_owned(), path.to_owned()));
+        *slot = Some(Watching {
+            path: path.to_owned(),
+            task: task.abort_handle(),
+        });
+    }
+}
+
+/// Follows one transcript until the task is aborted (another path, or the hub ends).
+async fn follow(hub: Hub, agent: String, path: PathBuf) {
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let watcher = notify::recommended_watcher(move |_: notify::Result<notify::Event>| {
+        let _ = tx.send(());
+    });
+    let folder = path.parent().map(Path::to_owned).unwrap_or_default();
+    let _watcher = match watcher.and_then(|mut w| {
+        w.watch(&folder, notify::RecursiveMode::NonRecursive)
+            .map(|()| w)
+    }) {
+        Ok(w) => w,
+        Err(e) => {
+            tracing::warn!(agent, path = %path.display(), error = %e, "cannot watch the transcript");
+            return;
+        }
+    };
+    let window = hub.options().reorder_window;
+    let mut offset = std::fs::metadata(&path).map_or(0, |m| m.len());
+    let mut lines = Lines::default();
+    loop {
+        let read_at = tokio::time::Instant::now();
+        let (bytes, next) = match read_from(&path, offset).await {
+            Ok(read) => read,
+            Err(e) => {
+                tracing::debug!(agent, path = %path.display(), error = %e, "transcript not readable yet");
+                (Vec::new(), offset)
+            }
+        };
+        if next < offset {
+            // Truncated or replaced: start over with the new file.
+            lines = Lines::default();
+        }
+        offset = next;
+        let mut entries = Vec::new();
+        for line in lines.feed(&bytes) {
+            match parse_line(&line) {
+                Ok(l) if !l.sidechain => {
+                    let at = l.at.unwrap_or_else(now);
+                    entries.extend(l.entries.into_iter().map(|e| (at, e)));
+                }
+                Ok(_) => {}
+                Err(e) => tracing::debug!(agent, error = %e, "skipped a transcript line"),
+            }
+        }
+        if !entries.is_empty() {
+            tokio::time::sleep_until(read_at + window).await;
+            entries.sort_by_key(|(at, _)| *at);
+            for (at, entry) in entries {
+                apply_entry(&hub, &agent, at, &entry).await;
+            }
+        }
+        // More may have been written meanwhile: read again before sleeping on the watcher.
+        if bytes.len() == READ_CHUNK {
+            continue;
+        }
+        if rx.recv().await.is_none() {
+            return;
+        }
+        while rx.try_recv().is_ok() {}
+    }
+}
+
+async fn apply_entry(hub: &Hub, agent: &str, at: Millis, entry: &Entry) {
+    let payload = serde_json::to_vec(entry).unwrap_or_default();
+    let event = Event::Transcript(entry.clone());
+    if let Err(e) = hub
+        .apply_at(agent, Source::Transcript, &event, &payload, at)
+        .await
+    {
+        tracing::warn!(agent, error = %e, "cannot apply a transcript entry");
+    }
+}
+
+/// Reads at most [`READ_CHUNK`] bytes from `offset` (from 0 if the file is now shorter); returns them and
+/// the offset after them.
+async fn read_from(path: &Path, offset: u64) -> std::io::Result<(Vec<u8>, u64)> {
+    let path = path.to_owned();
+    tokio::task::spawn_blocking(move || {
+        let mut file = std::fs::File::open(&path)?;
+        let len = file.metadata()?.len();
+        let start = if len < offset { 0 } else { offset };
+        file.seek(SeekFrom::Start(start))?;
+        let mut buf = Vec::new();
+        file.take(READ_CHUNK as u64).read_to_end(&mut buf)?;
+        let read = u64::try_from(buf.len()).unwrap_or(0);
+        Ok((buf, start + read))
+    })
+    .await
+    .map_err(std::io::Error::other)?
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_absolute_jsonl_paths_without_parent_steps() {
+        assert!(acceptable(Path::new("/home/u/.claude/projects/-w/s.jsonl")));
+        assert!(!acceptable(Path::new("relative/s.jsonl")));
+        assert!(!acceptable(Path::new("/home/u/.ssh/id_ed25519")));
+        assert!(!acceptable(Path::new("/home/u/.claude/../.ssh/x.jsonl")));
+    }
+}
