@@ -13,6 +13,13 @@ function readLog(file) {
   return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
 }
 
+/** An agent's decision log (JSON lines). */
+async function decisions(hub, agent) {
+  const r = await fetch(`http://127.0.0.1:${hub.port}/api/sessions/${agent}/log/decisions`, { headers: { Authorization: `Bearer ${hub.token}` } });
+  assert.equal(r.status, 200);
+  return (await r.text()).trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+}
+
 /** Whether `pid` still runs (a zombie waiting for its parent to reap it does not). */
 function alive(pid) {
   try {
@@ -190,6 +197,15 @@ test('an agent out of the loop is reminded, a bounded number of times, and the u
     const note = await ev.event('system_text', 'drifter', m, (e) => /reminded it \(1 of 3\)/.test(e.text));
     await ev.state('drifter', 'idle', m);
     assert.ok(note);
+    // The interrupt fired no hook; the hub heard it from its own command and from the transcript.
+    // A decision that changes nothing raises no event: the log is polled, briefly.
+    let triggers = [];
+    for (const deadline = Date.now() + 5000; Date.now() < deadline; await new Promise((ok) => setTimeout(ok, 20))) {
+      triggers = (await decisions(hub, 'drifter')).map((d) => `${d.source} ${d.trigger}`);
+      if (triggers.includes('transcript transcript:interrupted')) break;
+    }
+    assert.ok(triggers.includes('ui agent:interrupt'), triggers.join('\n'));
+    assert.ok(triggers.includes('transcript transcript:interrupted'), triggers.join('\n'));
 
     // One that does not listen is reminded three times, then the user is asked to look.
     m = ev.mark();

@@ -154,6 +154,19 @@ test('the app window runs the hub, shows agents, sends a message and notifies wh
   await until('the notification for moon', () => notifications.includes('moon is waiting for you'), 10000);
   assert.equal(count(), 1, 'no notification for the agent on screen in the focused window');
   assert.doesNotMatch(notifications, /while you watched/);
+
+  // An agent off screen starts to need the user (a permission dialog in its terminal): one notification
+  // with the reason, and the sidebar paints it.
+  const hook = (body) => fetch(`http://127.0.0.1:${port}/api/hooks/tool-status`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'ClawMux-Session': 'moon' },
+    body: JSON.stringify(body),
+  });
+  await hook({ hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'npm publish' }, tool_use_id: 't1' });
+  await hook({ hook_event_name: 'PermissionRequest', tool_name: 'Bash', tool_input: { command: 'npm publish' } });
+  await until('the needs-you notification', () => notifications.includes('moon needs you'), 10000);
+  assert.match(notifications, /Permission: Running npm publish/);
+  await (await browser.$('[data-agent="moon"].needs-you')).waitForExist({ timeout: 10000 });
 });
 
 test('a second launch only raises the first window: one instance, one hub', async () => {

@@ -186,3 +186,54 @@ test('agents are started, ended and started again from the UI; the demo agent st
     hub.stop();
   }
 });
+
+test('"Needs you" paints over the indicator with its reason until the tool call ends; observed sessions cannot be chatted with', async () => {
+  const hub = await startHub();
+  const { page, errors } = await openUi(browser, hub);
+  const ORANGE = 'rgb(240, 136, 62)';
+  try {
+    hub.addAgent('sky');
+    await hub.api('POST', '/api/hooks/tool-status', { hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'clawmux wait' } }, 'sky');
+    const wait = hub.wait('sky');
+    await indicatorIs(page, 'sky', 'indicator-idle', GREEN);
+    await page.click('[data-agent="sky"]');
+    await page.fill('#input', 'deploy it');
+    await page.keyboard.press('Enter');
+    await wait.done;
+    await indicatorIs(page, 'sky', 'indicator-working', BLUE);
+
+    const hook = (body) => hub.api('POST', '/api/hooks/tool-status', body, 'sky');
+    await hook({ hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'git push --force' }, tool_use_id: 't1' });
+    await hook({ hook_event_name: 'PermissionRequest', tool_name: 'Bash', tool_input: { command: 'git push --force' } });
+    await page.waitForSelector('[data-agent="sky"].needs-you');
+    assert.equal(await dotColour(page, 'sky'), ORANGE, 'Needs you has a colour of its own');
+    assert.equal(await page.textContent('[data-agent="sky"] .label'), 'Needs you');
+    assert.equal(await page.textContent('[data-agent="sky"] .needs'), 'Permission: Running git push --force');
+    assert.equal(await page.textContent('#chat-status'), 'Needs you: Permission: Running git push --force');
+    await page.screenshot({ path: join(ARTIFACTS, 'needs-you.png') });
+
+    // A subagent at work does not clear it; the tool call's end does, and the canonical indicator is back.
+    await hook({ hook_event_name: 'PreToolUse', tool_name: 'Read', tool_input: { file_path: '/x' }, tool_use_id: 's1', agent_id: 'sub' });
+    await hook({ hook_event_name: 'PostToolUse', tool_name: 'Read', tool_use_id: 's1', agent_id: 'sub' });
+    await hook({ hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_use_id: 't1' });
+    await page.waitForSelector('[data-agent="sky"]:not(.needs-you)');
+    assert.equal(await dotColour(page, 'sky'), BLUE);
+    assert.equal(await page.textContent('[data-agent="sky"] .label'), 'Working');
+    assert.equal(await page.textContent('[data-agent="sky"] .needs'), '');
+
+    // An observed session: listed with its label and state, the composer disabled with the reason.
+    await hub.api('POST', '/api/observe', { hook_event_name: 'SessionStart', session_id: '9f8e7d6c-1111', cwd: join(hub.dir, 'webapp'), source: 'startup' });
+    await indicatorIs(page, 'webapp-9f8e7d6c', 'indicator-idle', GREEN);
+    assert.equal(await page.textContent('[data-agent="webapp-9f8e7d6c"] .name'), 'webapp-9f8e7d6c (observed)');
+    await page.click('[data-agent="webapp-9f8e7d6c"]');
+    assert.equal(await page.$eval('#input', (el) => el.disabled), true);
+    assert.match(await page.$eval('#input', (el) => el.placeholder), /Observed only/);
+    await hub.api('POST', '/api/observe', { hook_event_name: 'UserPromptSubmit', session_id: '9f8e7d6c-1111', cwd: join(hub.dir, 'webapp'), prompt: 'hi' });
+    await indicatorIs(page, 'webapp-9f8e7d6c', 'indicator-working', BLUE);
+    await page.click('[data-agent="sky"]');
+    assert.equal(await page.$eval('#input', (el) => el.disabled), false, 'chat is back for an agent that reads it');
+    assert.deepEqual(errors, []);
+  } finally {
+    hub.stop();
+  }
+});
