@@ -3,7 +3,8 @@
 //! - sustained hooks with keep-alive: >= 10,000 per second;
 //! - user message to the agent's waiting `clawmux wait`: p50 < 2 ms;
 //! - `clawmux send` to the browser WebSocket event: p50 < 2 ms;
-//! - the whole `clawmux hook stop` process, start to exit: p50 < 5 ms;
+//! - the whole `clawmux hook stop` process, start to exit: p50 < 5 ms; the same for `clawmux hook observe`,
+//!   the hook of observed sessions;
 //! - an idle hub with 20 waiting agents and a connected browser: < 1% of one core;
 //! - resident memory with 50 agents: < 50 MB.
 //!
@@ -457,6 +458,35 @@ fn idle_and_memory() {
     }
 }
 
+/// The hook `clawmux hooks install` adds, for a session ClawMux did not start: the whole process, as
+/// Claude Code runs it (synchronously, before the tool call goes on).
+fn observe_hook_process(hub: &Hub) {
+    let mut samples = Vec::new();
+    for i in 0..300 {
+        let payload = format!(
+            r#"{{"hook_event_name":"PreToolUse","session_id":"bench-observed","cwd":"/tmp/observed","tool_name":"Bash","tool_input":{{"command":"ls"}},"tool_use_id":"t{i}"}}"#
+        );
+        let start = Instant::now();
+        let mut child = Command::new(BIN)
+            .env_clear()
+            .env("HOME", hub.dir.path())
+            .args(["hook", "observe", "--data-dir"])
+            .arg(hub.dir.path().join("data"))
+            .stdin(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::io::Write::write_all(&mut child.stdin.take().unwrap(), payload.as_bytes()).unwrap();
+        child.wait().unwrap();
+        samples.push(start.elapsed());
+    }
+    println!(
+        "`clawmux hook observe` process (observed session's PreToolUse), start to exit: p50 {}, p99 {} (target < 5 ms)",
+        ms(pct(&mut samples, 50)),
+        ms(pct(&mut samples, 99))
+    );
+}
+
 fn main() {
     let start = Instant::now();
     let hub = Hub::start(prefilled(1_000_000));
@@ -469,6 +499,7 @@ fn main() {
     message_to_wait(&hub);
     send_to_browser(&hub);
     stop_hook_process(&hub);
+    observe_hook_process(&hub);
     println!(
         "resident memory after the load above: {:.1} MB",
         hub.rss_mb()

@@ -44,6 +44,12 @@ enum Command {
         /// Data folder (database, token, agents' default work folders).
         #[arg(long, env = "CLAWMUX_HOME")]
         data_dir: Option<PathBuf>,
+        /// The address to listen on. Anything but loopback needs --allow-remote.
+        #[arg(long, default_value = "127.0.0.1")]
+        bind: std::net::IpAddr,
+        /// Allow a --bind address beyond this machine (with a warning: it exposes the hub).
+        #[arg(long)]
+        allow_remote: bool,
     },
     /// Block until a message arrives for this agent, print it, exit 0.
     Wait,
@@ -222,7 +228,12 @@ enum AgentCommand {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Serve { port, data_dir } => serve::run(port, data_dir),
+        Command::Serve {
+            port,
+            data_dir,
+            bind,
+            allow_remote,
+        } => serve::run(port, data_dir, bind, allow_remote),
         Command::Wait => wait::run(),
         Command::Send { to, text, re } => send::run(&to, text.as_deref(), re.as_deref()),
         Command::Hook {

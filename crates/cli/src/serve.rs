@@ -1,11 +1,26 @@
 //! `clawmux serve`: the hub, headless, on 127.0.0.1 until SIGINT or SIGTERM.
+//!
+//! It binds loopback only. Another address (`--bind`) is refused unless `--allow-remote` says the user means
+//! it, and then a warning says what it exposes: anyone who can reach the address and has the token can make
+//! the agents run commands.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 
 use tracing_subscriber::EnvFilter;
 
-pub fn run(port: u16, data_dir: Option<PathBuf>) -> Result<(), String> {
+pub fn run(
+    port: u16,
+    data_dir: Option<PathBuf>,
+    bind: IpAddr,
+    allow_remote: bool,
+) -> Result<(), String> {
+    if !bind.is_loopback() && !allow_remote {
+        return Err(format!(
+            "refusing to listen on {bind}: the hub can make agents run commands, so it listens on loopback \
+             only. Add --allow-remote if you really mean to expose it to {bind}'s network"
+        ));
+    }
     tracing_subscriber::fmt()
         .with_env_filter(
             EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
@@ -21,7 +36,15 @@ pub fn run(port: u16, data_dir: Option<PathBuf>) -> Result<(), String> {
         let hub = clawmux_hub::Hub::open(&data_dir)
             .await
             .map_err(|e| e.to_string())?;
-        let addr = SocketAddr::from(([127, 0, 0, 1], port));
+        let addr = SocketAddr::new(bind, port);
+        if !bind.is_loopback() {
+            eprintln!(
+                "WARNING: the hub listens on {addr}, beyond this machine: anyone who reaches it with the \
+                 token in {} can read every conversation and make the agents run commands. \
+                 Traffic is not encrypted.",
+                data_dir.join(clawmux_hub::config::TOKEN_FILE).display()
+            );
+        }
         let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| {
             if e.kind() == std::io::ErrorKind::AddrInUse {
                 format!("port {port} is already in use (another hub?); choose another with --port")

@@ -31,7 +31,11 @@ pub async fn serve(
     hub: Hub,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let port = listener.local_addr()?.port();
+    let addr = listener.local_addr()?;
+    let port = addr.port();
+    if !addr.ip().is_loopback() {
+        tracing::warn!(%addr, "the hub listens beyond this machine");
+    }
     hub.set_port(port);
     let adopting = hub.clone();
     tokio::spawn(async move {
@@ -45,7 +49,7 @@ pub async fn serve(
             tracing::warn!(error = %e, "could not check the agents' waits after start");
         }
     });
-    let app = http::router(hub, port);
+    let app = http::router(hub, addr);
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown)
         .await

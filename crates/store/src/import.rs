@@ -93,6 +93,24 @@ fn check(m: HistoryMessage, index: usize) -> Result<Checked, StoreError> {
     })
 }
 
+/// Reads and checks a whole `history.json` before anything is written.
+fn read_history(json: &[u8]) -> Result<(HistoryFile, Vec<Checked>), StoreError> {
+    let mut file: HistoryFile = serde_json::from_slice(json)
+        .map_err(|e| StoreError::Import(format!("not a history.json: {e}")))?;
+    let checked = std::mem::take(&mut file.messages)
+        .into_iter()
+        .enumerate()
+        .map(|(i, m)| check(m, i))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((file, checked))
+}
+
+/// Checks a `history.json` as [`Store::import_history`] would, without a database: how many messages it
+/// would import, or why it would refuse the file. (The fuzz target's entry point.)
+pub fn check_history(json: &[u8]) -> Result<usize, StoreError> {
+    read_history(json).map(|(_, checked)| checked.len())
+}
+
 impl Store {
     /// Imports a `history.json` into `agent`'s conversation, registering the agent (in `work_dir`) if new.
     pub async fn import_history(
@@ -103,14 +121,7 @@ impl Store {
         now: Millis,
     ) -> Result<Imported, StoreError> {
         check_agent_name(agent)?;
-        let file: HistoryFile = serde_json::from_slice(json)
-            .map_err(|e| StoreError::Import(format!("not a history.json: {e}")))?;
-        let checked = file
-            .messages
-            .into_iter()
-            .enumerate()
-            .map(|(i, m)| check(m, i))
-            .collect::<Result<Vec<_>, _>>()?;
+        let (file, checked) = read_history(json)?;
 
         match self.add_agent(agent, work_dir, now).await {
             Ok(_) | Err(StoreError::AgentExists(_)) => {}

@@ -26,8 +26,16 @@ pub struct TestHub {
 
 impl TestHub {
     pub fn start() -> TestHub {
+        TestHub::start_logging("info")
+    }
+
+    /// A hub whose log (`<tmp>/hub.log`) is filtered by `filter` (RUST_LOG syntax).
+    pub fn start_logging(filter: &str) -> TestHub {
         let dir = tempfile::tempdir().unwrap();
-        let (child, port) = spawn_serve(dir.path(), 0);
+        let (child, port) = spawn_serve(dir.path(), 0, filter);
+        // The hub records its port just after it says it listens: once that is there, it is all set up.
+        let port_file = dir.path().join("data/port");
+        wait_until(Duration::from_secs(5), || port_file.exists());
         let token = std::fs::read_to_string(dir.path().join("data/token")).unwrap();
         TestHub {
             child,
@@ -51,7 +59,7 @@ impl TestHub {
 
     /// Starts the hub again on the same data folder and port.
     pub fn restart(&mut self) {
-        let (child, port) = spawn_serve(self.dir.path(), self.port);
+        let (child, port) = spawn_serve(self.dir.path(), self.port, "info");
         assert_eq!(port, self.port);
         self.child = child;
     }
@@ -216,7 +224,7 @@ fn answer(resp: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> (u16, 
     (status, serde_json::from_str(&text).unwrap_or(Value::Null))
 }
 
-fn spawn_serve(dir: &Path, port: u16) -> (Child, u16) {
+fn spawn_serve(dir: &Path, port: u16, filter: &str) -> (Child, u16) {
     let log = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -225,7 +233,7 @@ fn spawn_serve(dir: &Path, port: u16) -> (Child, u16) {
     let mut child = Command::new(BIN)
         .env_clear()
         .env("HOME", dir)
-        .env("RUST_LOG", "info")
+        .env("RUST_LOG", filter)
         .args(["serve", "--port", &port.to_string(), "--data-dir"])
         .arg(dir.join("data"))
         .stdout(Stdio::piped())

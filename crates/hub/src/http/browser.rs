@@ -46,17 +46,29 @@ pub(super) async fn upgrade(
         })
 }
 
-#[derive(Deserialize)]
+/// What a browser may send on its WebSocket.
+#[derive(Debug, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-enum ClientMessage {
+pub enum ClientMessage {
+    /// A message to an agent.
     Text {
+        /// The agent.
         session_id: String,
+        /// The message.
         text: String,
+        /// The browser's id for it, so a resend is stored once.
         client_id: Option<String>,
+        /// Spoken rather than typed.
         #[serde(default)]
         voice: bool,
     },
+    /// Keeps the connection alive.
     Ping,
+}
+
+/// Parses one WebSocket text frame from a browser. (The fuzz target's entry point.)
+pub fn parse_client_message(text: &str) -> Result<ClientMessage, serde_json::Error> {
+    serde_json::from_str(text)
 }
 
 type Tx = SplitSink<WebSocket, Ws>;
@@ -152,7 +164,7 @@ async fn handle(hub: &Hub, tx: &mut Tx, text: &str) -> Result<(), &'static str> 
         message,
         client_id,
     };
-    match serde_json::from_str::<ClientMessage>(text) {
+    match parse_client_message(text) {
         Ok(ClientMessage::Text {
             session_id,
             text,

@@ -5,7 +5,7 @@
 //! `Origin` (a web page in the user's browser cannot), and present the install's token.
 
 mod api;
-mod browser;
+pub mod browser;
 mod ui;
 mod wait;
 
@@ -31,18 +31,25 @@ pub const SESSION_HEADER: &str = "clawmux-session";
 struct Guard {
     token: Arc<str>,
     port: u16,
+    /// The address the hub listens on, when it is not loopback (`clawmux serve --bind ... --allow-remote`):
+    /// a `Host` naming it is accepted too.
+    exposed: Option<std::net::IpAddr>,
 }
 
 impl Guard {
     fn host_ok(&self, host: Option<&str>) -> bool {
         let Some(host) = host else { return false };
         let port = self.port;
+        let exposed = self
+            .exposed
+            .map(|ip| std::net::SocketAddr::new(ip, port).to_string());
         [
             format!("127.0.0.1:{port}"),
             format!("localhost:{port}"),
             format!("[::1]:{port}"),
         ]
         .iter()
+        .chain(exposed.as_ref())
         .any(|h| h.eq_ignore_ascii_case(host))
     }
 
@@ -120,11 +127,12 @@ async fn guard(State(g): State<Guard>, req: Request, next: Next) -> Response {
     next.run(req).await
 }
 
-/// The hub's routes, guarded, for a hub listening on `port`.
-pub fn router(hub: Hub, port: u16) -> Router {
+/// The hub's routes, guarded, for a hub listening on `addr`.
+pub fn router(hub: Hub, addr: std::net::SocketAddr) -> Router {
     let guard_state = Guard {
         token: Arc::from(hub.token()),
-        port,
+        port: addr.port(),
+        exposed: (!addr.ip().is_loopback() && !addr.ip().is_unspecified()).then_some(addr.ip()),
     };
     Router::new()
         .route("/api/health", get(api::health))
@@ -164,6 +172,7 @@ mod tests {
         let g = Guard {
             token: Arc::from("t"),
             port: 3460,
+            exposed: None,
         };
         assert!(g.host_ok(Some("127.0.0.1:3460")));
         assert!(g.host_ok(Some("localhost:3460")));

@@ -1,0 +1,352 @@
+//! Every claim of `docs/SECURITY.md`, tested against a real hub: no endpoint without the token, `Host` and
+//! `Origin` checks (DNS rebinding, web pages, foreign WebSockets), the token file private and never logged,
+//! names that cannot leave the data folder, bounded bodies and frames, and loopback only unless told.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+mod common;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use common::{TestHub, BIN};
+use serde_json::json;
+use tungstenite::client::IntoClientRequest;
+
+/// Sends one raw HTTP/1.1 request; returns the status code and the whole answer.
+fn raw(port: u16, request: &str) -> (u16, String) {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    s.write_all(request.as_bytes()).unwrap();
+    let mut out = Vec::new();
+    let _ = s.read_to_end(&mut out);
+    let text = String::from_utf8_lossy(&out).into_owned();
+    let status = text
+        .split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    (status, text)
+}
+
+fn request(method: &str, path: &str, headers: &[(&str, String)], body: &str) -> String {
+    let mut r = format!(
+        "{method} {path} HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        r.push_str(&format!("{k}: {v}\r\n"));
+    }
+    r.push_str("\r\n");
+    r.push_str(body);
+    r
+}
+
+const ROUTES: &[(&str, &str)] = &[
+    ("GET", "/api/health"),
+    ("GET", "/api/sessions"),
+    ("POST", "/api/agents"),
+    ("POST", "/api/sessions/sky/messages"),
+    ("POST", "/api/sessions/sky/read"),
+    ("POST", "/api/sessions/sky/terminate"),
+    ("POST", "/api/sessions/sky/restart"),
+    ("POST", "/api/sessions/sky/interrupt"),
+    ("POST", "/api/spawn"),
+    ("POST", "/api/command"),
+    ("GET", "/api/capabilities"),
+    ("GET", "/metrics"),
+    ("POST", "/api/send"),
+    ("POST", "/api/hooks/tool-status"),
+    ("POST", "/api/hooks/stop"),
+    ("POST", "/api/observe"),
+    ("GET", "/api/sessions/sky/log/events"),
+    ("GET", "/api/sessions/sky/log/decisions"),
+    ("GET", "/api/history/sky"),
+    ("GET", "/ws/wait/sky"),
+    ("GET", "/ws"),
+    ("GET", "/no/such/endpoint"),
+];
+
+#[test]
+fn no_endpoint_answers_without_the_token_and_nothing_changes() {
+    let hub = TestHub::start();
+    hub.add_agent("sky");
+    let before = hub.get("/api/sessions").1;
+    let host = ("Host", format!("127.0.0.1:{}", hub.port));
+    let body = json!({"name": "intruder", "text": "rm -rf ~", "hook_event_name": "Stop", "session_id": "s", "cwd": "/"}).to_string();
+    for (method, path) in ROUTES {
+        for auth in [None, Some("Bearer wrong-token"), Some("Basic c2t5Og==")] {
+            let mut headers = vec![
+                host.clone(),
+                ("Content-Type", "application/json".to_owned()),
+                ("ClawMux-Session", "sky".to_owned()),
+            ];
+            if let Some(a) = auth {
+                headers.push(("Authorization", a.to_owned()));
+            }
+            let (status, text) = raw(hub.port, &request(method, path, &headers, &body));
+            assert_eq!(status, 401, "{method} {path} with {auth:?}: {text}");
+        }
+        let (status, _) = raw(
+            hub.port,
+            &request(method, &format!("{path}?token=wrong"), &[host.clone()], ""),
+        );
+        assert_eq!(status, 401, "{method} {path}?token=wrong");
+    }
+    assert_eq!(hub.get("/api/sessions").1, before, "nothing changed");
+    assert!(hub.history("sky").is_empty());
+    // The UI's files hold no secret and are served to anyone on loopback, so a browser can load them first.
+    for path in ["/ui/index.html", "/ui/js/main.js"] {
+        let (status, text) = raw(hub.port, &request("GET", path, &[host.clone()], ""));
+        assert_eq!(status, 200, "{path}");
+        assert!(!text.contains(&hub.token));
+    }
+}
+
+#[test]
+fn dns_rebinding_web_pages_and_foreign_websockets_are_refused() {
+    let hub = TestHub::start();
+    hub.add_agent("sky");
+    let auth = ("Authorization", format!("Bearer {}", hub.token));
+    let json_type = ("Content-Type", "application/json".to_owned());
+    let body = json!({"text": "from a web page"}).to_string();
+    // A page on evil.example that made its name resolve to 127.0.0.1 sends its own Host.
+    for host in [
+        format!("evil.example:{}", hub.port),
+        "127.0.0.1:80".to_owned(),
+        "localhost".to_owned(),
+    ] {
+        let (status, text) = raw(
+            hub.port,
+            &request(
+                "POST",
+                "/api/sessions/sky/messages",
+                &[("Host", host.clone()), auth.clone(), json_type.clone()],
+                &body,
+            ),
+        );
+        assert_eq!(status, 403, "Host {host}: {text}");
+        assert!(text.contains("bad_host"));
+    }
+    let (status, _) = raw(
+        hub.port,
+        &request(
+            "GET",
+            "/",
+            &[("Host", format!("evil.example:{}", hub.port))],
+            "",
+        ),
+    );
+    assert_eq!(status, 403, "not even the UI's files to a rebinding page");
+    // A page in the user's browser sends its Origin (even if it knew the token).
+    let host = ("Host", format!("127.0.0.1:{}", hub.port));
+    for origin in [
+        "http://evil.example",
+        "null",
+        "http://127.0.0.1:1",
+        "https://localhost",
+    ] {
+        let (status, text) = raw(
+            hub.port,
+            &request(
+                "POST",
+                "/api/sessions/sky/messages",
+                &[
+                    host.clone(),
+                    auth.clone(),
+                    json_type.clone(),
+                    ("Origin", origin.to_owned()),
+                ],
+                &body,
+            ),
+        );
+        assert_eq!(status, 403, "Origin {origin}: {text}");
+        assert!(text.contains("bad_origin"));
+    }
+    assert!(hub.history("sky").is_empty(), "nothing was stored");
+    // A WebSocket from a foreign origin, token and all.
+    let mut req = format!("ws://127.0.0.1:{}/ws?token={}", hub.port, hub.token)
+        .into_client_request()
+        .unwrap();
+    req.headers_mut()
+        .insert("Origin", "http://evil.example".parse().unwrap());
+    match tungstenite::connect(req) {
+        Err(tungstenite::Error::Http(resp)) => assert_eq!(resp.status(), 403),
+        Err(e) => panic!("unexpected: {e}"),
+        Ok(_) => panic!("a foreign origin got a WebSocket"),
+    }
+    // The hub's own origin works.
+    let mut req = format!("ws://127.0.0.1:{}/ws?token={}", hub.port, hub.token)
+        .into_client_request()
+        .unwrap();
+    req.headers_mut().insert(
+        "Origin",
+        format!("http://127.0.0.1:{}", hub.port).parse().unwrap(),
+    );
+    assert!(tungstenite::connect(req).is_ok());
+}
+
+#[test]
+fn the_token_file_is_private_and_the_token_is_never_logged() {
+    use std::os::unix::fs::PermissionsExt;
+    let hub = TestHub::start_logging("trace");
+    hub.add_agent("sky");
+    let mode = std::fs::metadata(hub.data().join("token"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+    // Requests that carry the token every way it can travel, good and bad.
+    hub.user_message("sky", "hello");
+    hub.get(&format!("/api/history/sky?token={}", hub.token));
+    let mut feed = hub.feed(None);
+    feed.until(Duration::from_millis(300), |_| false);
+    raw(
+        hub.port,
+        &request(
+            "GET",
+            &format!("/api/sessions?token={}x", hub.token),
+            &[("Host", format!("127.0.0.1:{}", hub.port))],
+            "",
+        ),
+    );
+    hub.post("/api/hooks/tool-status", Some("sky"), "{not json");
+    drop(feed);
+    let log = std::fs::read_to_string(hub.dir.path().join("hub.log")).unwrap();
+    assert!(log.lines().count() > 10, "the log is at trace level: {log}");
+    assert!(!log.contains(&hub.token), "the token is in the log");
+}
+
+#[test]
+fn names_cannot_leave_the_data_folder() {
+    let hub = TestHub::start();
+    let listing = |dir: &std::path::Path| {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    let top = listing(hub.dir.path());
+    let data = listing(&hub.data());
+    for name in [
+        "../evil",
+        "a/b",
+        ".",
+        "..",
+        "/etc",
+        "x\u{0}y",
+        "sky\n",
+        "",
+        "user",
+        &"n".repeat(33),
+        "ü",
+    ] {
+        let body = json!({ "name": name }).to_string();
+        let (status, v) = hub.post("/api/agents", None, &body);
+        assert_eq!(
+            (status, v["code"].as_str()),
+            (400, Some("bad_agent_name")),
+            "{name:?}"
+        );
+        let (status, v) = hub.post(
+            "/api/spawn",
+            None,
+            &json!({ "name": name, "demo": true }).to_string(),
+        );
+        assert_eq!(
+            (status, v["code"].as_str()),
+            (400, Some("bad_agent_name")),
+            "spawn {name:?}"
+        );
+    }
+    for path in [
+        "/api/history/..%2F..%2Fetc%2Fpasswd",
+        "/api/sessions/..%2Fx/log/events",
+        "/ui/..%2F..%2FCargo.toml",
+        "/ui/../../Cargo.toml",
+    ] {
+        let (status, _) = hub.get(path);
+        assert!(status == 400 || status == 404, "{path}: {status}");
+    }
+    assert_eq!(listing(hub.dir.path()), top);
+    assert_eq!(listing(&hub.data()), data);
+}
+
+#[test]
+fn bodies_and_websocket_frames_are_bounded() {
+    let hub = TestHub::start();
+    hub.add_agent("sky");
+    let big = format!("{{\"text\":\"{}\"}}", "x".repeat(2 * 1024 * 1024));
+    let (status, v) = hub.post("/api/sessions/sky/messages", None, &big);
+    assert_eq!((status, v["code"].as_str()), (413, Some("body_too_large")));
+    let (status, _) = hub.post("/api/hooks/tool-status", Some("sky"), &big);
+    assert_eq!(status, 413);
+    // A WebSocket frame over the limit closes that connection; the hub goes on.
+    let mut feed = hub.feed(None);
+    let frame = json!({"type": "text", "session_id": "sky", "text": "y".repeat(2 * 1024 * 1024)})
+        .to_string();
+    let _ = feed.ws.send(tungstenite::Message::Text(frame.into()));
+    let closed = (0..50).any(|_| match feed.ws.read() {
+        Ok(tungstenite::Message::Close(_))
+        | Err(
+            tungstenite::Error::ConnectionClosed
+            | tungstenite::Error::AlreadyClosed
+            | tungstenite::Error::Protocol(_),
+        ) => true,
+        Err(tungstenite::Error::Io(e)) => !matches!(
+            e.kind(),
+            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+        ),
+        Ok(_) | Err(_) => false,
+    });
+    assert!(closed, "the oversized frame closed the connection");
+    assert!(hub.history("sky").is_empty());
+    assert_eq!(hub.get("/api/health").0, 200);
+}
+
+#[test]
+fn serve_listens_on_loopback_only_unless_told_and_then_warns() {
+    let dir = tempfile::tempdir().unwrap();
+    let refused = Command::new(BIN)
+        .env_clear()
+        .env("HOME", dir.path())
+        .args(["serve", "--port", "0", "--bind", "0.0.0.0", "--data-dir"])
+        .arg(dir.path().join("data"))
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("refusing to listen on 0.0.0.0"));
+    assert!(!dir.path().join("data").exists(), "nothing was created");
+
+    let mut child = Command::new(BIN)
+        .env_clear()
+        .env("HOME", dir.path())
+        .args([
+            "serve",
+            "--port",
+            "0",
+            "--bind",
+            "0.0.0.0",
+            "--allow-remote",
+            "--data-dir",
+        ])
+        .arg(dir.path().join("data"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+        &mut first,
+    )
+    .unwrap();
+    child.kill().unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(first.contains("listening on http://0.0.0.0:"), "{first}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("WARNING: the hub listens on 0.0.0.0"));
+}
