@@ -105,12 +105,12 @@ export async function startHub({ env: extraEnv = {} } = {}) {
   return hub;
 }
 
-export async function openBrowser() {
+export async function openBrowser(extraArgs = []) {
   mkdirSync(ARTIFACTS, { recursive: true });
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
+      '--disable-component-update', '--disable-sync', ...extraArgs],
   });
   return browser;
 }

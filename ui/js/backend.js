@@ -67,6 +67,16 @@ class DesktopBackend {
     }
   }
 
+  /** The webview cannot record here (WebKitGTK's MediaRecorder records nothing); capture in Rust is to come. */
+  async voice() {
+    throw new HubError(0, 'no_recorder', 'Recording is not available in the desktop window yet: talk from the browser UI (`clawmux open`).');
+  }
+
+  /** Speech comes from the webview's own voices in the desktop app. */
+  async speech() {
+    throw new HubError(0, 'voice_not_configured', 'The desktop window speaks with its own voices.');
+  }
+
   dropConnection() {}
 
   history(sessionId, { before, limit = 100 } = {}) {
@@ -145,6 +155,32 @@ class BrowserBackend {
   heard() {
     clearTimeout(this.silence);
     this.silence = setTimeout(() => this.dropConnection(), SILENCE_LIMIT_MS);
+  }
+
+  /** A recording for an agent: the hub keeps it, transcribes it and stores the voice message (once per id). */
+  async voice(agent, recording, blob) {
+    const response = await fetch(`/api/sessions/${encodeURIComponent(agent)}/voice?recording=${encodeURIComponent(recording)}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${this.token}`, 'Content-Type': blob.type || 'application/octet-stream' },
+      body: blob,
+    });
+    const data = await response.json().catch(() => ({}));
+    if (!response.ok) throw new HubError(response.status, data.code ?? 'http_error', data.message ?? response.statusText);
+    return data;
+  }
+
+  /** Audio for a text from the speech service the hub is set to use. */
+  async speech(text) {
+    const response = await fetch('/api/speech', {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${this.token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ text }),
+    });
+    if (!response.ok) {
+      const data = await response.json().catch(() => ({}));
+      throw new HubError(response.status, data.code ?? 'http_error', data.message ?? response.statusText);
+    }
+    return response.blob();
   }
 
   async request(method, path, body) {

@@ -9,6 +9,7 @@ import { createBackend, HubError } from './backend.js';
 import { Conversation } from './chat.js';
 import { Sidebar } from './sidebar.js';
 import { MessageStore } from './store.js';
+import { Listener, Speaker } from './voice.js';
 
 const PAGE = 100;
 const MESSAGE_EVENTS = new Set(['user_text', 'assistant_text', 'agent_message', 'user_ack', 'activity_text', 'system_text']);
@@ -157,6 +158,7 @@ function onMessage(m) {
   const isNew = store.add(m);
   conversations.get(m.session_id)?.add(m);
   if (!isNew) return;
+  if (m.kind === 'assistant' && m.text && readsAloud(m.session_id)) speaker.enqueue(m.text);
   const fromAgent = m.kind === 'assistant' || m.kind === 'agent';
   if (m.session_id === current) {
     if (fromAgent) backend.markRead(current, m.id).catch(() => {});
@@ -246,6 +248,7 @@ function select(agent) {
   showStatus(sessions.get(agent) ?? {});
   showActions(sessions.get(agent) ?? {});
   showComposer(sessions.get(agent) ?? {});
+  showVoice();
   if (!$('input').disabled) $('input').focus();
 }
 
@@ -296,6 +299,95 @@ function send() {
   if (online && outbox.length === 1) deliver(item);
 }
 
+// ---- voice: speaking and listening (ui/js/voice.js) ----
+
+let speaker;
+let listener;
+const READ_ALOUD_KEY = 'clawmux.readAloud';
+const VOICE_MODE_KEY = 'clawmux.voiceMode';
+
+function readAloudSet() {
+  return new Set(JSON.parse(localStorage.getItem(READ_ALOUD_KEY) ?? '[]'));
+}
+
+/** Whether an agent's answers are read aloud: voice mode, or its own toggle. */
+function readsAloud(agent) {
+  return localStorage.getItem(VOICE_MODE_KEY) === 'on' || readAloudSet().has(agent);
+}
+
+function showVoice() {
+  const state = $('voice-state');
+  state.classList.toggle('listening', listener.listening);
+  state.textContent = listener.listening ? 'Listening… (Escape cancels)' : speaker.speaking ? 'Speaking…' : '';
+  $('speak-stop').hidden = !speaker.speaking;
+  $('speak-skip').hidden = !speaker.speaking;
+  $('mic').setAttribute('aria-pressed', String(listener.listening));
+  $('act-speak').hidden = !current;
+  $('act-speak').setAttribute('aria-pressed', String(Boolean(current) && readAloudSet().has(current)));
+}
+
+function toggleReadAloud() {
+  if (!current) return;
+  const set = readAloudSet();
+  if (set.has(current)) set.delete(current);
+  else set.add(current);
+  localStorage.setItem(READ_ALOUD_KEY, JSON.stringify([...set]));
+  showVoice();
+}
+
+/** A recording goes to the agent on screen; one that fails stays on screen to be sent again. */
+async function sendRecording(agent, blob, recording = crypto.randomUUID()) {
+  notice('Transcribing…');
+  try {
+    await backend.voice(agent, recording, blob);
+    notice('');
+  } catch (e) {
+    notice(`Not sent: ${e.message}`);
+    const retry = document.createElement('button');
+    retry.type = 'button';
+    retry.className = 'retry-recording';
+    retry.textContent = 'Retry the recording';
+    retry.addEventListener('click', () => sendRecording(agent, blob, recording));
+    $('notice').append(retry);
+  }
+}
+
+function startVoice() {
+  speaker = new Speaker({ backend, onChange: showVoice, onProblem: notice });
+  listener = new Listener({
+    onChange: showVoice,
+    onProblem: notice,
+    onRecording: (blob) => { if (current) sendRecording(current, blob); },
+  });
+  const agentOnScreen = () => current && sessions.get(current)?.launch !== 'observed';
+  $('mic').addEventListener('click', () => {
+    if (listener.listening) listener.stop();
+    else if (agentOnScreen()) listener.start();
+  });
+  $('speak-stop').addEventListener('click', () => speaker.stop());
+  $('speak-skip').addEventListener('click', () => speaker.skip());
+  $('act-speak').addEventListener('click', toggleReadAloud);
+  $('voice-mode').checked = localStorage.getItem(VOICE_MODE_KEY) === 'on';
+  $('voice-mode').addEventListener('change', (e) => localStorage.setItem(VOICE_MODE_KEY, e.target.checked ? 'on' : 'off'));
+  const typing = () => ['INPUT', 'TEXTAREA', 'SELECT'].includes(document.activeElement?.tagName);
+  document.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape' && listener.listening) {
+      e.preventDefault();
+      listener.cancel();
+    } else if (e.code === 'Space' && !e.repeat && !typing() && agentOnScreen()) {
+      e.preventDefault();
+      listener.start();
+    }
+  });
+  document.addEventListener('keyup', (e) => {
+    if (e.code === 'Space' && listener.listening && !typing()) {
+      e.preventDefault();
+      listener.stop();
+    }
+  });
+  showVoice();
+}
+
 function start() {
   sidebar = new Sidebar($('agents'), select);
   try {
@@ -323,9 +415,10 @@ function start() {
       send();
     }
   });
+  startVoice();
   Promise.resolve(backend.connect()).catch((e) => fatal(e.message ?? String(e)));
   // For tests and debugging: the live objects, read-only in spirit.
-  window.clawmux = { backend, store, conversations };
+  window.clawmux = { backend, store, conversations, speaker, listener };
 }
 
 start();

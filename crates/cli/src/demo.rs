@@ -82,7 +82,17 @@ impl Demo {
             if limit.is_some_and(|l| self.answered >= l) {
                 return Ok(());
             }
-            let mut inbox = self.wait()?;
+            // A wait that fails (the hub restarting, or too slow to answer) is run again, as Claude runs a
+            // failed command again: the demo agent lives as long as it is not told to stop.
+            let mut inbox = match self.wait() {
+                Ok(inbox) => inbox,
+                Err(_) if self.stopped() => return Ok(()),
+                Err(e) => {
+                    eprintln!("demo-agent {}: {e}; waiting again", self.name);
+                    std::thread::sleep(Duration::from_secs(1));
+                    continue;
+                }
+            };
             while let Some((id, text)) = inbox.pop() {
                 inbox.extend(self.answer(&id, &text)?);
                 if limit.is_some_and(|l| self.answered >= l) {
@@ -264,17 +274,28 @@ impl Demo {
         self.pause();
         let (id, handed) = self.tool("Bash", send_input.clone());
         got.extend(handed);
-        let out = self
-            .child(&["send", "--to", "user", "--re", msg_id, &reply])?
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .output()
-            .map_err(|e| format!("cannot run clawmux send: {e}"))?;
-        if !out.status.success() {
-            return Err(format!(
-                "clawmux send failed: {}",
-                String::from_utf8_lossy(&out.stderr).trim()
-            ));
+        // A send that fails is sent again (sends are idempotent): the answer is never dropped.
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let out = self
+                .child(&["send", "--to", "user", "--re", msg_id, &reply])?
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .output()
+                .map_err(|e| format!("cannot run clawmux send: {e}"))?;
+            if out.status.success() {
+                break;
+            }
+            let why = String::from_utf8_lossy(&out.stderr).trim().to_owned();
+            if attempt >= 5 || self.stopped() {
+                return Err(format!("clawmux send failed: {why}"));
+            }
+            eprintln!(
+                "demo-agent {}: clawmux send failed ({why}); sending again",
+                self.name
+            );
+            std::thread::sleep(Duration::from_secs(1));
         }
         got.extend(self.tool_done("Bash", &id, send_input));
         self.answered += 1;

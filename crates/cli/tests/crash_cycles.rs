@@ -59,21 +59,37 @@ fn post(hub: &(u16, String), path: &str, session: Option<&str>, body: &Value) ->
 
 /// Sends until told to stop: the user to `agent` (with a client_id) and `agent` to the user, with the
 /// hooks of a working agent in between (a permission asked and granted), so its state keeps moving.
-fn sender(hub: (u16, String), agent: &'static str, cycle: usize, sent: Sent, stop: Arc<AtomicBool>) -> JoinHandle<()> {
+fn sender(
+    hub: (u16, String),
+    agent: &'static str,
+    cycle: usize,
+    sent: Sent,
+    stop: Arc<AtomicBool>,
+) -> JoinHandle<()> {
     std::thread::spawn(move || {
         let mut n = 0;
         while !stop.load(Ordering::SeqCst) {
             n += 1;
             let (text, path, session) = if n % 2 == 0 {
-                (format!("user to {agent} c{cycle} #{n}"), format!("/api/sessions/{agent}/messages"), None)
+                (
+                    format!("user to {agent} c{cycle} #{n}"),
+                    format!("/api/sessions/{agent}/messages"),
+                    None,
+                )
             } else {
-                (format!("{agent} to user c{cycle} #{n}"), "/api/send".to_owned(), Some(agent))
+                (
+                    format!("{agent} to user c{cycle} #{n}"),
+                    "/api/send".to_owned(),
+                    Some(agent),
+                )
             };
             sent.lock().unwrap().insert(text.clone(), None);
             let body = json!({"text": text, "to": "user", "client_id": text});
             match post(&hub, &path, session, &body) {
                 Some(v) => {
-                    sent.lock().unwrap().insert(text, v["id"].as_str().map(str::to_owned));
+                    sent.lock()
+                        .unwrap()
+                        .insert(text, v["id"].as_str().map(str::to_owned));
                 }
                 None => return,
             }
@@ -93,9 +109,19 @@ fn sender(hub: (u16, String), agent: &'static str, cycle: usize, sent: Sent, sto
 }
 
 /// Reads a browser's feed until the connection ends.
-fn browser(port: u16, token: String, seen: Arc<Mutex<Seen>>, connected: Arc<AtomicBool>) -> JoinHandle<()> {
+fn browser(
+    port: u16,
+    token: String,
+    seen: Arc<Mutex<Seen>>,
+    connected: Arc<AtomicBool>,
+) -> JoinHandle<()> {
     std::thread::spawn(move || {
-        let cursor = seen.lock().unwrap().cursor.as_ref().map(|(_, id)| id.clone());
+        let cursor = seen
+            .lock()
+            .unwrap()
+            .cursor
+            .as_ref()
+            .map(|(_, id)| id.clone());
         let mut url = format!("ws://127.0.0.1:{port}/ws?token={token}");
         if let Some(c) = cursor {
             url.push_str(&format!("&cursor={c}"));
@@ -105,7 +131,9 @@ fn browser(port: u16, token: String, seen: Arc<Mutex<Seen>>, connected: Arc<Atom
         };
         connected.store(true, Ordering::SeqCst);
         while let Ok(msg) = ws.read() {
-            let tungstenite::Message::Text(t) = msg else { continue };
+            let tungstenite::Message::Text(t) = msg else {
+                continue;
+            };
             let v: Value = serde_json::from_str(&t).unwrap();
             assert_ne!(v["type"], "reset", "a known cursor never needs a reset");
             if let (Some(id), Some(seq)) = (v["id"].as_str(), v["seq"].as_i64()) {
@@ -137,7 +165,10 @@ fn stored(hub: &TestHub) -> HashMap<String, String> {
             let Some(oldest) = page.first() else { break };
             before = oldest["id"].as_str().unwrap().to_owned();
             for m in page {
-                all.insert(m["id"].as_str().unwrap().to_owned(), m["text"].as_str().unwrap().to_owned());
+                all.insert(
+                    m["id"].as_str().unwrap().to_owned(),
+                    m["text"].as_str().unwrap().to_owned(),
+                );
             }
         }
     }
@@ -160,13 +191,19 @@ fn replayed_state(hub: &TestHub, agent: &str) -> (String, String, Value) {
     (
         r.end.state.as_str().to_owned(),
         r.end.activity.clone(),
-        r.end.attention.as_ref().map_or(Value::Null, |a| json!(a.need.as_str())),
+        r.end
+            .attention
+            .as_ref()
+            .map_or(Value::Null, |a| json!(a.need.as_str())),
     )
 }
 
 #[test]
 fn crash_cycles_lose_and_duplicate_nothing() {
-    let cycles: usize = std::env::var("CRASH_CYCLES").ok().and_then(|c| c.parse().ok()).unwrap_or(100);
+    let cycles: usize = std::env::var("CRASH_CYCLES")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(100);
     let started = Instant::now();
     let mut hub = TestHub::start();
     for a in AGENTS {
@@ -199,7 +236,15 @@ fn crash_cycles_lose_and_duplicate_nothing() {
         let writers: Vec<_> = AGENTS
             .iter()
             .zip(&sent)
-            .map(|(a, s)| sender((hub.port, hub.token.clone()), a, cycle, s.clone(), stop.clone()))
+            .map(|(a, s)| {
+                sender(
+                    (hub.port, hub.token.clone()),
+                    a,
+                    cycle,
+                    s.clone(),
+                    stop.clone(),
+                )
+            })
             .collect();
         std::thread::sleep(Duration::from_millis(fastrand::u64(20..250)));
         hub.kill();
@@ -214,7 +259,13 @@ fn crash_cycles_lose_and_duplicate_nothing() {
 
         // Sends whose answer died with the hub are sent again with the same client_id, as clients do.
         for (agent, s) in AGENTS.iter().zip(&sent) {
-            let unanswered: Vec<String> = s.lock().unwrap().iter().filter(|(_, id)| id.is_none()).map(|(t, _)| t.clone()).collect();
+            let unanswered: Vec<String> = s
+                .lock()
+                .unwrap()
+                .iter()
+                .filter(|(_, id)| id.is_none())
+                .map(|(t, _)| t.clone())
+                .collect();
             for text in unanswered {
                 lost_replies += 1;
                 let (path, session) = if text.starts_with("user to") {
@@ -222,16 +273,32 @@ fn crash_cycles_lose_and_duplicate_nothing() {
                 } else {
                     ("/api/send".to_owned(), Some(*agent))
                 };
-                let v = post(&(hub.port, hub.token.clone()), &path, session, &json!({"text": text, "to": "user", "client_id": text}))
-                    .expect("the retry is answered");
-                s.lock().unwrap().insert(text, v["id"].as_str().map(str::to_owned));
+                let v = post(
+                    &(hub.port, hub.token.clone()),
+                    &path,
+                    session,
+                    &json!({"text": text, "to": "user", "client_id": text}),
+                )
+                .expect("the retry is answered");
+                s.lock()
+                    .unwrap()
+                    .insert(text, v["id"].as_str().map(str::to_owned));
             }
         }
         // Every agent's state is the projection of its recorded events.
         let sessions = hub.get("/api/sessions").1;
         for agent in AGENTS {
-            let row = sessions.as_array().unwrap().iter().find(|s| s["session_id"] == agent).unwrap();
-            let got = (row["state"].as_str().unwrap().to_owned(), row["activity"].as_str().unwrap().to_owned(), row["needs"]["need"].clone());
+            let row = sessions
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|s| s["session_id"] == agent)
+                .unwrap();
+            let got = (
+                row["state"].as_str().unwrap().to_owned(),
+                row["activity"].as_str().unwrap().to_owned(),
+                row["needs"]["need"].clone(),
+            );
             assert_eq!(got, replayed_state(&hub, agent), "cycle {cycle}: {agent}");
         }
         attempted = sent.iter().map(|s| s.lock().unwrap().len()).sum();
@@ -244,7 +311,9 @@ fn crash_cycles_lose_and_duplicate_nothing() {
         let h = browser(hub.port, hub.token.clone(), s.clone(), connected.clone());
         common::wait_until(Duration::from_secs(10), || {
             let s = s.lock().unwrap();
-            all.keys().filter(|id| **id != first).all(|id| s.count.contains_key(id))
+            all.keys()
+                .filter(|id| **id != first)
+                .all(|id| s.count.contains_key(id))
         });
         hub.kill();
         h.join().unwrap();
@@ -252,7 +321,13 @@ fn crash_cycles_lose_and_duplicate_nothing() {
     }
     let acked: Vec<(String, String)> = sent
         .iter()
-        .flat_map(|s| s.lock().unwrap().iter().filter_map(|(t, id)| Some((t.clone(), id.clone()?))).collect::<Vec<_>>())
+        .flat_map(|s| {
+            s.lock()
+                .unwrap()
+                .iter()
+                .filter_map(|(t, id)| Some((t.clone(), id.clone()?)))
+                .collect::<Vec<_>>()
+        })
         .collect();
     let mut by_text: HashMap<&str, u32> = HashMap::new();
     for text in all.values() {
@@ -260,7 +335,10 @@ fn crash_cycles_lose_and_duplicate_nothing() {
     }
     let duplicated = by_text.values().filter(|n| **n > 1).count();
     let lost = acked.iter().filter(|(_, id)| !all.contains_key(id)).count();
-    let gap_twice: u32 = seen.iter().map(|s| s.lock().unwrap().count.values().filter(|n| **n > 1).count() as u32).sum();
+    let gap_twice: u32 = seen
+        .iter()
+        .map(|s| s.lock().unwrap().count.values().filter(|n| **n > 1).count() as u32)
+        .sum();
     println!(
         "crash cycles: {cycles} SIGKILLs in {:.0} s; messages sent {attempted}, acknowledged {}, found {}, duplicated {duplicated}, lost {lost}; \
          replies lost with the hub and resent {lost_replies}; browser events seen twice {gap_twice}",
@@ -268,7 +346,11 @@ fn crash_cycles_lose_and_duplicate_nothing() {
         acked.len(),
         all.len() - 1,
     );
-    assert_eq!(acked.len(), attempted, "every send was answered, at last by its retry");
+    assert_eq!(
+        acked.len(),
+        attempted,
+        "every send was answered, at last by its retry"
+    );
     assert_eq!((duplicated, lost, gap_twice), (0, 0, 0));
     assert_eq!(all.len() - 1, attempted, "nothing stored that was not sent");
 }

@@ -63,12 +63,18 @@ fn sample(hub: &TestHub) -> Sample {
     lat.sort_by(f64::total_cmp);
     let messages = agent_names()
         .iter()
-        .map(|a| hub.get(&format!("/api/history/{a}?limit=1")).1["messages"][0]["seq"].as_i64().unwrap_or(0))
+        .map(|a| {
+            hub.get(&format!("/api/history/{a}?limit=1")).1["messages"][0]["seq"]
+                .as_i64()
+                .unwrap_or(0)
+        })
         .max()
         .unwrap_or(0);
     Sample {
         rss_mb: rss_mb(pid),
-        fds: std::fs::read_dir(format!("/proc/{pid}/fd")).unwrap().count(),
+        fds: std::fs::read_dir(format!("/proc/{pid}/fd"))
+            .unwrap()
+            .count(),
         db_mb: db as f64 / 1e6,
         hook_p50_ms: lat[lat.len() / 2],
         hook_p99_ms: lat[lat.len() * 99 / 100],
@@ -90,17 +96,21 @@ fn print(label: &str, s: &Sample) {
 #[test]
 #[ignore = "minutes long: scripts/soak runs it (SOAK_MINUTES)"]
 fn soak() {
-    let minutes: f64 = std::env::var("SOAK_MINUTES").ok().and_then(|m| m.parse().ok()).unwrap_or(5.0);
+    let minutes: f64 = std::env::var("SOAK_MINUTES")
+        .ok()
+        .and_then(|m| m.parse().ok())
+        .unwrap_or(5.0);
     let hub = TestHub::start_logging("warn");
     hub.add_agent("probe");
     let names = agent_names();
     let mut agents: Vec<Child> = names
         .iter()
         .map(|name| {
+            let log = std::fs::File::create(hub.dir.path().join(format!("{name}.log"))).unwrap();
             hub.clawmux(None)
                 .args(["demo-agent", name, "--pace", "40"])
                 .stdout(Stdio::null())
-                .stderr(Stdio::null())
+                .stderr(log)
                 .spawn()
                 .unwrap()
         })
@@ -109,9 +119,19 @@ fn soak() {
     let sent = Arc::new(AtomicU64::new(0));
     // The user: a message to a random agent, ten a second.
     let user = {
-        let (stop, sent, names, port, token) = (stop.clone(), sent.clone(), names.clone(), hub.port, hub.token.clone());
+        let (stop, sent, names, port, token) = (
+            stop.clone(),
+            sent.clone(),
+            names.clone(),
+            hub.port,
+            hub.token.clone(),
+        );
         std::thread::spawn(move || {
-            let http: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).proxy(None).build().into();
+            let http: ureq::Agent = ureq::Agent::config_builder()
+                .http_status_as_error(false)
+                .proxy(None)
+                .build()
+                .into();
             while !stop.load(Ordering::SeqCst) {
                 let agent = &names[fastrand::usize(..names.len())];
                 let n = sent.fetch_add(1, Ordering::SeqCst);
@@ -131,12 +151,15 @@ fn soak() {
             std::thread::spawn(move || {
                 let mut connects = 0u64;
                 while !stop.load(Ordering::SeqCst) {
-                    let Ok((mut ws, _)) = tungstenite::connect(format!("ws://127.0.0.1:{port}/ws?token={token}")) else {
+                    let Ok((mut ws, _)) =
+                        tungstenite::connect(format!("ws://127.0.0.1:{port}/ws?token={token}"))
+                    else {
                         continue;
                     };
                     connects += 1;
                     if let tungstenite::stream::MaybeTlsStream::Plain(s) = ws.get_ref() {
-                        s.set_read_timeout(Some(Duration::from_millis(200))).unwrap();
+                        s.set_read_timeout(Some(Duration::from_millis(200)))
+                            .unwrap();
                     }
                     let until = Instant::now() + Duration::from_millis(fastrand::u64(1000..5000));
                     while Instant::now() < until && !stop.load(Ordering::SeqCst) {
@@ -156,8 +179,12 @@ fn soak() {
     let mut checkpoints = Vec::new();
     while Instant::now() < end_at {
         std::thread::sleep((end_at - Instant::now()).min(Duration::from_secs(60)));
-        for (i, a) in agents.iter_mut().enumerate() {
-            assert!(a.try_wait().unwrap().is_none(), "demo agent {i} died");
+        for (a, name) in agents.iter_mut().zip(&names) {
+            if let Some(status) = a.try_wait().unwrap() {
+                let log = std::fs::read_to_string(hub.dir.path().join(format!("{name}.log")))
+                    .unwrap_or_default();
+                panic!("demo agent {name} ended ({status}):\n{log}");
+            }
         }
         checkpoints.push(sample(&hub));
     }
@@ -170,6 +197,11 @@ fn soak() {
         let _ = a.kill();
         let _ = a.wait();
     }
+    let retries: usize = names
+        .iter()
+        .map(|n| std::fs::read_to_string(hub.dir.path().join(format!("{n}.log"))).unwrap_or_default().matches(" again").count())
+        .sum();
+    println!("soak: commands the demo agents had to run again (the hub too slow to answer in time): {retries}");
     let stored = end.messages - start.messages;
     let per_message_kb = (end.db_mb - start.db_mb) * 1000.0 / stored.max(1) as f64;
     println!(
@@ -183,8 +215,26 @@ fn soak() {
         end.hook_p50_ms
     );
     assert!(stored > 0, "the agents worked");
-    assert!(end.rss_mb < start.rss_mb * 2.0 + 16.0, "memory grew: {:.1} -> {:.1} MB", start.rss_mb, end.rss_mb);
-    assert!(end.fds <= start.fds + 16, "file descriptors leaked: {} -> {}", start.fds, end.fds);
-    assert!(per_message_kb < 16.0, "the database grew {per_message_kb:.1} KB per message");
-    assert!(end.hook_p50_ms < start.hook_p50_ms * 3.0 + 2.0, "hooks slowed down: {:.2} -> {:.2} ms", start.hook_p50_ms, end.hook_p50_ms);
+    assert!(
+        end.rss_mb < start.rss_mb * 2.0 + 16.0,
+        "memory grew: {:.1} -> {:.1} MB",
+        start.rss_mb,
+        end.rss_mb
+    );
+    assert!(
+        end.fds <= start.fds + 16,
+        "file descriptors leaked: {} -> {}",
+        start.fds,
+        end.fds
+    );
+    assert!(
+        per_message_kb < 16.0,
+        "the database grew {per_message_kb:.1} KB per message"
+    );
+    assert!(
+        end.hook_p50_ms < start.hook_p50_ms * 3.0 + 2.0,
+        "hooks slowed down: {:.2} -> {:.2} ms",
+        start.hook_p50_ms,
+        end.hook_p50_ms
+    );
 }

@@ -73,6 +73,13 @@ pub enum Command {
     },
     /// Whether Claude Code and tmux are installed (the UI offers the demo agent when Claude Code is not).
     Capabilities {},
+    /// Where the voice services are (the key only as set or not).
+    VoiceSettings {},
+    /// Saves where the voice services are.
+    SetVoiceSettings {
+        /// The settings.
+        settings: crate::voice::VoiceSettings,
+    },
     /// A page of a conversation: the latest, after a cursor, or before one.
     History {
         /// The agent.
@@ -106,6 +113,8 @@ impl Hub {
                 Ok(json!({}))
             }
             Command::Capabilities {} => Ok(self.capabilities().await),
+            Command::VoiceSettings {} => Ok(self.voice_settings()?.public()),
+            Command::SetVoiceSettings { settings } => self.set_voice_settings(settings),
             Command::UserMessage {
                 session_id,
                 text,

@@ -17,6 +17,7 @@ pub mod metrics;
 pub mod observe;
 pub mod transcript;
 pub mod ui_event;
+pub mod voice;
 
 use std::future::Future;
 

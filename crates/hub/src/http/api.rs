@@ -225,6 +225,62 @@ pub(super) async fn observe(
 }
 
 #[derive(Deserialize)]
+pub(super) struct VoiceQuery {
+    recording: String,
+}
+
+/// `POST /api/sessions/{id}/voice?recording=ID`: a recording (body: the audio, `Content-Type` its type),
+/// transcribed and stored as the user's voice message.
+pub(super) async fn voice(
+    State(hub): State<Hub>,
+    Path(session_id): Path<String>,
+    Query(q): Query<VoiceQuery>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let audio = body_bytes(body)?;
+    let content_type = headers
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let m = hub
+        .voice_message(&session_id, &q.recording, content_type, audio.to_vec())
+        .await?;
+    Ok(Json(
+        json!({ "id": m.id.to_string(), "seq": m.seq, "text": m.text }),
+    ))
+}
+
+#[derive(Deserialize)]
+pub(super) struct SpeechRequest {
+    text: String,
+}
+
+/// `POST /api/speech {"text"}`: the speech service's audio for the text.
+pub(super) async fn speech(
+    State(hub): State<Hub>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    let req: SpeechRequest = body_json(body)?;
+    let (ctype, audio) = hub.speech(&req.text).await?;
+    Ok(([(axum::http::header::CONTENT_TYPE, ctype)], audio).into_response())
+}
+
+pub(super) async fn voice_settings(State(hub): State<Hub>) -> Result<Json<Value>, ApiError> {
+    Ok(Json(hub.dispatch(Command::VoiceSettings {}).await?))
+}
+
+pub(super) async fn set_voice_settings(
+    State(hub): State<Hub>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let settings = body_json(body)?;
+    Ok(Json(
+        hub.dispatch(Command::SetVoiceSettings { settings }).await?,
+    ))
+}
+
+#[derive(Deserialize)]
 pub(super) struct LogQuery {
     #[serde(default)]
     after: i64,

@@ -149,6 +149,15 @@ pub fn router(hub: Hub, addr: std::net::SocketAddr) -> Router {
         .route("/api/hooks/tool-status", post(api::tool_status))
         .route("/api/hooks/stop", post(api::stop))
         .route("/api/observe", post(api::observe))
+        .route(
+            "/api/sessions/{id}/voice",
+            post(api::voice).layer(DefaultBodyLimit::max(crate::voice::MAX_AUDIO)),
+        )
+        .route("/api/speech", post(api::speech))
+        .route(
+            "/api/voice/settings",
+            get(api::voice_settings).post(api::set_voice_settings),
+        )
         .route("/api/sessions/{id}/log/{stream}", get(api::log))
         .route("/api/history/{id}", get(api::history))
         .route("/ws/wait/{id}", get(wait::upgrade))

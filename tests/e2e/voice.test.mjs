@@ -1,0 +1,150 @@
+// Voice in the browser UI, with real speech: espeak-ng speaks a sentence into a WAV, Chromium's fake
+// microphone plays it, the UI records it (MediaRecorder) while Space is held, the hub sends it to a
+// transcription service run here that checks it got real audio of the right length and format, and the
+// agent receives the words as a voice message. Speaking goes through a speech service run here (headless
+// Chromium has no voices of its own), with markdown and code not read as symbols.
+
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { ARTIFACTS, openBrowser, openUi, startHub } from './harness.mjs';
+
+const SPEECH = join(tmpdir(), `clawmux-voice-${process.pid}.wav`);
+execFileSync('espeak-ng', ['-w', SPEECH, 'please run the tests']);
+const WAV = readFileSync(SPEECH);
+
+let browser;
+before(async () => {
+  browser = await openBrowser(['--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream',
+    `--use-file-for-fake-audio-capture=${SPEECH}`, '--autoplay-policy=no-user-gesture-required']);
+});
+after(async () => { await browser?.close(); });
+
+/** A service that keeps every request and answers with `answer(path, body, headers)`. */
+async function service(answer) {
+  const seen = [];
+  const waiting = [];
+  const server = createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      seen.push({ path: req.url, headers: req.headers, body });
+      for (const w of waiting.filter((w) => seen.length >= w.n)) w.ok();
+      const [status, type, out] = answer(req.url, body, req.headers);
+      res.writeHead(status, { 'Content-Type': type });
+      res.end(out);
+    });
+  });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  return {
+    seen,
+    url: `http://127.0.0.1:${server.address().port}`,
+    /** Resolves once `n` requests have arrived. */
+    requests: (n) => new Promise((ok) => { if (seen.length >= n) ok(); else waiting.push({ n, ok }); }),
+    close: () => new Promise((ok) => server.close(ok)),
+  };
+}
+
+/** The file part of a multipart body. */
+function filePart(body, contentType) {
+  const boundary = /boundary=(\S+)/.exec(contentType)[1];
+  const start = body.indexOf('\r\n\r\n', body.indexOf('filename=')) + 4;
+  return body.subarray(start, body.indexOf(`\r\n--${boundary}--`));
+}
+
+const EBML = Buffer.from([0x1a, 0x45, 0xdf, 0xa3]);
+
+test('held Space records real speech, the hub transcribes it, the agent gets a voice message; a failure keeps it for a retry', async () => {
+  const hub = await startHub();
+  const heard = [];
+  let up = false;
+  const whisper = await service((path, body, headers) => {
+    const file = filePart(body, headers['content-type']);
+    heard.push(file);
+    // Real audio, whole: a WebM (Opus) recording, of at least the second of speech it was held for.
+    const real = path === '/v1/audio/transcriptions' && file.subarray(0, 4).equals(EBML) && file.length > 4000;
+    if (!up) return [503, 'application/json', '{"error":"loading the model"}'];
+    return real ? [200, 'application/json', '{"text":"please run the tests"}'] : [400, 'application/json', '{"error":"not audio"}'];
+  });
+  const { page, errors } = await openUi(browser, hub);
+  try {
+    await hub.api('POST', '/api/voice/settings', { transcription_url: `${whisper.url}/v1/audio/transcriptions` });
+    hub.addAgent('sky');
+    await page.click('[data-agent="sky"]');
+    const wait = hub.wait('sky');
+    await page.waitForSelector('[data-agent="sky"].indicator-idle');
+    await page.click('#chats'); // the text box loses the focus: Space talks
+
+    // The service is still loading: the recording fails, is kept, and a retry sends it again.
+    await page.keyboard.down('Space');
+    await page.waitForSelector('#voice-state.listening');
+    assert.equal(await page.textContent('#voice-state'), 'Listening… (Escape cancels)');
+    assert.equal(await page.textContent('[data-agent="sky"] .label'), 'Idle', 'listening shows as idle in the sidebar');
+    await page.waitForTimeout(1500); // the length of the recording, not a wait for an event
+    await page.keyboard.up('Space');
+    await page.waitForSelector('.retry-recording');
+    assert.match(await page.textContent('#notice'), /Not sent: .*HTTP 503/);
+    await page.screenshot({ path: join(ARTIFACTS, 'voice-retry.png') });
+    up = true;
+    await page.click('.retry-recording');
+    const printed = await wait.done;
+    assert.match(printed, /^\[VOICE id:msg-[0-9a-f]{8} from:user\] please run the tests$/m);
+    assert.equal(heard.length, 2);
+    assert.ok(heard[1].equals(heard[0]), 'the retry sent the same recording');
+    const history = await hub.api('GET', '/api/history/sky');
+    assert.equal(history.messages.filter((m) => m.voice).length, 1, 'stored once');
+
+    // Escape cancels: nothing is sent.
+    await page.click('#mic');
+    await page.waitForSelector('#voice-state.listening');
+    await page.keyboard.press('Escape');
+    await page.waitForSelector('#mic[aria-pressed="false"]');
+    assert.equal(heard.length, 2);
+    assert.deepEqual(errors.filter((e) => !/status of 502/.test(e)), [], 'only the refused first try');
+  } finally {
+    hub.stop();
+    await whisper.close();
+  }
+});
+
+test('answers are read aloud in turn, without markdown symbols; stop, and a clear message when there is no voice', async () => {
+  const hub = await startHub();
+  const kokoro = await service(() => [200, 'audio/wav', WAV]);
+  const { page, errors } = await openUi(browser, hub);
+  try {
+    hub.addAgent('sky');
+    await page.click('[data-agent="sky"]');
+    await page.click('#act-speak');
+    assert.equal(await page.getAttribute('#act-speak', 'aria-pressed'), 'true');
+
+    // No voices in headless Chromium and no speech service: said plainly, and the message still arrives.
+    hub.clawmux(['send', '--to', 'user', 'First answer.'], 'sky');
+    await page.waitForFunction(() => /No voice to read aloud with here/.test(document.querySelector('#notice').textContent));
+
+    await hub.api('POST', '/api/voice/settings', { speech_url: `${kokoro.url}/v1/audio/speech` });
+    hub.clawmux(['send', '--to', 'user', '## Done\nThe **build** is `green`:\n```\ncargo test\n```\nSee [the log](http://x.example/log).'], 'sky');
+    hub.clawmux(['send', '--to', 'user', 'Second message, queued behind the first.'], 'sky');
+    await page.waitForSelector('#speak-stop:not([hidden])');
+    assert.equal(await page.textContent('#voice-state'), 'Speaking…');
+    await page.screenshot({ path: join(ARTIFACTS, 'voice-speaking.png') });
+    await page.waitForFunction(() => document.querySelectorAll('.msg.kind-assistant').length === 3);
+    assert.equal(kokoro.seen.length, 1, 'one text at a time');
+    assert.equal(JSON.parse(kokoro.seen[0].body).input, 'Done The build is green: (code block) See the log.');
+    await page.click('#speak-skip');
+    await kokoro.requests(2);
+    assert.equal(JSON.parse(kokoro.seen[1].body).input, 'Second message, queued behind the first.');
+    await page.click('#speak-stop');
+    await page.waitForSelector('#speak-stop', { state: 'hidden' });
+    assert.equal(await page.textContent('#voice-state'), '');
+    assert.equal(await page.evaluate(() => window.clawmux.speaker.speaking), false);
+    assert.deepEqual(errors.filter((e) => !/status of 409/.test(e)), [], 'only the refused speech without a service');
+  } finally {
+    hub.stop();
+    await kokoro.close();
+  }
+});

@@ -1,0 +1,171 @@
+// The voice layer: speaking (assistant messages read aloud) and listening (push-to-talk). Per
+// seeds/agent-state-machine.txt these are states of the UI alone: they never reach the hub's agent state or
+// the sidebar; their indicator sits beside the microphone.
+//
+// Speaking: a queue, so two quick messages never talk over each other; stop and skip; markdown and code are
+// not read out as symbols. The engine is the webview's speechSynthesis when it has voices, else the speech
+// service the hub is set to use. Sending never waits on any of it.
+//
+// Listening: hold Space (outside the text box) or click the mic; Escape cancels. The recording goes to the
+// hub, which transcribes it and stores a voice message. A recording that fails is kept on screen with a
+// Retry button and sent again under the same id, so it is stored once.
+
+/** What a markdown message sounds like: words, not symbols. */
+export function speakable(markdown) {
+  return markdown
+    .replace(/```[\s\S]*?(```|$)/g, ' (code block) ')
+    .replace(/`([^`]*)`/g, '$1')
+    .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/^\s{0,3}(#{1,6}|>|[-*+]|\d+\.)\s+/gm, '')
+    .replace(/(\*\*|__|\*|_|~~)(\S(?:.*?\S)?)\1/g, '$2')
+    .replace(/^\s*([-*_]\s*){3,}$/gm, ' ')
+    .replace(/\|/g, ' ')
+    .replace(/https?:\/\/\S+/g, 'a link')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** Reads texts aloud one after another. */
+export class Speaker {
+  constructor({ backend, onChange, onProblem }) {
+    this.backend = backend;
+    this.onChange = onChange;
+    this.onProblem = onProblem;
+    this.queue = [];
+    this.current = null; // { stop() }
+  }
+
+  get speaking() {
+    return this.current !== null;
+  }
+
+  enqueue(text) {
+    const words = speakable(text);
+    if (!words) return;
+    this.queue.push(words);
+    if (!this.current) this.next();
+  }
+
+  /** Stops the current text and drops the queue. */
+  stop() {
+    this.queue = [];
+    this.current?.stop();
+  }
+
+  /** Stops the current text; the next one starts. */
+  skip() {
+    this.current?.stop();
+  }
+
+  next() {
+    const words = this.queue.shift();
+    if (words === undefined) {
+      this.current = null;
+      this.onChange();
+      return;
+    }
+    const done = () => {
+      if (this.current === playing) this.next();
+    };
+    const playing = this.hasVoices() ? this.browserVoice(words, done) : this.hubVoice(words, done);
+    this.current = playing;
+    this.onChange();
+  }
+
+  hasVoices() {
+    return 'speechSynthesis' in window && speechSynthesis.getVoices().length > 0;
+  }
+
+  browserVoice(words, done) {
+    const u = new SpeechSynthesisUtterance(words);
+    u.onend = done;
+    u.onerror = (e) => {
+      if (e.error !== 'interrupted' && e.error !== 'canceled') this.onProblem(`Could not speak: ${e.error}`);
+      done();
+    };
+    speechSynthesis.speak(u);
+    return { stop: () => speechSynthesis.cancel() };
+  }
+
+  hubVoice(words, done) {
+    let audio = null;
+    let stopped = false;
+    this.backend.speech(words).then((blob) => {
+      if (stopped) return;
+      audio = new Audio(URL.createObjectURL(blob));
+      audio.onended = done;
+      audio.onerror = () => { this.onProblem('The speech service sent audio this window cannot play.'); done(); };
+      return audio.play();
+    }).catch((e) => {
+      this.onProblem(e.code === 'voice_not_configured'
+        ? 'No voice to read aloud with here: set a speech service in the voice settings.'
+        : `Could not speak: ${e.message}`);
+      this.queue = [];
+      done();
+    });
+    return { stop: () => { stopped = true; audio?.pause(); done(); } };
+  }
+}
+
+/** Push-to-talk: records while held, then hands the recording over. */
+export class Listener {
+  constructor({ onChange, onRecording, onProblem }) {
+    this.onChange = onChange;
+    this.onRecording = onRecording;
+    this.onProblem = onProblem;
+    this.recorder = null;
+    this.cancelled = false;
+  }
+
+  get listening() {
+    return this.recorder !== null;
+  }
+
+  async start() {
+    if (this.recorder) return;
+    if (!navigator.mediaDevices?.getUserMedia || !window.MediaRecorder) {
+      this.onProblem('This window cannot record: no microphone access here.');
+      return;
+    }
+    let stream;
+    try {
+      stream = await navigator.mediaDevices.getUserMedia({ audio: true });
+    } catch (e) {
+      this.onProblem(e.name === 'NotAllowedError'
+        ? 'The microphone was not allowed: allow it for this page and try again.'
+        : `No microphone: ${e.message || e.name}`);
+      return;
+    }
+    const type = ['audio/webm;codecs=opus', 'audio/ogg;codecs=opus', 'audio/mp4'].find((t) => MediaRecorder.isTypeSupported(t)) ?? '';
+    const recorder = new MediaRecorder(stream, type ? { mimeType: type } : {});
+    const chunks = [];
+    this.cancelled = false;
+    recorder.ondataavailable = (e) => { if (e.data.size) chunks.push(e.data); };
+    recorder.onstop = () => {
+      for (const t of stream.getTracks()) t.stop();
+      this.recorder = null;
+      this.onChange();
+      if (this.cancelled) return;
+      const blob = new Blob(chunks, { type: (recorder.mimeType || type || 'audio/webm').split(';')[0] });
+      if (!blob.size) {
+        this.onProblem('Nothing was recorded: is the microphone on?');
+        return;
+      }
+      this.onRecording(blob);
+    };
+    recorder.start();
+    this.recorder = recorder;
+    this.onChange();
+  }
+
+  stop() {
+    this.recorder?.stop();
+  }
+
+  cancel() {
+    this.cancelled = true;
+    this.recorder?.stop();
+  }
+}
