@@ -68,6 +68,10 @@ class DesktopBackend {
   }
 
   /** The webview cannot record here (WebKitGTK's MediaRecorder records nothing); capture in Rust is to come. */
+  get canRecord() {
+    return false;
+  }
+
   async voice() {
     throw new HubError(0, 'no_recorder', 'Recording is not available in the desktop window yet: talk from the browser UI (`clawmux open`).');
   }
@@ -155,6 +159,10 @@ class BrowserBackend {
   heard() {
     clearTimeout(this.silence);
     this.silence = setTimeout(() => this.dropConnection(), SILENCE_LIMIT_MS);
+  }
+
+  get canRecord() {
+    return true;
   }
 
   /** A recording for an agent: the hub keeps it, transcribes it and stores the voice message (once per id). */

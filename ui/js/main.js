@@ -355,6 +355,7 @@ async function sendRecording(agent, blob, recording = crypto.randomUUID()) {
 function startVoice() {
   speaker = new Speaker({ backend, onChange: showVoice, onProblem: notice });
   listener = new Listener({
+    canRecord: backend.canRecord,
     onChange: showVoice,
     onProblem: notice,
     onRecording: (blob) => { if (current) sendRecording(current, blob); },

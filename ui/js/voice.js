@@ -111,7 +111,8 @@ export class Speaker {
 
 /** Push-to-talk: records while held, then hands the recording over. */
 export class Listener {
-  constructor({ onChange, onRecording, onProblem }) {
+  constructor({ canRecord, onChange, onRecording, onProblem }) {
+    this.canRecord = canRecord;
     this.onChange = onChange;
     this.onRecording = onRecording;
     this.onProblem = onProblem;
@@ -125,6 +126,10 @@ export class Listener {
 
   async start() {
     if (this.recorder) return;
+    if (!this.canRecord) {
+      this.onProblem('Recording is not available in the desktop window yet: talk from the browser UI (`clawmux open`).');
+      return;
+    }
     if (!navigator.mediaDevices?.getUserMedia || !window.MediaRecorder) {
       this.onProblem('This window cannot record: no microphone access here.');
       return;

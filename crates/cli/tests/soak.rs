@@ -199,7 +199,12 @@ fn soak() {
     }
     let retries: usize = names
         .iter()
-        .map(|n| std::fs::read_to_string(hub.dir.path().join(format!("{n}.log"))).unwrap_or_default().matches(" again").count())
+        .map(|n| {
+            std::fs::read_to_string(hub.dir.path().join(format!("{n}.log")))
+                .unwrap_or_default()
+                .matches(" again")
+                .count()
+        })
         .sum();
     println!("soak: commands the demo agents had to run again (the hub too slow to answer in time): {retries}");
     let stored = end.messages - start.messages;
