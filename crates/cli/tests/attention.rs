@@ -35,16 +35,8 @@ fn needs_is(v: &Value, agent: &str, need: Option<&str>) -> bool {
 }
 
 fn decisions(hub: &TestHub, agent: &str) -> Vec<Value> {
-    let text = hub
-        .http()
-        .get(hub.url(&format!("/api/sessions/{agent}/log/decisions")))
-        .header("Authorization", format!("Bearer {}", hub.token))
-        .call()
-        .unwrap()
-        .body_mut()
-        .read_to_string()
-        .unwrap();
-    text.lines()
+    hub.get_text(&format!("/api/sessions/{agent}/log/decisions"))
+        .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
 }
@@ -107,15 +99,7 @@ fn needs_you_is_sticky_ends_with_its_tool_and_replays_from_the_export() {
     );
 
     // The exported events replay to the same end, and an expectation that does not hold fails the replay.
-    let exported = hub
-        .http()
-        .get(hub.url("/api/sessions/sky/log/events"))
-        .header("Authorization", format!("Bearer {}", hub.token))
-        .call()
-        .unwrap()
-        .body_mut()
-        .read_to_string()
-        .unwrap();
+    let exported = hub.get_text("/api/sessions/sky/log/events");
     let case = hub.dir.path().join("case.jsonl");
     let replay = |expect: &str| {
         std::fs::write(&case, format!("{exported}{{\"expect\":{expect}}}\n")).unwrap();
@@ -373,33 +357,13 @@ fn observed_sessions_through_installed_hooks() {
     assert_eq!(names, ["my-app-1a2b3c4d", "my-app-other2"]);
 
     // Bad payloads are refused and add nothing; a session's stray end adds nothing.
-    assert_eq!(
-        hub.post(
-            "/api/observe",
-            None,
-            r#"{"hook_event_name":"Stop","cwd":"/w"}"#
-        )
-        .0,
-        400
-    );
-    assert_eq!(
-        hub.post(
-            "/api/observe",
-            None,
-            r#"{"hook_event_name":"Stop","session_id":"../x","cwd":"/w"}"#
-        )
-        .0,
-        400
-    );
-    assert_eq!(
-        hub.post(
-            "/api/observe",
-            None,
-            r#"{"hook_event_name":"Stop","session_id":"s9","cwd":"w"}"#
-        )
-        .0,
-        400
-    );
+    for bad in [
+        r#"{"hook_event_name":"Stop","cwd":"/w"}"#,
+        r#"{"hook_event_name":"Stop","session_id":"../x","cwd":"/w"}"#,
+        r#"{"hook_event_name":"Stop","session_id":"s9","cwd":"w"}"#,
+    ] {
+        assert_eq!(hub.post("/api/observe", None, bad).0, 400, "{bad}");
+    }
     assert_eq!(
         hub.post(
             "/api/observe",

@@ -176,17 +176,7 @@ fn stored(hub: &TestHub) -> HashMap<String, String> {
 }
 
 fn replayed_state(hub: &TestHub, agent: &str) -> (String, String, Value) {
-    let text = hub
-        .http()
-        .get(hub.url(&format!("/api/sessions/{agent}/log/events")))
-        .header("Authorization", format!("Bearer {}", hub.token))
-        .call()
-        .unwrap()
-        .body_mut()
-        .with_config()
-        .limit(1 << 30)
-        .read_to_string()
-        .unwrap();
+    let text = hub.get_text(&format!("/api/sessions/{agent}/log/events"));
     let r = clawmux_core::replay::replay(&text).unwrap();
     (
         r.end.state.as_str().to_owned(),

@@ -140,6 +140,22 @@ impl TestHub {
         )
     }
 
+    /// An authorised GET whose answer is text (JSON lines), read whole.
+    pub fn get_text(&self, path: &str) -> String {
+        let mut resp = self
+            .http()
+            .get(self.url(path))
+            .header("Authorization", format!("Bearer {}", self.token))
+            .call()
+            .unwrap();
+        assert_eq!(resp.status().as_u16(), 200, "{path}");
+        resp.body_mut()
+            .with_config()
+            .limit(1 << 30)
+            .read_to_string()
+            .unwrap()
+    }
+
     pub fn user_message(&self, agent: &str, text: &str) -> String {
         let (status, v) = self.post(
             &format!("/api/sessions/{agent}/messages"),
