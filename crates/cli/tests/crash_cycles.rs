@@ -6,6 +6,7 @@
 //! - every browser that reconnects with its cursor receives the gap exactly once: over all its connections
 //!   it has seen every stored message, none twice;
 //! - every agent's state (canonical, status_text, "needs you") is what replaying its recorded events gives.
+//!
 //! It prints the counts: messages sent, acknowledged, found, duplicated, lost.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]

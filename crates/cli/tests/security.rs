@@ -91,7 +91,12 @@ fn no_endpoint_answers_without_the_token_and_nothing_changes() {
         }
         let (status, _) = raw(
             hub.port,
-            &request(method, &format!("{path}?token=wrong"), &[host.clone()], ""),
+            &request(
+                method,
+                &format!("{path}?token=wrong"),
+                std::slice::from_ref(&host),
+                "",
+            ),
         );
         assert_eq!(status, 401, "{method} {path}?token=wrong");
     }
@@ -99,7 +104,10 @@ fn no_endpoint_answers_without_the_token_and_nothing_changes() {
     assert!(hub.history("sky").is_empty());
     // The UI's files hold no secret and are served to anyone on loopback, so a browser can load them first.
     for path in ["/ui/index.html", "/ui/js/main.js"] {
-        let (status, text) = raw(hub.port, &request("GET", path, &[host.clone()], ""));
+        let (status, text) = raw(
+            hub.port,
+            &request("GET", path, std::slice::from_ref(&host), ""),
+        );
         assert_eq!(status, 200, "{path}");
         assert!(!text.contains(&hub.token));
     }

@@ -56,10 +56,13 @@ fn wav_header(b: &[u8]) -> Option<Wav> {
     })
 }
 
-/// A service the test runs: every request's (path, headers, body) is kept, `answer` makes the response.
+/// Every request a service got: (path, headers, body).
+type Requests = Arc<Mutex<Vec<(String, String, Vec<u8>)>>>;
+
+/// A service the test runs: every request is kept, `answer` makes the response.
 struct Service {
     port: u16,
-    seen: Arc<Mutex<Vec<(String, String, Vec<u8>)>>>,
+    seen: Requests,
 }
 
 fn service(
@@ -67,7 +70,7 @@ fn service(
 ) -> Service {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
-    let seen: Arc<Mutex<Vec<(String, String, Vec<u8>)>>> = Arc::default();
+    let seen: Requests = Arc::default();
     let log = seen.clone();
     std::thread::spawn(move || {
         for stream in listener.incoming() {
