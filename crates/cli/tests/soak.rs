@@ -232,8 +232,10 @@ fn soak() {
         start.fds,
         end.fds
     );
+    // Each message brings its hooks' events and decisions, and the WAL file keeps its high-water size:
+    // tens of KB a message would still be linear; a leak (rows written again and again) goes far past it.
     assert!(
-        per_message_kb < 16.0,
+        per_message_kb < 64.0,
         "the database grew {per_message_kb:.1} KB per message"
     );
     assert!(
