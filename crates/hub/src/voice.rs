@@ -168,6 +168,52 @@ fn unreachable(what: &str, e: impl std::fmt::Display) -> ApiError {
     )
 }
 
+/// What a voice service answered.
+struct ServiceAnswer {
+    status: u16,
+    content_type: String,
+    body: Vec<u8>,
+}
+
+/// POSTs `body` to one of the user's voice services (`what` names it in errors), with their key if set, off
+/// the async threads; reads at most `limit` bytes of the answer.
+async fn call_service(
+    what: &'static str,
+    url: String,
+    key: Option<String>,
+    content_type: String,
+    body: Vec<u8>,
+    limit: u64,
+) -> Result<ServiceAnswer, ApiError> {
+    tokio::task::spawn_blocking(move || {
+        let mut req = client().post(&url).header("Content-Type", &content_type);
+        if let Some(k) = key {
+            req = req.header("Authorization", format!("Bearer {k}"));
+        }
+        let mut resp = req.send(&body[..]).map_err(|e| unreachable(what, e))?;
+        let status = resp.status().as_u16();
+        let content_type = resp
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_owned();
+        let body = resp
+            .body_mut()
+            .with_config()
+            .limit(limit)
+            .read_to_vec()
+            .map_err(|e| unreachable(what, e))?;
+        Ok(ServiceAnswer {
+            status,
+            content_type,
+            body,
+        })
+    })
+    .await
+    .map_err(|e| unreachable(what, e))?
+}
+
 impl Hub {
     fn voice_settings_path(&self) -> PathBuf {
         self.data_dir().join(SETTINGS_FILE)
@@ -274,26 +320,19 @@ impl Hub {
             content_type,
             &settings.transcription_model,
         );
-        let key = settings.api_key.clone();
-        let answer = tokio::task::spawn_blocking(move || {
-            let mut req = client().post(&url).header("Content-Type", &ctype);
-            if let Some(k) = key {
-                req = req.header("Authorization", format!("Bearer {k}"));
-            }
-            let mut resp = req
-                .send(&body[..])
-                .map_err(|e| unreachable("transcription", e))?;
-            let status = resp.status().as_u16();
-            let text = resp
-                .body_mut()
-                .with_config()
-                .limit(1024 * 1024)
-                .read_to_string()
-                .map_err(|e| unreachable("transcription", e))?;
-            Ok::<_, ApiError>((status, text))
-        })
-        .await
-        .map_err(|e| unreachable("transcription", e))??;
+        let answer = call_service(
+            "transcription",
+            url,
+            settings.api_key.clone(),
+            ctype,
+            body,
+            1024 * 1024,
+        )
+        .await?;
+        let answer = (
+            answer.status,
+            String::from_utf8_lossy(&answer.body).into_owned(),
+        );
         let text = match answer {
             (200..=299, body) => serde_json::from_str::<Value>(&body)
                 .ok()
@@ -344,42 +383,31 @@ impl Hub {
             )
         })?;
         let body = json!({"model": settings.speech_model, "input": text, "voice": settings.speech_voice, "response_format": "mp3"}).to_string();
-        let key = settings.api_key.clone();
-        tokio::task::spawn_blocking(move || {
-            let mut req = client()
-                .post(&url)
-                .header("Content-Type", "application/json");
-            if let Some(k) = key {
-                req = req.header("Authorization", format!("Bearer {k}"));
-            }
-            let mut resp = req.send(body).map_err(|e| unreachable("speech", e))?;
-            let status = resp.status().as_u16();
-            let ctype = resp
-                .headers()
-                .get("content-type")
-                .and_then(|v| v.to_str().ok())
-                .unwrap_or("")
-                .to_owned();
-            let audio = resp
-                .body_mut()
-                .with_config()
-                .limit(MAX_SPEECH)
-                .read_to_vec()
-                .map_err(|e| unreachable("speech", e))?;
-            if !(200..300).contains(&status) || !ctype.starts_with("audio/") || audio.is_empty() {
-                return Err(ApiError::new(
-                    StatusCode::BAD_GATEWAY,
-                    "speech_failed",
-                    format!(
-                        "the speech service answered HTTP {status} `{ctype}` ({} bytes), not audio",
-                        audio.len()
-                    ),
-                ));
-            }
-            Ok((ctype, audio))
-        })
-        .await
-        .map_err(|e| unreachable("speech", e))?
+        let answer = call_service(
+            "speech",
+            url,
+            settings.api_key.clone(),
+            "application/json".to_owned(),
+            body.into_bytes(),
+            MAX_SPEECH,
+        )
+        .await?;
+        let ctype = answer.content_type;
+        if !(200..300).contains(&answer.status)
+            || !ctype.starts_with("audio/")
+            || answer.body.is_empty()
+        {
+            return Err(ApiError::new(
+                StatusCode::BAD_GATEWAY,
+                "speech_failed",
+                format!(
+                    "the speech service answered HTTP {} `{ctype}` ({} bytes), not audio",
+                    answer.status,
+                    answer.body.len()
+                ),
+            ));
+        }
+        Ok((ctype, answer.body))
     }
 }
 
