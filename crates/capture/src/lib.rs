@@ -1,0 +1,123 @@
+//! Push-to-talk capture for the desktop app. The Linux webview records nothing (its MediaRecorder gives
+//! empty recordings, see TAURI-NOTES.md), so the app records in Rust: [`start`] opens a [`Source`] and
+//! [`Recording::finish`] hands back the audio as a WAV file, ready for the hub's transcription.
+//!
+//! Every source is reduced to the same tape: 16-bit mono at the source's own rate (the transcription
+//! services resample what they get; resampling here could only lose). A source is either the default
+//! microphone (cpal, so ALSA and through it PulseAudio or PipeWire) or a WAV file played in real time as if
+//! a microphone heard it, then silence: the way tests feed real speech through the same path, and what
+//! `--microphone-file` gives people without a microphone.
+//!
+//! The source runs on a thread of its own (cpal streams are not `Send` everywhere), which also keeps the
+//! async runtime free. This crate knows nothing of Tauri or the hub.
+
+mod file;
+mod microphone;
+mod tape;
+
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+
+use tape::Tape;
+pub use tape::MAX_WAV_BYTES;
+
+/// Where a recording comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// The system's default input device.
+    Microphone,
+    /// A WAV file played in real time, then silence.
+    File(PathBuf),
+}
+
+/// Why a recording could not start or be kept. The messages are for the user.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum CaptureError {
+    /// The system has no input device.
+    #[error("No microphone was found: plug one in or check the sound settings.")]
+    NoMicrophone,
+    /// The input device exists but could not be opened or failed.
+    #[error("The microphone could not be used: {0}")]
+    Device(String),
+    /// The file given as the microphone cannot be played.
+    #[error("The recording file {path} cannot be played: {why}")]
+    File {
+        /// The file.
+        path: String,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// The source stopped before anything was heard.
+    #[error("Nothing was recorded: is the microphone on?")]
+    Empty,
+}
+
+/// A finished recording.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Clip {
+    /// A WAV file: 16-bit PCM, mono, at the source's rate.
+    pub wav: Vec<u8>,
+    /// Its length in milliseconds.
+    pub millis: u64,
+    /// Whether it reached [`MAX_WAV_BYTES`] and the rest was not kept.
+    pub truncated: bool,
+}
+
+/// A recording under way. Dropping it stops the source and keeps nothing.
+#[derive(Debug)]
+pub struct Recording {
+    stop: Option<mpsc::Sender<()>>,
+    thread: Option<JoinHandle<()>>,
+    tape: Tape,
+}
+
+/// Opens `source` and starts recording; returns once audio flows, or says why it cannot.
+pub fn start(source: &Source) -> Result<Recording, CaptureError> {
+    let (stop, stopped) = mpsc::channel();
+    let (ready, started) = mpsc::channel();
+    let source = source.clone();
+    let thread = std::thread::Builder::new()
+        .name("clawmux-capture".into())
+        .spawn(move || match source {
+            Source::Microphone => microphone::run(&ready, &stopped),
+            Source::File(path) => file::run(&path, &ready, &stopped),
+        })
+        .map_err(|e| CaptureError::Device(format!("cannot start a thread: {e}")))?;
+    match started.recv() {
+        Ok(Ok(tape)) => Ok(Recording {
+            stop: Some(stop),
+            thread: Some(thread),
+            tape,
+        }),
+        Ok(Err(e)) => {
+            let _ = thread.join();
+            Err(e)
+        }
+        Err(_) => {
+            let _ = thread.join();
+            Err(CaptureError::Device("the recording thread ended".into()))
+        }
+    }
+}
+
+impl Recording {
+    /// Stops the source and returns what it recorded.
+    pub fn finish(mut self) -> Result<Clip, CaptureError> {
+        self.halt();
+        self.tape.to_clip()
+    }
+
+    fn halt(&mut self) {
+        drop(self.stop.take());
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Drop for Recording {
+    fn drop(&mut self) {
+        self.halt();
+    }
+}
