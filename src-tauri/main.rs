@@ -10,6 +10,7 @@
 mod commands;
 mod events;
 mod geometry;
+mod recording;
 mod start;
 
 use tauri::Manager;
@@ -22,7 +23,7 @@ fn main() {
         )
         .with_writer(std::io::stderr)
         .init();
-    let data_dir = start::data_dir_from_args(std::env::args().skip(1));
+    let args = start::Args::parse(std::env::args().skip(1));
     let result = tauri::Builder::default()
         .plugin(tauri_plugin_single_instance::init(|app, _args, _cwd| {
             if let Some(window) = app.get_webview_window("main") {
@@ -35,13 +36,20 @@ fn main() {
         .invoke_handler(tauri::generate_handler![
             commands::hub,
             commands::hub_info,
-            commands::viewing
+            commands::viewing,
+            recording::record_start,
+            recording::record_stop,
+            recording::record_cancel,
+            recording::send_recording
         ])
         .setup(move |app| {
             // The hub starts here, after the single-instance check (a second launch only raises the first
             // window and never opens the database or a port), and before the window can ask anything, so
             // it can say at once whether the hub failed and why.
-            let desktop = tauri::async_runtime::block_on(start::start_hub(&data_dir));
+            let desktop = tauri::async_runtime::block_on(start::start_hub(
+                &args.data_dir,
+                args.microphone.clone(),
+            ));
             app.manage(desktop);
             events::forward(app.handle().clone());
             geometry::save_on_change(app.handle());

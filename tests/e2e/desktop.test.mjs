@@ -4,12 +4,13 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { remote } from 'webdriverio';
 import { ARTIFACTS, BIN } from './harness.mjs';
+import { filePart, readWav, startService } from './voice-service.mjs';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const APP = process.env.CLAWMUX_DESKTOP ?? join(ROOT, 'target/debug/clawmux-desktop');
@@ -29,6 +30,10 @@ const data = join(dir, 'data');
 const LAUNCH = join(dir, 'clawmux-desktop.sh');
 writeFileSync(LAUNCH, `#!/bin/sh\nexport HOME='${dir}' XDG_CONFIG_HOME='${dir}/.config' XDG_DATA_HOME='${dir}/.local/share'\nexec '${APP}' "$@"\n`, { mode: 0o755 });
 const WINDOW_STATE = join(dir, '.config', 'dev.clawmux.desktop', '.window-state.json');
+// Real speech for push-to-talk: the app plays this file as its microphone (`--microphone-file`).
+const SPEECH = join(dir, 'speech.wav');
+execFileSync('espeak-ng', ['-w', SPEECH, 'please run the tests']);
+const APP_ARGS = ['--data-dir', data, '--microphone-file', SPEECH];
 
 function start(cmd, args, env = {}) {
   const child = spawn(cmd, args, { env: { PATH: process.env.PATH, HOME: dir, DISPLAY, DBUS_SESSION_BUS_ADDRESS: BUS, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -72,7 +77,7 @@ before(async () => {
     hostname: '127.0.0.1',
     port: 4444,
     logLevel: 'warn',
-    capabilities: { 'tauri:options': { application: LAUNCH, args: ['--data-dir', data] } },
+    capabilities: { 'tauri:options': { application: LAUNCH, args: APP_ARGS } },
   });
 });
 
@@ -190,9 +195,71 @@ test('the window reads an answer aloud with its own voices, and says when it is 
   await browser.saveScreenshot(join(ARTIFACTS, 'desktop-speaking.png'));
   await browser.waitUntil(async () => (await state.getText()) === '', { timeout: 20000, timeoutMsg: 'never finished speaking' });
   assert.equal(await (await browser.$('#notice')).getText(), '', 'no error while speaking');
-  // Listening needs capture in Rust (not there yet): the window says so instead of recording nothing.
-  await (await browser.$('#mic')).click();
-  await browser.waitUntil(async () => /cannot record|not available/.test(await (await browser.$('#notice')).getText()), { timeout: 5000 });
+});
+
+test('push-to-talk in the window: the app records real speech, the agent gets it as a voice message once; a failure keeps it for a retry; Escape keeps nothing', async (t) => {
+  const address = await (await browser.$('#hub-address')).getText();
+  const port = Number(/127\.0\.0\.1:(\d+)/.exec(address)?.[1]);
+  const token = readFileSync(join(data, 'token'), 'utf8').trim();
+  const api = (method, path, body) => fetch(`http://127.0.0.1:${port}${path}`, {
+    method, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: body && JSON.stringify(body),
+  }).then((r) => r.json());
+  // The transcription service checks it got the speech itself: a WAV of espeak's format that starts with
+  // espeak's samples, unchanged, and is as long as the button was held. The first request fails.
+  const spoken = readWav(readFileSync(SPEECH));
+  const spokenMs = (spoken.samples.length * 1000) / spoken.rate;
+  const verdicts = [];
+  const whisper = await startService((path, body, headers) => {
+    const got = readWav(filePart(body, headers['content-type']));
+    const same = got && got.format === 1 && got.channels === 1 && got.bits === 16 && got.rate === spoken.rate
+      && got.samples.length >= spoken.samples.length
+      && spoken.samples.every((v, i) => got.samples[i] === v);
+    verdicts.push(same ? `speech, ${Math.round((got.samples.length * 1000) / got.rate)} ms` : 'not the speech');
+    if (!same) return [400, 'application/json', '{"error":"not the speech"}'];
+    if (verdicts.length === 1) return [503, 'text/plain', 'loading the model'];
+    return [200, 'application/json', JSON.stringify({ text: 'please run the tests' })];
+  });
+  t.after(() => whisper.close());
+  await api('POST', '/api/voice/settings', { transcription_url: `${whisper.url}/v1/audio/transcriptions` });
+  await (await browser.$('[data-agent="sky"]')).click();
+  const state = await browser.$('#voice-state');
+  const mic = await browser.$('#mic');
+
+  await mic.click();
+  await browser.waitUntil(async () => (await state.getText()).startsWith('Listening'), { timeout: 5000, timeoutMsg: 'never listened' });
+  await painted();
+  await browser.saveScreenshot(join(ARTIFACTS, 'desktop-listening.png'));
+  // Held for the whole sentence (the file plays in real time), then released.
+  await new Promise((ok) => setTimeout(ok, spokenMs + 300));
+  await mic.click();
+  await whisper.requests(1);
+  const retry = await browser.$('.retry-recording');
+  await retry.waitForExist({ timeout: 10000 });
+  assert.match(await (await browser.$('#notice')).getText(), /Not sent: .*503/);
+  assert.equal(readdirSync(join(data, 'voice')).length, 1, 'the recording is kept until it is stored');
+  await retry.click();
+  await whisper.requests(2);
+  const said = await browser.$('article.kind-user*=please run the tests');
+  await said.waitForExist({ timeout: 10000 });
+  assert.deepEqual(verdicts.map((v) => v.split(',')[0]), ['speech', 'speech'], verdicts.join('; '));
+  const held = Number(/(\d+) ms/.exec(verdicts[1])[1]);
+  assert.ok(held >= spokenMs + 250 && held < spokenMs + 3000, `recorded ${held} ms for ${Math.round(spokenMs)} ms of speech held ${Math.round(spokenMs + 300)} ms`);
+  const page = await api('GET', '/api/history/sky?limit=20');
+  const voiced = page.messages.filter((m) => m.voice && m.text === 'please run the tests');
+  assert.equal(voiced.length, 1, 'stored once, though sent twice');
+  assert.match(await (await said.$('.meta')).getText(), /You \(voice\)/);
+  assert.deepEqual(readdirSync(join(data, 'voice')), [], 'the kept recording is gone once stored');
+
+  // Escape cancels: nothing is sent or kept, and the next press records afresh.
+  for (let i = 0; i < 2; i++) {
+    await mic.click();
+    await browser.waitUntil(async () => (await state.getText()).startsWith('Listening'), { timeout: 5000, timeoutMsg: 'never listened' });
+    await browser.keys('Escape');
+    await browser.waitUntil(async () => (await state.getText()) === '', { timeout: 5000, timeoutMsg: 'Escape did not stop listening' });
+  }
+  assert.equal(await (await browser.$('#notice')).getText(), '', 'no error: the second press was not refused as a recording under way');
+  assert.equal(whisper.seen.length, 2, 'nothing sent after Escape');
+  assert.deepEqual(readdirSync(join(data, 'voice')), []);
 });
 
 test('a second launch only raises the first window: one instance, one hub', async () => {
@@ -230,7 +297,7 @@ test('the window comes back with the size and place it had', async () => {
     hostname: '127.0.0.1',
     port: 4444,
     logLevel: 'warn',
-    capabilities: { 'tauri:options': { application: LAUNCH, args: ['--data-dir', data] } },
+    capabilities: { 'tauri:options': { application: LAUNCH, args: APP_ARGS } },
   });
   await (await browser.$('#connection.online')).waitForExist({ timeout: 20000 });
   const rect = await browser.getWindowRect();

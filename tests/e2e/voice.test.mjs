@@ -7,11 +7,11 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { ARTIFACTS, openBrowser, openUi, startHub } from './harness.mjs';
+import { filePart, startService } from './voice-service.mjs';
 
 const SPEECH = join(tmpdir(), `clawmux-voice-${process.pid}.wav`);
 execFileSync('espeak-ng', ['-w', SPEECH, 'please run the tests']);
@@ -24,46 +24,13 @@ before(async () => {
 });
 after(async () => { await browser?.close(); });
 
-/** A service that keeps every request and answers with `answer(path, body, headers)`. */
-async function service(answer) {
-  const seen = [];
-  const waiting = [];
-  const server = createServer((req, res) => {
-    const chunks = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      seen.push({ path: req.url, headers: req.headers, body });
-      for (const w of waiting.filter((w) => seen.length >= w.n)) w.ok();
-      const [status, type, out] = answer(req.url, body, req.headers);
-      res.writeHead(status, { 'Content-Type': type });
-      res.end(out);
-    });
-  });
-  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
-  return {
-    seen,
-    url: `http://127.0.0.1:${server.address().port}`,
-    /** Resolves once `n` requests have arrived. */
-    requests: (n) => new Promise((ok) => { if (seen.length >= n) ok(); else waiting.push({ n, ok }); }),
-    close: () => new Promise((ok) => server.close(ok)),
-  };
-}
-
-/** The file part of a multipart body. */
-function filePart(body, contentType) {
-  const boundary = /boundary=(\S+)/.exec(contentType)[1];
-  const start = body.indexOf('\r\n\r\n', body.indexOf('filename=')) + 4;
-  return body.subarray(start, body.indexOf(`\r\n--${boundary}--`));
-}
-
 const EBML = Buffer.from([0x1a, 0x45, 0xdf, 0xa3]);
 
 test('held Space records real speech, the hub transcribes it, the agent gets a voice message; a failure keeps it for a retry', async () => {
   const hub = await startHub();
   const heard = [];
   let up = false;
-  const whisper = await service((path, body, headers) => {
+  const whisper = await startService((path, body, headers) => {
     const file = filePart(body, headers['content-type']);
     heard.push(file);
     // Real audio, whole: a WebM (Opus) recording, of at least the second of speech it was held for.
@@ -114,7 +81,7 @@ test('held Space records real speech, the hub transcribes it, the agent gets a v
 
 test('answers are read aloud in turn, without markdown symbols; stop, and a clear message when there is no voice', async () => {
   const hub = await startHub();
-  const kokoro = await service(() => [200, 'audio/wav', WAV]);
+  const kokoro = await startService(() => [200, 'audio/wav', WAV]);
   const { page, errors } = await openUi(browser, hub);
   try {
     hub.addAgent('sky');

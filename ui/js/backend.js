@@ -5,6 +5,8 @@
 // The feed reconnects by itself and resumes from the last message the page has, so the hub replays only
 // the gap. A connection that stays silent past two of the hub's 15 s pings is taken for dead and replaced.
 
+import { PageRecorder } from './voice.js';
+
 const TOKEN_KEY = 'clawmux.token';
 const SILENCE_LIMIT_MS = 40_000;
 const RETRY_MS = [250, 500, 1000, 2000, 5000];
@@ -36,6 +38,31 @@ export function createBackend(hooks) {
   return new BrowserBackend(token, hooks);
 }
 
+/** An IPC call to the app; its errors as HubErrors. */
+async function invoke(name, args) {
+  try {
+    return await window.__TAURI__.core.invoke(name, args);
+  } catch (e) {
+    throw new HubError(0, e?.code ?? 'ipc_error', e?.message ?? String(e));
+  }
+}
+
+/** Push-to-talk in the desktop window: the app records (`clawmux-capture`) and keeps the audio. */
+class AppRecorder {
+  start() {
+    return invoke('record_start');
+  }
+
+  /** Resolves with `{recording, millis, truncated}`: the recording stays with the app until it is sent. */
+  stop() {
+    return invoke('record_stop');
+  }
+
+  cancel() {
+    return invoke('record_cancel');
+  }
+}
+
 /** In the desktop app: the hub runs in the same process; its command surface is one IPC command. */
 class DesktopBackend {
   constructor({ onEvent, onConnection }) {
@@ -45,7 +72,6 @@ class DesktopBackend {
   }
 
   async connect() {
-    const { invoke } = window.__TAURI__.core;
     const info = await invoke('hub_info');
     if (info.error) {
       this.onConnection('offline');
@@ -59,21 +85,18 @@ class DesktopBackend {
     this.onConnection('online');
   }
 
-  async command(command) {
-    try {
-      return await window.__TAURI__.core.invoke('hub', { command });
-    } catch (e) {
-      throw new HubError(0, e?.code ?? 'ipc_error', e?.message ?? String(e));
-    }
+  command(command) {
+    return invoke('hub', { command });
   }
 
-  /** The webview cannot record here (WebKitGTK's MediaRecorder records nothing); capture in Rust is to come. */
-  get canRecord() {
-    return false;
+  /** The webview cannot record here (WebKitGTK's MediaRecorder records nothing): the app records. */
+  recorder() {
+    return new AppRecorder();
   }
 
-  async voice() {
-    throw new HubError(0, 'no_recorder', 'Recording is not available in the desktop window yet: talk from the browser UI (`clawmux open`).');
+  /** Sends a recording the app keeps (`clip` from AppRecorder.stop) to an agent. */
+  voice(agent, recording) {
+    return invoke('send_recording', { agent, recording });
   }
 
   /** Speech comes from the webview's own voices in the desktop app. */
@@ -161,8 +184,8 @@ class BrowserBackend {
     this.silence = setTimeout(() => this.dropConnection(), SILENCE_LIMIT_MS);
   }
 
-  get canRecord() {
-    return true;
+  recorder() {
+    return new PageRecorder();
   }
 
   /** A recording for an agent: the hub keeps it, transcribes it and stores the voice message (once per id). */

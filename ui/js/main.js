@@ -335,11 +335,11 @@ function toggleReadAloud() {
   showVoice();
 }
 
-/** A recording goes to the agent on screen; one that fails stays on screen to be sent again. */
-async function sendRecording(agent, blob, recording = crypto.randomUUID()) {
+/** A recording goes to the agent on screen; one that fails stays on screen to be sent again (same id). */
+async function sendRecording(agent, clip, recording = clip.recording ?? crypto.randomUUID()) {
   notice('Transcribing…');
   try {
-    await backend.voice(agent, recording, blob);
+    await backend.voice(agent, recording, clip);
     notice('');
   } catch (e) {
     notice(`Not sent: ${e.message}`);
@@ -347,7 +347,7 @@ async function sendRecording(agent, blob, recording = crypto.randomUUID()) {
     retry.type = 'button';
     retry.className = 'retry-recording';
     retry.textContent = 'Retry the recording';
-    retry.addEventListener('click', () => sendRecording(agent, blob, recording));
+    retry.addEventListener('click', () => sendRecording(agent, clip, recording));
     $('notice').append(retry);
   }
 }
@@ -355,10 +355,10 @@ async function sendRecording(agent, blob, recording = crypto.randomUUID()) {
 function startVoice() {
   speaker = new Speaker({ backend, onChange: showVoice, onProblem: notice });
   listener = new Listener({
-    canRecord: backend.canRecord,
+    backend,
     onChange: showVoice,
     onProblem: notice,
-    onRecording: (blob) => { if (current) sendRecording(current, blob); },
+    onRecording: (clip) => { if (current) sendRecording(current, clip); },
   });
   const agentOnScreen = () => current && sessions.get(current)?.launch !== 'observed';
   $('mic').addEventListener('click', () => {

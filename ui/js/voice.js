@@ -109,68 +109,114 @@ export class Speaker {
   }
 }
 
-/** Push-to-talk: records while held, then hands the recording over. */
-export class Listener {
-  constructor({ canRecord, onChange, onRecording, onProblem }) {
-    this.canRecord = canRecord;
-    this.onChange = onChange;
-    this.onRecording = onRecording;
-    this.onProblem = onProblem;
-    this.recorder = null;
-    this.cancelled = false;
-  }
-
-  get listening() {
-    return this.recorder !== null;
-  }
-
+/** Records in the page: getUserMedia + MediaRecorder (a plain browser). Its clip is a Blob. */
+export class PageRecorder {
   async start() {
-    if (this.recorder) return;
-    if (!this.canRecord) {
-      this.onProblem('Recording is not available in the desktop window yet: talk from the browser UI (`clawmux open`).');
-      return;
-    }
     if (!navigator.mediaDevices?.getUserMedia || !window.MediaRecorder) {
-      this.onProblem('This window cannot record: no microphone access here.');
-      return;
+      throw new Error('This window cannot record: no microphone access here.');
     }
-    let stream;
     try {
-      stream = await navigator.mediaDevices.getUserMedia({ audio: true });
+      this.stream = await navigator.mediaDevices.getUserMedia({ audio: true });
     } catch (e) {
-      this.onProblem(e.name === 'NotAllowedError'
+      throw new Error(e.name === 'NotAllowedError'
         ? 'The microphone was not allowed: allow it for this page and try again.'
         : `No microphone: ${e.message || e.name}`);
-      return;
     }
     const type = ['audio/webm;codecs=opus', 'audio/ogg;codecs=opus', 'audio/mp4'].find((t) => MediaRecorder.isTypeSupported(t)) ?? '';
-    const recorder = new MediaRecorder(stream, type ? { mimeType: type } : {});
-    const chunks = [];
-    this.cancelled = false;
-    recorder.ondataavailable = (e) => { if (e.data.size) chunks.push(e.data); };
-    recorder.onstop = () => {
-      for (const t of stream.getTracks()) t.stop();
-      this.recorder = null;
-      this.onChange();
-      if (this.cancelled) return;
-      const blob = new Blob(chunks, { type: (recorder.mimeType || type || 'audio/webm').split(';')[0] });
-      if (!blob.size) {
-        this.onProblem('Nothing was recorded: is the microphone on?');
-        return;
-      }
-      this.onRecording(blob);
-    };
-    recorder.start();
-    this.recorder = recorder;
-    this.onChange();
+    this.recorder = new MediaRecorder(this.stream, type ? { mimeType: type } : {});
+    this.type = (this.recorder.mimeType || type || 'audio/webm').split(';')[0];
+    this.chunks = [];
+    this.recorder.ondataavailable = (e) => { if (e.data.size) this.chunks.push(e.data); };
+    this.recorder.start();
   }
 
+  /** Resolves with the recording. */
   stop() {
-    this.recorder?.stop();
+    return new Promise((resolve, reject) => {
+      this.recorder.onstop = () => {
+        for (const t of this.stream.getTracks()) t.stop();
+        const blob = new Blob(this.chunks, { type: this.type });
+        if (blob.size) resolve(blob);
+        else reject(new Error('Nothing was recorded: is the microphone on?'));
+      };
+      this.recorder.stop();
+    });
   }
 
   cancel() {
-    this.cancelled = true;
-    this.recorder?.stop();
+    this.recorder.onstop = () => { for (const t of this.stream.getTracks()) t.stop(); };
+    this.recorder.stop();
+  }
+}
+
+/**
+ * Push-to-talk: records while held, then hands the clip over. Where it records is the backend's business
+ * (`backend.recorder()`: the page's MediaRecorder in a browser, the app's own capture in the desktop
+ * window); the listening indicator and the order of start, stop and cancel are the same for both.
+ */
+export class Listener {
+  constructor({ backend, onChange, onRecording, onProblem }) {
+    this.backend = backend;
+    this.onChange = onChange;
+    this.onRecording = onRecording;
+    this.onProblem = onProblem;
+    this.active = null; // { recorder, started }
+  }
+
+  get listening() {
+    return this.active !== null;
+  }
+
+  start() {
+    if (this.active) return;
+    const recorder = this.backend.recorder();
+    const active = { recorder, started: recorder.start() };
+    this.active = active;
+    this.onChange();
+    active.started.catch((e) => {
+      if (this.active === active) {
+        this.active = null;
+        this.onChange();
+      }
+      this.onProblem(e.message);
+    });
+  }
+
+  /** Ends the recording (once it has started) and hands the clip over. */
+  async stop() {
+    const active = this.end();
+    if (!active) return;
+    try {
+      await active.started;
+    } catch {
+      return; // its problem is on screen already
+    }
+    let clip;
+    try {
+      clip = await active.recorder.stop();
+    } catch (e) {
+      this.onProblem(e.message);
+      return;
+    }
+    this.onRecording(clip);
+  }
+
+  /** Ends the recording and keeps nothing. */
+  async cancel() {
+    const active = this.end();
+    if (!active) return;
+    try {
+      await active.started;
+    } catch {
+      return;
+    }
+    await active.recorder.cancel();
+  }
+
+  end() {
+    const active = this.active;
+    this.active = null;
+    if (active) this.onChange();
+    return active;
   }
 }

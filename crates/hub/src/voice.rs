@@ -214,7 +214,24 @@ async fn call_service(
     .map_err(|e| unreachable(what, e))?
 }
 
+/// Writes a recording where it is kept until its message is stored.
+pub fn keep(file: &std::path::Path, audio: &[u8]) -> std::io::Result<()> {
+    if let Some(dir) = file.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::write(file, audio)
+}
+
 impl Hub {
+    /// Where recording `recording` is kept until its message is stored: `<data dir>/voice/<id>.<ext>`.
+    pub fn kept_recording(&self, recording: &str, ext: &str) -> Result<PathBuf, ApiError> {
+        check_recording_id(recording)?;
+        Ok(self
+            .data_dir()
+            .join("voice")
+            .join(format!("{recording}.{ext}")))
+    }
+
     fn voice_settings_path(&self) -> PathBuf {
         self.data_dir().join(SETTINGS_FILE)
     }
@@ -295,17 +312,14 @@ impl Hub {
                 "the recording is empty: was the microphone on?",
             ));
         }
-        let dir = self.data_dir().join("voice");
-        let file = dir.join(format!("{recording}.{ext}"));
-        std::fs::create_dir_all(&dir)
-            .and_then(|()| std::fs::write(&file, &audio))
-            .map_err(|e| {
-                ApiError::new(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    "cannot_save",
-                    format!("cannot keep the recording: {e}"),
-                )
-            })?;
+        let file = self.kept_recording(recording, ext)?;
+        keep(&file, &audio).map_err(|e| {
+            ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "cannot_save",
+                format!("cannot keep the recording: {e}"),
+            )
+        })?;
         let settings = self.voice_settings()?;
         let url = settings.transcription_url.clone().ok_or_else(|| {
             ApiError::new(

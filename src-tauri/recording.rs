@@ -1,0 +1,137 @@
+//! Push-to-talk in the desktop window. WebKitGTK's MediaRecorder records nothing here, so the window asks
+//! the app to record (`clawmux-capture`: the microphone, or the WAV file given with `--microphone-file`),
+//! and the audio never crosses the IPC: `record_stop` keeps it where the hub keeps recordings until their
+//! message is stored (`<data dir>/voice/<id>.wav`), and `send_recording` hands that file to the hub's
+//! voice path, the one the browser's recordings take. A recording that failed to send stays there and is
+//! sent again under the same id, so it is stored once; one cancelled is never written.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use clawmux_capture::{Recording, Source};
+use clawmux_hub::error::StatusCode;
+use clawmux_hub::{ApiError, Hub};
+use serde_json::{json, Value};
+use tauri::State;
+
+use crate::start::Desktop;
+
+/// The app's recorder: where it records from, and the recording under way.
+pub struct Recorder {
+    source: Source,
+    current: Mutex<Option<(String, Recording)>>,
+}
+
+impl Recorder {
+    /// A recorder for `source`.
+    pub fn new(source: Source) -> Arc<Recorder> {
+        Arc::new(Recorder {
+            source,
+            current: Mutex::new(None),
+        })
+    }
+
+    fn take(&self) -> Option<(String, Recording)> {
+        self.current
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+    }
+}
+
+fn hub(desktop: &Desktop) -> Result<Hub, ApiError> {
+    desktop
+        .hub
+        .clone()
+        .map_err(|why| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "hub_unavailable", why))
+}
+
+fn failed(code: &'static str, e: impl std::fmt::Display) -> ApiError {
+    ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, code, e.to_string())
+}
+
+/// Starts recording; answers once the microphone records (or why it cannot: no microphone, not allowed).
+#[tauri::command]
+pub async fn record_start(desktop: State<'_, Desktop>) -> Result<Value, ApiError> {
+    let recorder = desktop.recorder.clone();
+    tauri::async_runtime::spawn_blocking(move || {
+        let mut current = recorder
+            .current
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if current.is_some() {
+            return Err(ApiError::new(
+                StatusCode::CONFLICT,
+                "already_recording",
+                "a recording is already under way",
+            ));
+        }
+        let recording = clawmux_capture::start(&recorder.source).map_err(|e| {
+            ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "no_microphone",
+                e.to_string(),
+            )
+        })?;
+        let id = uuid::Uuid::new_v4().simple().to_string();
+        *current = Some((id.clone(), recording));
+        Ok(json!({ "recording": id }))
+    })
+    .await
+    .map_err(|e| failed("recording_failed", e))?
+}
+
+/// Stops recording and keeps the audio for `send_recording`: `{recording, millis, truncated}`.
+#[tauri::command]
+pub async fn record_stop(desktop: State<'_, Desktop>) -> Result<Value, ApiError> {
+    let hub = hub(&desktop)?;
+    let Some((id, recording)) = desktop.recorder.take() else {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "not_recording",
+            "no recording is under way",
+        ));
+    };
+    let path = hub.kept_recording(&id, "wav")?;
+    tauri::async_runtime::spawn_blocking(move || {
+        let clip = recording
+            .finish()
+            .map_err(|e| ApiError::bad_request("empty_recording", e.to_string()))?;
+        clawmux_hub::voice::keep(&path, &clip.wav)
+            .map_err(|e| failed("cannot_save", format!("cannot keep the recording: {e}")))?;
+        tracing::info!(recording = %id, millis = clip.millis, bytes = clip.wav.len(), "recorded");
+        Ok(json!({ "recording": id, "millis": clip.millis, "truncated": clip.truncated }))
+    })
+    .await
+    .map_err(|e| failed("recording_failed", e))?
+}
+
+/// Stops recording and keeps nothing (Escape).
+#[tauri::command]
+pub async fn record_cancel(desktop: State<'_, Desktop>) -> Result<(), ApiError> {
+    let taken = desktop.recorder.take();
+    tauri::async_runtime::spawn_blocking(move || drop(taken))
+        .await
+        .map_err(|e| failed("recording_failed", e))
+}
+
+/// Sends a kept recording to `agent`: transcribed by the hub and stored as a voice message, once.
+#[tauri::command]
+pub async fn send_recording(
+    desktop: State<'_, Desktop>,
+    agent: String,
+    recording: String,
+) -> Result<Value, ApiError> {
+    let hub = hub(&desktop)?;
+    let path = hub.kept_recording(&recording, "wav")?;
+    let audio = tokio::fs::read(&path).await.map_err(|e| {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            "no_such_recording",
+            format!("recording {recording} is not kept here: {e}"),
+        )
+    })?;
+    let message = hub
+        .voice_message(&agent, &recording, "audio/wav", audio)
+        .await?;
+    serde_json::to_value(message).map_err(|e| failed("internal", e))
+}
