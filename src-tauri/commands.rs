@@ -1,5 +1,6 @@
 //! The window's IPC: one command that runs the hub's command surface (the same `Command` the HTTP API
-//! runs), and two small ones of the app's own.
+//! runs), speech from the hub's speech service as raw bytes, and two small ones of the app's own.
+//! (Push-to-talk has its own file, `recording.rs`.)
 
 use clawmux_hub::{ApiError, Command};
 use serde_json::{json, Value};
@@ -10,14 +11,7 @@ use crate::start::Desktop;
 /// Runs a command of the hub's UI surface.
 #[tauri::command]
 pub async fn hub(desktop: State<'_, Desktop>, command: Command) -> Result<Value, ApiError> {
-    match &desktop.hub {
-        Ok(hub) => hub.dispatch(command).await,
-        Err(why) => Err(ApiError::new(
-            clawmux_hub::error::StatusCode::SERVICE_UNAVAILABLE,
-            "hub_unavailable",
-            why.clone(),
-        )),
-    }
+    desktop.running()?.dispatch(command).await
 }
 
 /// Whether the hub runs, on which port, or why not: the window shows the port, or an error screen.
@@ -36,4 +30,15 @@ pub fn viewing(desktop: State<'_, Desktop>, agent: Option<String>) {
         .viewing
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner) = agent;
+}
+
+/// Speech for `text` from the speech service the hub is set to use: the audio's bytes, unencoded (the
+/// window plays them; the media engine reads their format from the bytes).
+#[tauri::command]
+pub async fn speech(
+    desktop: State<'_, Desktop>,
+    text: String,
+) -> Result<tauri::ipc::Response, ApiError> {
+    let (_content_type, audio) = desktop.running()?.speech(&text).await?;
+    Ok(tauri::ipc::Response::new(audio))
 }

@@ -37,6 +37,7 @@ fn main() {
             commands::hub,
             commands::hub_info,
             commands::viewing,
+            commands::speech,
             recording::record_start,
             recording::record_stop,
             recording::record_cancel,

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use clawmux_capture::{Recording, Source};
 use clawmux_hub::error::StatusCode;
-use clawmux_hub::{ApiError, Hub};
+use clawmux_hub::ApiError;
 use serde_json::{json, Value};
 use tauri::State;
 
@@ -36,13 +36,6 @@ impl Recorder {
             .unwrap_or_else(PoisonError::into_inner)
             .take()
     }
-}
-
-fn hub(desktop: &Desktop) -> Result<Hub, ApiError> {
-    desktop
-        .hub
-        .clone()
-        .map_err(|why| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "hub_unavailable", why))
 }
 
 fn failed(code: &'static str, e: impl std::fmt::Display) -> ApiError {
@@ -83,7 +76,7 @@ pub async fn record_start(desktop: State<'_, Desktop>) -> Result<Value, ApiError
 /// Stops recording and keeps the audio for `send_recording`: `{recording, millis, truncated}`.
 #[tauri::command]
 pub async fn record_stop(desktop: State<'_, Desktop>) -> Result<Value, ApiError> {
-    let hub = hub(&desktop)?;
+    let hub = desktop.running()?;
     let Some((id, recording)) = desktop.recorder.take() else {
         return Err(ApiError::new(
             StatusCode::CONFLICT,
@@ -121,7 +114,7 @@ pub async fn send_recording(
     agent: String,
     recording: String,
 ) -> Result<Value, ApiError> {
-    let hub = hub(&desktop)?;
+    let hub = desktop.running()?;
     let path = hub.kept_recording(&recording, "wav")?;
     let audio = tokio::fs::read(&path).await.map_err(|e| {
         ApiError::new(

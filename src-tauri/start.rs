@@ -4,7 +4,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use clawmux_capture::Source;
-use clawmux_hub::Hub;
+use clawmux_hub::error::StatusCode;
+use clawmux_hub::{ApiError, Hub};
 
 use crate::recording::Recorder;
 
@@ -21,6 +22,19 @@ pub struct Desktop {
     pub viewing: Mutex<Option<String>>,
     /// Push-to-talk.
     pub recorder: Arc<Recorder>,
+}
+
+impl Desktop {
+    /// The hub, or the error every command answers when it did not start.
+    pub fn running(&self) -> Result<&Hub, ApiError> {
+        self.hub.as_ref().map_err(|why| {
+            ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "hub_unavailable",
+                why.clone(),
+            )
+        })
+    }
 }
 
 /// The app's command line.

@@ -28,7 +28,9 @@ const data = join(dir, 'data');
 // tauri-driver starts the app with almost no environment; this wrapper gives it the test's HOME, so its
 // window state is kept in the test's folder and never in the real home.
 const LAUNCH = join(dir, 'clawmux-desktop.sh');
-writeFileSync(LAUNCH, `#!/bin/sh\nexport HOME='${dir}' XDG_CONFIG_HOME='${dir}/.config' XDG_DATA_HOME='${dir}/.local/share'\nexec '${APP}' "$@"\n`, { mode: 0o755 });
+// It also plays sound through the test's own PulseAudio server (a null sink), as a desktop session would.
+const PULSE = join(dir, 'pulse');
+writeFileSync(LAUNCH, `#!/bin/sh\nexport HOME='${dir}' XDG_CONFIG_HOME='${dir}/.config' XDG_DATA_HOME='${dir}/.local/share' PULSE_SERVER='unix:${PULSE}/native'\nexec '${APP}' "$@"\n`, { mode: 0o755 });
 const WINDOW_STATE = join(dir, '.config', 'dev.clawmux.desktop', '.window-state.json');
 // Real speech for push-to-talk: the app plays this file as its microphone (`--microphone-file`).
 const SPEECH = join(dir, 'speech.wav');
@@ -71,6 +73,11 @@ before(async () => {
   const monitor = start('dbus-monitor', ['--session', "interface='org.freedesktop.Notifications',member='Notify'"]);
   monitor.stdout.on('data', (d) => { notifications += d; });
   start('dunst', []);
+  mkdirSync(PULSE, { recursive: true });
+  start('pulseaudio', ['-n', '--daemonize=no', '--exit-idle-time=-1', '--use-pid-file=no', '--disable-shm=yes',
+    '-L', `module-native-protocol-unix auth-anonymous=1 socket=${PULSE}/native`, '-L', 'module-null-sink'],
+  { XDG_RUNTIME_DIR: PULSE, XDG_CONFIG_HOME: join(dir, '.config') });
+  await until('the sound server', () => existsSync(join(PULSE, 'native')));
   start(DRIVER, ['--port', '4444']);
   await until('tauri-driver', () => listening(4444));
   browser = await remote({
@@ -197,13 +204,22 @@ test('the window reads an answer aloud with its own voices, and says when it is 
   assert.equal(await (await browser.$('#notice')).getText(), '', 'no error while speaking');
 });
 
-test('push-to-talk in the window: the app records real speech, the agent gets it as a voice message once; a failure keeps it for a retry; Escape keeps nothing', async (t) => {
+/** The window's hub over HTTP (its port from the window's footer), and `clawmux` as agent `agent`. */
+async function windowHub() {
   const address = await (await browser.$('#hub-address')).getText();
   const port = Number(/127\.0\.0\.1:(\d+)/.exec(address)?.[1]);
   const token = readFileSync(join(data, 'token'), 'utf8').trim();
-  const api = (method, path, body) => fetch(`http://127.0.0.1:${port}${path}`, {
-    method, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: body && JSON.stringify(body),
-  }).then((r) => r.json());
+  const env = (agent) => ({ PATH: process.env.PATH, HOME: dir, CLAWMUX_HOME: data, CLAWMUX_PORT: String(port), CLAWMUX_SESSION_ID: agent, CLAWMUX_WORK_DIR: join(dir, agent) });
+  return {
+    api: (method, path, body) => fetch(`http://127.0.0.1:${port}${path}`, {
+      method, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: body && JSON.stringify(body),
+    }).then((r) => r.json()),
+    clawmux: (agent, args) => execFileSync(BIN, args, { env: env(agent), encoding: 'utf8' }),
+  };
+}
+
+test('push-to-talk in the window: the app records real speech, the agent gets it as a voice message once; a failure keeps it for a retry; Escape keeps nothing', async (t) => {
+  const { api } = await windowHub();
   // The transcription service checks it got the speech itself: a WAV of espeak's format that starts with
   // espeak's samples, unchanged, and is as long as the button was held. The first request fails.
   const spoken = readWav(readFileSync(SPEECH));
@@ -260,6 +276,52 @@ test('push-to-talk in the window: the app records real speech, the agent gets it
   assert.equal(await (await browser.$('#notice')).getText(), '', 'no error: the second press was not refused as a recording under way');
   assert.equal(whisper.seen.length, 2, 'nothing sent after Escape');
   assert.deepEqual(readdirSync(join(data, 'voice')), []);
+});
+
+test('a speech service set in the voice settings form reads the answers instead of the voices of the window', async (t) => {
+  const { api, clawmux } = await windowHub();
+  const asked = [];
+  const kokoro = await startService((path, body) => {
+    asked.push({ path, ...JSON.parse(body) });
+    return [200, 'audio/wav', readFileSync(SPEECH)];
+  });
+  t.after(() => kokoro.close());
+  await (await browser.$('#voice-settings-open')).click();
+  const speechUrl = await browser.$('#vs-speech');
+  await speechUrl.waitForDisplayed({ timeout: 5000 });
+  await browser.waitUntil(async () => /\/v1\/audio\/transcriptions$/.test(await (await browser.$('#vs-transcription')).getValue()),
+    { timeout: 5000, timeoutMsg: 'the form shows the saved transcription service' });
+  const save = await browser.$('#voice-settings button[type=submit]');
+  // A bad address is refused with the reason, the form stays open and nothing is saved.
+  await speechUrl.setValue('https://speech.example/v1/audio/speech');
+  await save.click();
+  await browser.waitUntil(async () => /not an http:\/\/ address/.test(await (await browser.$('#vs-hint')).getText()),
+    { timeout: 5000, timeoutMsg: 'no reason shown for a bad address' });
+  assert.equal(await (await browser.$('#voice-settings')).isDisplayed(), true);
+  assert.equal((await api('GET', '/api/voice/settings')).speech_url, null);
+  await speechUrl.setValue(`${kokoro.url}/v1/audio/speech`);
+  await (await browser.$('#vs-key')).setValue('sk-local');
+  await save.click();
+  await browser.waitUntil(async () => !(await (await browser.$('#voice-settings')).isDisplayed()), { timeout: 5000, timeoutMsg: 'the form stayed open' });
+  const saved = await api('GET', '/api/voice/settings');
+  assert.equal(saved.speech_url, `${kokoro.url}/v1/audio/speech`);
+  assert.equal(saved.api_key_set, true);
+  assert.equal(saved.api_key, undefined, 'the key never comes back');
+
+  // sky's answers are read aloud (switched on in the test before): now through the service.
+  clawmux('sky', ['send', '--to', 'user', 'Deployed `v2` to **staging**.']);
+  await kokoro.requests(1);
+  const began = Date.now();
+  assert.equal(asked[0].path, '/v1/audio/speech');
+  assert.equal(asked[0].input, 'Deployed v2 to staging.');
+  assert.equal(kokoro.seen[0].headers.authorization, 'Bearer sk-local');
+  const state = await browser.$('#voice-state');
+  await browser.waitUntil(async () => (await state.getText()) === '', { timeout: 20000, timeoutMsg: 'never finished playing' });
+  assert.equal(await (await browser.$('#notice')).getText(), '', 'the window played the audio of the service');
+  const audio = readWav(readFileSync(SPEECH));
+  const audioMs = (audio.samples.length * 1000) / audio.rate;
+  assert.ok(Date.now() - began >= audioMs * 0.9, `played for ${Date.now() - began} ms, the audio lasts ${Math.round(audioMs)} ms`);
+  assert.equal(await browser.execute(() => speechSynthesis.speaking), false, 'not with its own voices');
 });
 
 test('a second launch only raises the first window: one instance, one hub', async () => {

@@ -47,6 +47,15 @@ async function invoke(name, args) {
   }
 }
 
+/** The type of audio bytes, by their signature (what speech services send: mp3, wav, ogg, flac). */
+function audioType(bytes) {
+  const text = String.fromCharCode(...bytes.subarray(0, 4));
+  if (text === 'RIFF') return 'audio/wav';
+  if (text === 'OggS') return 'audio/ogg';
+  if (text === 'fLaC') return 'audio/flac';
+  return 'audio/mpeg'; // ID3 or a bare MPEG frame, and what the hub asks the service for
+}
+
 /** Push-to-talk in the desktop window: the app records (`clawmux-capture`) and keeps the audio. */
 class AppRecorder {
   start() {
@@ -99,9 +108,11 @@ class DesktopBackend {
     return invoke('send_recording', { agent, recording });
   }
 
-  /** Speech comes from the webview's own voices in the desktop app. */
-  async speech() {
-    throw new HubError(0, 'voice_not_configured', 'The desktop window speaks with its own voices.');
+  /** Audio for a text from the speech service the hub is set to use (raw bytes over the IPC, so the
+   * type is read from them). */
+  async speech(text) {
+    const audio = new Uint8Array(await invoke('speech', { text }));
+    return new Blob([audio], { type: audioType(audio) });
   }
 
   dropConnection() {}

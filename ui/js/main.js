@@ -352,8 +352,55 @@ async function sendRecording(agent, clip, recording = clip.recording ?? crypto.r
   }
 }
 
+/** The voice settings form: where speech becomes text and text speech (the hub keeps them). */
+async function openVoiceSettings() {
+  const form = $('voice-settings');
+  form.hidden = false;
+  $('vs-hint').textContent = '';
+  try {
+    const settings = await backend.command({ command: 'voice_settings' });
+    form.settings = settings;
+    $('vs-transcription').value = settings.transcription_url ?? '';
+    $('vs-speech').value = settings.speech_url ?? '';
+    $('vs-voice').value = settings.speech_voice ?? '';
+    $('vs-key').value = '';
+    $('vs-key').placeholder = settings.api_key_set ? 'set (leave empty to keep it)' : 'none';
+    $('vs-transcription').focus();
+  } catch (e) {
+    $('vs-hint').textContent = e.message;
+  }
+}
+
+async function saveVoiceSettings() {
+  const { api_key_set: _set, ...loaded } = $('voice-settings').settings ?? {};
+  const value = (id) => $(id).value.trim() || null;
+  const settings = {
+    ...loaded,
+    transcription_url: value('vs-transcription'),
+    speech_url: value('vs-speech'),
+    speech_voice: value('vs-voice') ?? loaded.speech_voice ?? 'af_sky',
+  };
+  if (value('vs-key')) settings.api_key = value('vs-key');
+  try {
+    const saved = await backend.command({ command: 'set_voice_settings', settings });
+    speaker.preferService = Boolean(saved.speech_url);
+    $('voice-settings').hidden = true;
+  } catch (e) {
+    $('vs-hint').textContent = e.message;
+  }
+}
+
 function startVoice() {
   speaker = new Speaker({ backend, onChange: showVoice, onProblem: notice });
+  backend.command({ command: 'voice_settings' })
+    .then((settings) => { speaker.preferService = Boolean(settings.speech_url); })
+    .catch(() => {});
+  $('voice-settings-open').addEventListener('click', openVoiceSettings);
+  $('vs-cancel').addEventListener('click', () => { $('voice-settings').hidden = true; });
+  $('voice-settings').addEventListener('submit', (e) => {
+    e.preventDefault();
+    saveVoiceSettings();
+  });
   listener = new Listener({
     backend,
     onChange: showVoice,

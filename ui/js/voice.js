@@ -3,8 +3,8 @@
 // the sidebar; their indicator sits beside the microphone.
 //
 // Speaking: a queue, so two quick messages never talk over each other; stop and skip; markdown and code are
-// not read out as symbols. The engine is the webview's speechSynthesis when it has voices, else the speech
-// service the hub is set to use. Sending never waits on any of it.
+// not read out as symbols. The engine is the speech service the hub is set to use when the user set one,
+// else the webview's speechSynthesis when it has voices. Sending never waits on any of it.
 //
 // Listening: hold Space (outside the text box) or click the mic; Escape cancels. The recording goes to the
 // hub, which transcribes it and stores a voice message. A recording that fails is kept on screen with a
@@ -35,6 +35,7 @@ export class Speaker {
     this.onProblem = onProblem;
     this.queue = [];
     this.current = null; // { stop() }
+    this.preferService = false; // a speech service is set: the user chose its voice
   }
 
   get speaking() {
@@ -69,7 +70,7 @@ export class Speaker {
     const done = () => {
       if (this.current === playing) this.next();
     };
-    const playing = this.hasVoices() ? this.browserVoice(words, done) : this.hubVoice(words, done);
+    const playing = !this.preferService && this.hasVoices() ? this.browserVoice(words, done) : this.hubVoice(words, done);
     this.current = playing;
     this.onChange();
   }
@@ -89,23 +90,43 @@ export class Speaker {
     return { stop: () => speechSynthesis.cancel() };
   }
 
+  /** Speech from the hub's speech service, played with Web Audio (the Linux webview refuses to play
+   * blob: and data: URLs in media elements; Web Audio plays in both it and browsers). */
   hubVoice(words, done) {
-    let audio = null;
+    let source = null;
     let stopped = false;
-    this.backend.speech(words).then((blob) => {
+    const play = async () => {
+      let bytes;
+      try {
+        bytes = await (await this.backend.speech(words)).arrayBuffer();
+      } catch (e) {
+        this.onProblem(e.code === 'voice_not_configured'
+          ? 'No voice to read aloud with here: set a speech service in the voice settings.'
+          : `Could not speak: ${e.message}`);
+        this.queue = [];
+        done();
+        return;
+      }
       if (stopped) return;
-      audio = new Audio(URL.createObjectURL(blob));
-      audio.onended = done;
-      audio.onerror = () => { this.onProblem('The speech service sent audio this window cannot play.'); done(); };
-      return audio.play();
-    }).catch((e) => {
-      this.onProblem(e.code === 'voice_not_configured'
-        ? 'No voice to read aloud with here: set a speech service in the voice settings.'
-        : `Could not speak: ${e.message}`);
-      this.queue = [];
-      done();
-    });
-    return { stop: () => { stopped = true; audio?.pause(); done(); } };
+      this.audio ??= new AudioContext();
+      let buffer;
+      try {
+        buffer = await this.audio.decodeAudioData(bytes);
+      } catch (e) {
+        this.onProblem(`The speech service sent audio this window cannot play (${e.message || e.name}).`);
+        done();
+        return;
+      }
+      if (stopped) return;
+      await this.audio.resume().catch(() => {});
+      source = this.audio.createBufferSource();
+      source.buffer = buffer;
+      source.connect(this.audio.destination);
+      source.onended = done;
+      source.start();
+    };
+    play();
+    return { stop: () => { stopped = true; source?.stop(); done(); } };
   }
 }
 
