@@ -115,3 +115,21 @@ test('answers are read aloud in turn, without markdown symbols; stop, and a clea
     await kokoro.close();
   }
 });
+
+test('a browser without a microphone says so when Talk is pressed, and nothing is recorded or sent', async () => {
+  const hub = await startHub();
+  const noMic = await openBrowser(); // no fake device: this machine has no microphone
+  const { page } = await openUi(noMic, hub);
+  try {
+    hub.addAgent('sky');
+    await page.click('[data-agent="sky"]');
+    await page.click('#mic');
+    await page.waitForFunction(() => /No microphone|not allowed/.test(document.querySelector('#notice').textContent));
+    await page.waitForSelector('#mic[aria-pressed="false"]');
+    assert.equal(await page.textContent('#voice-state'), '', 'not listening');
+    assert.equal((await hub.api('GET', '/api/history/sky')).messages.length, 0, 'nothing sent');
+  } finally {
+    await noMic.close();
+    hub.stop();
+  }
+});
