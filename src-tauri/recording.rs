@@ -76,16 +76,19 @@ pub async fn record_start(desktop: State<'_, Desktop>) -> Result<Value, ApiError
 /// Stops recording and keeps the audio for `send_recording`: `{recording, millis, truncated}`.
 #[tauri::command]
 pub async fn record_stop(desktop: State<'_, Desktop>) -> Result<Value, ApiError> {
-    let hub = desktop.running()?;
-    let Some((id, recording)) = desktop.recorder.take() else {
-        return Err(ApiError::new(
-            StatusCode::CONFLICT,
-            "not_recording",
-            "no recording is under way",
-        ));
-    };
-    let path = hub.kept_recording(&id, "wav")?;
+    let hub = desktop.running().cloned();
+    let recorder = desktop.recorder.clone();
+    // Off the async threads: taking the recording waits for a start still opening the device, and
+    // finishing joins the source's thread.
     tauri::async_runtime::spawn_blocking(move || {
+        let Some((id, recording)) = recorder.take() else {
+            return Err(ApiError::new(
+                StatusCode::CONFLICT,
+                "not_recording",
+                "no recording is under way",
+            ));
+        };
+        let path = hub?.kept_recording(&id, "wav")?;
         let clip = recording
             .finish()
             .map_err(|e| ApiError::bad_request("empty_recording", e.to_string()))?;
@@ -101,8 +104,8 @@ pub async fn record_stop(desktop: State<'_, Desktop>) -> Result<Value, ApiError>
 /// Stops recording and keeps nothing (Escape).
 #[tauri::command]
 pub async fn record_cancel(desktop: State<'_, Desktop>) -> Result<(), ApiError> {
-    let taken = desktop.recorder.take();
-    tauri::async_runtime::spawn_blocking(move || drop(taken))
+    let recorder = desktop.recorder.clone();
+    tauri::async_runtime::spawn_blocking(move || drop(recorder.take()))
         .await
         .map_err(|e| failed("recording_failed", e))
 }

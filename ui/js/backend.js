@@ -88,6 +88,8 @@ class DesktopBackend {
       return;
     }
     this.where = `hub on 127.0.0.1:${info.port}`;
+    // A recording a previous page left running (a reload while Talk was held) ends unkept.
+    await invoke('record_cancel').catch(() => {});
     await window.__TAURI__.event.listen('hub', (e) => this.onEvent(e.payload));
     // Listening first, then the list: no change can fall between them.
     this.onEvent({ type: 'session_list', sessions: await this.command({ command: 'sessions' }) });

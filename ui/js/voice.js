@@ -205,16 +205,11 @@ export class Listener {
 
   /** Ends the recording (once it has started) and hands the clip over. */
   async stop() {
-    const active = this.end();
-    if (!active) return;
-    try {
-      await active.started;
-    } catch {
-      return; // its problem is on screen already
-    }
+    const recorder = await this.end();
+    if (!recorder) return;
     let clip;
     try {
-      clip = await active.recorder.stop();
+      clip = await recorder.stop();
     } catch (e) {
       this.onProblem(e.message);
       return;
@@ -224,20 +219,22 @@ export class Listener {
 
   /** Ends the recording and keeps nothing. */
   async cancel() {
-    const active = this.end();
-    if (!active) return;
-    try {
-      await active.started;
-    } catch {
-      return;
-    }
-    await active.recorder.cancel();
+    const recorder = await this.end();
+    await recorder?.cancel();
   }
 
-  end() {
+  /** Stops listening; resolves with the recorder once it has started (null if it never did: its problem
+   * is on screen already). */
+  async end() {
     const active = this.active;
+    if (!active) return null;
     this.active = null;
-    if (active) this.onChange();
-    return active;
+    this.onChange();
+    try {
+      await active.started;
+      return active.recorder;
+    } catch {
+      return null;
+    }
   }
 }
