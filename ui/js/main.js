@@ -317,8 +317,10 @@ function readsAloud(agent) {
 
 function showVoice() {
   const state = $('voice-state');
-  state.classList.toggle('listening', listener.listening);
-  state.textContent = listener.listening ? 'Listening… (Escape cancels)' : speaker.speaking ? 'Speaking…' : '';
+  state.classList.toggle('listening', listener.ready);
+  state.textContent = listener.ready ? 'Listening… (Escape cancels)'
+    : listener.listening ? 'Starting the microphone…'
+      : speaker.speaking ? 'Speaking…' : '';
   $('speak-stop').hidden = !speaker.speaking;
   $('speak-skip').hidden = !speaker.speaking;
   $('mic').setAttribute('aria-pressed', String(listener.listening));

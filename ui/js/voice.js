@@ -188,13 +188,21 @@ export class Listener {
     return this.active !== null;
   }
 
+  /** Whether the microphone records yet (opening a device takes a moment; words before it are lost). */
+  get ready() {
+    return this.active?.ready === true;
+  }
+
   start() {
     if (this.active) return;
     const recorder = this.backend.recorder();
     const active = { recorder, started: recorder.start() };
     this.active = active;
     this.onChange();
-    active.started.catch((e) => {
+    active.started.then(() => {
+      active.ready = true;
+      this.onChange();
+    }, (e) => {
       if (this.active === active) {
         this.active = null;
         this.onChange();

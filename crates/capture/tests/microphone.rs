@@ -110,7 +110,9 @@ fn speech_on_the_default_source_is_recorded_through_the_microphone_path() {
     std::env::set_var("HOME", dir.path());
     std::env::set_var("XDG_RUNTIME_DIR", dir.path().join("run"));
 
+    let opening = Instant::now();
     let recording = start(&Source::Microphone).expect("the virtual source opens as the microphone");
+    let opened = opening.elapsed();
     // The speech, paced as a microphone would deliver it, then half a second of silence.
     let mut pipe = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
     let began = Instant::now();
@@ -147,7 +149,7 @@ fn speech_on_the_default_source_is_recorded_through_the_microphone_path() {
         "rms {loud:.0}, expected about {expected:.0}"
     );
     println!(
-        "microphone (cpal, ALSA -> PulseAudio virtual source): {spoken_ms} ms of speech -> {} ms at {} Hz, rms {loud:.0} (about {expected:.0} expected)",
+        "microphone (cpal, ALSA -> PulseAudio virtual source): opened in {opened:?}; {spoken_ms} ms of speech -> {} ms at {} Hz, rms {loud:.0} (about {expected:.0} expected)",
         clip.millis, spec.sample_rate
     );
 }
