@@ -342,7 +342,7 @@ async function sendRecording(agent, clip, recording = clip.recording ?? crypto.r
   notice('Transcribing…');
   try {
     await backend.voice(agent, recording, clip);
-    notice('');
+    notice(clip.truncated ? 'Sent, though only its first 25 MiB (about 4.5 minutes) were recorded.' : '');
   } catch (e) {
     notice(`Not sent: ${e.message}`);
     const retry = document.createElement('button');
