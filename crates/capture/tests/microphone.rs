@@ -105,7 +105,16 @@ fn speech_on_the_default_source_is_recorded_through_the_microphone_path() {
     let (_, rate, spoken) = speech(dir.path());
     let fifo = dir.path().join("speech.fifo");
     let (_server, address) = pulseaudio(dir.path(), &fifo, rate);
-    // This process's ALSA -> PulseAudio client finds the test's server, and its home is the test's.
+    // This process's ALSA goes to PulseAudio whatever the machine's own configuration says (a desktop
+    // with PipeWire would otherwise record its real microphone), and finds the test's server; its home is
+    // the test's.
+    let alsa = dir.path().join("asound.conf");
+    std::fs::write(
+        &alsa,
+        "pcm.!default { type pulse }\nctl.!default { type pulse }\n",
+    )
+    .unwrap();
+    std::env::set_var("ALSA_CONFIG_PATH", &alsa);
     std::env::set_var("PULSE_SERVER", &address);
     std::env::set_var("HOME", dir.path());
     std::env::set_var("XDG_RUNTIME_DIR", dir.path().join("run"));
