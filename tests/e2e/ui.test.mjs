@@ -237,3 +237,44 @@ test('"Needs you" paints over the indicator with its reason until the tool call 
     hub.stop();
   }
 });
+
+test('unread counts: an agent off screen counts its answers; coming back to it clears them, also after a reload', async () => {
+  const hub = await startHub();
+  const { page, errors } = await openUi(browser, hub);
+  const badge = (agent) => page.textContent(`[data-agent="${agent}"] .unread`);
+  const sessions = async () => Object.fromEntries((await hub.api('POST', '/api/command', { command: 'sessions' }))
+    .map((s) => [s.session_id, s.unread_count]));
+  try {
+    hub.addAgent('sky');
+    hub.addAgent('moon');
+    await page.click('[data-agent="sky"]');
+    hub.clawmux(['send', '--to', 'user', 'First, while you look.'], 'sky');
+    await page.waitForSelector('article.kind-assistant >> text=First, while you look.');
+    await page.click('[data-agent="moon"]');
+    hub.clawmux(['send', '--to', 'user', 'Second, while you are away.'], 'sky');
+    hub.clawmux(['send', '--to', 'user', 'Third.'], 'sky');
+    await page.waitForFunction(() => document.querySelector('[data-agent="sky"] .unread').textContent === '2');
+    assert.equal((await sessions()).sky, 2, 'the hub counts them too');
+
+    // Back to sky, whose chat was already open once: read.
+    await page.click('[data-agent="sky"]');
+    await page.waitForFunction(() => document.querySelector('[data-agent="sky"] .unread').textContent === '');
+    // The hub learns it from the page's request, which has no event of its own: asked until it says so.
+    const end = Date.now() + 5000;
+    while ((await sessions()).sky !== 0 && Date.now() < end) await page.waitForTimeout(20);
+    assert.equal((await sessions()).sky, 0, 'the hub knows they were read');
+
+    // Away again, one more, then a reload: the count comes from the hub, and clears on the first visit.
+    await page.click('[data-agent="moon"]');
+    hub.clawmux(['send', '--to', 'user', 'Fourth.'], 'sky');
+    await page.waitForFunction(() => document.querySelector('[data-agent="sky"] .unread').textContent === '1');
+    await page.reload();
+    await page.waitForSelector('#connection.online');
+    assert.equal(await badge('sky'), '1');
+    await page.click('[data-agent="sky"]');
+    await page.waitForFunction(() => document.querySelector('[data-agent="sky"] .unread').textContent === '');
+    assert.deepEqual(errors, []);
+  } finally {
+    hub.stop();
+  }
+});

@@ -26,6 +26,7 @@ export class Conversation {
     this.elements = new Map();
     this.loaded = false;
     this.oldest = null;
+    this.newest = null;
   }
 
   /** Shows a message; does nothing if it is already on screen. Returns its element. */
@@ -33,6 +34,7 @@ export class Conversation {
     const existing = this.elements.get(m.id);
     if (existing) return existing;
     if (!this.oldest || m.seq < this.oldest.seq) this.oldest = m;
+    if (!this.newest || m.seq > this.newest.seq) this.newest = m;
     const parent = m.parent_id ? this.elements.get(m.parent_id) : null;
     if (m.kind === 'ack' && parent) {
       const mark = document.createElement('span');

@@ -242,6 +242,9 @@ function select(agent) {
     conv = new Conversation($('chats'), agent, loadOlder);
     conversations.set(agent, conv);
     loadLatest(conv);
+  } else if (conv.newest) {
+    // Its chat was open before: what arrived while it was off screen is read now.
+    markAllRead(conv.newest.id);
   }
   for (const c of conversations.values()) c.element.hidden = c !== conv;
   backend.viewing(agent);
