@@ -301,6 +301,8 @@ test('a speech service set in the voice settings form reads the answers instead 
   assert.equal((await api('GET', '/api/voice/settings')).speech_url, null);
   await speechUrl.setValue(`${kokoro.url}/v1/audio/speech`);
   await (await browser.$('#vs-key')).setValue('sk-local');
+  await painted();
+  await browser.saveScreenshot(join(ARTIFACTS, 'desktop-voice-settings.png'));
   await save.click();
   await browser.waitUntil(async () => !(await (await browser.$('#voice-settings')).isDisplayed()), { timeout: 5000, timeoutMsg: 'the form stayed open' });
   const saved = await api('GET', '/api/voice/settings');
