@@ -288,11 +288,17 @@ fn names_cannot_leave_the_data_folder() {
 fn bodies_and_websocket_frames_are_bounded() {
     let hub = TestHub::start();
     hub.add_agent("sky");
-    let big = format!("{{\"text\":\"{}\"}}", "x".repeat(2 * 1024 * 1024));
-    let (status, v) = hub.post("/api/sessions/sky/messages", None, &big);
-    assert_eq!((status, v["code"].as_str()), (413, Some("body_too_large")));
-    let (status, _) = hub.post("/api/hooks/tool-status", Some("sky"), &big);
-    assert_eq!(status, 413);
+    // Refused from the declared length, before the body is read.
+    let big = 2 * 1024 * 1024;
+    for path in ["/api/sessions/sky/messages", "/api/hooks/tool-status"] {
+        let (status, v) = hub.post_declaring(path, "application/json", big);
+        assert_eq!(
+            (status, v["code"].as_str()),
+            (413, Some("body_too_large")),
+            "{path}"
+        );
+    }
+    assert!(hub.history("sky").is_empty());
     // A WebSocket frame over the limit closes that connection; the hub goes on.
     let mut feed = hub.feed(None);
     let frame = json!({"type": "text", "session_id": "sky", "text": "y".repeat(2 * 1024 * 1024)})

@@ -131,6 +131,36 @@ impl TestHub {
         answer(req.send(body))
     }
 
+    /// A POST that declares a body of `length` bytes and sends none of it: the answer a client gets for
+    /// its request head alone (a hub refusing an oversized body answers before reading it).
+    pub fn post_declaring(&self, path: &str, content_type: &str, length: usize) -> (u16, Value) {
+        use std::io::{Read, Write};
+        let mut socket = std::net::TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        socket
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        write!(
+            socket,
+            "POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAuthorization: Bearer {}\r\n\
+             ClawMux-Session: sky\r\nContent-Type: {content_type}\r\nContent-Length: {length}\r\n\
+             Connection: close\r\n\r\n",
+            self.port, self.token
+        )
+        .unwrap();
+        let mut answer = Vec::new();
+        socket
+            .read_to_end(&mut answer)
+            .expect("an answer before the body");
+        let answer = String::from_utf8_lossy(&answer);
+        let status = answer
+            .split(' ')
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0);
+        let body = answer.split("\r\n\r\n").nth(1).unwrap_or("");
+        (status, serde_json::from_str(body).unwrap_or(Value::Null))
+    }
+
     pub fn get(&self, path: &str) -> (u16, Value) {
         answer(
             self.http()

@@ -124,7 +124,33 @@ async fn guard(State(g): State<Guard>, req: Request, next: Next) -> Response {
         )
         .into_response();
     }
+    // A body declared too large is refused before it is read: the client hears it at once (rather than
+    // after sending megabytes to be thrown away, into a connection then closed). A body of no declared
+    // length is still cut at the limit as it is read (DefaultBodyLimit).
+    let limit = body_limit(req.uri().path());
+    let declared = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limit as u64) {
+        return ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "body_too_large",
+            format!("the body is over the {limit} bytes this endpoint takes"),
+        )
+        .into_response();
+    }
     next.run(req).await
+}
+
+/// The largest body a path takes: recordings up to the transcription limit, anything else [`MAX_BODY`].
+fn body_limit(path: &str) -> usize {
+    if path.starts_with("/api/sessions/") && path.ends_with("/voice") {
+        crate::voice::MAX_AUDIO
+    } else {
+        MAX_BODY
+    }
 }
 
 /// The hub's routes, guarded, for a hub listening on `addr`.
