@@ -116,20 +116,26 @@ test('answers are read aloud in turn, without markdown symbols; stop, and a clea
   }
 });
 
-test('a browser without a microphone says so when Talk is pressed, and nothing is recorded or sent', async () => {
-  const hub = await startHub();
-  const noMic = await openBrowser(); // no fake device: this machine has no microphone
-  const { page } = await openUi(noMic, hub);
-  try {
-    hub.addAgent('sky');
-    await page.click('[data-agent="sky"]');
-    await page.click('#mic');
-    await page.waitForFunction(() => /No microphone|not allowed/.test(document.querySelector('#notice').textContent));
-    await page.waitForSelector('#mic[aria-pressed="false"]');
-    assert.equal(await page.textContent('#voice-state'), '', 'not listening');
-    assert.equal((await hub.api('GET', '/api/history/sky')).messages.length, 0, 'nothing sent');
-  } finally {
-    await noMic.close();
-    hub.stop();
-  }
-});
+for (const [what, flags, said] of [
+  ['without a microphone', [], /^No microphone: /], // no fake device: this machine has none
+  ['whose user refuses the microphone', ['--use-fake-device-for-media-stream', '--deny-permission-prompts'], /^The microphone was not allowed/],
+]) {
+  test(`a browser ${what} says so when Talk is pressed, and nothing is recorded or sent`, async () => {
+    const hub = await startHub();
+    const other = await openBrowser(flags);
+    const { page } = await openUi(other, hub);
+    try {
+      hub.addAgent('sky');
+      await page.click('[data-agent="sky"]');
+      await page.click('#mic');
+      await page.waitForFunction(() => document.querySelector('#notice').textContent !== '');
+      assert.match(await page.textContent('#notice'), said);
+      await page.waitForSelector('#mic[aria-pressed="false"]');
+      assert.equal(await page.textContent('#voice-state'), '', 'not listening');
+      assert.equal((await hub.api('GET', '/api/history/sky')).messages.length, 0, 'nothing sent');
+    } finally {
+      await other.close();
+      hub.stop();
+    }
+  });
+}
