@@ -75,10 +75,12 @@ pub fn run(path: &Path, ready: &Sender<Result<Tape, CaptureError>>, stopped: &Re
         }
     };
     let tape = Tape::new(sound.rate);
+    // The sound starts when the recording is said to run, so it lasts at least as long as it is held
+    // (this thread may be scheduled late after the send).
+    let began = Instant::now();
     if ready.send(Ok(tape.clone())).is_err() {
         return;
     }
-    let began = Instant::now();
     let mut played = 0usize;
     let silence = vec![0i16; sound.rate as usize / 10 + 1];
     loop {
