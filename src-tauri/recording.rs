@@ -1,8 +1,8 @@
 //! Push-to-talk in the desktop window. WebKitGTK's MediaRecorder records nothing here, so the window asks
 //! the app to record (`clawmux-capture`: the microphone, or the WAV file given with `--microphone-file`),
-//! and the audio never crosses the IPC: `record_stop` keeps it where the hub keeps recordings until their
-//! message is stored (`<data dir>/voice/<id>.wav`), and `send_recording` hands that file to the hub's
-//! voice path, the one the browser's recordings take. A recording that failed to send stays there and is
+//! and the audio never crosses the IPC: `record_stop` has the hub keep it as it keeps every recording
+//! until its message is stored (`<data dir>/voice/<id>.wav`), and `send_recording` has the hub transcribe
+//! and store that kept file, the path the browser's uploads take after they are kept. A recording that failed to send stays there and is
 //! sent again under the same id, so it is stored once; one cancelled is never written.
 
 use std::sync::{Arc, Mutex, PoisonError};
@@ -88,12 +88,11 @@ pub async fn record_stop(desktop: State<'_, Desktop>) -> Result<Value, ApiError>
                 "no recording is under way",
             ));
         };
-        let path = hub?.kept_recording(&id, "wav")?;
+        let hub = hub?;
         let clip = recording
             .finish()
             .map_err(|e| ApiError::bad_request("empty_recording", e.to_string()))?;
-        clawmux_hub::voice::keep(&path, &clip.wav)
-            .map_err(|e| failed("cannot_save", format!("cannot keep the recording: {e}")))?;
+        hub.keep_recording(&id, "wav", &clip.wav)?;
         tracing::info!(recording = %id, millis = clip.millis, bytes = clip.wav.len(), "recorded");
         Ok(json!({ "recording": id, "millis": clip.millis, "truncated": clip.truncated }))
     })
@@ -117,17 +116,9 @@ pub async fn send_recording(
     agent: String,
     recording: String,
 ) -> Result<Value, ApiError> {
-    let hub = desktop.running()?;
-    let path = hub.kept_recording(&recording, "wav")?;
-    let audio = tokio::fs::read(&path).await.map_err(|e| {
-        ApiError::new(
-            StatusCode::NOT_FOUND,
-            "no_such_recording",
-            format!("recording {recording} is not kept here: {e}"),
-        )
-    })?;
-    let message = hub
-        .voice_message(&agent, &recording, "audio/wav", audio)
+    let message = desktop
+        .running()?
+        .kept_voice_message(&agent, &recording, "audio/wav")
         .await?;
     serde_json::to_value(message).map_err(|e| failed("internal", e))
 }

@@ -214,22 +214,35 @@ async fn call_service(
     .map_err(|e| unreachable(what, e))?
 }
 
-/// Writes a recording where it is kept until its message is stored.
-pub fn keep(file: &std::path::Path, audio: &[u8]) -> std::io::Result<()> {
-    if let Some(dir) = file.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    std::fs::write(file, audio)
-}
-
 impl Hub {
     /// Where recording `recording` is kept until its message is stored: `<data dir>/voice/<id>.<ext>`.
-    pub fn kept_recording(&self, recording: &str, ext: &str) -> Result<PathBuf, ApiError> {
+    fn kept_recording(&self, recording: &str, ext: &str) -> Result<PathBuf, ApiError> {
         check_recording_id(recording)?;
         Ok(self
             .data_dir()
             .join("voice")
             .join(format!("{recording}.{ext}")))
+    }
+
+    /// Keeps a recording until its message is stored, so no failure after this loses it; returns where.
+    pub fn keep_recording(
+        &self,
+        recording: &str,
+        ext: &str,
+        audio: &[u8],
+    ) -> Result<PathBuf, ApiError> {
+        let file = self.kept_recording(recording, ext)?;
+        file.parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| std::fs::write(&file, audio))
+            .map(|()| file)
+            .map_err(|e| {
+                ApiError::new(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "cannot_save",
+                    format!("cannot keep the recording: {e}"),
+                )
+            })
     }
 
     fn voice_settings_path(&self) -> PathBuf {
@@ -312,14 +325,43 @@ impl Hub {
                 "the recording is empty: was the microphone on?",
             ));
         }
+        let file = self.keep_recording(recording, ext, &audio)?;
+        self.transcribe(agent, recording, &file, content_type, &audio)
+            .await
+    }
+
+    /// A recording kept earlier with [`Hub::keep_recording`] (the desktop app records into the hub's
+    /// folder), sent as a voice message the same way, without writing it again.
+    pub async fn kept_voice_message(
+        &self,
+        agent: &str,
+        recording: &str,
+        content_type: &str,
+    ) -> Result<clawmux_core::wire::Message, ApiError> {
+        self.live(agent)?;
+        let ext = extension(content_type).unwrap_or("wav");
         let file = self.kept_recording(recording, ext)?;
-        keep(&file, &audio).map_err(|e| {
+        let audio = tokio::fs::read(&file).await.map_err(|e| {
             ApiError::new(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "cannot_save",
-                format!("cannot keep the recording: {e}"),
+                StatusCode::NOT_FOUND,
+                "no_such_recording",
+                format!("recording {recording} is not kept here: {e}"),
             )
         })?;
+        self.transcribe(agent, recording, &file, content_type, &audio)
+            .await
+    }
+
+    /// Transcribes a kept recording and stores the words as the user's voice message (client key
+    /// `voice:<id>`, so once); the kept file goes once the message is stored.
+    async fn transcribe(
+        &self,
+        agent: &str,
+        recording: &str,
+        file: &std::path::Path,
+        content_type: &str,
+        audio: &[u8],
+    ) -> Result<clawmux_core::wire::Message, ApiError> {
         let settings = self.voice_settings()?;
         let url = settings.transcription_url.clone().ok_or_else(|| {
             ApiError::new(
@@ -329,8 +371,8 @@ impl Hub {
             )
         })?;
         let (ctype, body) = multipart(
-            &audio,
-            &format!("{recording}.{ext}"),
+            audio,
+            &file.file_name().unwrap_or_default().to_string_lossy(),
             content_type,
             &settings.transcription_model,
         );
@@ -376,7 +418,7 @@ impl Hub {
         let m = self
             .user_message(agent, &text, true, Some(&format!("voice:{recording}")))
             .await?;
-        let _ = std::fs::remove_file(&file);
+        let _ = std::fs::remove_file(file);
         Ok(m)
     }
 
