@@ -47,15 +47,6 @@ async function invoke(name, args) {
   }
 }
 
-/** The type of audio bytes, by their signature (what speech services send: mp3, wav, ogg, flac). */
-function audioType(bytes) {
-  const text = String.fromCharCode(...bytes.subarray(0, 4));
-  if (text === 'RIFF') return 'audio/wav';
-  if (text === 'OggS') return 'audio/ogg';
-  if (text === 'fLaC') return 'audio/flac';
-  return 'audio/mpeg'; // ID3 or a bare MPEG frame, and what the hub asks the service for
-}
-
 /** Push-to-talk in the desktop window: the app records (`clawmux-capture`) and keeps the audio. */
 class AppRecorder {
   start() {
@@ -110,11 +101,9 @@ class DesktopBackend {
     return invoke('send_recording', { agent, recording });
   }
 
-  /** Audio for a text from the speech service the hub is set to use (raw bytes over the IPC, so the
-   * type is read from them). */
-  async speech(text) {
-    const audio = new Uint8Array(await invoke('speech', { text }));
-    return new Blob([audio], { type: audioType(audio) });
+  /** Audio for a text from the speech service the hub is set to use: its bytes (raw over the IPC). */
+  speech(text) {
+    return invoke('speech', { text });
   }
 
   dropConnection() {}
@@ -213,7 +202,7 @@ class BrowserBackend {
     return data;
   }
 
-  /** Audio for a text from the speech service the hub is set to use. */
+  /** Audio for a text from the speech service the hub is set to use: its bytes. */
   async speech(text) {
     const response = await fetch('/api/speech', {
       method: 'POST',
@@ -224,7 +213,7 @@ class BrowserBackend {
       const data = await response.json().catch(() => ({}));
       throw new HubError(response.status, data.code ?? 'http_error', data.message ?? response.statusText);
     }
-    return response.blob();
+    return response.arrayBuffer();
   }
 
   async request(method, path, body) {

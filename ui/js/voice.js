@@ -98,7 +98,7 @@ export class Speaker {
     const play = async () => {
       let bytes;
       try {
-        bytes = await (await this.backend.speech(words)).arrayBuffer();
+        bytes = await this.backend.speech(words);
       } catch (e) {
         this.onProblem(e.code === 'voice_not_configured'
           ? 'No voice to read aloud with here: set a speech service in the voice settings.'
