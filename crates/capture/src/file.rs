@@ -13,9 +13,10 @@ use crate::CaptureError;
 /// How often the file's next samples are handed over, as a sound card would.
 const PERIOD: Duration = Duration::from_millis(20);
 
-/// The file's sound, mixed down to mono.
+/// The file's sound: interleaved 16-bit frames (the tape mixes them down as a device's would be).
 struct Sound {
     rate: u32,
+    channels: usize,
     samples: Vec<i16>,
 }
 
@@ -26,7 +27,7 @@ fn load(path: &Path) -> Result<Sound, String> {
     if spec.sample_rate == 0 {
         return Err("its sample rate is 0".into());
     }
-    let interleaved: Vec<i16> = match (spec.sample_format, spec.bits_per_sample) {
+    let samples: Vec<i16> = match (spec.sample_format, spec.bits_per_sample) {
         (hound::SampleFormat::Int, 16) => reader.samples::<i16>().collect::<Result<_, _>>(),
         (hound::SampleFormat::Int, bits @ 1..=32) => reader
             .samples::<i32>()
@@ -39,15 +40,9 @@ fn load(path: &Path) -> Result<Sound, String> {
         (format, bits) => return Err(format!("{bits}-bit {format:?} samples are not supported")),
     }
     .map_err(|e| e.to_string())?;
-    let samples = interleaved
-        .chunks_exact(channels)
-        .map(|frame| {
-            let sum: i32 = frame.iter().map(|&s| i32::from(s)).sum();
-            i16::try_from(sum / channels as i32).unwrap_or(0)
-        })
-        .collect();
     Ok(Sound {
         rate: spec.sample_rate,
+        channels,
         samples,
     })
 }
@@ -81,22 +76,22 @@ pub fn run(path: &Path, ready: &Sender<Result<Tape, CaptureError>>, stopped: &Re
     if ready.send(Ok(tape.clone())).is_err() {
         return;
     }
-    let mut played = 0usize;
+    let frames = sound.samples.len() / sound.channels;
+    let mut played = 0usize; // frames
     let silence = vec![0i16; sound.rate as usize / 10 + 1];
     loop {
         let stop = !matches!(stopped.recv_timeout(PERIOD), Err(RecvTimeoutError::Timeout));
         let due = (began.elapsed().as_secs_f64() * f64::from(sound.rate)) as usize;
         while played < due {
             let end = due.min(played + silence.len());
-            match sound.samples.get(played..end.min(sound.samples.len())) {
-                Some(from_file) if !from_file.is_empty() => {
-                    tape.record(from_file, 1);
-                    played += from_file.len();
-                }
-                _ => {
-                    tape.record(&silence[..end - played], 1);
-                    played = end;
-                }
+            if played < frames {
+                let end = end.min(frames);
+                let from_file = &sound.samples[played * sound.channels..end * sound.channels];
+                tape.record(from_file, sound.channels);
+                played = end;
+            } else {
+                tape.record(&silence[..end - played], 1);
+                played = end;
             }
         }
         if stop {

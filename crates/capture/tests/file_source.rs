@@ -121,3 +121,30 @@ fn a_recording_dropped_unfinished_stops_its_source() {
         "the thread ended"
     );
 }
+
+#[test]
+fn a_stereo_file_is_heard_mixed_down_to_mono() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("stereo.wav");
+    let spec = hound::WavSpec {
+        channels: 2,
+        sample_rate: 8000,
+        bits_per_sample: 16,
+        sample_format: hound::SampleFormat::Int,
+    };
+    let mut writer = hound::WavWriter::create(&path, spec).unwrap();
+    for _ in 0..800 {
+        writer.write_sample(1000i16).unwrap();
+        writer.write_sample(3000i16).unwrap();
+    }
+    writer.finalize().unwrap();
+    let (clip, _) = record(&Source::File(path), Duration::from_millis(150));
+    let (spec, heard) = read(&clip.wav);
+    assert_eq!((spec.channels, spec.sample_rate), (1, 8000));
+    assert!(heard.len() >= 800, "{} samples", heard.len());
+    assert!(
+        heard[..800].iter().all(|&s| s == 2000),
+        "the mean of the two channels"
+    );
+    assert!(heard[800..].iter().all(|&s| s == 0));
+}
