@@ -181,29 +181,6 @@ test('the app window runs the hub, shows agents, sends a message and notifies wh
   await (await browser.$('[data-agent="moon"].needs-you')).waitForExist({ timeout: 10000 });
 });
 
-test('the window reads an answer aloud with its own voices, and says when it is done', async () => {
-  const address = await (await browser.$('#hub-address')).getText();
-  const port = Number(/127\.0\.0\.1:(\d+)/.exec(address)?.[1]);
-  const env = { PATH: process.env.PATH, HOME: dir, CLAWMUX_HOME: data, CLAWMUX_PORT: String(port), CLAWMUX_SESSION_ID: 'sky', CLAWMUX_WORK_DIR: join(dir, 'sky') };
-  await (await browser.$('[data-agent="sky"]')).click();
-  const voices = await browser.execute(() => new Promise((ok) => {
-    if (speechSynthesis.getVoices().length) ok(speechSynthesis.getVoices().length);
-    speechSynthesis.onvoiceschanged = () => ok(speechSynthesis.getVoices().length);
-    setTimeout(() => ok(speechSynthesis.getVoices().length), 5000);
-  }));
-  assert.ok(voices > 0, 'WebKitGTK has voices');
-  await (await browser.$('#act-speak')).click();
-  assert.equal(await (await browser.$('#act-speak')).getAttribute('aria-pressed'), 'true');
-  execFileSync(BIN, ['send', '--to', 'user', 'The **tests** pass. `cargo test` is green.'], { env, encoding: 'utf8' });
-  const state = await browser.$('#voice-state');
-  await browser.waitUntil(async () => (await state.getText()) === 'Speaking…', { timeout: 10000, timeoutMsg: 'never spoke' });
-  assert.equal(await browser.execute(() => speechSynthesis.speaking), true, 'the webview is speaking');
-  await painted();
-  await browser.saveScreenshot(join(ARTIFACTS, 'desktop-speaking.png'));
-  await browser.waitUntil(async () => (await state.getText()) === '', { timeout: 20000, timeoutMsg: 'never finished speaking' });
-  assert.equal(await (await browser.$('#notice')).getText(), '', 'no error while speaking');
-});
-
 /** The window's hub over HTTP (its port from the window's footer), and `clawmux` as agent `agent`. */
 async function windowHub() {
   const address = await (await browser.$('#hub-address')).getText();
@@ -217,6 +194,27 @@ async function windowHub() {
     clawmux: (agent, args) => execFileSync(BIN, args, { env: env(agent), encoding: 'utf8' }),
   };
 }
+
+test('the window reads an answer aloud with its own voices, and says when it is done', async () => {
+  const { clawmux } = await windowHub();
+  await (await browser.$('[data-agent="sky"]')).click();
+  const voices = await browser.execute(() => new Promise((ok) => {
+    if (speechSynthesis.getVoices().length) ok(speechSynthesis.getVoices().length);
+    speechSynthesis.onvoiceschanged = () => ok(speechSynthesis.getVoices().length);
+    setTimeout(() => ok(speechSynthesis.getVoices().length), 5000);
+  }));
+  assert.ok(voices > 0, 'WebKitGTK has voices');
+  await (await browser.$('#act-speak')).click();
+  assert.equal(await (await browser.$('#act-speak')).getAttribute('aria-pressed'), 'true');
+  clawmux('sky', ['send', '--to', 'user', 'The **tests** pass. `cargo test` is green.']);
+  const state = await browser.$('#voice-state');
+  await browser.waitUntil(async () => (await state.getText()) === 'Speaking…', { timeout: 10000, timeoutMsg: 'never spoke' });
+  assert.equal(await browser.execute(() => speechSynthesis.speaking), true, 'the webview is speaking');
+  await painted();
+  await browser.saveScreenshot(join(ARTIFACTS, 'desktop-speaking.png'));
+  await browser.waitUntil(async () => (await state.getText()) === '', { timeout: 20000, timeoutMsg: 'never finished speaking' });
+  assert.equal(await (await browser.$('#notice')).getText(), '', 'no error while speaking');
+});
 
 test('push-to-talk in the window: the app records real speech, the agent gets it as a voice message once; a failure keeps it for a retry; Escape keeps nothing', async (t) => {
   const { api } = await windowHub();
