@@ -115,13 +115,24 @@ export async function openBrowser(extraArgs = []) {
   return browser;
 }
 
-/** Opens the UI and fails the test on any error the page logs. */
+/**
+ * Opens the UI. `errors` collects what is a defect of the page whatever the browser's version: an exception
+ * its code did not catch, and anything the page's Content Security Policy blocked in the live document (a
+ * `securitypolicyviolation` event, with what was blocked). The browser's own console reports (a failed
+ * fetch, work done in an inert document) are not collected: they change from one browser version to the
+ * next, and the tests check the behaviour behind them instead.
+ */
 export async function openUi(browser, hub) {
   const context = await browser.newContext({ viewport: { width: 1100, height: 700 } });
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  await page.exposeFunction('__clawmuxBlocked', (what) => errors.push(`CSP blocked: ${what}`));
+  await page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => {
+      window.__clawmuxBlocked(`${e.effectiveDirective} ${e.blockedURI || 'inline'} (${e.sample})`);
+    });
+  });
   await page.goto(hub.url);
   await page.waitForSelector('#connection.online');
   return { context, page, errors };

@@ -54,7 +54,13 @@ test('the indicator, the chat status and the messages follow a whole agent cycle
     hub.clawmux(['send', '--to', 'user', '--re', id, 'Build is **green**. <img src="data:," onerror="window.pwned=1"><script>window.pwned=2</script>'], 'sky');
     const reply = await page.waitForSelector(`[data-id="${id}"] .replies .msg.kind-assistant`);
     assert.equal(await reply.$eval('.body strong', (el) => el.textContent), 'green');
-    assert.equal(await page.evaluate(() => window.pwned), undefined, 'markdown is sanitised');
+    // The agent's HTML is shown as the text it wrote: nothing ran, no handler reached the live document
+    // (and the page's CSP had nothing to block: `errors` below).
+    assert.equal(await page.evaluate(() => window.pwned), undefined, 'no script ran');
+    assert.match(await reply.$eval('.body', (el) => el.textContent), /<img src="data:," onerror="window.pwned=1"><script>/);
+    assert.deepEqual(await page.evaluate(() => [...document.querySelectorAll('#chats *')]
+      .flatMap((el) => [...el.attributes].map((a) => a.name)).filter((n) => n.startsWith('on'))), [], 'no event-handler attribute');
+    assert.equal(await page.$$eval('#chats img, #chats script', (els) => els.length), 0, 'no element from the agent\'s HTML');
     hub.clawmux(['send', '--to', 'user', '--re', id], 'sky');
     await page.waitForSelector(`[data-id="${id}"] > .acks .ack`);
 
@@ -63,6 +69,48 @@ test('the indicator, the chat status and the messages follow a whole agent cycle
     await indicatorIs(page, 'sky', 'indicator-idle', GREEN);
     await page.screenshot({ path: join(ARTIFACTS, 'cycle-3-replied.png') });
     wait.process.kill();
+    assert.deepEqual(errors, []);
+  } finally {
+    hub.stop();
+  }
+});
+
+test('every message is shown: one the markdown renderer cannot handle is plain text with a note, and the chat goes on', async () => {
+  const hub = await startHub();
+  const { page, errors } = await openUi(browser, hub);
+  try {
+    hub.addAgent('sky');
+    await page.waitForSelector('[data-agent="sky"]');
+    // About 6 KB each: nested quotes overflow marked's stack; a deep list takes it seconds per KB more.
+    const quotes = `${'> '.repeat(3000)}deep quote`;
+    const list = Array.from({ length: 200 }, (_, i) => `${'  '.repeat(i)}- level ${i}`).join('\n');
+    const sent = [];
+    for (const text of [quotes, list, 'after them, **bold**']) sent.push(await hub.api('POST', '/api/send', { to: 'user', text }, 'sky'));
+    const started = Date.now();
+    await page.click('[data-agent="sky"]');
+    await page.waitForSelector(`[data-id="${sent[2].id}"] .body strong`);
+    console.log(`# the chat with both messages open in ${Date.now() - started} ms`);
+    for (const [m, text] of [[sent[0], quotes], [sent[1], list]]) {
+      const body = await page.$(`[data-id="${m.id}"] .body`);
+      assert.equal(await body.$eval('.render-note', (el) => el.textContent), 'Shown as plain text: this message could not be formatted.');
+      assert.equal(await body.evaluate((el) => el.firstChild.textContent), text, 'the text, whole and as written');
+    }
+    // Rendering one costs little in the page itself.
+    const ms = await page.evaluate(async (text) => {
+      const { renderInto } = await import(new URL('js/markdown.js', document.baseURI).href);
+      const el = document.createElement('div');
+      const t = performance.now();
+      renderInto(el, text);
+      return performance.now() - t;
+    }, quotes);
+    console.log(`# rendering the 6 KB nested quote: ${ms.toFixed(1)} ms`);
+    assert.ok(ms < 200, `render took ${ms} ms`);
+    // And again after a reload: the same messages, nothing missing.
+    await page.reload();
+    await page.waitForSelector('#connection.online');
+    await page.click('[data-agent="sky"]');
+    await page.waitForSelector(`[data-id="${sent[2].id}"] .body strong`);
+    assert.equal(await page.$$eval('#chats .render-note', (els) => els.length), 2);
     assert.deepEqual(errors, []);
   } finally {
     hub.stop();
@@ -138,7 +186,7 @@ test('after a dead connection the gap arrives once, and a send made offline is s
     const history = await hub.api('GET', '/api/history/sky?limit=1000');
     assert.equal(history.messages.filter((m) => m.text === 'written while offline').length, 1);
     await page.screenshot({ path: join(ARTIFACTS, 'reconnected.png') });
-    assert.deepEqual(errors.filter((e) => !e.includes('ERR_INTERNET_DISCONNECTED')), []);
+    assert.deepEqual(errors, []);
   } finally {
     hub.stop();
   }
@@ -180,8 +228,7 @@ test('agents are started, ended and started again from the UI; the demo agent st
     await page.click('#act-restart');
     await indicatorIs(page, 'demo1', 'indicator-idle', GREEN);
     assert.equal(await page.$$eval('#chats .msg.kind-user', (els) => els.length), 1, 'the history stayed, once');
-    // The one refused request (the bad name) is the browser's only complaint.
-    assert.deepEqual(errors, ['Failed to load resource: the server responded with a status of 400 (Bad Request)']);
+    assert.deepEqual(errors, []);
   } finally {
     hub.stop();
   }

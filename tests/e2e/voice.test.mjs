@@ -72,7 +72,7 @@ test('held Space records real speech, the hub transcribes it, the agent gets a v
     await page.keyboard.press('Escape');
     await page.waitForSelector('#mic[aria-pressed="false"]');
     assert.equal(heard.length, 2);
-    assert.deepEqual(errors.filter((e) => !/status of 502/.test(e)), [], 'only the refused first try');
+    assert.deepEqual(errors, []);
   } finally {
     hub.stop();
     await whisper.close();
@@ -109,7 +109,7 @@ test('answers are read aloud in turn, without markdown symbols; stop, and a clea
     await page.waitForSelector('#speak-stop', { state: 'hidden' });
     assert.equal(await page.textContent('#voice-state'), '');
     assert.equal(await page.evaluate(() => window.clawmux.speaker.speaking), false);
-    assert.deepEqual(errors.filter((e) => !/status of 409/.test(e)), [], 'only the refused speech without a service');
+    assert.deepEqual(errors, []);
   } finally {
     hub.stop();
     await kokoro.close();
