@@ -216,6 +216,53 @@ fn the_transcript_ends_what_no_hook_ends_and_late_lines_are_stale() {
         .expect("the interrupt ended the wait");
 }
 
+#[test]
+fn watched_transcripts_cost_no_cpu_while_nobody_writes_them() {
+    // Five agents whose hooks name real transcripts in one project folder, as Claude Code's do.
+    let hub = TestHub::start();
+    let mut feed = hub.feed(None);
+    let folder = hub.dir.path().join("projects/-w");
+    std::fs::create_dir_all(&folder).unwrap();
+    let agents = ["a1", "a2", "a3", "a4", "a5"];
+    for agent in agents {
+        hub.add_agent(agent);
+        let transcript = folder.join(format!("{agent}.jsonl"));
+        std::fs::write(&transcript, "{\"type\":\"summary\"}\n").unwrap();
+        let mut hook = pre_tool("t1", "Bash", json!({"command": "make"}), Some(&transcript));
+        hook["session_id"] = json!(agent);
+        assert_eq!(hub.hook(agent, hook).0, 200);
+        hub.hook(agent, permission("Bash", json!({"command": "make"})));
+        feed.until(SECS5, |v| needs_is(v, agent, Some("permission")))
+            .expect("waiting for permission");
+    }
+    // Nothing is written: the hub is idle.
+    let quiet = Duration::from_secs(3);
+    let before = hub.cpu_time();
+    std::thread::sleep(quiet);
+    let used = hub.cpu_time() - before;
+    eprintln!(
+        "hub CPU over {} s with 5 watched transcripts untouched: {} ms ({:.1}% of a core)",
+        quiet.as_secs(),
+        used.as_millis(),
+        used.as_secs_f64() / quiet.as_secs_f64() * 100.0
+    );
+    assert!(
+        used <= Duration::from_millis(90),
+        "the idle hub used {used:?} of CPU in {quiet:?}"
+    );
+    // And the watchers still see what is written: an interrupt in a3's transcript ends its wait alone.
+    let now = iso(std::time::SystemTime::now());
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(folder.join("a3.jsonl"))
+        .unwrap();
+    f.write_all(format!("{{\"type\":\"user\",\"timestamp\":\"{now}\",\"message\":{{\"content\":\"[Request interrupted by user]\"}}}}\n").as_bytes())
+        .unwrap();
+    feed.until(SECS5, |v| needs_is(v, "a3", None))
+        .expect("the interrupt in a3's transcript ended its wait");
+    assert_eq!(hub.session("a2")["needs"]["need"], "permission");
+}
+
 /// Runs an installed hook command as Claude Code does (`sh -c`), outside any agent; returns its time.
 fn run_installed(
     command: &str,

@@ -80,8 +80,11 @@ impl Hub {
 /// Follows one transcript until the task is aborted (another path, or the hub ends).
 async fn follow(hub: Hub, agent: String, path: PathBuf) {
     let (tx, mut rx) = mpsc::unbounded_channel();
-    let watcher = notify::recommended_watcher(move |_: notify::Result<notify::Event>| {
-        let _ = tx.send(());
+    let file = path.clone();
+    let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+        if event.as_ref().map_or(true, |e| may_have_grown(e, &file)) {
+            let _ = tx.send(());
+        }
     });
     let folder = path.parent().map(Path::to_owned).unwrap_or_default();
     let _watcher = match watcher.and_then(|mut w| {
@@ -140,6 +143,23 @@ async fn follow(hub: Hub, agent: String, path: PathBuf) {
     }
 }
 
+/// Whether a watcher event may mean the transcript has new bytes: a change of its content, or its creation,
+/// removal or renaming (or an event that names no path, such as the watcher's own rescan). Opening, reading
+/// and closing it do not: the watch includes them, and our own read of the file would wake us again, for
+/// ever. Nor do changes of its metadata or of the other files in its folder (other sessions' transcripts).
+fn may_have_grown(event: &notify::Event, transcript: &Path) -> bool {
+    use notify::event::{EventKind, ModifyKind};
+    let relevant_kind = match event.kind {
+        EventKind::Access(_) | EventKind::Modify(ModifyKind::Metadata(_)) => false,
+        EventKind::Any
+        | EventKind::Create(_)
+        | EventKind::Modify(_)
+        | EventKind::Remove(_)
+        | EventKind::Other => true,
+    };
+    relevant_kind && (event.paths.is_empty() || event.paths.iter().any(|p| p == transcript))
+}
+
 async fn apply_entry(hub: &Hub, agent: &str, at: Millis, entry: &Entry) {
     let payload = serde_json::to_vec(entry).unwrap_or_default();
     let event = Event::Transcript(entry.clone());
@@ -172,6 +192,47 @@ async fn read_from(path: &Path, offset: u64) -> std::io::Result<(Vec<u8>, u64)> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_changes_of_the_transcript_itself_wake_the_reader() {
+        use notify::event::{
+            AccessKind, AccessMode, CreateKind, DataChange, EventKind, MetadataKind, ModifyKind,
+            RemoveKind, RenameMode,
+        };
+        let transcript = Path::new("/p/-w/s1.jsonl");
+        let on = |kind: EventKind, path: &str| {
+            may_have_grown(
+                &notify::Event::new(kind).add_path(PathBuf::from(path)),
+                transcript,
+            )
+        };
+        let written = EventKind::Modify(ModifyKind::Data(DataChange::Any));
+        assert!(on(written, "/p/-w/s1.jsonl"));
+        assert!(on(EventKind::Create(CreateKind::File), "/p/-w/s1.jsonl"));
+        assert!(on(EventKind::Remove(RemoveKind::File), "/p/-w/s1.jsonl"));
+        assert!(on(
+            EventKind::Modify(ModifyKind::Name(RenameMode::To)),
+            "/p/-w/s1.jsonl"
+        ));
+        assert!(may_have_grown(
+            &notify::Event::new(EventKind::Other),
+            transcript
+        ));
+        // Our own open and close of the file, its metadata, and the folder's other files do not.
+        assert!(!on(
+            EventKind::Access(AccessKind::Open(AccessMode::Any)),
+            "/p/-w/s1.jsonl"
+        ));
+        assert!(!on(
+            EventKind::Access(AccessKind::Close(AccessMode::Read)),
+            "/p/-w/s1.jsonl"
+        ));
+        assert!(!on(
+            EventKind::Modify(ModifyKind::Metadata(MetadataKind::Any)),
+            "/p/-w/s1.jsonl"
+        ));
+        assert!(!on(written, "/p/-w/s2.jsonl"));
+    }
 
     #[test]
     fn only_absolute_jsonl_paths_without_parent_steps() {

@@ -31,7 +31,11 @@ impl TestHub {
 
     /// A hub whose log (`<tmp>/hub.log`) is filtered by `filter` (RUST_LOG syntax).
     pub fn start_logging(filter: &str) -> TestHub {
-        let dir = tempfile::tempdir().unwrap();
+        TestHub::start_in(tempfile::tempdir().unwrap(), filter)
+    }
+
+    /// A hub on the data folder `<dir>/data`, which may already hold what a test put there.
+    pub fn start_in(dir: tempfile::TempDir, filter: &str) -> TestHub {
         let (child, port) = spawn_serve(dir.path(), 0, filter);
         // The hub records its port just after it says it listens: once that is there, it is all set up.
         let port_file = dir.path().join("data/port");
@@ -62,6 +66,19 @@ impl TestHub {
         let (child, port) = spawn_serve(self.dir.path(), self.port, "info");
         assert_eq!(port, self.port);
         self.child = child;
+    }
+
+    /// CPU time (user + system) the hub process has used so far, from /proc (in clock ticks of 10 ms).
+    pub fn cpu_time(&self) -> Duration {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap();
+        let fields: Vec<&str> = stat
+            .rsplit_once(')')
+            .unwrap()
+            .1
+            .split_whitespace()
+            .collect();
+        let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+        Duration::from_millis(ticks * 10)
     }
 
     pub fn data(&self) -> PathBuf {
