@@ -442,7 +442,36 @@ impl Hub {
     }
 
     /// [`Hub::apply`] for an event that happened at `at` by its source's clock (a transcript line).
+    ///
+    /// Runs to its end in a task of its own: a request dropped half way (its client went away) must not
+    /// leave an event stored whose new state the observers and the UI never heard of.
     pub(crate) async fn apply_at(
+        &self,
+        agent: &str,
+        source: Source,
+        event: &Event,
+        payload: &[u8],
+        at: Millis,
+    ) -> Result<Applied, ApiError> {
+        let (hub, agent, event, payload) = (
+            self.clone(),
+            agent.to_owned(),
+            event.clone(),
+            payload.to_vec(),
+        );
+        tokio::spawn(async move { hub.step(&agent, source, &event, &payload, at).await })
+            .await
+            .map_err(|e| {
+                ApiError::new(
+                    axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+                    "internal",
+                    format!("applying the event failed: {e}"),
+                )
+            })?
+    }
+
+    /// Stores the event, steps the machine, tells the observers and the UI: [`Hub::apply_at`]'s work.
+    async fn step(
         &self,
         agent: &str,
         source: Source,

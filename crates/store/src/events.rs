@@ -296,6 +296,11 @@ impl Store {
     ///
     /// Group commit: the event joins a queue, and whoever holds the writer commits the whole queue in one
     /// transaction. Alone, an event costs one short transaction; under load, many events share one.
+    ///
+    /// Safe to cancel at any await: the commit runs in a task of its own, so a caller that stops waiting (a
+    /// request whose client went away) leaves its event either queued and committed by the next writer, or
+    /// committed with the writer's ids and snapshots advanced with it; never a transaction that committed
+    /// while the writer's bookkeeping did not, nor a batch of other callers' events taken and dropped.
     pub async fn apply(&self, e: Incoming<'_>) -> Result<Applied, StoreError> {
         let (done, result) = oneshot::channel();
         self.queue.push(Pending {
@@ -307,18 +312,19 @@ impl Store {
             received_at: e.received_at,
             done,
         });
-        {
-            let mut writer = self.write().await;
-            // Our event is committed by now, or it is in this batch: every caller takes the writer after
-            // queueing, so nobody's event is left behind.
+        let (writer, queue) = (self.writer.clone(), self.queue.clone());
+        tokio::spawn(async move {
+            let mut writer = writer.lock_owned().await;
+            // Our event is committed by now, or it is in this batch: every event queued has a task that
+            // takes the writer after queueing it, so nobody's event is left behind.
             loop {
-                let batch = self.queue.take(MAX_BATCH);
+                let batch = queue.take(MAX_BATCH);
                 if batch.is_empty() {
                     break;
                 }
                 commit_batch(&mut writer, batch).await;
             }
-        }
+        });
         result
             .await
             .unwrap_or_else(|_| Err(StoreError::Write("the event was dropped unwritten".into())))

@@ -470,3 +470,90 @@ async fn a_launched_agent_keeps_its_launch_and_only_a_new_one_can_be_forgotten()
     assert!(!store.forget_new_agent("moon").await.unwrap());
     assert_eq!(store.agent("moon").await.unwrap().name, "moon");
 }
+
+/// Polls `inner` at most `polls` times, then drops it: a caller that stops waiting at an arbitrary await.
+struct DropAfter<F> {
+    inner: std::pin::Pin<Box<F>>,
+    polls: u32,
+}
+
+impl<F: std::future::Future> std::future::Future for DropAfter<F> {
+    type Output = Option<F::Output>;
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        if self.polls == 0 {
+            return std::task::Poll::Ready(None);
+        }
+        self.polls -= 1;
+        self.inner.as_mut().poll(cx).map(Some)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn applies_cancelled_at_any_await_leave_a_store_that_keeps_working() {
+    let (_dir, store) = fresh().await;
+    store.add_agent("moon", "/w/moon", Millis(1)).await.unwrap();
+    // As they are stored: a hook with the payload it was parsed from (replay parses it again).
+    let pre: &'static [u8] =
+        br#"{"hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{}}"#;
+    let post: &'static [u8] = br#"{"hook_event_name":"PostToolUse","tool_name":"Read"}"#;
+    let events: [(Source, Event, &'static [u8]); 4] = [
+        (Source::Hook, Event::from_hook_payload(pre).0, pre),
+        (Source::Hook, Event::from_hook_payload(post).0, post),
+        (Source::Wait, Event::WaitConnected, b""),
+        (Source::Wait, Event::WaitDisconnected, b""),
+    ];
+    let mut rng = fastrand::Rng::with_seed(7);
+    let mut cancelled = 0;
+    for round in 0..40 {
+        // 16 concurrent callers, each dropped after 0 to 6 polls (or let finish), under load.
+        let callers: Vec<_> = (0..16)
+            .map(|i| {
+                let store = store.clone();
+                let (source, event, payload) = events[rng.usize(..events.len())].clone();
+                let agent = if rng.bool() { "sky" } else { "moon" };
+                let polls = rng.u32(0..8);
+                tokio::spawn(async move {
+                    let t = round * 100 + i;
+                    let apply = async {
+                        store
+                            .apply(Incoming {
+                                agent,
+                                source,
+                                event: &event,
+                                payload,
+                                at: Millis(t),
+                                received_at: Millis(t),
+                            })
+                            .await
+                    };
+                    DropAfter {
+                        inner: Box::pin(apply),
+                        polls,
+                    }
+                    .await
+                })
+            })
+            .collect();
+        for c in callers {
+            match c.await.unwrap() {
+                None => cancelled += 1,
+                Some(r) => {
+                    r.unwrap();
+                }
+            }
+        }
+    }
+    assert!(cancelled > 100, "only {cancelled} callers were cancelled");
+    // Every later write succeeds, and the stored state is the replay of the stored events.
+    for t in 0..50 {
+        let (source, event, payload) = &events[usize::try_from(t).unwrap() % 4];
+        apply(&store, "sky", *source, event, payload, 10_000 + t).await;
+    }
+    for agent in ["sky", "moon"] {
+        let stored = store.agent(agent).await.unwrap().snapshot;
+        assert_eq!(store.replay(agent).await.unwrap(), stored, "{agent}");
+    }
+}
