@@ -67,6 +67,8 @@ pub struct AgentEnv {
     pub hub: HubAddr,
     /// `CLAWMUX_WORK_DIR`, else the current folder.
     pub work_dir: PathBuf,
+    /// `CLAWMUX_HOME`, else the default data folder.
+    pub data_dir: PathBuf,
 }
 
 impl AgentEnv {
@@ -96,6 +98,7 @@ impl AgentEnv {
             session,
             hub: HubAddr { port, token },
             work_dir,
+            data_dir,
         }))
     }
 

@@ -1,8 +1,10 @@
 //! `clawmux wait`: block until the hub hands this agent its messages, print one line each, exit 0.
 //!
-//! It writes its PID to `<work dir>/.waiting` and removes it on every way out, a signal included. If the
-//! hub restarts, it reconnects: the agent stays in its wait. It confirms to the hub only after the lines
-//! are printed and flushed, so the hub counts them as handed over only when Claude can see them.
+//! It writes its PID to `<work dir>/.waiting` and removes it on every way out, a signal included, unless a
+//! newer wait has written its own PID there since. If the hub restarts, it reconnects: the agent stays in
+//! its wait. It ends by itself when nobody can use it any more: the process that ran it (Claude's shell) is
+//! gone, or the hub's data folder is. It confirms to the hub only after the lines are printed and flushed,
+//! so the hub counts them as handed over only when Claude can see them.
 
 use std::io::Write;
 use std::net::{SocketAddr, TcpStream};
@@ -37,8 +39,43 @@ impl PidFile {
 }
 
 impl Drop for PidFile {
+    /// Removes `.waiting` if it still names this process: a newer wait's file is not ours to remove.
     fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
+        let ours = std::fs::read_to_string(&self.0)
+            .is_ok_and(|pid| pid.trim() == std::process::id().to_string());
+        if ours {
+            let _ = std::fs::remove_file(&self.0);
+        }
+    }
+}
+
+/// Whether this wait still has someone to wait for: the process that started it runs (an orphan is
+/// adopted by another), and the hub's data folder is there (a hub removed for good never comes back).
+struct Owner {
+    parent: u32,
+    data_dir: PathBuf,
+}
+
+impl Owner {
+    fn now(data_dir: PathBuf) -> Owner {
+        Owner {
+            parent: std::os::unix::process::parent_id(),
+            data_dir,
+        }
+    }
+
+    /// Why the wait should end, if it should.
+    fn gone(&self) -> Option<String> {
+        if std::os::unix::process::parent_id() != self.parent {
+            return Some("the process that started it has ended".into());
+        }
+        if !self.data_dir.is_dir() {
+            return Some(format!(
+                "the hub's data folder {} is gone",
+                self.data_dir.display()
+            ));
+        }
+        None
     }
 }
 
@@ -55,9 +92,13 @@ pub fn run() -> Result<(), String> {
         register(signal, &stop);
     }
     let _pid = PidFile::create(&env.work_dir);
+    let owner = Owner::now(env.data_dir.clone());
     let mut told = false;
     while !stop.load(Ordering::Relaxed) {
-        match once(&env, &stop) {
+        if let Some(why) = owner.gone() {
+            return Err(format!("nothing left to wait for: {why}"));
+        }
+        match once(&env, &stop, &owner) {
             Outcome::Delivered => return Ok(()),
             Outcome::Refused(why) => return Err(why),
             Outcome::Lost(why) => {
@@ -72,7 +113,7 @@ pub fn run() -> Result<(), String> {
     Err("interrupted".into())
 }
 
-fn once(env: &AgentEnv, stop: &AtomicBool) -> Outcome {
+fn once(env: &AgentEnv, stop: &AtomicBool, owner: &Owner) -> Outcome {
     let addr = SocketAddr::from(([127, 0, 0, 1], env.hub.port));
     let stream = match TcpStream::connect_timeout(&addr, Duration::from_millis(500)) {
         Ok(s) => s,
@@ -115,6 +156,10 @@ fn once(env: &AgentEnv, stop: &AtomicBool) -> Outcome {
         if stop.load(Ordering::Relaxed) {
             let _ = ws.close(None);
             return Outcome::Lost("interrupted".into());
+        }
+        if let Some(why) = owner.gone() {
+            let _ = ws.close(None);
+            return Outcome::Refused(format!("nothing left to wait for: {why}"));
         }
         match ws.read() {
             Ok(Message::Text(text)) => {

@@ -712,3 +712,75 @@ fn a_terminated_wait_cleans_up_and_the_agent_leaves_idle() {
     assert!(!pid_file.exists(), ".waiting must be removed on SIGTERM");
     feed.state("sky", "processing", 2 * SEC);
 }
+
+/// Whether process `pid` has ended (gone, or a zombie nobody reaped yet).
+fn ended(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |stat| {
+        stat.rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'))
+    })
+}
+
+#[test]
+fn a_wait_ends_by_itself_when_nobody_is_left_and_removes_only_its_own_pid_file() {
+    let mut hub = TestHub::start();
+    hub.add_agent("sky");
+    let mut feed = hub.feed(None);
+    let waiting = hub.work_dir("sky").join(".waiting");
+
+    // Its `.waiting` now names a newer wait: the old one leaves it alone on its way out.
+    let mut old = start_wait(&hub, &mut feed, "sky");
+    assert_eq!(
+        std::fs::read_to_string(&waiting).unwrap(),
+        old.id().to_string()
+    );
+    std::fs::write(&waiting, "4194304").unwrap();
+    std::process::Command::new("kill")
+        .arg(old.id().to_string())
+        .status()
+        .unwrap();
+    old.wait().unwrap();
+    assert_eq!(std::fs::read_to_string(&waiting).unwrap(), "4194304");
+    std::fs::remove_file(&waiting).unwrap();
+
+    // The shell that ran it ends (Claude's Bash tool, or Claude itself): the orphaned wait ends too.
+    let mut shell = std::process::Command::new("sh");
+    shell
+        .envs(
+            hub.clawmux(Some("sky"))
+                .get_envs()
+                .filter_map(|(k, v)| Some((k, v?))),
+        )
+        .current_dir(hub.work_dir("sky"))
+        .args([
+            "-c",
+            &format!("'{}' wait & echo $!; exec sleep 60", common::BIN),
+        ])
+        .stdout(Stdio::piped());
+    let mut shell = shell.spawn().unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(shell.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    let orphan: u32 = line.trim().parse().unwrap();
+    feed.state("sky", "idle", 5 * SEC);
+    shell.kill().unwrap();
+    shell.wait().unwrap();
+    let start = Instant::now();
+    wait_until(5 * SEC, || ended(orphan));
+    eprintln!(
+        "an orphaned wait ended {} ms after its shell",
+        start.elapsed().as_millis()
+    );
+
+    // The hub is gone for good (its data folder removed): a reconnecting wait gives up.
+    let gone = start_wait(&hub, &mut feed, "sky");
+    hub.kill();
+    std::fs::remove_dir_all(hub.data()).unwrap();
+    let out = gone.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("data folder"), "{err}");
+}
