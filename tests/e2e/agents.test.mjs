@@ -71,6 +71,12 @@ test('a spawned agent runs with our hooks, answers, ends cleanly and resumes', a
     const settingsFile = join(h.data, 'launch', 'sky', 'settings.json');
     assert.ok(!readFileSync(settingsFile, 'utf8').includes(h.token), 'the token is not in the settings file');
     assert.ok(!existsSync(join(h.dir, '.claude', 'settings.json')), 'the global settings are never written');
+    // Nor is it on any command line: every local user can read those (the tmux server keeps its first
+    // client's for its whole life).
+    const exposed = readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
+      try { return readFileSync(`/proc/${p}/cmdline`).includes(h.token); } catch { return false; }
+    });
+    assert.deepEqual(exposed, [], 'processes with the token on their command line');
 
     // The hooks really ran: SessionStart as a command, the tool hooks over HTTP with the token header.
     let entries = readLog(log);
@@ -273,6 +279,23 @@ test('bad spawns are refused with a clear error and create nothing', async () =>
   } finally {
     hub.stop();
     noTmux.stop();
+  }
+});
+
+test('a work folder is a path, never a tmux format: #(...) in its name runs nothing', async () => {
+  const hub = await hubWithStandIn();
+  const ev = await hub.events();
+  try {
+    const pwned = join(hub.dir, 'pwned');
+    const folder = join(hub.dir, `work#(touch ${pwned})#{pane_pid}`);
+    const m = ev.mark();
+    hub.clawmux(['spawn', 'odd', '--work-dir', folder]);
+    await ev.state('odd', 'idle', m);
+    assert.equal(hub.tmux(['display-message', '-p', '-t', '=odd:', '#{pane_current_path}']).trim(), folder);
+    assert.ok(!existsSync(pwned), 'the folder name ran a command');
+  } finally {
+    ev.close();
+    hub.stop();
   }
 });
 

@@ -19,6 +19,23 @@ set -g history-limit 10000\n\
 set -g status-left '[clawmux] #S '\n\
 set -g status-left-length 40\n";
 
+/// tmux's own default for `update-environment`, kept when ours are added to it.
+const DEFAULT_UPDATE_ENVIRONMENT: &str =
+    "DISPLAY KRB5CCNAME SSH_ASKPASS SSH_AUTH_SOCK SSH_AGENT_PID SSH_CONNECTION WINDOWID XAUTHORITY";
+
+/// `text` for a tmux argument that is expanded as a format: every `#` doubled, so it stands for itself.
+fn escape_format(text: &OsStr) -> std::ffi::OsString {
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    let mut out = Vec::with_capacity(text.len());
+    for &b in text.as_bytes() {
+        if b == b'#' {
+            out.push(b'#');
+        }
+        out.push(b);
+    }
+    std::ffi::OsString::from_vec(out)
+}
+
 /// A failed tmux call.
 #[derive(Debug, thiserror::Error)]
 pub enum TmuxError {
@@ -46,6 +63,7 @@ pub struct Tmux {
     program: PathBuf,
     socket: PathBuf,
     conf: PathBuf,
+    starting: std::sync::Arc<tokio::sync::Mutex<()>>,
 }
 
 /// A pane as tmux reports it.
@@ -85,6 +103,7 @@ impl Tmux {
             program,
             socket: data_dir.join(SOCKET_FILE),
             conf: data_dir.join(CONF_FILE),
+            starting: std::sync::Arc::default(),
         }
     }
 
@@ -98,23 +117,22 @@ impl Tmux {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
-        self.run_with_path(action, args, None).await
+        self.run_with_env(action, args, &[]).await
     }
 
-    async fn run_with_path<I, S>(
+    /// Runs tmux with `env` added to the client's environment (tmux gives a new session the client's PATH).
+    async fn run_with_env<I, S>(
         &self,
         action: &str,
         args: I,
-        path: Option<&str>,
+        env: &[(String, String)],
     ) -> Result<String, TmuxError>
     where
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
         let mut command = tokio::process::Command::new(&self.program);
-        if let Some(path) = path {
-            command.env("PATH", path);
-        }
+        command.envs(env.iter().map(|(k, v)| (k, v)));
         let out = command
             .arg("-S")
             .arg(&self.socket)
@@ -147,6 +165,15 @@ impl Tmux {
     }
 
     /// Starts `argv` in a new detached session `name` in folder `cwd` with `env`; returns the pane's pid.
+    ///
+    /// The environment never goes on tmux's command line: the tmux server keeps the argument list of the
+    /// client that started it for its whole life, and every local user can read it (`ps`). The values go
+    /// in the tmux client's own environment, which only our user can read, and `update-environment`
+    /// (set with the same call, so a server started by an older version obeys it too) copies them into
+    /// the new session. The server itself is started first by a client without them (kept alive with
+    /// no session for that moment), so it never carries one agent's identity (the hub ends an agent's
+    /// leftover processes by it). The folder is escaped for tmux's formats (`-c` is one): no `#(...)` in
+    /// a folder name runs anything.
     pub async fn start(
         &self,
         name: &str,
@@ -154,13 +181,36 @@ impl Tmux {
         env: &[(String, String)],
         argv: &[String],
     ) -> Result<u32, TmuxError> {
-        tokio::fs::write(&self.conf, CONF)
-            .await
-            .map_err(|e| TmuxError::Failed {
+        crate::config::write_private(&self.conf, CONF.as_bytes()).map_err(|e| {
+            TmuxError::Failed {
                 action: "configuration".to_owned(),
                 stderr: format!("cannot write {}: {e}", self.conf.display()),
-            })?;
+            }
+        })?;
+        // One start at a time: another's `exit-empty on` must not end the server between our two calls.
+        let _one = self.starting.lock().await;
+        self.run(
+            "start-server",
+            ["start-server", ";", "set-option", "-s", "exit-empty", "off"],
+        )
+        .await?;
+        let keys: Vec<&str> = env
+            .iter()
+            .map(|(k, _)| k.as_str())
+            .filter(|k| *k != "PATH")
+            .collect();
+        let update = format!("{DEFAULT_UPDATE_ENVIRONMENT} {}", keys.join(" "));
         let mut args: Vec<std::ffi::OsString> = [
+            "set-option",
+            "-s",
+            "exit-empty",
+            "on",
+            ";",
+            "set-option",
+            "-g",
+            "update-environment",
+            update.as_str(),
+            ";",
             "new-session",
             "-d",
             "-s",
@@ -177,21 +227,10 @@ impl Tmux {
         .iter()
         .map(Into::into)
         .collect();
-        args.push(cwd.as_os_str().to_owned());
-        // tmux gives a new session the PATH of the client that creates it, whatever `-e` says: PATH goes
-        // to the client.
-        let mut path = None;
-        for (k, v) in env {
-            if k == "PATH" {
-                path = Some(v.as_str());
-                continue;
-            }
-            args.push("-e".into());
-            args.push(format!("{k}={v}").into());
-        }
+        args.push(escape_format(cwd.as_os_str()));
         args.push("--".into());
         args.extend(argv.iter().map(Into::into));
-        let out = self.run_with_path("new-session", args, path).await?;
+        let out = self.run_with_env("new-session", args, env).await?;
         out.trim().parse().map_err(|_| TmuxError::Failed {
             action: "new-session".to_owned(),
             stderr: format!("unexpected answer `{}`", out.trim()),
