@@ -228,6 +228,45 @@ fn the_token_file_is_private_and_the_token_is_never_logged() {
 }
 
 #[test]
+fn the_data_folder_is_private_whatever_the_umask_and_an_older_version_left() {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    // An older version's folder, readable by everyone: 0755, a 0644 recording, agent settings and token.
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    for sub in ["voice", "launch/sky"] {
+        std::fs::create_dir_all(data.join(sub)).unwrap();
+    }
+    let old_files = ["voice/rec.wav", "launch/sky/settings.json", "voice.json"];
+    for file in old_files {
+        std::fs::write(data.join(file), "{}").unwrap();
+    }
+    std::fs::write(data.join("token"), "ab".repeat(32)).unwrap();
+    for p in [&data, &data.join("voice"), &data.join("launch")] {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    for file in old_files.iter().chain(&["token"]) {
+        std::fs::set_permissions(data.join(file), std::fs::Permissions::from_mode(0o644)).unwrap();
+    }
+    let hub = TestHub::start_in(dir, "info");
+    hub.add_agent("sky");
+    hub.user_message("sky", "a conversation no one else may read");
+    assert_eq!(mode(&data), 0o700, "the data folder");
+    for folder in ["voice", "launch", "launch/sky"] {
+        assert_eq!(mode(&data.join(folder)), 0o700, "{folder}");
+    }
+    for file in old_files.iter().chain(&[
+        "token",
+        "clawmux.db",
+        "clawmux.db-wal",
+        "clawmux.db-shm",
+        "port",
+    ]) {
+        assert_eq!(mode(&data.join(file)), 0o600, "{file}");
+    }
+}
+
+#[test]
 fn names_cannot_leave_the_data_folder() {
     let hub = TestHub::start();
     let listing = |dir: &std::path::Path| {

@@ -13,6 +13,75 @@ pub const DB_FILE: &str = "clawmux.db";
 /// (`clawmux hook observe`), which have no `CLAWMUX_PORT`.
 pub const PORT_FILE: &str = "port";
 
+/// Files of the hub's own that may sit in the data folder from any version, tightened to 0600 at start.
+const OWN_FILES: &[&str] = &[
+    TOKEN_FILE,
+    DB_FILE,
+    "clawmux.db-wal",
+    "clawmux.db-shm",
+    PORT_FILE,
+    "tmux.conf",
+    "voice.json",
+];
+/// Folders of the hub's own whose every file is its own (recordings, agents' settings), tightened the same
+/// way. `agents/` is not one: it holds work folders, the user's code, whose modes are the user's.
+const OWN_FOLDERS: &[&str] = &["voice", "launch"];
+
+/// Makes the data folder private, whatever the umask and whatever an older version left: the folder 0700
+/// (so nothing in it can be reached by another user), the database 0600 before SQLite opens it (SQLite
+/// gives its WAL and shared-memory files the database's mode), and every file of the hub's own 0600.
+pub fn make_private(data_dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(data_dir)?;
+    std::fs::set_permissions(data_dir, std::fs::Permissions::from_mode(0o700))?;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .open(data_dir.join(DB_FILE))?;
+    let tighten = |path: &Path, mode: u32| match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_file() || meta.is_dir() => {
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+        }
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+    };
+    for file in OWN_FILES {
+        tighten(&data_dir.join(file), 0o600)?;
+    }
+    for folder in OWN_FOLDERS {
+        let mut pending = vec![data_dir.join(folder)];
+        while let Some(dir) = pending.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            tighten(&dir, 0o700)?;
+            for entry in entries {
+                let entry = entry?;
+                if entry.file_type()?.is_dir() {
+                    pending.push(entry.path());
+                } else {
+                    tighten(&entry.path(), 0o600)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Writes `bytes` to `path`, creating it 0600 whatever the umask (the data folder's files are the user's
+/// alone).
+pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)?
+        .write_all(bytes)
+}
+
 /// Reads the install's token, creating it (32 random bytes as hex, mode 0600) on first start.
 ///
 /// The token is what stops any other local program, or a web page in the user's browser, from driving

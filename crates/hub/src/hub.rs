@@ -16,7 +16,7 @@ use clawmux_store::{Applied, Incoming, NewMessage, Store};
 use sha2::{Digest, Sha256};
 use tokio::sync::{broadcast, watch, Notify};
 
-use crate::config::{load_or_create_token, Options, DB_FILE};
+use crate::config::{load_or_create_token, make_private, Options, DB_FILE};
 use crate::error::ApiError;
 use crate::lifecycle::launch::Launch;
 use crate::lifecycle::pulse::Pulse;
@@ -191,6 +191,8 @@ impl Hub {
                 format!("{what}: {e}"),
             )
         };
+        make_private(data_dir)
+            .map_err(|e| internal(&format!("cannot make {} private", data_dir.display()), &e))?;
         let token = load_or_create_token(data_dir)
             .map_err(|e| internal(&format!("cannot use {}", data_dir.display()), &e))?;
         let store = Store::open(&data_dir.join(DB_FILE)).await?;
@@ -253,8 +255,8 @@ impl Hub {
         // Written whole then renamed, so a hook never reads half a number.
         let file = self.inner.data_dir.join(crate::config::PORT_FILE);
         let tmp = file.with_extension("tmp");
-        if let Err(e) =
-            std::fs::write(&tmp, port.to_string()).and_then(|()| std::fs::rename(&tmp, &file))
+        if let Err(e) = crate::config::write_private(&tmp, port.to_string().as_bytes())
+            .and_then(|()| std::fs::rename(&tmp, &file))
         {
             tracing::warn!(error = %e, "cannot record the hub's port for observed sessions' hooks");
         }

@@ -234,7 +234,7 @@ impl Hub {
         let file = self.kept_recording(recording, ext)?;
         file.parent()
             .map_or(Ok(()), std::fs::create_dir_all)
-            .and_then(|()| std::fs::write(&file, audio))
+            .and_then(|()| crate::config::write_private(&file, audio))
             .map(|()| file)
             .map_err(|e| {
                 ApiError::new(

@@ -221,8 +221,11 @@ impl Hub {
         };
         create_dir(&launch_dir, created).map_err(|e| io("the folder", &launch_dir, e))?;
         let settings = launch_dir.join("settings.json");
-        std::fs::write(&settings, launch::settings(port, &clawmux).to_string())
-            .map_err(|e| io("the settings", &settings, e))?;
+        crate::config::write_private(
+            &settings,
+            launch::settings(port, &clawmux).to_string().as_bytes(),
+        )
+        .map_err(|e| io("the settings", &settings, e))?;
         let instructions = launch::instructions(name);
         let claude_md = work_dir.join("CLAUDE.md");
         let existing = std::fs::read_to_string(&claude_md).ok();
