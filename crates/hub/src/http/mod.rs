@@ -2,7 +2,10 @@
 //!
 //! Every route goes through [`guard`]: the hub listens on loopback only, and the API can make agents run
 //! commands, so a request must name a loopback `Host` (a DNS-rebinding page cannot), carry no foreign
-//! `Origin` (a web page in the user's browser cannot), and present the install's token.
+//! `Origin` (a web page in the user's browser cannot), and present the install's token: in the
+//! `Authorization` header, or in the query only where a browser cannot send a header (its WebSocket). The
+//! only web origins trusted are the ones the hub itself serves (`http://127.0.0.1:PORT`, the window's):
+//! `localhost` may name `[::1]`, where the hub does not listen and another user could.
 
 mod api;
 pub mod browser;
@@ -23,6 +26,9 @@ use crate::hub::Hub;
 
 /// The largest request body (and WebSocket message) accepted.
 pub const MAX_BODY: usize = 1024 * 1024;
+
+/// The one route that takes the token in its query: the browser's WebSocket.
+const TOKEN_IN_QUERY: &str = "/ws";
 
 /// The header that names the agent a hook or `clawmux send` speaks for.
 pub const SESSION_HEADER: &str = "clawmux-session";
@@ -57,8 +63,6 @@ impl Guard {
         let port = self.port;
         [
             format!("http://127.0.0.1:{port}"),
-            format!("http://localhost:{port}"),
-            format!("http://[::1]:{port}"),
             // The desktop window's own origins (Tauri on Linux/macOS, and on Windows).
             "tauri://localhost".to_owned(),
             "http://tauri.localhost".to_owned(),
@@ -73,9 +77,11 @@ impl Guard {
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.strip_prefix("Bearer "));
-        let from_query = req
-            .uri()
-            .query()
+        // A browser's WebSocket cannot carry a header; nothing else may put the token in a URL, which logs
+        // and histories keep.
+        let from_query = (req.uri().path() == TOKEN_IN_QUERY)
+            .then(|| req.uri().query())
+            .flatten()
             .and_then(|q| q.split('&').find_map(|pair| pair.strip_prefix("token=")));
         from_header
             .or(from_query)
@@ -214,7 +220,9 @@ mod tests {
         assert!(!g.host_ok(Some("evil.example:3460")));
         assert!(!g.host_ok(Some("127.0.0.1:80")));
         assert!(!g.host_ok(None));
-        assert!(g.origin_ok("http://localhost:3460"));
+        assert!(g.origin_ok("http://127.0.0.1:3460"));
+        assert!(!g.origin_ok("http://localhost:3460"));
+        assert!(!g.origin_ok("http://[::1]:3460"));
         assert!(g.origin_ok("tauri://localhost"));
         assert!(!g.origin_ok("http://evil.example"));
         assert!(!g.origin_ok("null"));
