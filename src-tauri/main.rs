@@ -10,6 +10,7 @@
 mod commands;
 mod events;
 mod geometry;
+mod links;
 mod recording;
 mod start;
 
@@ -33,11 +34,13 @@ fn main() {
         }))
         .plugin(tauri_plugin_window_state::Builder::default().build())
         .plugin(tauri_plugin_notification::init())
+        .plugin(links::guard())
         .invoke_handler(tauri::generate_handler![
             commands::hub,
             commands::hub_info,
             commands::viewing,
             commands::speech,
+            links::open_link,
             recording::record_start,
             recording::record_stop,
             recording::record_cancel,

@@ -30,7 +30,11 @@ const data = join(dir, 'data');
 const LAUNCH = join(dir, 'clawmux-desktop.sh');
 // It also plays sound through the test's own PulseAudio server (a null sink), as a desktop session would.
 const PULSE = join(dir, 'pulse');
-writeFileSync(LAUNCH, `#!/bin/sh\nexport HOME='${dir}' XDG_CONFIG_HOME='${dir}/.config' XDG_DATA_HOME='${dir}/.local/share' PULSE_SERVER='unix:${PULSE}/native'\nexec '${APP}' "$@"\n`, { mode: 0o755 });
+// The user's browser is the desktop's `xdg-open`: here one that notes what it was asked to open.
+const OPENED = join(dir, 'opened');
+mkdirSync(join(dir, 'bin'));
+writeFileSync(join(dir, 'bin', 'xdg-open'), `#!/bin/sh\nprintf '%s\\n' "$1" >> '${OPENED}'\n`, { mode: 0o755 });
+writeFileSync(LAUNCH, `#!/bin/sh\nexport HOME='${dir}' XDG_CONFIG_HOME='${dir}/.config' XDG_DATA_HOME='${dir}/.local/share' PULSE_SERVER='unix:${PULSE}/native' PATH='${dir}/bin':"$PATH"\nexec '${APP}' "$@"\n`, { mode: 0o755 });
 const WINDOW_STATE = join(dir, '.config', 'dev.clawmux.desktop', '.window-state.json');
 // Real speech for push-to-talk: the app plays this file as its microphone (`--microphone-file`).
 const SPEECH = join(dir, 'speech.wav');
@@ -322,6 +326,25 @@ test('a speech service set in the voice settings form reads the answers instead 
   const audioMs = (audio.samples.length * 1000) / audio.rate;
   assert.ok(Date.now() - began >= audioMs * 0.9, `played for ${Date.now() - began} ms, the audio lasts ${Math.round(audioMs)} ms`);
   assert.equal(await browser.execute(() => speechSynthesis.speaking), false, 'not with its own voices');
+});
+
+test('links in a message open in the user\'s browser; nothing takes the window away from the UI', async () => {
+  const address = await (await browser.$('#hub-address')).getText();
+  const port = Number(/127\.0\.0\.1:(\d+)/.exec(address)?.[1]);
+  const env = { PATH: process.env.PATH, HOME: dir, CLAWMUX_HOME: data, CLAWMUX_PORT: String(port), CLAWMUX_SESSION_ID: 'sky', CLAWMUX_WORK_DIR: join(dir, 'sky') };
+  const opened = () => (existsSync(OPENED) ? readFileSync(OPENED, 'utf8').split('\n').filter(Boolean) : []);
+  const ui = await browser.getUrl();
+  await (await browser.$('[data-agent="sky"]')).click();
+  const id = execFileSync(BIN, ['send', '--to', 'user', 'The report: [results](https://example.invalid/report)'], { env, encoding: 'utf8' }).trim();
+  const link = await browser.$(`[data-id="${id}"] .body a`);
+  await link.waitForExist({ timeout: 10000 });
+  await link.click();
+  await until('the link was handed to the user\'s browser', () => opened().includes('https://example.invalid/report'));
+  // A navigation by script (as a form or a stray page would) is stopped, and the web address opened outside.
+  await browser.execute(() => { window.location.href = 'https://example.invalid/elsewhere'; });
+  await until('the navigation was handed outside', () => opened().includes('https://example.invalid/elsewhere'));
+  assert.equal(await browser.getUrl(), ui, 'the window still shows the UI');
+  assert.ok(await (await browser.$('#connection.online')).isExisting());
 });
 
 test('a second launch only raises the first window: one instance, one hub', async () => {

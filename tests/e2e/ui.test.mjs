@@ -117,6 +117,29 @@ test('every message is shown: one the markdown renderer cannot handle is plain t
   }
 });
 
+test('a link in a message opens in a new tab that cannot reach back; the page never leaves the UI', async () => {
+  const hub = await startHub();
+  const { context, page, errors } = await openUi(browser, hub);
+  try {
+    hub.addAgent('sky');
+    await page.click('[data-agent="sky"]');
+    await context.route('https://example.invalid/**', (route) => route.fulfill({ contentType: 'text/html', body: '<p>outside</p>' }));
+    const m = await hub.api('POST', '/api/send', { to: 'user', text: 'See [the docs](https://example.invalid/docs).' }, 'sky');
+    const link = await page.waitForSelector(`[data-id="${m.id}"] .body a`);
+    assert.equal(await link.getAttribute('rel'), 'noopener noreferrer');
+    const ui = page.url();
+    const [tab] = await Promise.all([context.waitForEvent('page'), link.click()]);
+    await tab.waitForLoadState();
+    assert.equal(tab.url(), 'https://example.invalid/docs');
+    assert.equal(await tab.evaluate(() => window.opener), null, 'the new tab cannot reach the UI');
+    assert.equal(page.url(), ui, 'the UI stayed');
+    await tab.close();
+    assert.deepEqual(errors, []);
+  } finally {
+    hub.stop();
+  }
+});
+
 test('a rendered message is never re-created: the same element after 100 more messages', async () => {
   const hub = await startHub();
   const { page, errors } = await openUi(browser, hub);

@@ -120,6 +120,11 @@ class DesktopBackend {
     return this.command({ command: 'mark_read', session_id: sessionId, up_to: upTo });
   }
 
+  /** A link of a message, in the user's browser (the window itself never leaves the UI). */
+  openLink(url) {
+    return invoke('open_link', { url });
+  }
+
   /** Tells the app which agent is on screen (it gets no notification while the window has focus). */
   viewing(agent) {
     return window.__TAURI__.core.invoke('viewing', { agent }).catch(() => {});
@@ -247,6 +252,11 @@ class BrowserBackend {
   /** Any command of the hub's UI surface (spawn, terminate, restart, interrupt, capabilities, ...). */
   command(command) {
     return this.request('POST', '/api/command', command);
+  }
+
+  /** A link of a message, in a new tab that cannot reach back to this page. */
+  openLink(url) {
+    window.open(url, '_blank', 'noopener,noreferrer');
   }
 
   viewing() {}

@@ -455,6 +455,13 @@ function start() {
     e.preventDefault();
     submitSpawn();
   });
+  // A link in a message opens outside: a new tab in a browser, the user's browser from the window.
+  $('chats').addEventListener('click', (e) => {
+    const link = e.target.closest?.('a[href]');
+    if (!link) return;
+    e.preventDefault();
+    Promise.resolve(backend.openLink(link.href)).catch((err) => notice(err.message));
+  });
   $('act-interrupt').addEventListener('click', () => act('interrupt'));
   $('act-restart').addEventListener('click', () => act('restart'));
   $('act-terminate').addEventListener('click', () => act('terminate'));

@@ -44,8 +44,17 @@ try {
       html: ({ text, block }) => (block ? `<p>${escapeHtml(text.trimEnd()).replaceAll('\n', '<br>')}</p>` : escapeHtml(text)),
     },
   });
+  // Links open outside the page (main.js hands clicks to the backend); without that handler, a new tab
+  // that cannot reach back.
+  DOMPurify.addHook('afterSanitizeAttributes', (node) => {
+    if (node.tagName === 'A') {
+      node.setAttribute('target', '_blank');
+      node.setAttribute('rel', 'noopener noreferrer');
+    }
+  });
   // A fragment straight from the sanitiser: the HTML is parsed once, not again by innerHTML.
-  render = (text) => DOMPurify.sanitize(marked.parse(text), { RETURN_DOM_FRAGMENT: true });
+  render = (text) =>
+    DOMPurify.sanitize(marked.parse(text), { RETURN_DOM_FRAGMENT: true, FORBID_TAGS: ['form', 'button', 'textarea', 'select'] });
 } catch (e) {
   console.warn('markdown libraries missing (run scripts/setup); showing plain text', e);
 }
