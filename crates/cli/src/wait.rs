@@ -178,7 +178,7 @@ fn once(env: &AgentEnv, stop: &AtomicBool, owner: &Owner) -> Outcome {
             }
             Ok(Message::Close(Some(frame))) => {
                 return match u16::from(frame.code) {
-                    4004 | 4010 => Outcome::Refused(frame.reason.to_string()),
+                    4004 | 4010 | 4011 => Outcome::Refused(frame.reason.to_string()),
                     _ if frame.code == CloseCode::Away => {
                         Outcome::Lost("the hub is shutting down".into())
                     }

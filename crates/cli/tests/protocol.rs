@@ -784,3 +784,38 @@ fn a_wait_ends_by_itself_when_nobody_is_left_and_removes_only_its_own_pid_file()
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("data folder"), "{err}");
 }
+
+#[test]
+fn a_wait_whose_bash_call_returned_takes_no_message_and_ends() {
+    let hub = TestHub::start();
+    hub.add_agent("sky");
+    let mut feed = hub.feed(None);
+    let wait_call =
+        json!({"tool_name": "Bash", "tool_input": {"command": "clawmux wait"}, "session_id": "c1"});
+    let mut pre = wait_call.clone();
+    pre["hook_event_name"] = json!("PreToolUse");
+    hub.hook("sky", pre);
+    let backgrounded = start_wait(&hub, &mut feed, "sky");
+    // Claude Code's Bash tool reached its timeout and moved the wait to the background: the call returns.
+    let mut post = wait_call;
+    post["hook_event_name"] = json!("PostToolUse");
+    post["tool_response"] = json!({"stdout": "", "backgroundTaskId": "b1"});
+    assert_eq!(hub.hook("sky", post).0, 200);
+    let out = backgrounded.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "the backgrounded wait ended");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("Bash call"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stdout.is_empty(), "it printed no message");
+    feed.state("sky", "processing", 2 * SEC);
+    // A message sent now waits for the next wait, in the foreground.
+    let id = hub.user_message("sky", "are you there?");
+    let next = start_wait(&hub, &mut feed, "sky");
+    let out = next.wait_with_output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!("[MSG id:{id} from:user] are you there?\n")
+    );
+}

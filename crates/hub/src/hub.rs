@@ -78,8 +78,8 @@ pub(crate) struct Live {
     /// it, an agent that re-enters `clawmux wait` at once can have the old wait's disconnect recorded after
     /// the new wait's connect, and show PROCESSING while it waits.
     pub(crate) wait_order: tokio::sync::Mutex<()>,
-    /// The connected `clawmux wait`, if any: its id and how to wake it.
-    pub(crate) waiter: Mutex<Option<(u64, Arc<Notify>)>>,
+    /// The connected `clawmux wait`, if any: its id and how to signal it.
+    pub(crate) waiter: Mutex<Option<(u64, Arc<WaitSignals>)>>,
     /// A message was handed over through a hook and Claude has not been stopped-and-reminded since.
     pub(crate) hook_delivered: AtomicBool,
     /// Set when a message for this agent is stored, cleared by a consumer before it looks: lets hooks skip
@@ -103,6 +103,16 @@ pub(crate) struct Live {
     transcript: Mutex<Option<crate::transcript::Watching>>,
 }
 
+/// How the hub signals a connected `clawmux wait`.
+#[derive(Debug, Default)]
+pub(crate) struct WaitSignals {
+    /// Look at the inbox: a message may have arrived.
+    pub(crate) wake: Notify,
+    /// The Bash call that ran this wait has returned (Claude moved it to the background at its timeout,
+    /// or ran it there): nothing it prints reaches Claude now, so it must take no message, and end.
+    pub(crate) call_returned: Notify,
+}
+
 impl Live {
     fn new(work_dir: PathBuf, state: State) -> Live {
         Live {
@@ -123,7 +133,7 @@ impl Live {
         }
     }
 
-    pub(crate) fn waiter(&self) -> MutexGuard<'_, Option<(u64, Arc<Notify>)>> {
+    pub(crate) fn waiter(&self) -> MutexGuard<'_, Option<(u64, Arc<WaitSignals>)>> {
         self.waiter
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -151,10 +161,17 @@ impl Live {
         self.waiter().is_some()
     }
 
+    /// The connected wait's Bash call has returned: tell it to end.
+    pub(crate) fn release_waiter(&self) {
+        if let Some((_, signals)) = &*self.waiter() {
+            signals.call_returned.notify_one();
+        }
+    }
+
     /// Wakes the waiter, if one is connected, to look at the inbox.
     pub(crate) fn wake(&self) {
-        if let Some((_, notify)) = &*self.waiter() {
-            notify.notify_one();
+        if let Some((_, signals)) = &*self.waiter() {
+            signals.wake.notify_one();
         }
     }
 

@@ -20,10 +20,10 @@ use clawmux_core::wire::{agent_line, hook_context, Message};
 use clawmux_core::{Event, Hook, Source};
 use clawmux_store::Channel;
 use serde_json::{json, Value};
-use tokio::sync::{Notify, OwnedMutexGuard};
+use tokio::sync::OwnedMutexGuard;
 
 use crate::error::ApiError;
-use crate::hub::{now, Hub, Live};
+use crate::hub::{now, Hub, Live, WaitSignals};
 
 /// The Stop hook's answer: let Claude stop, or keep it going with a reason (printed on stderr, exit 2).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -34,20 +34,42 @@ pub struct StopVerdict {
     pub reason: String,
 }
 
-/// Whether a tool call is the agent entering `clawmux wait`.
-fn is_wait_call(hook: &Hook) -> bool {
-    let HookKind::PreToolUse(call) = &hook.kind else {
-        return false;
-    };
-    call.name == "Bash"
-        && call
-            .input
-            .get("command")
+/// Whether a Bash tool's input runs `clawmux wait`.
+fn runs_wait(tool_name: &str, input: Option<&Value>) -> bool {
+    tool_name == "Bash"
+        && input
+            .and_then(|i| i.get("command"))
             .and_then(Value::as_str)
             .is_some_and(|c| {
                 c.split(['&', ';', '|', '\n'])
                     .any(|part| part.trim().starts_with("clawmux wait"))
             })
+}
+
+/// Whether a tool call is the agent entering `clawmux wait`.
+fn is_wait_call(hook: &Hook) -> bool {
+    matches!(&hook.kind, HookKind::PreToolUse(call) if runs_wait(&call.name, Some(&call.input)))
+}
+
+/// Whether a hook says that the agent's Bash call running `clawmux wait` has returned (its payload holds
+/// the call's input).
+fn wait_call_returned(hook: &Hook, payload: &Value) -> bool {
+    hook.subagent.is_none()
+        && match &hook.kind {
+            HookKind::PostToolUse { tool_name, .. }
+            | HookKind::PostToolUseFailure { tool_name, .. } => {
+                runs_wait(tool_name, payload.get("tool_input"))
+            }
+            HookKind::SessionStart { .. }
+            | HookKind::PreToolUse(_)
+            | HookKind::PreCompact { .. }
+            | HookKind::Stop { .. }
+            | HookKind::Notification { .. }
+            | HookKind::PermissionRequest(_)
+            | HookKind::UserPromptSubmit { .. }
+            | HookKind::StopFailure { .. }
+            | HookKind::SessionEnd { .. } => false,
+        }
 }
 
 impl Hub {
@@ -85,6 +107,11 @@ impl Hub {
         let Event::Hook(hook) = &event else {
             return Ok(json!({}));
         };
+        if wait_call_returned(hook, &value) {
+            // A wait still connected now runs in the background: a message it took would never reach
+            // Claude. It ends; the messages stay for the next wait, or this hook.
+            self.live(&agent)?.release_waiter();
+        }
         if let (HookKind::SessionStart { .. }, Some(session)) = (&hook.kind, &hook.session_id) {
             // The conversation exists now: a restart resumes it.
             self.store().set_claude_session(&agent, session).await?;
@@ -212,10 +239,10 @@ impl Hub {
         }
         let order = live.wait_order.lock().await;
         let id = self.next_waiter_id();
-        let notify = Arc::new(Notify::new());
+        let signals = Arc::new(WaitSignals::default());
         // The first look at the inbox happens at once: messages may have arrived while it was away.
-        notify.notify_one();
-        *live.waiter() = Some((id, notify.clone()));
+        signals.wake.notify_one();
+        *live.waiter() = Some((id, signals.clone()));
         // Entering the wait means Claude finished with whatever a hook handed it.
         live.hook_delivered.store(false, Ordering::SeqCst);
         let _ = std::fs::remove_file(live.sentinel());
@@ -227,7 +254,7 @@ impl Hub {
             agent: agent.to_owned(),
             live,
             id,
-            notify,
+            signals,
         })
     }
 }
@@ -238,7 +265,7 @@ pub struct Waiter {
     agent: String,
     live: Arc<Live>,
     id: u64,
-    notify: Arc<Notify>,
+    signals: Arc<WaitSignals>,
 }
 
 /// Messages offered to a waiter, with the inbox held until they are confirmed or declined.
@@ -252,7 +279,7 @@ impl Waiter {
     /// Waits until the inbox has messages and offers them. Cancel-safe: dropping it loses nothing.
     pub async fn offer(&self) -> Result<Offer, ApiError> {
         loop {
-            self.notify.notified().await;
+            self.signals.wake.notified().await;
             let guard = self.live.inbox.clone().lock_owned().await;
             self.live.maybe_pending.store(false, Ordering::SeqCst);
             let messages = self.hub.store().peek_inbox(&self.agent).await?;
@@ -282,6 +309,11 @@ impl Waiter {
     /// Resolves when the agent's process has ended: the wait must close.
     pub async fn agent_ended(&self) {
         self.live.ended.notified().await;
+    }
+
+    /// Resolves when the Bash call that ran this wait has returned: the wait must close, taking nothing.
+    pub async fn call_returned(&self) {
+        self.signals.call_returned.notified().await;
     }
 
     /// The agent this waiter waits for.

@@ -32,6 +32,8 @@ const ACK_WITHIN: Duration = Duration::from_secs(2);
 pub const CLOSE_UNKNOWN_AGENT: u16 = 4004;
 /// Close code for an agent that was terminated.
 pub const CLOSE_AGENT_DEAD: u16 = 4010;
+/// Close code for a wait whose Bash call has returned (it was moved to the background): it must end.
+pub const CLOSE_CALL_RETURNED: u16 = 4011;
 
 pub(super) async fn upgrade(
     ws: WebSocketUpgrade,
@@ -76,8 +78,20 @@ async fn serve(waiter: &Waiter, socket: WebSocket) -> Result<(), &'static str> {
     tokio::pin!(offer);
     let ended = waiter.agent_ended();
     tokio::pin!(ended);
+    let returned = waiter.call_returned();
+    tokio::pin!(returned);
     loop {
         tokio::select! {
+            // First: once its call has returned, no message may be offered to it.
+            biased;
+            () = &mut returned => {
+                let frame = CloseFrame {
+                    code: CLOSE_CALL_RETURNED,
+                    reason: "the Bash call that ran this wait has returned; run `clawmux wait` again in the foreground".into(),
+                };
+                let _ = tx.send(Ws::Close(Some(frame))).await;
+                return Err("its Bash call returned");
+            }
             () = &mut ended => {
                 let frame = CloseFrame {
                     code: CLOSE_AGENT_DEAD,

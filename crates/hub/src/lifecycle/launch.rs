@@ -24,6 +24,11 @@ pub struct Launch {
 /// The marker on the first line of a CLAUDE.md that ClawMux wrote (and may rewrite).
 pub const INSTRUCTIONS_MARKER: &str = "<!-- clawmux: instructions for a ClawMux agent";
 
+/// How long Claude Code lets one Bash call run (its `BASH_DEFAULT_TIMEOUT_MS` and `BASH_MAX_TIMEOUT_MS`):
+/// a day. At its timeout, Claude Code moves the call to the background and calls the model again to run
+/// a new `clawmux wait`: with its own default, an idle agent would cost model turns every few minutes.
+pub const BASH_TIMEOUT_MS: u64 = 24 * 60 * 60 * 1000;
+
 /// The Claude Code hook events the hub listens to over HTTP. (SessionStart and Stop are command hooks:
 /// Claude Code runs only commands for SessionStart, and only a command's exit 2 can keep Claude going.)
 pub const HTTP_HOOK_EVENTS: &[&str] = &[
@@ -53,9 +58,10 @@ The user does not read this terminal. They talk to you through ClawMux, by voice
 - Talk only through `clawmux send`: answer with `clawmux send --to user --re <msg_id> 'your answer'`\n\
   (markdown is fine), write to another agent with `clawmux send --to <name> '...'`, and acknowledge a\n\
   message you will act on with `clawmux send --to user --re <msg_id>` (a thumbs-up, no text).\n\
-- Whenever you have nothing to do, run `clawmux wait` (Bash, timeout 600000). It blocks until a message\n\
-  arrives and prints it as `[MSG id:<msg_id> from:<who>] text` (or `[VOICE ...]` when spoken). Act on it,\n\
-  answer, then run `clawmux wait` again. If it ends without a message, run it again.\n\
+- Whenever you have nothing to do, run `clawmux wait` with Bash, in the foreground, with no timeout (it\n\
+  may run for up to a day). It blocks until a message arrives and prints it as\n\
+  `[MSG id:<msg_id> from:<who>] text` (or `[VOICE ...]` when spoken). Act on it, answer, then run\n\
+  `clawmux wait` again. If it ends without a message, run it again. Never run it in the background.\n\
 - Never end your turn without `clawmux wait`: a stopped agent cannot hear the user.\n\
 - Give every Bash call a short description: the user sees it as what you are doing.\n"
     )
@@ -120,6 +126,10 @@ pub fn settings(port: u16, clawmux: &Path) -> Value {
     );
     json!({
         "hooks": hooks,
+        "env": {
+            "BASH_DEFAULT_TIMEOUT_MS": BASH_TIMEOUT_MS.to_string(),
+            "BASH_MAX_TIMEOUT_MS": BASH_TIMEOUT_MS.to_string(),
+        },
         "permissions": {
             "allow": [
                 "Bash(clawmux wait)",
@@ -249,6 +259,11 @@ mod tests {
         );
         assert_eq!(hooks["SessionStart"][0]["hooks"][0]["type"], "command");
         assert!(!s.to_string().contains("CLAWMUX_TOKEN=") && !s.to_string().contains("Bearer 0"));
+        // A wait may block for a day before Claude Code moves it to the background (and the model is
+        // called again); the instructions ask for no timeout of their own, which would be the smaller.
+        assert_eq!(s["env"]["BASH_DEFAULT_TIMEOUT_MS"], "86400000");
+        assert_eq!(s["env"]["BASH_MAX_TIMEOUT_MS"], "86400000");
+        assert!(instructions("sky").contains("no timeout"));
     }
 
     #[test]
