@@ -50,17 +50,18 @@ impl Drop for PidFile {
 }
 
 /// Whether this wait still has someone to wait for: the process that started it runs (an orphan is
-/// adopted by another), and the hub's data folder is there (a hub removed for good never comes back).
+/// adopted by another), and the hub's data folder, if it was there when the wait began, still is (a hub
+/// removed for good never comes back).
 struct Owner {
     parent: u32,
-    data_dir: PathBuf,
+    data_dir: Option<PathBuf>,
 }
 
 impl Owner {
     fn now(data_dir: PathBuf) -> Owner {
         Owner {
             parent: std::os::unix::process::parent_id(),
-            data_dir,
+            data_dir: data_dir.is_dir().then_some(data_dir),
         }
     }
 
@@ -69,13 +70,12 @@ impl Owner {
         if std::os::unix::process::parent_id() != self.parent {
             return Some("the process that started it has ended".into());
         }
-        if !self.data_dir.is_dir() {
-            return Some(format!(
-                "the hub's data folder {} is gone",
-                self.data_dir.display()
-            ));
+        match &self.data_dir {
+            Some(dir) if !dir.is_dir() => {
+                Some(format!("the hub's data folder {} is gone", dir.display()))
+            }
+            Some(_) | None => None,
         }
-        None
     }
 }
 
