@@ -426,10 +426,24 @@ fn idle_and_memory() {
     let http = hub.http();
     let mut feed = hub.feed();
     let mut waits = Vec::new();
+    // As Claude Code's do, the waiting agents' hooks name their transcripts, in one project folder.
+    let projects = hub.dir.path().join("projects/-work");
+    std::fs::create_dir_all(&projects).unwrap();
     for i in 0..50 {
         let name = format!("idle{i}");
         hub.add(&http, &name);
         if i < 20 {
+            let transcript = projects.join(format!("{name}.jsonl"));
+            std::fs::write(&transcript, "{\"type\":\"summary\",\"summary\":\"idle\"}\n").unwrap();
+            let hook = json!({"hook_event_name": "PreToolUse", "session_id": name, "tool_name": "Bash",
+                "tool_input": {"command": "clawmux wait"}, "tool_use_id": format!("w{i}"),
+                "transcript_path": transcript});
+            hub.post(
+                &http,
+                "/api/hooks/tool-status",
+                Some(&name),
+                &hook.to_string(),
+            );
             waits.push(
                 hub.agent_cmd(&name)
                     .arg("wait")
@@ -447,7 +461,7 @@ fn idle_and_memory() {
     let (cpu0, t0) = (hub.cpu(), Instant::now());
     std::thread::sleep(Duration::from_secs(10));
     let share = (hub.cpu() - cpu0).as_secs_f64() / t0.elapsed().as_secs_f64() * 100.0;
-    println!("idle hub, 20 waiting agents and a browser: {share:.2}% of one core over 10 s (target < 1%)");
+    println!("idle hub, 20 waiting agents watching their transcripts and a browser: {share:.2}% of one core over 10 s (target < 1%)");
     println!(
         "resident memory with 50 agents (20 waiting): {:.1} MB (target < 50 MB)",
         hub.rss_mb()

@@ -5,6 +5,10 @@
 //! through `clawmux hook tool-status` (Claude only runs commands for it), and `clawmux wait`,
 //! `clawmux send` and `clawmux hook stop` run as child processes, the way Claude's Bash tool and its
 //! command hooks run them. It reads a file, edits one, sometimes compacts, and answers every message.
+//!
+//! Like Claude Code, it keeps a transcript (JSON lines: the prompt, each tool call and its result, each
+//! answer) and every hook names it, so the hub watches a real, growing file for each demo agent: the load
+//! and the figures measured with demo agents are those of real ones.
 
 use std::io::Write;
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -17,8 +21,35 @@ use serde_json::{json, Value};
 use crate::client::{CallError, Client};
 use crate::env::{HubAddr, HubArgs};
 
+/// The agent's transcript, appended to as Claude Code appends to its own.
+struct Transcript {
+    path: std::path::PathBuf,
+    session: String,
+}
+
+impl Transcript {
+    /// Appends one line of `kind` (`user`, `assistant`) holding `content`, stamped now.
+    fn append(&self, kind: &str, content: Value) {
+        let line = json!({
+            "type": kind,
+            "sessionId": self.session,
+            "timestamp": humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string(),
+            "message": {"role": kind, "content": content},
+        });
+        let written = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.path)
+            .and_then(|mut f| f.write_all(format!("{line}\n").as_bytes()));
+        if let Err(e) = written {
+            eprintln!("demo-agent: cannot write {}: {e}", self.path.display());
+        }
+    }
+}
+
 struct Demo {
     name: String,
+    transcript: Transcript,
     hub: HubAddr,
     client: Client,
     work_dir: String,
@@ -49,8 +80,13 @@ pub fn run(args: &HubArgs, name: &str, pace_ms: u64, limit: Option<u64>) -> Resu
     for s in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
         let _ = signal_hook::flag::register(s, stop.clone());
     }
+    let transcript = Transcript {
+        path: std::path::Path::new(&work_dir).join(".demo-transcript.jsonl"),
+        session: format!("demo-{name}"),
+    };
     let mut demo = Demo {
         name: name.to_owned(),
+        transcript,
         hub,
         client,
         work_dir,
@@ -135,7 +171,7 @@ impl Demo {
         extra["hook_event_name"] = json!(event);
         extra["session_id"] = json!(format!("demo-{}", self.name));
         extra["cwd"] = json!(self.work_dir);
-        extra["transcript_path"] = json!(format!("{}/.demo-transcript.jsonl", self.work_dir));
+        extra["transcript_path"] = json!(self.transcript.path);
         extra
     }
 
@@ -185,6 +221,10 @@ impl Demo {
     fn tool(&mut self, name: &str, input: Value) -> (String, Vec<(String, String)>) {
         self.tool_seq += 1;
         let id = format!("toolu_demo_{}_{}", self.name, self.tool_seq);
+        self.transcript.append(
+            "assistant",
+            json!([{"type": "tool_use", "id": id, "name": name, "input": input}]),
+        );
         let got = self.http_hook(
             "PreToolUse",
             json!({"tool_name": name, "tool_input": input, "tool_use_id": id}),
@@ -193,6 +233,10 @@ impl Demo {
     }
 
     fn tool_done(&self, name: &str, id: &str, input: Value) -> Vec<(String, String)> {
+        self.transcript.append(
+            "user",
+            json!([{"type": "tool_result", "tool_use_id": id, "content": "done"}]),
+        );
         self.http_hook(
             "PostToolUse",
             json!({"tool_name": name, "tool_input": input, "tool_use_id": id, "tool_response": {"success": true}}),
@@ -270,6 +314,8 @@ impl Demo {
             self.name,
             text.replace('\n', "\n> ")
         );
+        self.transcript
+            .append("assistant", json!([{"type": "text", "text": reply}]));
         let send_input = json!({"command": format!("clawmux send --to user --re {msg_id} ..."), "description": "reply to the user"});
         self.pause();
         let (id, handed) = self.tool("Bash", send_input.clone());

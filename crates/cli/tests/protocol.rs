@@ -397,6 +397,23 @@ fn the_demo_agent_runs_a_whole_cycle_through_the_real_paths() {
         ]),
         "{moves:?}"
     );
+    // Like Claude Code, it kept a transcript that its hooks named, and the hub read it.
+    let transcript = std::fs::read_to_string(
+        std::path::Path::new(hub.session("demo")["work_dir"].as_str().unwrap())
+            .join(".demo-transcript.jsonl"),
+    )
+    .unwrap();
+    assert!(
+        transcript.contains(r#""type":"tool_use""#)
+            && transcript.contains(r#""type":"tool_result""#)
+    );
+    let from_transcript = || {
+        hub.get_text("/api/sessions/demo/log/decisions")
+            .lines()
+            .filter(|l| l.contains(r#""source":"transcript""#))
+            .count()
+    };
+    wait_until(5 * SEC, || from_transcript() > 0);
 }
 
 #[test]
