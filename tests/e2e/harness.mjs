@@ -37,10 +37,12 @@ async function serve(data, dir, port, extraEnv) {
   return { child, port: Number(/127\.0\.0\.1:(\d+)/.exec(line)[1]) };
 }
 
-/** The real hub in a temporary folder and HOME. `env` adds to the hub's environment (its options). */
-export async function startHub({ env: extraEnv = {} } = {}) {
+/** The real hub in a temporary folder and HOME. `env` adds to the hub's environment (its options);
+ * `prepare(data)` runs before it starts, on its data folder's path (to put an older installation there). */
+export async function startHub({ env: extraEnv = {}, prepare } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'clawmux-e2e-'));
   const data = join(dir, 'data');
+  prepare?.(data);
   let { child, port } = await serve(data, dir, 0, extraEnv);
   const token = readFileSync(join(data, 'token'), 'utf8').trim();
   const env = (agent) => ({

@@ -2,6 +2,7 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ARTIFACTS, openBrowser, openUi, startHub } from './harness.mjs';
 
@@ -134,6 +135,34 @@ test('a link in a message opens in a new tab that cannot reach back; the page ne
     assert.equal(await tab.evaluate(() => window.opener), null, 'the new tab cannot reach the UI');
     assert.equal(page.url(), ui, 'the UI stayed');
     await tab.close();
+    assert.deepEqual(errors, []);
+  } finally {
+    hub.stop();
+  }
+});
+
+test('an earlier ClawMux\'s conversations in the data folder are offered at start and imported with a click', async () => {
+  const history = { messages: [
+    { role: 'user', text: 'from the old days', ts: 1760000000.5, id: 'msg-0000aaaa' },
+    { role: 'assistant', text: 'still **here**', ts: 1760000001, id: 'msg-0000aaab', parent_id: 'msg-0000aaaa' },
+  ] };
+  const hub = await startHub({ prepare: (data) => {
+    mkdirSync(join(data, 'sessions', 'elder'), { recursive: true });
+    writeFileSync(join(data, 'sessions', 'elder', 'history.json'), JSON.stringify(history));
+  } });
+  const { page, errors } = await openUi(browser, hub);
+  try {
+    await page.waitForSelector('#import-offer:not([hidden])');
+    assert.match(await page.textContent('#import-text'), /Found 1 agent conversation/);
+    await page.click('#import-go');
+    await page.waitForFunction(() => document.querySelector('#import-text').textContent.startsWith('Imported 1'));
+    await page.click('[data-agent="elder"]');
+    await page.waitForSelector('#chats .msg.kind-assistant .body strong');
+    assert.deepEqual(await page.$$eval('.chat[data-session="elder"] .msg .body', (els) => els.map((e) => e.textContent.trim())), ['from the old days', 'still here']);
+    // Offered once: a new page finds nothing left to import.
+    await page.reload();
+    await page.waitForSelector('#connection.online');
+    assert.equal(await page.isHidden('#import-offer'), true);
     assert.deepEqual(errors, []);
   } finally {
     hub.stop();

@@ -30,6 +30,38 @@ function notice(text) {
   $('notice').hidden = !text;
 }
 
+/** An earlier ClawMux's conversations are in the data folder and not imported yet: offer them, once per
+ * page. The hub imports each once, however often this runs. */
+let importOffered = false;
+async function offerImport() {
+  if (importOffered) return;
+  importOffered = true;
+  const caps = await backend.command({ command: 'capabilities' }).catch(() => null);
+  if (!caps?.to_import) return;
+  $('import-text').textContent =
+    `Found ${caps.to_import} agent conversation(s) of an earlier ClawMux in the data folder. Import them?`;
+  $('import-offer').hidden = false;
+}
+
+async function runImport() {
+  $('import-go').disabled = true;
+  try {
+    const report = await backend.command({ command: 'import' });
+    const failed = report.filter((r) => r.error);
+    const imported = report.length - failed.length;
+    $('import-text').textContent = [
+      `Imported ${imported} agent conversation(s).`,
+      ...failed.map((r) => `${r.agent}: not imported: ${r.error}`),
+    ].join(' ');
+    $('import-go').hidden = true;
+    $('import-later').textContent = 'Close';
+  } catch (e) {
+    $('import-text').textContent = `Not imported: ${e.message}`;
+  } finally {
+    $('import-go').disabled = false;
+  }
+}
+
 function onConnection(state) {
   online = state === 'online';
   const badge = $('connection');
@@ -37,7 +69,10 @@ function onConnection(state) {
   badge.textContent = state;
   badge.title = backend?.where ?? '';
   $('hub-address').textContent = backend?.where ?? '';
-  if (online) flushOutbox();
+  if (online) {
+    flushOutbox();
+    offerImport();
+  }
 }
 
 /** The hub could not start: say why, instead of an empty window. */
@@ -462,6 +497,8 @@ function start() {
     e.preventDefault();
     Promise.resolve(backend.openLink(link.href)).catch((err) => notice(err.message));
   });
+  $('import-go').addEventListener('click', runImport);
+  $('import-later').addEventListener('click', () => { $('import-offer').hidden = true; });
   $('act-interrupt').addEventListener('click', () => act('interrupt'));
   $('act-restart').addEventListener('click', () => act('restart'));
   $('act-terminate').addEventListener('click', () => act('terminate'));

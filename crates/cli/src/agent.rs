@@ -71,3 +71,42 @@ pub fn open(args: &HubArgs) -> Result<(), String> {
 fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
+
+/// `clawmux import`: the conversations of an original installation in the hub's data folder
+/// (`sessions/<agent>/history.json`), one line per agent. Running it again imports nothing twice.
+pub fn import(args: &HubArgs) -> Result<(), String> {
+    let hub = args.resolve()?;
+    let client = Client::new(&hub, Duration::from_secs(600));
+    let body = json!({ "command": "import" }).to_string();
+    let report = client
+        .post("/api/command", None, body.as_bytes())
+        .map_err(|e| e.to_string())?;
+    let rows = report.as_array().cloned().unwrap_or_default();
+    if rows.is_empty() {
+        println!("nothing to import: no sessions/<agent>/history.json in the hub's data folder");
+        return Ok(());
+    }
+    let mut failed = 0;
+    for r in &rows {
+        let agent = r.get("agent").and_then(Value::as_str).unwrap_or("?");
+        let n = |k: &str| r.get(k).and_then(Value::as_u64).unwrap_or(0);
+        match r.get("error").and_then(Value::as_str) {
+            Some(why) => {
+                failed += 1;
+                println!("{agent}: not imported: {why}");
+            }
+            None => println!(
+                "{agent}: {} message(s) imported, {} already there",
+                n("created"),
+                n("skipped")
+            ),
+        }
+    }
+    if failed > 0 {
+        return Err(format!(
+            "{failed} of {} agent(s) could not be imported",
+            rows.len()
+        ));
+    }
+    Ok(())
+}

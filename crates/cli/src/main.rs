@@ -131,6 +131,12 @@ enum Command {
         #[command(flatten)]
         hub: env::HubArgs,
     },
+    /// Import the conversations of an original ClawMux installation found in the hub's data folder
+    /// (`sessions/<agent>/history.json`); running it again imports nothing twice.
+    Import {
+        #[command(flatten)]
+        hub: env::HubArgs,
+    },
     /// Show every agent and its state.
     Status {
         #[command(flatten)]
@@ -269,6 +275,7 @@ fn main() -> ExitCode {
         }
         | Command::Status { hub } => agent::list(&hub),
         Command::Open { hub } => agent::open(&hub),
+        Command::Import { hub } => agent::import(&hub),
         Command::Spawn {
             name,
             work_dir,

@@ -73,6 +73,8 @@ pub enum Command {
     },
     /// Whether Claude Code and tmux are installed (the UI offers the demo agent when Claude Code is not).
     Capabilities {},
+    /// Imports the conversations of an original installation found in the data folder.
+    Import {},
     /// Where the voice services are (the key only as set or not).
     VoiceSettings {},
     /// Saves where the voice services are.
@@ -113,6 +115,7 @@ impl Hub {
                 Ok(json!({}))
             }
             Command::Capabilities {} => Ok(self.capabilities().await),
+            Command::Import {} => Ok(json!(self.import_original().await?)),
             Command::VoiceSettings {} => Ok(self.voice_settings()?.public()),
             Command::SetVoiceSettings { settings } => self.set_voice_settings(settings),
             Command::UserMessage {

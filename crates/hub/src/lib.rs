@@ -11,6 +11,7 @@ pub mod diagnose;
 pub mod error;
 pub mod http;
 pub mod hub;
+pub mod import;
 pub mod inbox;
 pub mod lifecycle;
 pub mod metrics;
