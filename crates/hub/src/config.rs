@@ -157,6 +157,9 @@ pub struct Options {
     /// How long transcript lines are held so a hook that happened before them is applied first
     /// (`CLAWMUX_REORDER_MS`, default 300 ms). Hooks are never held.
     pub reorder_window: Duration,
+    /// How long Claude Code lets one Bash call (a `clawmux wait`) run before it moves it to the background,
+    /// set in each agent's settings (`CLAWMUX_BASH_TIMEOUT_MS`, default a day; tests make it short).
+    pub bash_timeout: Duration,
 }
 
 impl Options {
@@ -182,6 +185,10 @@ impl Options {
             nudge_after_interrupt: ms("CLAWMUX_NUDGE_AFTER_INTERRUPT_MS", 5_000),
             nudge_max: 3,
             reorder_window: ms("CLAWMUX_REORDER_MS", 300),
+            bash_timeout: ms(
+                "CLAWMUX_BASH_TIMEOUT_MS",
+                crate::lifecycle::launch::BASH_TIMEOUT_MS,
+            ),
         }
     }
 }

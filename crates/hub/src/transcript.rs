@@ -57,12 +57,16 @@ impl Hub {
     }
 
     /// Watches the transcript a hook named, unless it is already watched. Cheap when it is: a lock and a
-    /// comparison, on the hook's path.
+    /// comparison, on the hook's path. A watch that could not start (Claude Code creates the transcript's
+    /// folder after its first hooks) is tried again at the next hook.
     fn watch_transcript(&self, agent: &str, path: &str) {
         let path = Path::new(path);
         let Ok(live) = self.live(agent) else { return };
         let mut slot = live.transcript();
-        if slot.as_ref().is_some_and(|w| w.path == path) {
+        if slot
+            .as_ref()
+            .is_some_and(|w| w.path == path && !w.task.is_finished())
+        {
             return;
         }
         if !acceptable(path) {
@@ -93,7 +97,7 @@ async fn follow(hub: Hub, agent: String, path: PathBuf) {
     }) {
         Ok(w) => w,
         Err(e) => {
-            tracing::warn!(agent, path = %path.display(), error = %e, "cannot watch the transcript");
+            tracing::debug!(agent, path = %path.display(), error = %e, "cannot watch the transcript yet");
             return;
         }
     };

@@ -24,8 +24,8 @@ pub struct Launch {
 /// The marker on the first line of a CLAUDE.md that ClawMux wrote (and may rewrite).
 pub const INSTRUCTIONS_MARKER: &str = "<!-- clawmux: instructions for a ClawMux agent";
 
-/// How long Claude Code lets one Bash call run (its `BASH_DEFAULT_TIMEOUT_MS` and `BASH_MAX_TIMEOUT_MS`):
-/// a day. At its timeout, Claude Code moves the call to the background and calls the model again to run
+/// How long Claude Code lets one Bash call run by default (its `BASH_DEFAULT_TIMEOUT_MS` and
+/// `BASH_MAX_TIMEOUT_MS`): a day. At its timeout, Claude Code moves the call to the background and calls the model again to run
 /// a new `clawmux wait`: with its own default, an idle agent would cost model turns every few minutes.
 pub const BASH_TIMEOUT_MS: u64 = 24 * 60 * 60 * 1000;
 
@@ -89,7 +89,8 @@ fn shell_quote(s: &str) -> String {
 /// The per-agent Claude Code settings: the hooks of PROTOCOL.md, and permission for the `clawmux`
 /// commands the agent lives on. The token is never written here: the HTTP hooks read it from the agent's
 /// environment (`allowedEnvVars`).
-pub fn settings(port: u16, clawmux: &Path) -> Value {
+pub fn settings(port: u16, clawmux: &Path, bash_timeout: std::time::Duration) -> Value {
+    let bash_timeout_ms = bash_timeout.as_millis().to_string();
     let clawmux = shell_quote(&clawmux.display().to_string());
     let http = json!({
         "type": "http",
@@ -127,8 +128,8 @@ pub fn settings(port: u16, clawmux: &Path) -> Value {
     json!({
         "hooks": hooks,
         "env": {
-            "BASH_DEFAULT_TIMEOUT_MS": BASH_TIMEOUT_MS.to_string(),
-            "BASH_MAX_TIMEOUT_MS": BASH_TIMEOUT_MS.to_string(),
+            "BASH_DEFAULT_TIMEOUT_MS": bash_timeout_ms,
+            "BASH_MAX_TIMEOUT_MS": bash_timeout_ms,
         },
         "permissions": {
             "allow": [
@@ -245,7 +246,11 @@ mod tests {
 
     #[test]
     fn settings_hold_every_hook_and_no_token() {
-        let s = settings(3461, Path::new("/opt/claw mux/clawmux"));
+        let s = settings(
+            3461,
+            Path::new("/opt/claw mux/clawmux"),
+            std::time::Duration::from_millis(BASH_TIMEOUT_MS),
+        );
         let hooks = s["hooks"].as_object().unwrap();
         for event in HTTP_HOOK_EVENTS {
             let h = &hooks[*event][0]["hooks"][0];

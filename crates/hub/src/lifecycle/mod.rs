@@ -225,7 +225,9 @@ impl Hub {
         let settings = launch_dir.join("settings.json");
         crate::config::write_private(
             &settings,
-            launch::settings(port, &clawmux).to_string().as_bytes(),
+            launch::settings(port, &clawmux, self.options().bash_timeout)
+                .to_string()
+                .as_bytes(),
         )
         .map_err(|e| io("the settings", &settings, e))?;
         let instructions = launch::instructions(name);

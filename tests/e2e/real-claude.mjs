@@ -1,0 +1,137 @@
+// The real Claude Code CLI in tests: installed from npm at a pinned version into a cache folder of the
+// tests' own (never globally, never into the project's node_modules), run with a temporary HOME that looks
+// like a logged-in user's, and pointed at a scripted model: a local server that speaks the Messages API
+// (streamed as Server-Sent Events) and answers each request by the test's rules.
+
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+export const CLAUDE_VERSION = '2.1.330';
+const CACHE = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'clawmux-tests', `claude-code-${CLAUDE_VERSION}`);
+/** The dummy key the scripted model accepts (the CLI asks about a key it has not seen before). */
+const API_KEY = 'sk-ant-api03-clawmux-tests-scripted-model-0000000000';
+
+/** The CLI's executable, installed on first use (about 11 s and 360 MB, once per machine). */
+export function claudeBinary() {
+  const bin = join(CACHE, 'node_modules', '.bin', 'claude');
+  if (!existsSync(bin)) {
+    mkdirSync(CACHE, { recursive: true });
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--silent', '--prefix', CACHE, `@anthropic-ai/claude-code@${CLAUDE_VERSION}`], { stdio: 'inherit' });
+  }
+  return bin;
+}
+
+/**
+ * Makes `home` a HOME in which the CLI asks nothing at start: onboarding done, the key approved, and each of
+ * `trusted` folders trusted (a folder it has not seen shows the trust dialog, whose default is "No, exit").
+ */
+export function prepareHome(home, trusted = []) {
+  const projects = Object.fromEntries(trusted.map((dir) => [dir, { hasTrustDialogAccepted: true, allowedTools: [] }]));
+  writeFileSync(join(home, '.claude.json'), JSON.stringify({
+    hasCompletedOnboarding: true,
+    lastOnboardingVersion: CLAUDE_VERSION,
+    theme: 'dark',
+    customApiKeyResponses: { approved: [API_KEY.slice(-20)], rejected: [] },
+    projects,
+  }));
+}
+
+/** The environment the CLI runs in: the scripted model at `port`, nothing sent anywhere else. */
+export function claudeEnv(port) {
+  return {
+    ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`,
+    ANTHROPIC_API_KEY: API_KEY,
+    DISABLE_AUTOUPDATER: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_TELEMETRY: '1',
+  };
+}
+
+/** The text of a message's content (a string, or blocks: text and tool results, flattened). */
+export function contentText(content) {
+  if (typeof content === 'string') return content;
+  return (content ?? []).map((b) => {
+    if (b.type === 'text') return b.text;
+    if (b.type === 'tool_result') return contentText(b.content);
+    return '';
+  }).join('\n');
+}
+
+/** Server-Sent Events of one assistant message: `reply` is `{text}` or `{tool: {name, input}}`. */
+function stream(res, reply, n) {
+  const send = (event, data) => res.write(`event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`);
+  res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
+  send('message_start', { message: { id: `msg_scripted_${n}`, type: 'message', role: 'assistant', model: 'scripted', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 100, output_tokens: 1 } } });
+  if (reply.tool) {
+    send('content_block_start', { index: 0, content_block: { type: 'tool_use', id: `toolu_scripted_${n}`, name: reply.tool.name, input: {} } });
+    send('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: JSON.stringify(reply.tool.input) } });
+  } else {
+    send('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
+    send('content_block_delta', { index: 0, delta: { type: 'text_delta', text: reply.text ?? 'OK.' } });
+  }
+  send('content_block_stop', { index: 0 });
+  send('message_delta', { delta: { stop_reason: reply.tool ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: 10 } });
+  send('message_stop', {});
+  res.end();
+}
+
+/**
+ * Starts the scripted model on a free port. `rules(request)` gets each main-conversation request (`{body,
+ * last}`: the parsed body and the text of all that came since the model last spoke) and returns the reply, or nothing for the
+ * default: a short text. Side requests (titles, summaries, token counts) get short answers. Every request
+ * is kept in `requests`; `turns` counts the main conversation's.
+ */
+export async function startModel(rules) {
+  const model = { requests: [], turns: [], port: 0, close: null };
+  let n = 0;
+  const server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (d) => { raw += d; });
+    req.on('end', () => {
+      let body = {};
+      try { body = JSON.parse(raw || '{}'); } catch { /* not JSON: answered by default */ }
+      model.requests.push({ url: req.url, body });
+      if (req.url.startsWith('/v1/messages/count_tokens')) {
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ input_tokens: 100 }));
+        return;
+      }
+      if (!req.url.startsWith('/v1/messages')) {
+        res.writeHead(404, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: 'scripted model' } }));
+        return;
+      }
+      n += 1;
+      const messages = body.messages ?? [];
+      // What came since the model last spoke: a tool's result, and any notice the CLI put after it.
+      const since = messages.slice(messages.findLastIndex((m) => m.role === 'assistant') + 1);
+      const last = since.map((m) => contentText(m.content)).join('\n');
+      // The main conversation offers tools; side requests (a title, a summary) do not.
+      const main = Array.isArray(body.tools) && body.tools.length > 0;
+      let reply = { text: 'OK.' };
+      if (main) {
+        model.turns.push({ at: Date.now(), last });
+        reply = rules({ body, last }) ?? reply;
+      }
+      if (body.stream) {
+        stream(res, reply, n);
+      } else {
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        const content = reply.tool
+          ? [{ type: 'tool_use', id: `toolu_scripted_${n}`, name: reply.tool.name, input: reply.tool.input }]
+          : [{ type: 'text', text: reply.text ?? 'OK.' }];
+        res.end(JSON.stringify({ id: `msg_scripted_${n}`, type: 'message', role: 'assistant', model: 'scripted', content, stop_reason: reply.tool ? 'tool_use' : 'end_turn', stop_sequence: null, usage: { input_tokens: 100, output_tokens: 10 } }));
+      }
+    });
+  });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  model.port = server.address().port;
+  model.close = () => new Promise((ok) => { server.closeAllConnections(); server.close(ok); });
+  return model;
+}
+
+/** A Bash tool call, as the model asks for it. */
+export const bash = (command, description = command) => ({ tool: { name: 'Bash', input: { command, description } } });
