@@ -78,15 +78,19 @@ test('a spawned agent runs with our hooks, answers, ends cleanly and resumes', a
     });
     assert.deepEqual(exposed, [], 'processes with the token on their command line');
 
-    // The hooks really ran: SessionStart as a command, the tool hooks over HTTP with the token header.
+    // The hooks really ran, every one a `clawmux` command that reaches the hub through its private socket
+    // (an HTTP hook could only name the TCP port, which anyone can take while the hub is down).
     let entries = readLog(log);
     const first = entries.find((e) => e.argv);
     assert.deepEqual(first.argv.slice(0, 3), ['--settings', settingsFile, '--session-id']);
     const session = first.argv[3];
     assert.equal(entries.find((e) => e.event === 'SessionStart')?.code, 0);
-    const http = entries.filter((e) => e.type === 'http');
-    assert.ok(http.some((e) => e.event === 'PreToolUse'), 'PreToolUse ran');
-    assert.ok(http.every((e) => e.status === 200), `every HTTP hook was accepted: ${JSON.stringify(http.filter((e) => e.status !== 200))}`);
+    const commands = entries.filter((e) => e.type === 'command');
+    assert.ok(commands.some((e) => e.event === 'PreToolUse'), 'PreToolUse ran');
+    assert.deepEqual(commands.filter((e) => e.code !== 0 && !(e.event === 'Stop' && e.code === 2)), [], 'every hook succeeded');
+    assert.deepEqual(entries.filter((e) => e.type === 'http'), [], 'no HTTP hook');
+    const received = await (await fetch(`http://127.0.0.1:${h.port}/api/sessions/sky/log/events`, { headers: { Authorization: `Bearer ${h.token}` } })).text();
+    assert.match(received, /hook:PreToolUse/, 'the hub received the tool hooks');
 
     // A message in, an answer out, threaded under it.
     m = ev.mark();

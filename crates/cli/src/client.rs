@@ -1,15 +1,28 @@
-//! A small blocking HTTP client for the hub's API (ureq), with the token and the short timeouts hooks need.
+//! A small blocking client for the hub's API over its private socket (`<data dir>/hub.sock`), with the
+//! token and the short timeouts hooks need.
+//!
+//! Never over TCP: while the hub is down, anyone on the machine can bind its port, and a client that kept
+//! calling it would hand over its token and take the stand-in's answers for the hub's. The socket sits in
+//! the 0700 data folder, where no other user can put one (`clawmux_hub::http::local`).
+//!
+//! HTTP/1.1, one request per connection: the hub is a few microseconds away, and a hook makes one call.
 
-use std::time::Duration;
+use std::io::{Read, Write};
+use std::os::unix::net::UnixStream;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
 use crate::env::HubAddr;
 
+/// The most of an answer read (a page of history, an exported log).
+const MAX_ANSWER: usize = 256 * 1024 * 1024;
+
 /// Why a call failed.
 #[derive(Debug)]
 pub enum CallError {
-    /// The hub could not be reached (not running, wrong port, timed out).
+    /// The hub could not be reached (not running, timed out, or it broke off the answer).
     Unreachable(String),
     /// The hub answered with an error.
     Api {
@@ -33,96 +46,213 @@ impl std::fmt::Display for CallError {
 
 /// A client for one hub.
 pub struct Client {
-    agent: ureq::Agent,
-    base: String,
+    socket: PathBuf,
     bearer: String,
+    timeout: Duration,
+}
+
+/// An answer: its status and body.
+struct Answer {
+    status: u16,
+    body: Vec<u8>,
+    complete: bool,
 }
 
 impl Client {
     /// A client whose every call gives up after `timeout`.
     pub fn new(hub: &HubAddr, timeout: Duration) -> Client {
-        let agent = ureq::Agent::config_builder()
-            .timeout_global(Some(timeout))
-            .timeout_connect(Some(timeout.min(Duration::from_millis(500))))
-            .http_status_as_error(false)
-            // The hub is on loopback: never send its token through a proxy from the environment.
-            .proxy(None)
-            .build()
-            .into();
         Client {
-            agent,
-            base: format!("http://127.0.0.1:{}", hub.port),
+            socket: hub.socket.clone(),
             bearer: format!("Bearer {}", hub.token),
+            timeout,
         }
     }
 
     /// `POST path` with a JSON body, as `session` when given.
     pub fn post(&self, path: &str, session: Option<&str>, body: &[u8]) -> Result<Value, CallError> {
-        let mut req = self
-            .agent
-            .post(format!("{}{path}", self.base))
-            .header("Authorization", &self.bearer)
-            .header("Content-Type", "application/json");
-        if let Some(s) = session {
-            req = req.header("ClawMux-Session", s);
-        }
-        Self::answer(req.send(body))
+        let answer = self.call("POST", path, session, body)?;
+        Self::json(answer)
     }
 
     /// `GET path`.
     pub fn get(&self, path: &str) -> Result<Value, CallError> {
-        let req = self
-            .agent
-            .get(format!("{}{path}", self.base))
-            .header("Authorization", &self.bearer);
-        Self::answer(req.call())
+        let answer = self.call("GET", path, None, b"")?;
+        Self::json(answer)
     }
 
     /// `GET path`, for an answer that is text rather than one JSON value (JSON lines).
     pub fn get_text(&self, path: &str) -> Result<String, CallError> {
-        let resp = self
-            .agent
-            .get(format!("{}{path}", self.base))
-            .header("Authorization", &self.bearer)
-            .call();
-        let mut resp = resp.map_err(|e| CallError::Unreachable(e.to_string()))?;
-        let status = resp.status().as_u16();
-        let text = resp
-            .body_mut()
-            .with_config()
-            .limit(256 * 1024 * 1024)
-            .read_to_string()
-            .map_err(|e| CallError::Unreachable(e.to_string()))?;
-        if (200..300).contains(&status) {
-            return Ok(text);
+        let answer = self.call("GET", path, None, b"")?;
+        if (200..300).contains(&answer.status) {
+            return Ok(String::from_utf8_lossy(&answer.body).into_owned());
         }
-        let value: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
-        let field = |k: &str| value.get(k).and_then(Value::as_str).map(str::to_owned);
-        Err(CallError::Api {
-            status,
-            code: field("code").unwrap_or_else(|| "http_error".into()),
-            message: field("message").unwrap_or_else(|| format!("HTTP {status}")),
-        })
+        Err(Self::error(&answer))
     }
 
-    fn answer(
-        resp: Result<ureq::http::Response<ureq::Body>, ureq::Error>,
-    ) -> Result<Value, CallError> {
-        let mut resp = resp.map_err(|e| CallError::Unreachable(e.to_string()))?;
-        let status = resp.status().as_u16();
-        let text = resp
-            .body_mut()
-            .read_to_string()
-            .map_err(|e| CallError::Unreachable(e.to_string()))?;
-        let value: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
-        if (200..300).contains(&status) {
-            return Ok(value);
+    fn json(answer: Answer) -> Result<Value, CallError> {
+        if (200..300).contains(&answer.status) {
+            return Ok(serde_json::from_slice(&answer.body).unwrap_or(Value::Null));
         }
+        Err(Self::error(&answer))
+    }
+
+    fn error(answer: &Answer) -> CallError {
+        let value: Value = serde_json::from_slice(&answer.body).unwrap_or(Value::Null);
         let field = |k: &str| value.get(k).and_then(Value::as_str).map(str::to_owned);
-        Err(CallError::Api {
-            status,
+        CallError::Api {
+            status: answer.status,
             code: field("code").unwrap_or_else(|| "http_error".into()),
-            message: field("message").unwrap_or_else(|| format!("HTTP {status}")),
+            message: field("message").unwrap_or_else(|| format!("HTTP {}", answer.status)),
+        }
+    }
+
+    fn call(
+        &self,
+        method: &str,
+        path: &str,
+        session: Option<&str>,
+        body: &[u8],
+    ) -> Result<Answer, CallError> {
+        let unreachable = |e: std::io::Error| CallError::Unreachable(e.to_string());
+        let deadline = Instant::now() + self.timeout;
+        let mut stream = UnixStream::connect(&self.socket).map_err(|e| {
+            CallError::Unreachable(format!("cannot connect to {}: {e}", self.socket.display()))
+        })?;
+        stream
+            .set_write_timeout(Some(self.timeout))
+            .map_err(unreachable)?;
+        let mut head = format!(
+            "{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\
+             Authorization: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n",
+            self.bearer,
+            body.len()
+        );
+        if let Some(s) = session {
+            head.push_str(&format!("ClawMux-Session: {s}\r\n"));
+        }
+        head.push_str("\r\n");
+        stream.write_all(head.as_bytes()).map_err(unreachable)?;
+        stream.write_all(body).map_err(unreachable)?;
+        let mut raw = Vec::new();
+        let mut chunk = [0u8; 64 * 1024];
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(CallError::Unreachable(format!(
+                    "no answer within {:?}",
+                    self.timeout
+                )));
+            }
+            stream.set_read_timeout(Some(left)).map_err(unreachable)?;
+            match stream.read(&mut chunk) {
+                Ok(0) => break,
+                Ok(n) if raw.len() + n <= MAX_ANSWER => raw.extend_from_slice(&chunk[..n]),
+                Ok(_) => return Err(CallError::Unreachable("the answer is too large".into())),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                // The hub may close the moment its answer is out (a body it did not read makes the close
+                // a reset): what arrived is the answer if it is whole.
+                Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => break,
+                Err(e) => return Err(unreachable(e)),
+            }
+            if parse_answer(&raw).is_some_and(|a| a.complete) {
+                break;
+            }
+        }
+        match parse_answer(&raw) {
+            Some(answer) if answer.complete => Ok(answer),
+            Some(_) | None => Err(CallError::Unreachable(
+                "the hub broke off its answer".into(),
+            )),
+        }
+    }
+}
+
+/// An HTTP/1.1 answer: the status and the body (de-chunked when it was sent in chunks), and whether all of
+/// it is there (its declared length, its last chunk; else only the connection's end can tell).
+fn parse_answer(raw: &[u8]) -> Option<Answer> {
+    let split = raw.windows(4).position(|w| w == b"\r\n\r\n")?;
+    let head = std::str::from_utf8(&raw[..split]).ok()?;
+    let rest = &raw[split + 4..];
+    let mut lines = head.split("\r\n");
+    let status = lines.next()?.split(' ').nth(1)?.parse().ok()?;
+    let header = |name: &str| {
+        head.split("\r\n").skip(1).find_map(|l| {
+            l.split_once(':')
+                .filter(|(k, _)| k.trim().eq_ignore_ascii_case(name))
+                .map(|(_, v)| v.trim().to_owned())
         })
+    };
+    if header("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) {
+        return Some(match dechunk(rest) {
+            Some(body) => Answer {
+                status,
+                body,
+                complete: true,
+            },
+            None => Answer {
+                status,
+                body: Vec::new(),
+                complete: false,
+            },
+        });
+    }
+    let length = header("content-length").and_then(|v| v.parse::<usize>().ok());
+    let complete = length.is_none_or(|n| rest.len() >= n);
+    let body = match length {
+        Some(n) => rest.get(..n).unwrap_or(rest).to_vec(),
+        None => rest.to_vec(),
+    };
+    Some(Answer {
+        status,
+        body,
+        complete,
+    })
+}
+
+/// The body of a chunked transfer.
+fn dechunk(mut rest: &[u8]) -> Option<Vec<u8>> {
+    let mut body = Vec::new();
+    loop {
+        let line_end = rest.windows(2).position(|w| w == b"\r\n")?;
+        let size_text = std::str::from_utf8(&rest[..line_end]).ok()?;
+        let size = usize::from_str_radix(size_text.split(';').next()?.trim(), 16).ok()?;
+        rest = &rest[line_end + 2..];
+        if size == 0 {
+            return Some(body);
+        }
+        body.extend_from_slice(rest.get(..size)?);
+        rest = rest.get(size + 2..)?;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_plain_and_chunked() {
+        let plain = parse_answer(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}").unwrap();
+        assert_eq!((plain.status, plain.body.as_slice()), (200, &b"{}"[..]));
+        assert!(plain.complete);
+        assert!(
+            !parse_answer(b"HTTP/1.1 200 OK\r\ncontent-length: 3\r\n\r\n{}")
+                .unwrap()
+                .complete
+        );
+        assert!(
+            !parse_answer(b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n3\r\n{\"a")
+                .unwrap()
+                .complete
+        );
+        let chunked = parse_answer(
+            b"HTTP/1.1 409 Conflict\r\nTransfer-Encoding: chunked\r\n\r\n3\r\n{\"a\r\n4;x=y\r\n\":1}\r\n0\r\n\r\n",
+        )
+        .unwrap();
+        assert_eq!(
+            (chunked.status, chunked.body.as_slice()),
+            (409, &b"{\"a\":1}"[..])
+        );
+        assert!(parse_answer(b"HTTP/1.1 200 OK\r\n").is_none());
+        assert!(parse_answer(b"garbage\r\n\r\n").is_none());
     }
 }

@@ -19,8 +19,10 @@ pub struct HubArgs {
 /// A resolved hub address with its token.
 #[derive(Clone, Debug)]
 pub struct HubAddr {
-    /// The port on 127.0.0.1.
+    /// The port on 127.0.0.1, for browsers (`clawmux open`): the `clawmux` command itself never uses it.
     pub port: u16,
+    /// The hub's private socket in its data folder, which every call of the `clawmux` command goes to.
+    pub socket: PathBuf,
     /// The API token.
     pub token: String,
 }
@@ -35,6 +37,7 @@ impl HubArgs {
         let token = token_from(&data_dir)?;
         Ok(HubAddr {
             port: self.port,
+            socket: clawmux_hub::http::local::socket_path(&data_dir),
             token,
         })
     }
@@ -96,7 +99,11 @@ impl AgentEnv {
             .unwrap_or_else(|| PathBuf::from("."));
         Ok(Some(AgentEnv {
             session,
-            hub: HubAddr { port, token },
+            hub: HubAddr {
+                port,
+                socket: clawmux_hub::http::local::socket_path(&data_dir),
+                token,
+            },
             work_dir,
             data_dir,
         }))

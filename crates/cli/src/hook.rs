@@ -89,16 +89,17 @@ pub fn observe(data_dir: Option<&std::path::Path>) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// The hub an observed hook reports to: the port it recorded in its data folder (`CLAWMUX_PORT` first),
-/// and its token. `None` when no hub has run there: nothing to report to.
+/// The hub an observed hook reports to: the one whose socket is in the data folder, with its token.
+/// `None` when no hub runs there: nothing to report to.
 fn observed_hub(data_dir: &Path) -> Option<HubAddr> {
-    let port = std::env::var("CLAWMUX_PORT")
-        .ok()
-        .or_else(|| std::fs::read_to_string(data_dir.join(clawmux_hub::config::PORT_FILE)).ok())
-        .and_then(|p| p.trim().parse().ok())?;
+    let socket = clawmux_hub::http::local::socket_path(data_dir);
+    if !socket.exists() {
+        return None;
+    }
     let token = std::fs::read_to_string(data_dir.join(clawmux_hub::config::TOKEN_FILE)).ok()?;
     Some(HubAddr {
-        port,
+        port: 0,
+        socket,
         token: token.trim().to_owned(),
     })
 }

@@ -7,7 +7,7 @@
 //! so the hub counts them as handed over only when Claude can see them.
 
 use std::io::Write;
-use std::net::{SocketAddr, TcpStream};
+use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -114,18 +114,17 @@ pub fn run() -> Result<(), String> {
 }
 
 fn once(env: &AgentEnv, stop: &AtomicBool, owner: &Owner) -> Outcome {
-    let addr = SocketAddr::from(([127, 0, 0, 1], env.hub.port));
-    let stream = match TcpStream::connect_timeout(&addr, Duration::from_millis(500)) {
+    // The hub's private socket, never its TCP port: see `client`.
+    let stream = match UnixStream::connect(&env.hub.socket) {
         Ok(s) => s,
         Err(e) => {
             return Outcome::Lost(format!(
-                "cannot connect to the hub on port {}: {e}",
-                env.hub.port
+                "cannot connect to the hub at {}: {e}",
+                env.hub.socket.display()
             ))
         }
     };
-    let _ = stream.set_nodelay(true);
-    let url = format!("ws://127.0.0.1:{}/ws/wait/{}", env.hub.port, env.session);
+    let url = format!("ws://localhost/ws/wait/{}", env.session);
     let mut request = match url.into_client_request() {
         Ok(r) => r,
         Err(e) => return Outcome::Refused(format!("bad agent name: {e}")),

@@ -230,18 +230,14 @@ fn hooks_fail_fast_and_never_block_when_the_hub_is_down_or_outside_an_agent() {
     // Outside an agent: a silent no-op.
     let (code, err) = hub.command_hook(None, &["hook", "stop"], stop);
     assert_eq!((code, err.as_str()), (0, ""));
-    // Hub down: exit 0 (Claude carries on) in well under a second.
-    let dead_port = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        l.local_addr().unwrap().port()
-    };
+    // Hub down (killed: its socket file is left, and nobody answers on it): exit 0 (Claude carries on) in
+    // well under a second.
+    let mut hub = hub;
+    hub.kill();
     for args in [&["hook", "stop"][..], &["hook", "tool-status"][..]] {
         let start = Instant::now();
         let mut cmd = hub.clawmux(Some("sky"));
-        cmd.env("CLAWMUX_PORT", dead_port.to_string())
-            .args(args)
-            .stdin(Stdio::piped())
-            .stderr(Stdio::piped());
+        cmd.args(args).stdin(Stdio::piped()).stderr(Stdio::piped());
         let mut child = cmd.spawn().unwrap();
         std::io::Write::write_all(&mut child.stdin.take().unwrap(), stop.as_bytes()).unwrap();
         let out = child.wait_with_output().unwrap();

@@ -20,19 +20,22 @@ pub mod transcript;
 pub mod ui_event;
 pub mod voice;
 
-use std::future::Future;
+use std::future::{Future, IntoFuture};
 
 pub use commands::Command;
 pub use error::ApiError;
 pub use hub::Hub;
 pub use inbox::{StopVerdict, Waiter};
 
-/// Serves the hub on `listener` until `shutdown` completes.
+/// Serves the hub on `listener` (browsers, other clients with the token) and on its private socket in the
+/// data folder (agents, hooks and the `clawmux` command: [`http::local`]) until `shutdown` completes.
+/// Refuses to start when another hub already serves the same data folder.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     hub: Hub,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    let socket = http::local::PrivateSocket::bind(hub.data_dir()).await?;
     let addr = listener.local_addr()?;
     let port = addr.port();
     if !addr.ip().is_loopback() {
@@ -51,8 +54,20 @@ pub async fn serve(
             tracing::warn!(error = %e, "could not check the agents' waits after start");
         }
     });
-    let app = http::router(hub, addr);
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await
+    let (stop, stopping) = tokio::sync::watch::channel(false);
+    tokio::spawn(async move {
+        shutdown.await;
+        let _ = stop.send(true);
+    });
+    let until = |mut stopping: tokio::sync::watch::Receiver<bool>| async move {
+        let _ = stopping.wait_for(|stop| *stop).await;
+    };
+    let local = axum::serve(socket, http::local_router(hub.clone()))
+        .with_graceful_shutdown(until(stopping.clone()));
+    let app = http::router(hub.clone(), addr);
+    let tcp = axum::serve(listener, app).with_graceful_shutdown(until(stopping));
+    let served = tokio::try_join!(tcp.into_future(), local.into_future()).map(drop);
+    // A socket file left behind would be taken for a hub that is gone; remove it on the way out.
+    let _ = std::fs::remove_file(http::local::socket_path(hub.data_dir()));
+    served
 }

@@ -9,6 +9,7 @@
 
 mod api;
 pub mod browser;
+pub mod local;
 mod ui;
 mod wait;
 
@@ -40,6 +41,8 @@ struct Guard {
     /// The address the hub listens on, when it is not loopback (`clawmux serve --bind ... --allow-remote`):
     /// a `Host` naming it is accepted too.
     exposed: Option<std::net::IpAddr>,
+    /// The private socket: no browser can reach it, so no `Host` or `Origin` to check.
+    local: bool,
 }
 
 impl Guard {
@@ -99,7 +102,7 @@ async fn guard(State(g): State<Guard>, req: Request, next: Next) -> Response {
         .headers()
         .get(header::HOST)
         .and_then(|v| v.to_str().ok());
-    if !g.host_ok(host) {
+    if !g.local && !g.host_ok(host) {
         return ApiError::new(
             StatusCode::FORBIDDEN,
             "bad_host",
@@ -112,7 +115,7 @@ async fn guard(State(g): State<Guard>, req: Request, next: Next) -> Response {
     if req.method() == axum::http::Method::GET && (path == "/" || path.starts_with("/ui/")) {
         return next.run(req).await;
     }
-    if let Some(origin) = req.headers().get(header::ORIGIN) {
+    if let (false, Some(origin)) = (g.local, req.headers().get(header::ORIGIN)) {
         if !origin.to_str().is_ok_and(|o| g.origin_ok(o)) {
             return ApiError::new(
                 StatusCode::FORBIDDEN,
@@ -165,7 +168,23 @@ pub fn router(hub: Hub, addr: std::net::SocketAddr) -> Router {
         token: Arc::from(hub.token()),
         port: addr.port(),
         exposed: (!addr.ip().is_loopback() && !addr.ip().is_unspecified()).then_some(addr.ip()),
+        local: false,
     };
+    routes(hub, guard_state)
+}
+
+/// The hub's routes on its private socket ([`local`]).
+pub fn local_router(hub: Hub) -> Router {
+    let guard_state = Guard {
+        token: Arc::from(hub.token()),
+        port: 0,
+        exposed: None,
+        local: true,
+    };
+    routes(hub, guard_state)
+}
+
+fn routes(hub: Hub, guard_state: Guard) -> Router {
     Router::new()
         .route("/api/health", get(api::health))
         .route("/api/sessions", get(api::sessions))
@@ -214,6 +233,7 @@ mod tests {
             token: Arc::from("t"),
             port: 3460,
             exposed: None,
+            local: false,
         };
         assert!(g.host_ok(Some("127.0.0.1:3460")));
         assert!(g.host_ok(Some("localhost:3460")));

@@ -29,9 +29,12 @@ pub const INSTRUCTIONS_MARKER: &str = "<!-- clawmux: instructions for a ClawMux 
 /// a new `clawmux wait`: with its own default, an idle agent would cost model turns every few minutes.
 pub const BASH_TIMEOUT_MS: u64 = 24 * 60 * 60 * 1000;
 
-/// The Claude Code hook events the hub listens to over HTTP. (SessionStart and Stop are command hooks:
-/// Claude Code runs only commands for SessionStart, and only a command's exit 2 can keep Claude going.)
-pub const HTTP_HOOK_EVENTS: &[&str] = &[
+/// The Claude Code hook events the hub listens to, besides Stop (whose command decides whether Claude may
+/// stop). All are command hooks (`clawmux hook tool-status`), which reach the hub through its private
+/// socket: an HTTP hook can only name a TCP port, which anyone on the machine can take while the hub is
+/// down, and would send it the token and take its answers for the hub's.
+pub const HOOK_EVENTS: &[&str] = &[
+    "SessionStart",
     "PreToolUse",
     "PostToolUse",
     "PostToolUseFailure",
@@ -86,37 +89,24 @@ fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
 
-/// The per-agent Claude Code settings: the hooks of PROTOCOL.md, and permission for the `clawmux`
-/// commands the agent lives on. The token is never written here: the HTTP hooks read it from the agent's
-/// environment (`allowedEnvVars`).
-pub fn settings(port: u16, clawmux: &Path, bash_timeout: std::time::Duration) -> Value {
+/// The per-agent Claude Code settings: the hooks of the protocol, a day for a Bash call, and permission for
+/// the `clawmux` commands the agent lives on. The token is never written here: the hooks are `clawmux`
+/// commands that read it from the agent's environment.
+pub fn settings(clawmux: &Path, bash_timeout: std::time::Duration) -> Value {
     let bash_timeout_ms = bash_timeout.as_millis().to_string();
     let clawmux = shell_quote(&clawmux.display().to_string());
-    let http = json!({
-        "type": "http",
-        "url": format!("http://127.0.0.1:{port}/api/hooks/tool-status"),
-        "headers": {
-            "Authorization": "Bearer $CLAWMUX_TOKEN",
-            "ClawMux-Session": "$CLAWMUX_SESSION_ID",
-        },
-        "allowedEnvVars": ["CLAWMUX_TOKEN", "CLAWMUX_SESSION_ID"],
-        "timeout": 5,
+    let command = json!({
+        "type": "command",
+        "command": format!("{clawmux} hook tool-status"),
+        "timeout": 10,
     });
     let mut hooks = serde_json::Map::new();
-    for event in HTTP_HOOK_EVENTS {
+    for event in HOOK_EVENTS {
         hooks.insert(
             (*event).to_owned(),
-            json!([{ "matcher": "*", "hooks": [http.clone()] }]),
+            json!([{ "matcher": "*", "hooks": [command.clone()] }]),
         );
     }
-    hooks.insert(
-        "SessionStart".to_owned(),
-        json!([{ "hooks": [{
-            "type": "command",
-            "command": format!("{clawmux} hook tool-status"),
-            "timeout": 10,
-        }] }]),
-    );
     hooks.insert(
         "Stop".to_owned(),
         json!([{ "hooks": [{
@@ -247,23 +237,24 @@ mod tests {
     #[test]
     fn settings_hold_every_hook_and_no_token() {
         let s = settings(
-            3461,
             Path::new("/opt/claw mux/clawmux"),
             std::time::Duration::from_millis(BASH_TIMEOUT_MS),
         );
         let hooks = s["hooks"].as_object().unwrap();
-        for event in HTTP_HOOK_EVENTS {
+        for event in HOOK_EVENTS {
             let h = &hooks[*event][0]["hooks"][0];
-            assert_eq!(h["type"], "http");
-            assert_eq!(h["url"], "http://127.0.0.1:3461/api/hooks/tool-status");
-            assert_eq!(h["headers"]["ClawMux-Session"], "$CLAWMUX_SESSION_ID");
+            assert_eq!(
+                h["type"], "command",
+                "{event}: never an HTTP hook to a port"
+            );
+            assert_eq!(h["command"], "'/opt/claw mux/clawmux' hook tool-status");
         }
         assert_eq!(
             hooks["Stop"][0]["hooks"][0]["command"],
             "'/opt/claw mux/clawmux' hook stop"
         );
-        assert_eq!(hooks["SessionStart"][0]["hooks"][0]["type"], "command");
-        assert!(!s.to_string().contains("CLAWMUX_TOKEN=") && !s.to_string().contains("Bearer 0"));
+        assert_eq!(hooks.len(), HOOK_EVENTS.len() + 1);
+        assert!(!s.to_string().contains("CLAWMUX_TOKEN") && !s.to_string().contains("Bearer"));
         // A wait may block for a day before Claude Code moves it to the background (and the model is
         // called again); the instructions ask for no timeout of their own, which would be the smaller.
         assert_eq!(s["env"]["BASH_DEFAULT_TIMEOUT_MS"], "86400000");

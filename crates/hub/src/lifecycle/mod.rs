@@ -225,7 +225,7 @@ impl Hub {
         let settings = launch_dir.join("settings.json");
         crate::config::write_private(
             &settings,
-            launch::settings(port, &clawmux, self.options().bash_timeout)
+            launch::settings(&clawmux, self.options().bash_timeout)
                 .to_string()
                 .as_bytes(),
         )
