@@ -455,13 +455,14 @@ fn an_agent_cannot_forge_a_line_from_the_user_in_another_agents_wait() {
 }
 
 /// Another local account, made for the test while it runs as root (and removed after); `None` where the
-/// tests do not run as root or cannot make users, and the tests that need one say they were skipped.
+/// tests do not run as root or cannot make users, and the tests that need one say they were skipped. Each
+/// test has its own (tests run at once, and one's removal must not pull the user from under another).
 struct OtherUser {
     name: &'static str,
 }
 
 impl OtherUser {
-    fn make() -> Option<OtherUser> {
+    fn make(name: &'static str) -> Option<OtherUser> {
         let root = std::fs::metadata("/proc/self")
             .map(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0)
             .unwrap_or(false);
@@ -469,7 +470,6 @@ impl OtherUser {
             eprintln!("SKIPPED: not root, so no other user can be made for this test");
             return None;
         }
-        let name = "clawmux-test-other";
         let exists = Command::new("id")
             .arg(name)
             .output()
@@ -535,7 +535,7 @@ while True:
 
 #[test]
 fn another_user_cannot_stand_in_for_the_hub_while_it_is_down() {
-    let Some(other) = OtherUser::make() else {
+    let Some(other) = OtherUser::make("clawmux-t-standin") else {
         return;
     };
     let mut hub = TestHub::start();
@@ -638,4 +638,73 @@ fn another_user_cannot_stand_in_for_the_hub_while_it_is_down() {
         String::from_utf8_lossy(&out.stdout).trim(),
         "PermissionError"
     );
+}
+
+/// Holds as many connections to the port as it can (its limit raised), then waits.
+const FLOOD: &str = r#"
+import resource, socket, sys, time
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096), hard))
+held = []
+for _ in range(2000):
+    try:
+        s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=0.2)
+        held.append(s)
+    except OSError:
+        pass
+print("holding", len(held), flush=True)
+time.sleep(60)
+"#;
+
+#[test]
+fn another_users_connections_are_closed_idle_ones_time_out_and_the_user_is_served() {
+    use std::io::BufRead;
+    let hub = TestHub::start_with_options(&[("CLAWMUX_IDLE_TIMEOUT_MS", "500")]);
+    let descriptors = || {
+        std::fs::read_dir(format!("/proc/{}/fd", hub.child.id()))
+            .unwrap()
+            .count()
+    };
+    // A connection of the user's own that says nothing is closed after the idle time.
+    let mut idle = TcpStream::connect(("127.0.0.1", hub.port)).unwrap();
+    idle.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    let start = std::time::Instant::now();
+    let mut buf = [0u8; 16];
+    let n = idle.read(&mut buf).unwrap_or(0);
+    assert_eq!(n, 0, "closed, not answered");
+    let took = start.elapsed();
+    assert!(
+        took >= Duration::from_millis(400) && took < Duration::from_secs(3),
+        "closed after {took:?}"
+    );
+
+    let Some(other) = OtherUser::make("clawmux-t-flood") else {
+        return;
+    };
+    let before = descriptors();
+    let mut flood = other
+        .command("/usr/bin/python3", &["-c", FLOOD, &hub.port.to_string()])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(flood.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    eprintln!("another user's flood: {}", line.trim());
+    // Served at once while the flood holds its connections; the hub keeps none of them.
+    let start = std::time::Instant::now();
+    assert_eq!(hub.get("/api/health").0, 200);
+    assert!(
+        start.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        start.elapsed()
+    );
+    let during = descriptors();
+    assert!(
+        during < before + 20,
+        "the hub holds {during} descriptors during the flood ({before} before)"
+    );
+    flood.kill().unwrap();
+    flood.wait().unwrap();
 }

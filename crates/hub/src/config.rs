@@ -160,6 +160,9 @@ pub struct Options {
     /// How long Claude Code lets one Bash call (a `clawmux wait`) run before it moves it to the background,
     /// set in each agent's settings (`CLAWMUX_BASH_TIMEOUT_MS`, default a day; tests make it short).
     pub bash_timeout: Duration,
+    /// How long a connection to the TCP port may send nothing before it is closed
+    /// (`CLAWMUX_IDLE_TIMEOUT_MS`, default 60 s).
+    pub idle_timeout: Duration,
 }
 
 impl Options {
@@ -188,6 +191,13 @@ impl Options {
             bash_timeout: ms(
                 "CLAWMUX_BASH_TIMEOUT_MS",
                 crate::lifecycle::launch::BASH_TIMEOUT_MS,
+            ),
+            idle_timeout: ms(
+                "CLAWMUX_IDLE_TIMEOUT_MS",
+                crate::http::peers::IDLE
+                    .as_millis()
+                    .try_into()
+                    .unwrap_or(60_000),
             ),
         }
     }

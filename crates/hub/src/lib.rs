@@ -65,6 +65,7 @@ pub async fn serve(
     let local = axum::serve(socket, http::local_router(hub.clone()))
         .with_graceful_shutdown(until(stopping.clone()));
     let app = http::router(hub.clone(), addr);
+    let listener = http::peers::UserOnly::new(listener, hub.options().idle_timeout);
     let tcp = axum::serve(listener, app).with_graceful_shutdown(until(stopping));
     let served = tokio::try_join!(tcp.into_future(), local.into_future()).map(drop);
     // A socket file left behind would be taken for a hub that is gone; remove it on the way out.

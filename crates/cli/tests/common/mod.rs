@@ -22,6 +22,8 @@ pub struct TestHub {
     pub port: u16,
     pub token: String,
     pub dir: tempfile::TempDir,
+    /// The hub's options (`CLAWMUX_*` variables), kept for a restart.
+    options: Vec<(String, String)>,
 }
 
 impl TestHub {
@@ -34,9 +36,22 @@ impl TestHub {
         TestHub::start_in(tempfile::tempdir().unwrap(), filter)
     }
 
+    /// A hub with options (`CLAWMUX_*` variables of its environment).
+    pub fn start_with_options(options: &[(&str, &str)]) -> TestHub {
+        let options: Vec<(String, String)> = options
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        TestHub::start_full(tempfile::tempdir().unwrap(), "info", options)
+    }
+
     /// A hub on the data folder `<dir>/data`, which may already hold what a test put there.
     pub fn start_in(dir: tempfile::TempDir, filter: &str) -> TestHub {
-        let (child, port) = spawn_serve(dir.path(), 0, filter);
+        TestHub::start_full(dir, filter, Vec::new())
+    }
+
+    fn start_full(dir: tempfile::TempDir, filter: &str, options: Vec<(String, String)>) -> TestHub {
+        let (child, port) = spawn_serve(dir.path(), 0, filter, &options);
         // The hub records its port just after it says it listens: once that is there, it is all set up.
         let port_file = dir.path().join("data/port");
         wait_until(Duration::from_secs(5), || port_file.exists());
@@ -46,6 +61,7 @@ impl TestHub {
             port,
             token,
             dir,
+            options,
         }
     }
 
@@ -63,7 +79,7 @@ impl TestHub {
 
     /// Starts the hub again on the same data folder and port.
     pub fn restart(&mut self) {
-        let (child, port) = spawn_serve(self.dir.path(), self.port, "info");
+        let (child, port) = spawn_serve(self.dir.path(), self.port, "info", &self.options);
         assert_eq!(port, self.port);
         self.child = child;
     }
@@ -287,7 +303,7 @@ fn answer(resp: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> (u16, 
     (status, serde_json::from_str(&text).unwrap_or(Value::Null))
 }
 
-fn spawn_serve(dir: &Path, port: u16, filter: &str) -> (Child, u16) {
+fn spawn_serve(dir: &Path, port: u16, filter: &str, options: &[(String, String)]) -> (Child, u16) {
     let log = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -297,6 +313,7 @@ fn spawn_serve(dir: &Path, port: u16, filter: &str) -> (Child, u16) {
         .env_clear()
         .env("HOME", dir)
         .env("RUST_LOG", filter)
+        .envs(options.iter().map(|(k, v)| (k, v)))
         .args(["serve", "--port", &port.to_string(), "--data-dir"])
         .arg(dir.join("data"))
         .stdout(Stdio::piped())

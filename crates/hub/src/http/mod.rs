@@ -10,6 +10,7 @@
 mod api;
 pub mod browser;
 pub mod local;
+pub mod peers;
 mod ui;
 mod wait;
 
