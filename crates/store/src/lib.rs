@@ -54,9 +54,17 @@ const READERS: u32 = 4;
 /// How often the WAL is checkpointed into the database file, off the writer's path.
 const CHECKPOINT_EVERY: Duration = Duration::from_secs(1);
 
-/// Checkpoints the WAL periodically (PASSIVE: never waits for, nor blocks, the writer or readers) until
-/// the store is dropped. Keeps the WAL short without putting an fsync on any append's path.
-async fn checkpoints(mut conn: SqliteConnection, writer: std::sync::Weak<Mutex<Writer>>) {
+/// Checkpoints the WAL periodically until the store is dropped, keeping it short without putting an fsync
+/// on any append's path. A PASSIVE checkpoint never waits for, nor blocks, the writer or readers; but
+/// under steady writes it never catches up with the end of the WAL, and SQLite starts the WAL over only
+/// after one that did, so the file would grow for as long as agents work. Past [`WAL_LIMIT`], one
+/// TRUNCATE checkpoint waits for the writer's current transaction (milliseconds), copies what is left,
+/// and empties the file.
+async fn checkpoints(
+    mut conn: SqliteConnection,
+    wal: std::path::PathBuf,
+    writer: std::sync::Weak<Mutex<Writer>>,
+) {
     let mut tick = tokio::time::interval(CHECKPOINT_EVERY);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
@@ -64,15 +72,20 @@ async fn checkpoints(mut conn: SqliteConnection, writer: std::sync::Weak<Mutex<W
         if writer.strong_count() == 0 {
             break;
         }
-        if let Err(e) = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
+        let long = std::fs::metadata(&wal).is_ok_and(|m| m.len() > WAL_LIMIT);
+        let mode = if long { "TRUNCATE" } else { "PASSIVE" };
+        if let Err(e) = sqlx::query(&format!("PRAGMA wal_checkpoint({mode})"))
             .execute(&mut conn)
             .await
         {
-            tracing::warn!(error = %e, "WAL checkpoint failed");
+            tracing::warn!(error = %e, mode, "WAL checkpoint failed");
         }
     }
     let _ = conn.close().await;
 }
+
+/// The WAL's size past which the checkpointer empties it.
+const WAL_LIMIT: u64 = 8 * 1024 * 1024;
 
 /// Rows in flight from SQLite's thread to the caller: more than the largest page the API serves.
 const ROW_BUFFER: usize = 1024;
@@ -134,8 +147,11 @@ impl Store {
             snapshots: std::collections::HashMap::new(),
             next_event: last_event + 1,
         }));
+        let mut wal = path.as_os_str().to_owned();
+        wal.push("-wal");
         tokio::spawn(checkpoints(
             checkpointer,
+            std::path::PathBuf::from(wal),
             std::sync::Arc::downgrade(&writer),
         ));
         Ok(Store {
