@@ -2,8 +2,8 @@
 //!
 //! Every local user can connect to a loopback port, and the hub has a limited number of descriptors: 2,000
 //! idle connections of another user's once kept it from answering anyone. On loopback the kernel knows
-//! whose socket the other end is (`/proc/net/tcp`, as identd reads it), so a connection from another
-//! user's process is closed at once: nobody but the user has any business with the hub (a browser runs as
+//! whose socket the other end is (socket diagnostics over netlink, as `ss` asks), so a connection from
+//! another user's process is closed at once: nobody but the user has any business with the hub (a browser runs as
 //! the user). And a connection that sends nothing for [`IDLE`] is closed, whoever holds it: the hub's
 //! WebSockets hear a pong at least every 15 s, so only a dead or stalled client is ever idle that long.
 
@@ -26,7 +26,6 @@ pub struct UserOnly {
     inner: TcpListener,
     uid: u32,
     idle: Duration,
-    owners: Owners,
 }
 
 impl UserOnly {
@@ -36,29 +35,7 @@ impl UserOnly {
             inner,
             uid: rustix::process::getuid().as_raw(),
             idle,
-            owners: Owners::default(),
         }
-    }
-}
-
-/// The owners of the connections to the hub, as last read from the kernel's table. One read covers every
-/// connection established by then, so a burst of connections waiting to be accepted costs one read, not
-/// one each (a flood of thousands would otherwise cost a read of a table of thousands, thousands of times).
-/// An entry is taken when its connection is accepted: a later connection with the same addresses is only
-/// ever judged by a newer read.
-#[derive(Default)]
-struct Owners {
-    by_peer: std::collections::HashMap<(SocketAddrV4, SocketAddrV4), u32>,
-}
-
-impl Owners {
-    fn owner(&mut self, peer: SocketAddrV4, local: SocketAddrV4) -> Option<u32> {
-        if let Some(uid) = self.by_peer.remove(&(peer, local)) {
-            return Some(uid);
-        }
-        let table = std::fs::read_to_string("/proc/net/tcp").ok()?;
-        self.by_peer = connections_to(&table, local);
-        self.by_peer.remove(&(peer, local))
     }
 }
 
@@ -79,7 +56,7 @@ impl axum::serve::Listener for UserOnly {
             };
             let owner = match (peer, stream.local_addr()) {
                 (SocketAddr::V4(peer), Ok(SocketAddr::V4(local))) if peer.ip().is_loopback() => {
-                    self.owners.owner(peer, local)
+                    socket_owner(peer, local)
                 }
                 _ => None,
             };
@@ -102,29 +79,67 @@ impl axum::serve::Listener for UserOnly {
     }
 }
 
-/// The owners of the sockets connected to `local` (the hub's port), by their own address and `local`, from
-/// the kernel's IPv4 socket table (`/proc/net/tcp`: addresses in hex, the uid in the eighth column).
-fn connections_to(
-    table: &str,
-    local: SocketAddrV4,
-) -> std::collections::HashMap<(SocketAddrV4, SocketAddrV4), u32> {
-    let parse = |field: &str| -> Option<SocketAddrV4> {
-        let (ip, port) = field.split_once(':')?;
-        let ip = u32::from_str_radix(ip, 16).ok()?;
-        let port = u16::from_str_radix(port, 16).ok()?;
-        Some(SocketAddrV4::new(Ipv4Addr::from(ip.to_le_bytes()), port))
+/// The user owning the TCP socket whose own address is `own` and whose remote address is `remote`, asked
+/// of the kernel by netlink (`NETLINK_SOCK_DIAG`, an exact lookup: what `ss` reads, in tens of
+/// microseconds; `/proc/net/tcp` lists every socket of the machine and takes milliseconds). `None` if the
+/// kernel does not know it (it closed meanwhile) or cannot be asked.
+fn socket_owner(own: SocketAddrV4, remote: SocketAddrV4) -> Option<u32> {
+    use rustix::net::{netlink, AddressFamily, RecvFlags, SendFlags, SocketType};
+    let fd = rustix::net::socket(
+        AddressFamily::NETLINK,
+        SocketType::RAW,
+        Some(netlink::SOCK_DIAG),
+    )
+    .ok()?;
+    let request = diag_request(own, remote);
+    rustix::net::sendto(
+        &fd,
+        &request,
+        SendFlags::empty(),
+        &netlink::SocketAddrNetlink::new(0, 0),
+    )
+    .ok()?;
+    let mut answer = [0u8; 512];
+    let (_, len) = rustix::net::recv(&fd, &mut answer[..], RecvFlags::empty()).ok()?;
+    diag_owner(answer.get(..len)?)
+}
+
+/// The netlink message type of a socket-diagnostics request (`SOCK_DIAG_BY_FAMILY`).
+const SOCK_DIAG_BY_FAMILY: u16 = 20;
+
+/// A request for one IPv4 TCP socket by its addresses: a netlink header and an `inet_diag_req_v2`.
+fn diag_request(own: SocketAddrV4, remote: SocketAddrV4) -> Vec<u8> {
+    let mut m = Vec::with_capacity(72);
+    m.extend_from_slice(&72u32.to_ne_bytes()); // nlmsg_len
+    m.extend_from_slice(&SOCK_DIAG_BY_FAMILY.to_ne_bytes()); // nlmsg_type
+    m.extend_from_slice(&1u16.to_ne_bytes()); // nlmsg_flags: NLM_F_REQUEST
+    m.extend_from_slice(&1u32.to_ne_bytes()); // nlmsg_seq
+    m.extend_from_slice(&0u32.to_ne_bytes()); // nlmsg_pid
+    m.extend_from_slice(&[2, 6, 0, 0]); // AF_INET, IPPROTO_TCP, no extensions, padding
+    m.extend_from_slice(&u32::MAX.to_ne_bytes()); // every state
+    m.extend_from_slice(&own.port().to_be_bytes()); // idiag_sport
+    m.extend_from_slice(&remote.port().to_be_bytes()); // idiag_dport
+    let mut address = |ip: Ipv4Addr| {
+        m.extend_from_slice(&ip.octets());
+        m.extend_from_slice(&[0; 12]);
     };
-    table
-        .lines()
-        .skip(1)
-        .filter_map(|line| {
-            let fields: Vec<&str> = line.split_whitespace().collect();
-            let own = parse(fields.get(1)?)?;
-            let remote = parse(fields.get(2)?)?;
-            let uid = fields.get(7)?.parse().ok()?;
-            (remote == local).then_some(((own, remote), uid))
-        })
-        .collect()
+    address(*own.ip()); // idiag_src
+    address(*remote.ip()); // idiag_dst
+    m.extend_from_slice(&0u32.to_ne_bytes()); // idiag_if
+    m.extend_from_slice(&[0xff; 8]); // idiag_cookie: INET_DIAG_NOCOOKIE
+    m
+}
+
+/// The `idiag_uid` of an `inet_diag_msg` answer; `None` for another answer (an error: no such socket) or a
+/// short one.
+fn diag_owner(answer: &[u8]) -> Option<u32> {
+    let kind = u16::from_ne_bytes(answer.get(4..6)?.try_into().ok()?);
+    if kind != SOCK_DIAG_BY_FAMILY {
+        return None;
+    }
+    // After the 16-byte header: family, state, timer, retrans (4), the socket id (48), expires, rqueue
+    // and wqueue (12), then the uid.
+    Some(u32::from_ne_bytes(answer.get(80..84)?.try_into().ok()?))
 }
 
 /// A stream that fails with `TimedOut` once nothing has been read from it for its idle time.
@@ -204,20 +219,21 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for Idle<S> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn the_owner_is_read_from_the_peers_own_row() {
-        let table = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n\
-   0: 0100007F:0D84 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 1 1\n\
-   1: 0100007F:0D84 0100007F:A1B2 01 00000000:00000000 00:00000000 00000000  1000        0 2 1\n\
-   2: 0100007F:A1B2 0100007F:0D84 01 00000000:00000000 00:00000000 00000000  1001        0 3 1\n";
-        let hub = SocketAddrV4::new(Ipv4Addr::LOCALHOST, 0x0D84);
-        let peer = SocketAddrV4::new(Ipv4Addr::LOCALHOST, 0xA1B2);
-        let owners = connections_to(table, hub);
-        assert_eq!(
-            owners.len(),
-            1,
-            "only the sockets connected to the hub: {owners:?}"
-        );
-        assert_eq!(owners.get(&(peer, hub)), Some(&1001));
+    #[tokio::test]
+    async fn the_owner_of_a_loopback_connection_is_asked_of_the_kernel() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let client = TcpStream::connect(listener.local_addr().unwrap())
+            .await
+            .unwrap();
+        let (SocketAddr::V4(own), SocketAddr::V4(remote)) =
+            (client.local_addr().unwrap(), client.peer_addr().unwrap())
+        else {
+            panic!("IPv4 loopback");
+        };
+        let me = rustix::process::getuid().as_raw();
+        assert_eq!(socket_owner(own, remote), Some(me));
+        let nobody = SocketAddrV4::new(Ipv4Addr::LOCALHOST, 1);
+        assert_eq!(socket_owner(nobody, remote), None);
+        assert_eq!(diag_request(own, remote).len(), 72);
     }
 }
