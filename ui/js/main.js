@@ -1,6 +1,6 @@
 // Wires the page: the feed into the store and the views, the composer into the backend.
 //
-// The pipeline of the message-pipeline brief: push only (no polling of any kind), a client-side store
+// The message pipeline (docs/ARCHITECTURE.md): push only (no polling of any kind), a client-side store
 // keyed by message id, append-only elements, the latest page of a conversation on first view with
 // "load older" for the rest, a reconnect that fetches only the gap, and sends queued while offline and
 // replayed on reconnect with the same client id, so the hub stores each once.
@@ -202,7 +202,7 @@ function onMessage(m) {
   }
 }
 
-/** The chat area under the messages, as the seed's table says. */
+/** The chat area under the messages, as docs/STATE-MACHINE.md's table says. */
 function showStatus(s) {
   const status = $('chat-status');
   status.replaceChildren();

@@ -1,5 +1,5 @@
 // The agent list. Each agent's element is made once and updated in place; its indicator follows the
-// canonical table of seeds/agent-state-machine.txt exactly, and "Needs you" (a permission, an answer, a plan
+// canonical table of docs/STATE-MACHINE.md exactly, and "Needs you" (a permission, an answer, a plan
 // approval, a failed turn) is painted over it in a colour of its own while the hub says so.
 
 /** The sidebar indicator for a hub state: [css class, label]. */

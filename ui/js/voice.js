@@ -1,5 +1,5 @@
 // The voice layer: speaking (assistant messages read aloud) and listening (push-to-talk). Per
-// seeds/agent-state-machine.txt these are states of the UI alone: they never reach the hub's agent state or
+// docs/STATE-MACHINE.md these are states of the UI alone: they never reach the hub's agent state or
 // the sidebar; their indicator sits beside the microphone.
 //
 // Speaking: a queue, so two quick messages never talk over each other; stop and skip; markdown and code are

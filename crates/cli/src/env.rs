@@ -1,4 +1,4 @@
-//! Where the hub is and who we are: the agent environment of PROTOCOL.md, and flags for people.
+//! Where the hub is and who we are: the agent environment of docs/PROTOCOL.md, and flags for people.
 
 use std::path::PathBuf;
 
@@ -61,7 +61,7 @@ fn token_from(data_dir: &std::path::Path) -> Result<String, String> {
         })
 }
 
-/// The environment an agent process runs in (PROTOCOL.md).
+/// The environment an agent process runs in (docs/PROTOCOL.md).
 #[derive(Clone, Debug)]
 pub struct AgentEnv {
     /// `CLAWMUX_SESSION_ID`: the agent's name.

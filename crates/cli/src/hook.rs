@@ -33,7 +33,7 @@ fn agent_env() -> Option<AgentEnv> {
     }
 }
 
-/// `clawmux hook stop`: exit 2 with the reason on stderr keeps Claude working (PROTOCOL.md).
+/// `clawmux hook stop`: exit 2 with the reason on stderr keeps Claude working (docs/PROTOCOL.md).
 pub fn stop() -> ExitCode {
     let payload = read_stdin();
     let Some(env) = agent_env() else {

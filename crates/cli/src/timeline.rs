@@ -1,6 +1,6 @@
 //! `clawmux timeline NAME`: an agent's decisions, raw events and transcript lines, interleaved in time
-//! order, one line each: the first thing to read when an indicator was wrong (the method of
-//! `seeds/claude-state-transition-research.md`).
+//! order, one line each: the first thing to read when an indicator was wrong (see "Diagnosis" in
+//! `docs/STATE-MACHINE.md`).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -365,7 +365,7 @@ fn the_demo_agent_runs_a_whole_cycle_through_the_real_paths() {
     assert_eq!(reply["parent_id"], id.as_str());
     assert!(reply["text"].as_str().unwrap().contains("do the thing"));
     assert!(demo.wait().unwrap().success());
-    // The decision log holds the whole cycle, row by row of the seed's table.
+    // The decision log holds the whole cycle, row by row of docs/STATE-MACHINE.md's table.
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

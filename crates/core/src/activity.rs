@@ -1,4 +1,4 @@
-//! The status_text a tool call shows, word for word as `PROTOCOL.md` specifies it.
+//! The status_text a tool call shows, word for word as `docs/PROTOCOL.md` specifies it.
 
 use serde_json::Value;
 

@@ -1,15 +1,15 @@
 //! The "needs you" overlay: what the user must do for an agent, beside its canonical state.
 //!
-//! `seeds/claude-state-transition-research.md` adds waiting states (permission, an answer, a plan approval)
-//! and an error mark to the five canonical states. They are kept as a separate field of the snapshot, so
-//! the seed's five-state table is untouched: an agent waiting for permission is still PROCESSING (its turn
+//! Claude Code's dialogs add waiting states (permission, an answer, a plan approval) and its API errors an
+//! error mark to the five canonical states (`docs/STATE-MACHINE.md`). They are kept as a separate field of
+//! the snapshot, so the five-state table is untouched: an agent waiting for permission is still PROCESSING (its turn
 //! is not over), and the sidebar paints "Needs you" over it.
 //!
 //! Waiting is sticky. A PermissionRequest starts it; only the end of that tool call (PostToolUse or
 //! PostToolUseFailure with its tool_use_id, or the transcript's tool_result for it), a prompt from the user,
 //! an interrupt, the end of the turn or of the process ends it. Everything else that says "working"
-//! (another PreToolUse, an assistant line, a subagent's events) leaves it as it is: that is the bug the seed
-//! spent months on.
+//! (another PreToolUse, an assistant line, a subagent's events) leaves it as it is: that is the bug that kept
+//! indicators wrong the longest.
 
 use serde::{Deserialize, Serialize};
 

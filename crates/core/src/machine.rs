@@ -1,6 +1,6 @@
 //! The transition function: `(snapshot, event, source, time) -> (snapshot, decision)`.
 //!
-//! It implements `seeds/agent-state-machine.txt` to the letter:
+//! It implements the table of `docs/STATE-MACHINE.md` to the letter:
 //!
 //! | from | to | trigger |
 //! |---|---|---|

@@ -1,4 +1,4 @@
-//! The canonical agent state of `seeds/agent-state-machine.txt`, and the snapshot the machine steps.
+//! The canonical agent state of `docs/STATE-MACHINE.md`, and the snapshot the machine steps.
 
 use serde::{Deserialize, Serialize};
 
@@ -23,7 +23,7 @@ pub enum State {
 }
 
 impl State {
-    /// Every state, in the order of the seed's table.
+    /// Every state, in the order of the table in docs/STATE-MACHINE.md.
     pub const ALL: [State; 5] = [
         State::Starting,
         State::Idle,
@@ -48,7 +48,7 @@ impl State {
         State::ALL.into_iter().find(|s| s.as_str() == name)
     }
 
-    /// The status_text a state shows when nothing more specific has been said (the seed's defaults table).
+    /// The status_text a state shows when nothing more specific has been said (the defaults of docs/STATE-MACHINE.md).
     pub fn default_activity(self) -> &'static str {
         match self {
             State::Starting => "",
@@ -69,7 +69,7 @@ impl std::fmt::Display for State {
 /// Everything the machine knows about one agent: its state, its status_text and when it entered the state.
 ///
 /// A struct rather than a bare enum on purpose: the "needs you" overlay of
-/// `seeds/claude-state-transition-research.md` (waiting for permission, an answer, a plan approval) sits
+/// the "needs you" overlay of `docs/STATE-MACHINE.md` (waiting for permission, an answer, a plan approval) sits
 /// beside the canonical state as one more field, so the five-state table, its tests and the sidebar colours
 /// stay exactly as they are when it arrives.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,4 +1,4 @@
-//! Messages and how an agent reads them: the `[MSG id:.. from:..]` lines of `PROTOCOL.md`, the message id
+//! Messages and how an agent reads them: the `[MSG id:.. from:..]` lines of `docs/PROTOCOL.md`, the message id
 //! format and the rule for agent names.
 
 use serde::{Deserialize, Serialize};

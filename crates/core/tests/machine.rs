@@ -1,4 +1,4 @@
-//! The seed's tables, row by row, and properties over random event sequences.
+//! The tables of docs/STATE-MACHINE.md, row by row, and properties over random event sequences.
 
 #![allow(clippy::unwrap_used, missing_docs)]
 
@@ -37,7 +37,7 @@ fn run(from: &Snapshot, event: &Event) -> (Snapshot, clawmux_core::Decision) {
 
 #[test]
 fn transition_table_every_row() {
-    // (from, event, to) for every row of seeds/agent-state-machine.txt's transition table.
+    // (from, event, to) for every row of docs/STATE-MACHINE.md's transition table.
     let read = pre_tool("Read", r#"{"file_path":"/w/a.rs"}"#);
     let compact = hook(r#"{"hook_event_name":"PreCompact","trigger":"auto"}"#);
     let rows: Vec<(State, Event, State)> = vec![
@@ -140,7 +140,7 @@ fn hook_table_every_row() {
 
 #[test]
 fn status_text_persists_across_transitions_and_defaults_fill_only_an_empty_one() {
-    // IDLE shows the last tool the agent ran (the seed's "Running clawmux wait").
+    // IDLE shows the last tool the agent ran ("Running clawmux wait").
     let (s, _) = run(
         &at(Processing, ""),
         &pre_tool("Bash", r#"{"command":"clawmux wait"}"#),

@@ -31,7 +31,7 @@ const UI_BACKLOG: usize = 4096;
 /// How long, after the hub starts, the `clawmux wait`s of IDLE agents have to reconnect before those agents
 /// are taken to have left their wait while the hub was down.
 pub const WAIT_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
-/// The sentinel a hook hand-over leaves in the agent's folder for the Stop hook (PROTOCOL.md).
+/// The sentinel a hook hand-over leaves in the agent's folder for the Stop hook (docs/PROTOCOL.md).
 pub const HOOK_DELIVERED: &str = ".hook_delivered";
 
 /// A handle to the hub.

@@ -4,8 +4,8 @@
 //! - the waiting `clawmux wait` (it is offered the messages and they count as handed over only once it
 //!   confirms it printed them, so a waiter that dies mid-way loses nothing);
 //! - a tool hook's additionalContext (PreToolUse/PostToolUse), but never while a waiter is connected and
-//!   never on the PreToolUse of `clawmux wait` itself: that is the race of the pipeline brief, where the
-//!   hook took the message and Claude then sat blocked in a wait that would never return;
+//!   never on the PreToolUse of `clawmux wait` itself: that is the race where the hook took the message
+//!   and Claude then sat blocked in a wait that would never return;
 //! - the Stop hook, which also refuses to let Claude stop after a hook hand-over it has not answered, and
 //!   tells it to run `clawmux wait` when there is nothing to do.
 //!

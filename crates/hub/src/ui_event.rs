@@ -1,4 +1,4 @@
-//! What browsers and the desktop window receive: the event names of `PROTOCOL.md`.
+//! What browsers and the desktop window receive: the event names of `docs/PROTOCOL.md`.
 
 use clawmux_core::wire::{Kind, Message};
 use clawmux_core::{Attention, Millis, Snapshot};

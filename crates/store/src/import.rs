@@ -1,6 +1,6 @@
 //! Import of the original product's per-agent `history.json`.
 //!
-//! Format (PROTOCOL.md): `{voice_id, voice_name, claude_session_id, messages: [{role, text, ts, id?,
+//! Format (the original ClawMux's, docs/PROTOCOL.md): `{voice_id, voice_name, claude_session_id, messages: [{role, text, ts, id?,
 //! parent_id?, bare_ack?}]}`. The whole file is checked before anything is written, so a bad file changes
 //! nothing. Each message is stored with an idempotency key derived from its original id (or its position),
 //! so importing the same file twice, or a longer version of it later, stores every message once.

@@ -28,7 +28,7 @@ pub const DEAD_AFTER: Duration = Duration::from_millis(1500);
 /// How long a waiter has to confirm it printed its messages.
 const ACK_WITHIN: Duration = Duration::from_secs(2);
 
-/// Close code for an unknown agent (PROTOCOL.md).
+/// Close code for an unknown agent (docs/PROTOCOL.md).
 pub const CLOSE_UNKNOWN_AGENT: u16 = 4004;
 /// Close code for an agent that was terminated.
 pub const CLOSE_AGENT_DEAD: u16 = 4010;

@@ -184,7 +184,7 @@ pub fn argv(s: &Start<'_>) -> Vec<String> {
     argv
 }
 
-/// The agent's environment (PROTOCOL.md), with `clawmux` first on its PATH.
+/// The agent's environment (docs/PROTOCOL.md), with `clawmux` first on its PATH.
 pub fn env(
     name: &str,
     port: u16,
