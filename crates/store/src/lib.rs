@@ -57,9 +57,11 @@ const CHECKPOINT_EVERY: Duration = Duration::from_secs(1);
 /// Checkpoints the WAL periodically until the store is dropped, keeping it short without putting an fsync
 /// on any append's path. A PASSIVE checkpoint never waits for, nor blocks, the writer or readers; but
 /// under steady writes it never catches up with the end of the WAL, and SQLite starts the WAL over only
-/// after one that did, so the file would grow for as long as agents work. Past [`WAL_LIMIT`], one
-/// TRUNCATE checkpoint waits for the writer's current transaction (milliseconds), copies what is left,
-/// and empties the file.
+/// after one that did, so the file would grow for as long as agents work. Past [`WAL_LIMIT`], the writer
+/// itself, between two of its transactions, runs one TRUNCATE checkpoint: it copies what is left (waiting
+/// for readers, which are short) and empties the file. On the writer's own connection, so no transaction
+/// of the writer's can find the WAL started over under it (another connection's TRUNCATE made a write
+/// that had begun by reading fail with "database is locked").
 async fn checkpoints(
     mut conn: SqliteConnection,
     wal: std::path::PathBuf,
@@ -69,16 +71,23 @@ async fn checkpoints(
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tick.tick().await;
-        if writer.strong_count() == 0 {
+        let Some(writer) = writer.upgrade() else {
             break;
-        }
+        };
         let long = std::fs::metadata(&wal).is_ok_and(|m| m.len() > WAL_LIMIT);
-        let mode = if long { "TRUNCATE" } else { "PASSIVE" };
-        if let Err(e) = sqlx::query(&format!("PRAGMA wal_checkpoint({mode})"))
-            .execute(&mut conn)
-            .await
-        {
-            tracing::warn!(error = %e, mode, "WAL checkpoint failed");
+        let done = if long {
+            let mut w = writer.lock().await;
+            sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
+                .execute(&mut w.conn)
+                .await
+        } else {
+            sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
+                .execute(&mut conn)
+                .await
+        };
+        drop(writer);
+        if let Err(e) = done {
+            tracing::warn!(error = %e, long, "WAL checkpoint failed");
         }
     }
     let _ = conn.close().await;
