@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN, STAND_IN, startHub } from './harness.mjs';
+import { BIN, STAND_IN, agentProcesses, startHub } from './harness.mjs';
 
 function readLog(file) {
   return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
@@ -77,6 +77,12 @@ test('a spawned agent runs with our hooks, answers, ends cleanly and resumes', a
       try { return readFileSync(`/proc/${p}/cmdline`).includes(h.token); } catch { return false; }
     });
     assert.deepEqual(exposed, [], 'processes with the token on their command line');
+    // And no agent holds it: what an agent does needs none on the hub's private socket.
+    const holders = agentProcesses(h.data).filter((p) => {
+      try { return readFileSync(`/proc/${p}/environ`).includes(h.token); } catch { return false; }
+    });
+    assert.ok(agentProcesses(h.data).length > 0);
+    assert.deepEqual(holders, [], 'agent processes with the token in their environment');
 
     // The hooks really ran, every one a `clawmux` command that reaches the hub through its private socket
     // (an HTTP hook could only name the TCP port, which anyone can take while the hub is down).

@@ -27,7 +27,10 @@ pub fn add(args: &HubArgs, name: &str, work_dir: Option<&Path>) -> Result<(), St
     println!("export CLAWMUX_SESSION_ID={}", shell_quote(name));
     println!("export CLAWMUX_PORT={}", hub.port);
     println!("export CLAWMUX_WORK_DIR={}", shell_quote(dir));
-    println!("export CLAWMUX_TOKEN={}", shell_quote(&hub.token));
+    println!(
+        "export CLAWMUX_HOME={}",
+        shell_quote(&hub.data_dir().display().to_string())
+    );
     Ok(())
 }
 
@@ -63,7 +66,11 @@ pub fn list(args: &HubArgs) -> Result<(), String> {
 /// Prints the web UI's address. The token travels in the fragment, which a browser never sends anywhere.
 pub fn open(args: &HubArgs) -> Result<(), String> {
     let hub = args.resolve()?;
-    println!("http://127.0.0.1:{}/#token={}", hub.port, hub.token);
+    println!(
+        "http://127.0.0.1:{}/#token={}",
+        hub.port,
+        hub.token.as_deref().unwrap_or_default()
+    );
     Ok(())
 }
 

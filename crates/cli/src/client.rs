@@ -47,7 +47,7 @@ impl std::fmt::Display for CallError {
 /// A client for one hub.
 pub struct Client {
     socket: PathBuf,
-    bearer: String,
+    bearer: Option<String>,
     timeout: Duration,
 }
 
@@ -63,7 +63,7 @@ impl Client {
     pub fn new(hub: &HubAddr, timeout: Duration) -> Client {
         Client {
             socket: hub.socket.clone(),
-            bearer: format!("Bearer {}", hub.token),
+            bearer: hub.token.as_ref().map(|t| format!("Bearer {t}")),
             timeout,
         }
     }
@@ -123,10 +123,12 @@ impl Client {
             .map_err(unreachable)?;
         let mut head = format!(
             "{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\
-             Authorization: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n",
-            self.bearer,
+             Content-Type: application/json\r\nContent-Length: {}\r\n",
             body.len()
         );
+        if let Some(bearer) = &self.bearer {
+            head.push_str(&format!("Authorization: {bearer}\r\n"));
+        }
         if let Some(s) = session {
             head.push_str(&format!("ClawMux-Session: {s}\r\n"));
         }

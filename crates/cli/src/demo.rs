@@ -161,7 +161,7 @@ impl Demo {
         cmd.args(args)
             .env("CLAWMUX_SESSION_ID", &self.name)
             .env("CLAWMUX_PORT", self.hub.port.to_string())
-            .env("CLAWMUX_TOKEN", &self.hub.token)
+            .env("CLAWMUX_HOME", self.hub.data_dir())
             .env("CLAWMUX_WORK_DIR", &self.work_dir)
             .current_dir(&self.work_dir);
         Ok(cmd)

@@ -23,8 +23,16 @@ pub struct HubAddr {
     pub port: u16,
     /// The hub's private socket in its data folder, which every call of the `clawmux` command goes to.
     pub socket: PathBuf,
-    /// The API token.
-    pub token: String,
+    /// The API token, for what only the user may do. An agent has none: what it does (hooks, wait, send)
+    /// the hub allows on its private socket, which only the user's processes can reach.
+    pub token: Option<String>,
+}
+
+impl HubAddr {
+    /// The hub's data folder (where its socket is).
+    pub fn data_dir(&self) -> &std::path::Path {
+        self.socket.parent().unwrap_or(std::path::Path::new("."))
+    }
 }
 
 impl HubArgs {
@@ -38,7 +46,7 @@ impl HubArgs {
         Ok(HubAddr {
             port: self.port,
             socket: clawmux_hub::http::local::socket_path(&data_dir),
-            token,
+            token: Some(token),
         })
     }
 }
@@ -92,7 +100,10 @@ impl AgentEnv {
         };
         let data_dir = std::env::var_os("CLAWMUX_HOME")
             .map_or_else(clawmux_hub::config::default_data_dir, PathBuf::from);
-        let token = token_from(&data_dir)?;
+        // Only if the agent was given one (an older hub's agents were): agents need none.
+        let token = std::env::var("CLAWMUX_TOKEN")
+            .ok()
+            .filter(|t| !t.is_empty());
         let work_dir = std::env::var_os("CLAWMUX_WORK_DIR")
             .map(PathBuf::from)
             .or_else(|| std::env::current_dir().ok())

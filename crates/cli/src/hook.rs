@@ -89,17 +89,13 @@ pub fn observe(data_dir: Option<&std::path::Path>) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// The hub an observed hook reports to: the one whose socket is in the data folder, with its token.
-/// `None` when no hub runs there: nothing to report to.
+/// The hub an observed hook reports to: the one whose socket is in the data folder (reporting needs no
+/// token there). `None` when no hub runs there: nothing to report to.
 fn observed_hub(data_dir: &Path) -> Option<HubAddr> {
     let socket = clawmux_hub::http::local::socket_path(data_dir);
-    if !socket.exists() {
-        return None;
-    }
-    let token = std::fs::read_to_string(data_dir.join(clawmux_hub::config::TOKEN_FILE)).ok()?;
-    Some(HubAddr {
+    socket.exists().then_some(HubAddr {
         port: 0,
         socket,
-        token: token.trim().to_owned(),
+        token: None,
     })
 }

@@ -129,11 +129,13 @@ fn once(env: &AgentEnv, stop: &AtomicBool, owner: &Owner) -> Outcome {
         Ok(r) => r,
         Err(e) => return Outcome::Refused(format!("bad agent name: {e}")),
     };
-    match format!("Bearer {}", env.hub.token).parse() {
-        Ok(v) => {
-            request.headers_mut().insert("Authorization", v);
+    if let Some(token) = &env.hub.token {
+        match format!("Bearer {token}").parse() {
+            Ok(v) => {
+                request.headers_mut().insert("Authorization", v);
+            }
+            Err(_) => return Outcome::Refused("the token is not valid header text".into()),
         }
-        Err(_) => return Outcome::Refused("the token is not valid header text".into()),
     }
     let mut ws = match tungstenite::client(request, stream) {
         Ok((ws, _)) => ws,

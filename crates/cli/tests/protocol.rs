@@ -319,7 +319,11 @@ fn agent_add_prints_exports_and_status_lists_agents() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("export CLAWMUX_SESSION_ID='sky'"), "{text}");
     assert!(text.contains(&format!("export CLAWMUX_PORT={}", hub.port)));
-    assert!(text.contains(&format!("export CLAWMUX_TOKEN='{}'", hub.token)));
+    assert!(text.contains(&format!("export CLAWMUX_HOME='{}'", hub.data().display())));
+    assert!(
+        !text.contains(&hub.token),
+        "an agent needs no token: {text}"
+    );
     assert!(text.contains("export CLAWMUX_WORK_DIR="));
     assert!(hub.work_dir("sky").is_dir());
     let out = hub.clawmux(None).arg("status").output().unwrap();

@@ -708,3 +708,85 @@ fn another_users_connections_are_closed_idle_ones_time_out_and_the_user_is_serve
     flood.kill().unwrap();
     flood.wait().unwrap();
 }
+
+/// One request over the hub's private socket; returns the status.
+fn over_socket(
+    hub: &TestHub,
+    method: &str,
+    path: &str,
+    headers: &[(&str, String)],
+    body: &str,
+) -> u16 {
+    let mut s = std::os::unix::net::UnixStream::connect(hub.data().join("hub.sock")).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    s.write_all(request(method, path, headers, body).as_bytes())
+        .unwrap();
+    let mut out = Vec::new();
+    let _ = s.read_to_end(&mut out);
+    String::from_utf8_lossy(&out)
+        .split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0)
+}
+
+#[test]
+fn agents_need_no_token_on_the_private_socket_and_can_do_only_what_agents_do() {
+    let hub = TestHub::start();
+    hub.add_agent("sky");
+    let as_sky = [
+        ("Host", "localhost".to_owned()),
+        ("ClawMux-Session", "sky".to_owned()),
+        ("Content-Type", "application/json".to_owned()),
+    ];
+    // What an agent does: its hooks and its sends, with no token at all.
+    let hook =
+        json!({"hook_event_name": "PreToolUse", "tool_name": "Read", "tool_input": {}}).to_string();
+    assert_eq!(
+        over_socket(&hub, "POST", "/api/hooks/tool-status", &as_sky, &hook),
+        200
+    );
+    let send = json!({"to": "user", "text": "done"}).to_string();
+    assert_eq!(over_socket(&hub, "POST", "/api/send", &as_sky, &send), 200);
+    // What only the user may do needs the token there too: no program starts, nothing is read.
+    let spawn = json!({"name": "evil", "command": "/bin/sh"}).to_string();
+    for (method, path, body) in [
+        ("POST", "/api/spawn", spawn.as_str()),
+        ("POST", "/api/command", r#"{"command":"sessions"}"#),
+        ("GET", "/api/sessions", ""),
+        ("GET", "/api/history/sky", ""),
+        ("POST", "/api/sessions/sky/terminate", ""),
+    ] {
+        assert_eq!(
+            over_socket(&hub, method, path, &as_sky, body),
+            401,
+            "{method} {path}"
+        );
+    }
+    let mut with_token = as_sky.to_vec();
+    with_token.push(("Authorization", format!("Bearer {}", hub.token)));
+    assert_eq!(
+        over_socket(&hub, "GET", "/api/sessions", &with_token, ""),
+        200
+    );
+    // On the TCP port, an agent's hook without the token is refused as before.
+    let (status, _) = raw(
+        hub.port,
+        &request(
+            "POST",
+            "/api/hooks/tool-status",
+            &[
+                ("Host", format!("127.0.0.1:{}", hub.port)),
+                ("ClawMux-Session", "sky".to_owned()),
+            ],
+            &hook,
+        ),
+    );
+    assert_eq!(status, 401);
+    assert!(hub.session("sky").get("session_id").is_some());
+    assert_eq!(
+        hub.get("/api/sessions").1.as_array().unwrap().len(),
+        1,
+        "no agent was spawned"
+    );
+}

@@ -126,7 +126,8 @@ async fn guard(State(g): State<Guard>, req: Request, next: Next) -> Response {
             .into_response();
         }
     }
-    if !g.token_ok(&req) {
+    let allowed = g.token_ok(&req) || (g.local && agent_route(path));
+    if !allowed {
         return ApiError::new(
             StatusCode::UNAUTHORIZED,
             "unauthorized",
@@ -152,6 +153,17 @@ async fn guard(State(g): State<Guard>, req: Request, next: Next) -> Response {
         .into_response();
     }
     next.run(req).await
+}
+
+/// What an agent does (its hooks, its wait, its sends, an observed session's reports): allowed without the
+/// token on the private socket, which only the user's processes can reach, so the token, which can also
+/// start programs, need not be in any agent's environment or Claude's reach. On the TCP port everything
+/// needs the token.
+fn agent_route(path: &str) -> bool {
+    matches!(
+        path,
+        "/api/hooks/tool-status" | "/api/hooks/stop" | "/api/send" | "/api/observe"
+    ) || path.starts_with("/ws/wait/")
 }
 
 /// The largest body a path takes: recordings up to the transcription limit, anything else [`MAX_BODY`].

@@ -188,7 +188,6 @@ pub fn argv(s: &Start<'_>) -> Vec<String> {
 pub fn env(
     name: &str,
     port: u16,
-    token: &str,
     work_dir: &Path,
     data_dir: &Path,
     clawmux: &Path,
@@ -209,7 +208,6 @@ pub fn env(
             work_dir.display().to_string(),
         ),
         ("CLAWMUX_HOME".to_owned(), data_dir.display().to_string()),
-        ("CLAWMUX_TOKEN".to_owned(), token.to_owned()),
         ("PATH".to_owned(), path),
     ]
 }

@@ -253,14 +253,7 @@ impl Hub {
             append_prompt,
             clawmux: &clawmux,
         });
-        let env = launch::env(
-            name,
-            port,
-            self.token(),
-            work_dir,
-            self.data_dir(),
-            &clawmux,
-        );
+        let env = launch::env(name, port, work_dir, self.data_dir(), &clawmux);
         // A dead pane of an earlier run may still hold the name.
         self.tmux().kill(name).await?;
         let pid = self.tmux().start(name, work_dir, &env, &argv).await?;
