@@ -133,8 +133,19 @@ impl Client {
             head.push_str(&format!("ClawMux-Session: {s}\r\n"));
         }
         head.push_str("\r\n");
-        stream.write_all(head.as_bytes()).map_err(unreachable)?;
-        stream.write_all(body).map_err(unreachable)?;
+        let mut request = head.into_bytes();
+        request.extend_from_slice(body);
+        match stream.write_all(&request) {
+            Ok(()) => {}
+            // The hub may answer, and close, before it has read a body it does not need (a refusal): its
+            // answer is read below.
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::BrokenPipe | std::io::ErrorKind::ConnectionReset
+                ) => {}
+            Err(e) => return Err(unreachable(e)),
+        }
         let mut raw = Vec::new();
         let mut chunk = [0u8; 64 * 1024];
         loop {
