@@ -7,24 +7,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { agentProcesses, startHub } from './harness.mjs';
-import { bash, claudeBinary, claudeEnv, prepareHome, startModel } from './real-claude.mjs';
+import { claudeBinary, claudeEnv, follower, prepareHome, startModel } from './real-claude.mjs';
 
 let claude;
 before(() => { claude = claudeBinary(); });
-
-/**
- * The agent's scripted model, as a model following ClawMux's instructions behaves: it runs `clawmux wait`,
- * answers each message with `clawmux send`, and runs the wait again whatever the wait returned.
- */
-function follower() {
-  return ({ last }) => {
-    const msg = /\[MSG id:(msg-[0-9a-f]{8}) from:user\] (.*)/.exec(last);
-    if (msg && !last.includes('clawmux send')) {
-      return bash(`clawmux send --to user --re ${msg[1]} 'heard: ${msg[2].replace(/'/g, '')}'`, 'answer the user');
-    }
-    return bash('clawmux wait', 'wait for the next message');
-  };
-}
 
 /** A hub whose agents are the real CLI talking to `model`, with `env` added to the hub's options. */
 async function realHub(model, env = {}) {

@@ -19,7 +19,7 @@ export function claudeBinary() {
   const bin = join(CACHE, 'node_modules', '.bin', 'claude');
   if (!existsSync(bin)) {
     mkdirSync(CACHE, { recursive: true });
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--silent', '--prefix', CACHE, `@anthropic-ai/claude-code@${CLAUDE_VERSION}`], { stdio: 'inherit' });
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--silent', '--prefix', CACHE, `@anthropic-ai/claude-code@${CLAUDE_VERSION}`], { stdio: ['ignore', 2, 2] });
   }
   return bin;
 }
@@ -135,3 +135,15 @@ export async function startModel(rules) {
 
 /** A Bash tool call, as the model asks for it. */
 export const bash = (command, description = command) => ({ tool: { name: 'Bash', input: { command, description } } });
+
+/**
+ * A model that follows ClawMux's instructions: it runs `clawmux wait`, answers each message with
+ * `clawmux send` ("heard: <text>"), and runs the wait again whatever the wait returned.
+ */
+export function follower() {
+  return ({ last }) => {
+    const msg = /\[MSG id:(msg-[0-9a-f]{8}) from:user\] (.*)/.exec(last);
+    if (msg) return bash(`clawmux send --to user --re ${msg[1]} 'heard: ${msg[2].replace(/'/g, '')}'`, 'answer the user');
+    return bash('clawmux wait', 'wait for the next message');
+  };
+}

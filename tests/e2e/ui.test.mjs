@@ -169,6 +169,25 @@ test('an earlier ClawMux\'s conversations in the data folder are offered at star
   }
 });
 
+test('an open page stays on one connection however long the user is away: the idle limit closes only silent clients', async () => {
+  // An idle limit of 2 s: the hub pings the page's WebSocket every 0.5 s, and the browser answers by itself.
+  const hub = await startHub({ env: { CLAWMUX_IDLE_TIMEOUT_MS: '2000' } });
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const sockets = [];
+  page.on('websocket', (ws) => sockets.push(ws.url()));
+  try {
+    await page.goto(hub.url);
+    await page.waitForSelector('#connection.online');
+    await new Promise((ok) => setTimeout(ok, 6000)); // three idle limits, the user doing nothing
+    assert.equal(await page.textContent('#connection'), 'online');
+    assert.equal(sockets.length, 1, `the page reconnected: ${sockets.length} sockets`);
+  } finally {
+    await context.close();
+    hub.stop();
+  }
+});
+
 test('a rendered message is never re-created: the same element after 100 more messages', async () => {
   const hub = await startHub();
   const { page, errors } = await openUi(browser, hub);

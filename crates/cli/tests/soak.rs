@@ -1,8 +1,10 @@
 //! The soak: 50 demo agents (`clawmux demo-agent`, which runs `clawmux wait`, `send` and the hooks as real
-//! processes) cycle through the whole protocol while the user writes to them and browsers connect and
-//! disconnect, for SOAK_MINUTES (`scripts/soak`; 5 in CI, 60 for the full run). Resident memory, open file
-//! descriptors, database size and hook latency are measured after a warm-up and at the end, printed, and
-//! must not grow without bound.
+//! processes, and keeps a transcript as Claude Code does) and 3 agents that are the real Claude Code CLI
+//! with a scripted local model (`tests/e2e/model-server.mjs`) cycle through the whole protocol while the
+//! user writes to them and browsers connect and disconnect, for SOAK_MINUTES (`scripts/soak`; 5 in CI, 60
+//! for the full run). Resident memory, open file descriptors, database size and hook latency are measured
+//! after a warm-up and at the end, printed, and must not grow without bound; every message to a real agent
+//! is answered.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
@@ -17,6 +19,55 @@ use common::TestHub;
 use serde_json::json;
 
 const AGENTS: usize = 50;
+/// Agents that are the real Claude Code CLI.
+const REAL: usize = 3;
+
+/// The scripted model, its process and the Claude Code executable it installed (`tests/e2e/model-server.mjs`).
+struct Model {
+    child: Child,
+    port: u16,
+    claude: String,
+}
+
+impl Model {
+    /// Starts it with `home` as the agents' HOME, trusting `folders`.
+    fn start(home: &std::path::Path, folders: &[std::path::PathBuf]) -> Model {
+        let script = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/e2e/model-server.mjs"
+        );
+        let mut child = std::process::Command::new("node")
+            .arg(script)
+            .arg(home)
+            .args(folders)
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+            &mut line,
+        )
+        .unwrap();
+        let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+        Model {
+            child,
+            port: u16::try_from(v["port"].as_u64().unwrap()).unwrap(),
+            claude: v["claude"].as_str().unwrap().to_owned(),
+        }
+    }
+}
+
+impl Drop for Model {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn real_names() -> Vec<String> {
+    (0..REAL).map(|i| format!("real{i}")).collect()
+}
 
 struct Sample {
     rss_mb: f64,
@@ -100,8 +151,46 @@ fn soak() {
         .ok()
         .and_then(|m| m.parse().ok())
         .unwrap_or(5.0);
-    let hub = TestHub::start_logging("warn");
+    let dir = tempfile::tempdir().unwrap();
+    let real = real_names();
+    let folders: Vec<_> = real
+        .iter()
+        .map(|n| dir.path().join("data/agents").join(n))
+        .collect();
+    let model = Model::start(dir.path(), &folders);
+    let port = model.port.to_string();
+    let path = std::env::var("PATH").unwrap_or_default();
+    let options = [
+        ("PATH", path.as_str()),
+        ("CLAWMUX_CLAUDE", model.claude.as_str()),
+        ("ANTHROPIC_BASE_URL", &format!("http://127.0.0.1:{port}")),
+        (
+            "ANTHROPIC_API_KEY",
+            "sk-ant-api03-clawmux-tests-scripted-model-0000000000",
+        ),
+        ("DISABLE_AUTOUPDATER", "1"),
+        ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
+        ("DISABLE_TELEMETRY", "1"),
+    ]
+    .iter()
+    .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+    .collect();
+    let hub = TestHub::start_full(dir, "warn", options);
     hub.add_agent("probe");
+    for name in &real {
+        let out = hub
+            .clawmux(None)
+            .args(["spawn", name, "--", "--permission-mode", "default"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let all_idle = || real.iter().all(|n| hub.session(n)["state"] == "idle");
+    common::wait_until(Duration::from_secs(90), all_idle);
     let names = agent_names();
     let mut agents: Vec<Child> = names
         .iter()
@@ -142,6 +231,34 @@ fn soak() {
                     .send(json!({"text": format!("soak message {n}"), "client_id": format!("soak-{n}")}).to_string());
                 std::thread::sleep(Duration::from_millis(100));
             }
+        })
+    };
+    // The real agents: a message to one of them every 5 s, each answered by its model through the CLI.
+    let to_real = {
+        let (stop, real, port, token) = (stop.clone(), real.clone(), hub.port, hub.token.clone());
+        std::thread::spawn(move || {
+            let http: ureq::Agent = ureq::Agent::config_builder()
+                .http_status_as_error(false)
+                .proxy(None)
+                .build()
+                .into();
+            let mut sent = Vec::new();
+            while !stop.load(Ordering::SeqCst) {
+                let agent = &real[sent.len() % real.len()];
+                let text = format!("real message {}", sent.len());
+                let resp = http
+                    .post(format!(
+                        "http://127.0.0.1:{port}/api/sessions/{agent}/messages"
+                    ))
+                    .header("Authorization", format!("Bearer {token}"))
+                    .header("Content-Type", "application/json")
+                    .send(json!({"text": text}).to_string());
+                if resp.is_ok_and(|r| r.status().as_u16() == 200) {
+                    sent.push((agent.clone(), text));
+                }
+                std::thread::sleep(Duration::from_secs(5));
+            }
+            sent
         })
     };
     // Browsers: connect, read for 1-5 s, leave; again, from where they were.
@@ -192,6 +309,44 @@ fn soak() {
     print("end", &end);
     stop.store(true, Ordering::SeqCst);
     user.join().unwrap();
+    let to_real = to_real.join().unwrap();
+    // Every message to a real agent is answered, once (the last ones within a minute).
+    let answers = || -> std::collections::HashMap<(String, String), usize> {
+        let mut seen = std::collections::HashMap::new();
+        for agent in &real {
+            for m in hub.history(agent) {
+                if let Some(text) = m["text"].as_str().and_then(|t| t.strip_prefix("heard: ")) {
+                    *seen.entry((agent.clone(), text.to_owned())).or_insert(0) += 1;
+                }
+            }
+        }
+        seen
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut seen = answers();
+    while to_real.iter().any(|k| !seen.contains_key(k)) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(500));
+        seen = answers();
+    }
+    for key in &to_real {
+        assert_eq!(seen.get(key), Some(&1), "{key:?} answered once");
+    }
+    println!(
+        "soak: {} messages to {REAL} real Claude Code agents, each answered once",
+        to_real.len()
+    );
+    for name in &real {
+        let out = hub
+            .clawmux(None)
+            .args(["terminate", name])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
     let connects: u64 = browsers.into_iter().map(|b| b.join().unwrap()).sum();
     for mut a in agents {
         let _ = a.kill();

@@ -50,7 +50,12 @@ impl TestHub {
         TestHub::start_full(dir, filter, Vec::new())
     }
 
-    fn start_full(dir: tempfile::TempDir, filter: &str, options: Vec<(String, String)>) -> TestHub {
+    /// A hub on `<dir>/data` with options (`CLAWMUX_*` and other variables of its environment).
+    pub fn start_full(
+        dir: tempfile::TempDir,
+        filter: &str,
+        options: Vec<(String, String)>,
+    ) -> TestHub {
         let (child, port) = spawn_serve(dir.path(), 0, filter, &options);
         // The hub records its port just after it says it listens: once that is there, it is all set up.
         let port_file = dir.path().join("data/port");

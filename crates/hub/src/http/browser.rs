@@ -25,7 +25,9 @@ use crate::ui_event::UiEvent;
 
 /// Replay page size.
 const PAGE: u32 = 500;
-/// A keep-alive `ping` event, which also lets the client notice a dead connection.
+/// A keep-alive `ping` event, which also lets the client notice a dead connection; with it goes a
+/// WebSocket ping, which every browser answers by itself: the answer is what keeps the connection from
+/// counting as idle (`peers::Idle`), so the pings come at least four times per idle time.
 const PING_EVERY: Duration = Duration::from_secs(15);
 
 #[derive(Deserialize)]
@@ -126,7 +128,7 @@ async fn run(hub: Hub, cursor: Option<String>, socket: WebSocket) -> Result<(), 
             head
         }
     };
-    let mut ping = tokio::time::interval(PING_EVERY);
+    let mut ping = tokio::time::interval(PING_EVERY.min(hub.options().idle_timeout / 4));
     loop {
         tokio::select! {
             event = live.recv() => match event {
@@ -147,6 +149,7 @@ async fn run(hub: Hub, cursor: Option<String>, socket: WebSocket) -> Result<(), 
                 Err(RecvError::Closed) => return Ok(()),
             },
             _ = ping.tick() => {
+                tx.send(Ws::Ping(Default::default())).await.map_err(|_| "send failed")?;
                 tx.send(Ws::Text(r#"{"type":"ping"}"#.into())).await.map_err(|_| "send failed")?;
             }
             frame = rx.next() => match frame {

@@ -3,9 +3,10 @@
 //! Every local user can connect to a loopback port, and the hub has a limited number of descriptors: 2,000
 //! idle connections of another user's once kept it from answering anyone. On loopback the kernel knows
 //! whose socket the other end is (socket diagnostics over netlink, as `ss` asks), so a connection from
-//! another user's process is closed at once: nobody but the user has any business with the hub (a browser runs as
-//! the user). And a connection that sends nothing for [`IDLE`] is closed, whoever holds it: the hub's
-//! WebSockets hear a pong at least every 15 s, so only a dead or stalled client is ever idle that long.
+//! another user's process is closed at once: nobody but the user has any business with the hub (a browser
+//! runs as the user). And a connection that sends nothing for [`IDLE`] is closed, whoever holds it: the
+//! hub pings its WebSockets at least four times per idle time and every client answers by itself, so only
+//! a dead or stalled client is ever idle that long.
 
 use std::future::Future;
 use std::io;
