@@ -295,9 +295,17 @@ impl TestHub {
 }
 
 impl Drop for TestHub {
+    /// The hub goes, and so do its agents' terminals (a test that failed half way may have left agents
+    /// running): a test leaves no process behind.
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        let _ = Command::new("tmux")
+            .arg("-S")
+            .arg(self.data().join("tmux.sock"))
+            .arg("kill-server")
+            .stderr(Stdio::null())
+            .status();
     }
 }
 

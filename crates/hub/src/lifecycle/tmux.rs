@@ -230,7 +230,16 @@ impl Tmux {
         args.push(escape_format(cwd.as_os_str()));
         args.push("--".into());
         args.extend(argv.iter().map(Into::into));
-        let out = self.run_with_env("new-session", args, env).await?;
+        let out = match self.run_with_env("new-session", args, env).await {
+            Ok(out) => out,
+            Err(e) => {
+                // The server must not outlive its last session for want of the `exit-empty on` above.
+                let _ = self
+                    .run("set-option", ["set-option", "-s", "exit-empty", "on"])
+                    .await;
+                return Err(e);
+            }
+        };
         out.trim().parse().map_err(|_| TmuxError::Failed {
             action: "new-session".to_owned(),
             stderr: format!("unexpected answer `{}`", out.trim()),
