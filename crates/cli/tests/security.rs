@@ -270,7 +270,9 @@ fn the_data_folder_is_private_whatever_the_umask_and_an_older_version_left() {
     for file in old_files.iter().chain(&["token"]) {
         std::fs::set_permissions(data.join(file), std::fs::Permissions::from_mode(0o644)).unwrap();
     }
-    let hub = TestHub::start_in(dir, "info");
+    // With tmux on its PATH: the demo agent below runs in a terminal, as agents do.
+    let path = std::env::var("PATH").unwrap_or_default();
+    let hub = TestHub::start_full(dir, "info", vec![("PATH".into(), path)]);
     hub.add_agent("sky");
     hub.user_message("sky", "a conversation no one else may read");
     assert_eq!(mode(&data), 0o700, "the data folder");
@@ -286,6 +288,53 @@ fn the_data_folder_is_private_whatever_the_umask_and_an_older_version_left() {
     ]) {
         assert_eq!(mode(&data.join(file)), 0o600, "{file}");
     }
+    // Another user, who can reach the folder that holds the data folder (as anyone can reach a home),
+    // reads nothing of it, and cannot read an agent's environment or find the token on a command line.
+    let Some(other) = OtherUser::make("clawmux-t-reader") else {
+        return;
+    };
+    std::fs::set_permissions(hub.dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = hub
+        .clawmux(None)
+        .args(["spawn", "demo", "--demo"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut feed = hub.feed(None);
+    feed.state("demo", "idle", Duration::from_secs(20));
+    let probe = format!(
+        r#"
+import os, sys
+token = sys.argv[1].encode()
+for path in ["{db}", "{wav}", "{token}"]:
+    try: open(path, "rb").read(); print("READ", path)
+    except OSError as e: print(type(e).__name__)
+for pid in filter(lambda p: p.isdigit() and p != str(os.getpid()), os.listdir("/proc")):
+    try:
+        if token in open(f"/proc/{{pid}}/cmdline", "rb").read(): print("CMDLINE", pid)
+    except OSError: pass
+    try:
+        if token in open(f"/proc/{{pid}}/environ", "rb").read(): print("ENVIRON", pid)
+    except OSError: pass
+"#,
+        db = data.join("clawmux.db").display(),
+        wav = data.join("voice/rec.wav").display(),
+        token = data.join("token").display(),
+    );
+    let out = other
+        .command("/usr/bin/python3", &["-c", &probe, &hub.token])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "PermissionError\nPermissionError\nPermissionError\n",
+        "what another user got: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]
