@@ -114,7 +114,7 @@ impl Hub {
         cmd.env_clear()
             .env("HOME", self.dir.path())
             .env("CLAWMUX_PORT", self.port.to_string())
-            .env("CLAWMUX_TOKEN", &self.token)
+            .env("CLAWMUX_HOME", self.dir.path().join("data"))
             .env("CLAWMUX_SESSION_ID", agent)
             .env("CLAWMUX_WORK_DIR", &work)
             .current_dir(work);

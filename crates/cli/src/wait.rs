@@ -50,18 +50,18 @@ impl Drop for PidFile {
 }
 
 /// Whether this wait still has someone to wait for: the process that started it runs (an orphan is
-/// adopted by another), and the hub's data folder, if it was there when the wait began, still is (a hub
-/// removed for good never comes back).
+/// adopted by another), and the hub's data folder is still there (a hub removed for good never comes
+/// back).
 struct Owner {
     parent: u32,
-    data_dir: Option<PathBuf>,
+    data_dir: PathBuf,
 }
 
 impl Owner {
     fn now(data_dir: PathBuf) -> Owner {
         Owner {
             parent: std::os::unix::process::parent_id(),
-            data_dir: data_dir.is_dir().then_some(data_dir),
+            data_dir,
         }
     }
 
@@ -70,12 +70,8 @@ impl Owner {
         if std::os::unix::process::parent_id() != self.parent {
             return Some("the process that started it has ended".into());
         }
-        match &self.data_dir {
-            Some(dir) if !dir.is_dir() => {
-                Some(format!("the hub's data folder {} is gone", dir.display()))
-            }
-            Some(_) | None => None,
-        }
+        (!self.data_dir.is_dir())
+            .then(|| format!("the hub's data folder {} is gone", self.data_dir.display()))
     }
 }
 
@@ -90,6 +86,12 @@ pub fn run() -> Result<(), String> {
     let stop = Arc::new(AtomicBool::new(false));
     for signal in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
         register(signal, &stop);
+    }
+    if !env.data_dir.is_dir() {
+        return Err(format!(
+            "no hub has a data folder at {} (set CLAWMUX_HOME to the hub's)",
+            env.data_dir.display()
+        ));
     }
     let _pid = PidFile::create(&env.work_dir);
     let owner = Owner::now(env.data_dir.clone());

@@ -836,3 +836,23 @@ fn a_wait_whose_bash_call_returned_takes_no_message_and_ends() {
         format!("[MSG id:{id} from:user] are you there?\n")
     );
 }
+
+#[test]
+fn a_wait_that_names_no_hubs_folder_says_so_at_once() {
+    let hub = TestHub::start();
+    hub.add_agent("sky");
+    let start = Instant::now();
+    let out = hub
+        .clawmux(Some("sky"))
+        .env("CLAWMUX_HOME", hub.dir.path().join("no-such-folder"))
+        .arg("wait")
+        .output()
+        .unwrap();
+    assert!(start.elapsed() < 2 * SEC, "it did not keep trying");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no hub has a data folder at") && err.contains("CLAWMUX_HOME"),
+        "{err}"
+    );
+}
