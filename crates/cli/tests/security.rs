@@ -606,21 +606,7 @@ fn another_user_cannot_stand_in_for_the_hub_while_it_is_down() {
     // Everything an agent sends: a tool hook, the Stop hook, a send, a wait, and an observed session's hook.
     let pre = json!({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}}).to_string();
     for args in [&["hook", "tool-status"][..], &["hook", "stop"][..]] {
-        let mut child = hub
-            .clawmux(Some("sky"))
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(pre.as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
+        let out = hub.command_hook_output(Some("sky"), args, &pre);
         assert_eq!(out.status.code(), Some(0), "{args:?}: Claude carries on");
         assert!(
             !String::from_utf8_lossy(&out.stdout).contains("FORGED"),

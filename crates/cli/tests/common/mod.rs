@@ -271,6 +271,20 @@ impl TestHub {
 
     /// Runs a command hook with `payload` on stdin; returns (exit code, stderr).
     pub fn command_hook(&self, agent: Option<&str>, args: &[&str], payload: &str) -> (i32, String) {
+        let out = self.command_hook_output(agent, args, payload);
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    /// Runs a command hook with `payload` on stdin; returns all it did.
+    pub fn command_hook_output(
+        &self,
+        agent: Option<&str>,
+        args: &[&str],
+        payload: &str,
+    ) -> std::process::Output {
         use std::io::Write;
         let mut child = self
             .clawmux(agent)
@@ -286,11 +300,7 @@ impl TestHub {
             .unwrap()
             .write_all(payload.as_bytes())
             .unwrap();
-        let out = child.wait_with_output().unwrap();
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
+        child.wait_with_output().unwrap()
     }
 }
 
