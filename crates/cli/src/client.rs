@@ -167,7 +167,8 @@ impl Client {
                 Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => break,
                 Err(e) => return Err(unreachable(e)),
             }
-            if parse_answer(&raw).is_some_and(|a| a.complete) {
+            // The cheap look first; the whole parse only when it says the answer may be whole.
+            if may_be_complete(&raw) && parse_answer(&raw).is_some_and(|a| a.complete) {
                 break;
             }
         }
@@ -178,6 +179,27 @@ impl Client {
             )),
         }
     }
+}
+
+/// Whether `raw` may hold a whole answer, by what its head declares (a length reached, or chunks ending
+/// like the last one), without parsing the body: this runs after every read, and a large answer (an
+/// exported log) comes in many reads, which parsing all that arrived each time would make quadratic.
+fn may_be_complete(raw: &[u8]) -> bool {
+    let Some(split) = raw.windows(4).position(|w| w == b"\r\n\r\n") else {
+        return false;
+    };
+    let head = String::from_utf8_lossy(&raw[..split]).to_ascii_lowercase();
+    let value = |name: &str| {
+        head.split("\r\n")
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix(':'))
+            .map(str::trim)
+    };
+    if value("transfer-encoding") == Some("chunked") {
+        return raw.ends_with(b"\r\n0\r\n\r\n");
+    }
+    value("content-length")
+        .and_then(|n| n.parse::<usize>().ok())
+        .is_some_and(|n| raw.len() - (split + 4) >= n)
 }
 
 /// An HTTP/1.1 answer: the status and the body (de-chunked when it was sent in chunks), and whether all of
@@ -266,6 +288,19 @@ mod tests {
             (409, &b"{\"a\":1}"[..])
         );
         assert!(parse_answer(b"HTTP/1.1 200 OK\r\n").is_none());
+        assert!(may_be_complete(
+            b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}"
+        ));
+        assert!(!may_be_complete(
+            b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\n{}"
+        ));
+        assert!(may_be_complete(
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
+        ));
+        assert!(!may_be_complete(
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\n{\"a"
+        ));
+        assert!(!may_be_complete(b"HTTP/1.1 200 OK\r\nContent-Le"));
         assert!(parse_answer(b"garbage\r\n\r\n").is_none());
     }
 }
