@@ -422,8 +422,17 @@ fn observed_sessions_through_installed_hooks() {
     );
     assert_eq!(hub.get("/api/sessions").1.as_array().unwrap().len(), 2);
 
-    // With the hub down the hook gives up at once and lets Claude carry on.
-    std::fs::write(hub.data().join("port"), "1").unwrap();
+    // With the hub down (killed: its socket file is left, nobody answers on it) the hook gives up at once
+    // and lets Claude carry on.
+    let killed = Command::new("kill")
+        .args(["-9", &hub.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    wait_until(SECS5, || {
+        std::fs::read_to_string(format!("/proc/{}/stat", hub.child.id()))
+            .map_or(true, |stat| stat.contains(") Z"))
+    });
     let down = hook("Stop", json!({}));
     assert!(down < Duration::from_secs(2), "{down:?}");
 

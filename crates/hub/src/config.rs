@@ -9,8 +9,8 @@ use std::time::Duration;
 pub const TOKEN_FILE: &str = "token";
 /// The database file's name inside the data folder.
 pub const DB_FILE: &str = "clawmux.db";
-/// The file in the data folder that names the port the hub serves on, for hooks started outside an agent
-/// (`clawmux hook observe`), which have no `CLAWMUX_PORT`.
+/// The file in the data folder that names the TCP port the hub serves browsers on, written once it serves
+/// (the `clawmux` command itself uses the private socket).
 pub const PORT_FILE: &str = "port";
 
 /// Files of the hub's own that may sit in the data folder from any version, tightened to 0600 at start.

@@ -275,7 +275,7 @@ impl Hub {
         if let Err(e) = crate::config::write_private(&tmp, port.to_string().as_bytes())
             .and_then(|()| std::fs::rename(&tmp, &file))
         {
-            tracing::warn!(error = %e, "cannot record the hub's port for observed sessions' hooks");
+            tracing::warn!(error = %e, "cannot record the hub's port in its data folder");
         }
     }
 
