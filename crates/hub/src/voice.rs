@@ -277,25 +277,15 @@ impl Hub {
         let path = self.voice_settings_path();
         let tmp = path.with_extension("tmp");
         let text = serde_json::to_string_pretty(&new).unwrap_or_default();
-        let written = {
-            use std::io::Write;
-            use std::os::unix::fs::OpenOptionsExt;
-            std::fs::OpenOptions::new()
-                .write(true)
-                .create(true)
-                .truncate(true)
-                .mode(0o600)
-                .open(&tmp)
-                .and_then(|mut f| f.write_all(text.as_bytes()))
-                .and_then(|()| std::fs::rename(&tmp, &path))
-        };
-        written.map_err(|e| {
-            ApiError::new(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "cannot_save",
-                format!("cannot save the voice settings: {e}"),
-            )
-        })?;
+        crate::config::write_private(&tmp, text.as_bytes())
+            .and_then(|()| std::fs::rename(&tmp, &path))
+            .map_err(|e| {
+                ApiError::new(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "cannot_save",
+                    format!("cannot save the voice settings: {e}"),
+                )
+            })?;
         Ok(new.public())
     }
 
