@@ -115,7 +115,7 @@ impl Hub {
                 Ok(json!({}))
             }
             Command::Capabilities {} => Ok(self.capabilities().await),
-            Command::Import {} => Ok(json!(self.import_original().await?)),
+            Command::Import {} => Ok(json!(self.import_original().await)),
             Command::VoiceSettings {} => Ok(self.voice_settings()?.public()),
             Command::SetVoiceSettings { settings } => self.set_voice_settings(settings),
             Command::UserMessage {

@@ -192,13 +192,7 @@ impl Options {
                 "CLAWMUX_BASH_TIMEOUT_MS",
                 crate::lifecycle::launch::BASH_TIMEOUT_MS,
             ),
-            idle_timeout: ms(
-                "CLAWMUX_IDLE_TIMEOUT_MS",
-                crate::http::peers::IDLE
-                    .as_millis()
-                    .try_into()
-                    .unwrap_or(60_000),
-            ),
+            idle_timeout: ms("CLAWMUX_IDLE_TIMEOUT_MS", crate::http::peers::IDLE_MS),
         }
     }
 }

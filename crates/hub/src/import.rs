@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::error::ApiError;
 use crate::hub::{now, Hub};
 use crate::ui_event::{SessionInfo, UiEvent};
 
@@ -50,7 +49,7 @@ fn histories(data_dir: &Path) -> Vec<(String, PathBuf)> {
 impl Hub {
     /// How many agents of an original installation in the data folder are not imported yet (the app
     /// offers the import when there are any).
-    pub async fn original_not_imported(&self) -> usize {
+    pub fn original_not_imported(&self) -> usize {
         histories(self.data_dir())
             .iter()
             .filter(|(name, _)| self.live(name).is_err())
@@ -59,7 +58,7 @@ impl Hub {
 
     /// Imports every agent's history of an original installation in the data folder; a bad file is
     /// reported with why and changes nothing, and the others are imported all the same.
-    pub async fn import_original(&self) -> Result<Vec<AgentImport>, ApiError> {
+    pub async fn import_original(&self) -> Vec<AgentImport> {
         let mut report = Vec::new();
         for (agent, file) in histories(self.data_dir()) {
             let outcome = self.import_one(&agent, &file).await;
@@ -78,7 +77,7 @@ impl Hub {
                 },
             });
         }
-        Ok(report)
+        report
     }
 
     async fn import_one(&self, agent: &str, file: &Path) -> Result<(usize, usize), String> {

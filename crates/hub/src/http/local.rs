@@ -70,11 +70,7 @@ impl axum::serve::Listener for PrivateSocket {
                     }
                     Err(e) => tracing::warn!(error = %e, "refused a connection of unknown origin"),
                 },
-                Err(e) => {
-                    // Out of descriptors, most likely: wait a moment rather than spin.
-                    tracing::warn!(error = %e, "cannot accept on the hub's socket");
-                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-                }
+                Err(e) => super::accept_failed(e).await,
             }
         }
     }

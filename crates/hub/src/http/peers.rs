@@ -4,7 +4,7 @@
 //! idle connections of another user's once kept it from answering anyone. On loopback the kernel knows
 //! whose socket the other end is (socket diagnostics over netlink, as `ss` asks), so a connection from
 //! another user's process is closed at once: nobody but the user has any business with the hub (a browser
-//! runs as the user). And a connection that sends nothing for [`IDLE`] is closed, whoever holds it: the
+//! runs as the user). And a connection that sends nothing for [`IDLE_MS`] is closed, whoever holds it: the
 //! hub pings its WebSockets at least four times per idle time and every client answers by itself, so only
 //! a dead or stalled client is ever idle that long.
 
@@ -19,8 +19,8 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::time::{Instant, Sleep};
 
-/// How long a connection may stay silent.
-pub const IDLE: Duration = Duration::from_secs(60);
+/// How long a connection may stay silent, in milliseconds (`Options::idle_timeout`'s default).
+pub const IDLE_MS: u64 = 60_000;
 
 /// The hub's TCP listener: only this user's processes (on loopback), idle connections closed.
 pub struct UserOnly {
@@ -49,9 +49,7 @@ impl axum::serve::Listener for UserOnly {
             let (stream, peer) = match self.inner.accept().await {
                 Ok(accepted) => accepted,
                 Err(e) => {
-                    // Out of descriptors, most likely: wait a moment rather than spin.
-                    tracing::warn!(error = %e, "cannot accept a connection");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    super::accept_failed(e).await;
                     continue;
                 }
             };

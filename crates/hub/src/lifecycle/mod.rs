@@ -122,7 +122,7 @@ impl Hub {
             "tmux": self.tmux().check().await.is_ok(),
             "tmux_socket": self.tmux().socket().display().to_string(),
             // Agents of an original installation in the data folder not imported yet: the app offers it.
-            "to_import": self.original_not_imported().await,
+            "to_import": self.original_not_imported(),
         })
     }
 
