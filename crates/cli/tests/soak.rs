@@ -22,7 +22,8 @@ const AGENTS: usize = 50;
 /// Agents that are the real Claude Code CLI.
 const REAL: usize = 3;
 
-/// The scripted model, its process and the Claude Code executable it installed (`tests/e2e/model-server.mjs`).
+/// The scripted model (`tests/e2e/model-server.mjs`): its process, its port and the Claude Code executable it
+/// installed.
 struct Model {
     child: Child,
     port: u16,

@@ -2,8 +2,8 @@
 //!
 //! Claude Code's dialogs add waiting states (permission, an answer, a plan approval) and its API errors an
 //! error mark to the five canonical states (`docs/STATE-MACHINE.md`). They are kept as a separate field of
-//! the snapshot, so the five-state table is untouched: an agent waiting for permission is still PROCESSING (its turn
-//! is not over), and the sidebar paints "Needs you" over it.
+//! the snapshot, so the five-state table is untouched: an agent waiting for permission is still PROCESSING
+//! (its turn is not over), and the sidebar paints "Needs you" over it.
 //!
 //! Waiting is sticky. A PermissionRequest starts it; only the end of that tool call (PostToolUse or
 //! PostToolUseFailure with its tool_use_id, or the transcript's tool_result for it), a prompt from the user,

@@ -48,7 +48,8 @@ impl State {
         State::ALL.into_iter().find(|s| s.as_str() == name)
     }
 
-    /// The status_text a state shows when nothing more specific has been said (the defaults of docs/STATE-MACHINE.md).
+    /// The status_text a state shows when nothing more specific has been said (the defaults of
+    /// docs/STATE-MACHINE.md).
     pub fn default_activity(self) -> &'static str {
         match self {
             State::Starting => "",
@@ -68,10 +69,9 @@ impl std::fmt::Display for State {
 
 /// Everything the machine knows about one agent: its state, its status_text and when it entered the state.
 ///
-/// A struct rather than a bare enum on purpose: the "needs you" overlay of
-/// the "needs you" overlay of `docs/STATE-MACHINE.md` (waiting for permission, an answer, a plan approval) sits
-/// beside the canonical state as one more field, so the five-state table, its tests and the sidebar colours
-/// stay exactly as they are when it arrives.
+/// A struct rather than a bare enum on purpose: the "needs you" overlay of `docs/STATE-MACHINE.md` (waiting
+/// for permission, an answer, a plan approval) sits beside the canonical state as one more field, so the
+/// five-state table, its tests and the sidebar colours stay exactly as they are when it arrives.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Snapshot {
     /// The canonical state.

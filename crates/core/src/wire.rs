@@ -1,5 +1,5 @@
-//! Messages and how an agent reads them: the `[MSG id:.. from:..]` lines of `docs/PROTOCOL.md`, the message id
-//! format and the rule for agent names.
+//! Messages and how an agent reads them: the `[MSG id:.. from:..]` lines of `docs/PROTOCOL.md`, the
+//! message id format and the rule for agent names.
 
 use serde::{Deserialize, Serialize};
 

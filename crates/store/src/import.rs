@@ -1,10 +1,10 @@
 //! Import of the original product's per-agent `history.json`.
 //!
-//! Format (the original ClawMux's, docs/PROTOCOL.md): `{voice_id, voice_name, claude_session_id, messages: [{role, text, ts, id?,
-//! parent_id?, bare_ack?}]}`. The whole file is checked before anything is written, so a bad file changes
-//! nothing. Each message is stored with an idempotency key derived from its original id (or its position),
-//! so importing the same file twice, or a longer version of it later, stores every message once.
-//! Imported messages never enter an inbox: they are history, already answered.
+//! Format (the original ClawMux's, docs/PROTOCOL.md): `{voice_id, voice_name, claude_session_id, messages:
+//! [{role, text, ts, id?, parent_id?, bare_ack?}]}`. The whole file is checked before anything is written, so
+//! a bad file changes nothing. Each message is stored with an idempotency key derived from its original id
+//! (or its position), so importing the same file twice, or a longer version of it later, stores every message
+//! once. Imported messages never enter an inbox: they are history, already answered.
 
 use clawmux_core::wire::{check_agent_name, Kind, MsgId};
 use clawmux_core::Millis;

@@ -25,8 +25,9 @@ pub struct Launch {
 pub const INSTRUCTIONS_MARKER: &str = "<!-- clawmux: instructions for a ClawMux agent";
 
 /// How long Claude Code lets one Bash call run by default (its `BASH_DEFAULT_TIMEOUT_MS` and
-/// `BASH_MAX_TIMEOUT_MS`): a day. At its timeout, Claude Code moves the call to the background and calls the model again to run
-/// a new `clawmux wait`: with its own default, an idle agent would cost model turns every few minutes.
+/// `BASH_MAX_TIMEOUT_MS`): a day. At its timeout, Claude Code moves the call to the background and calls
+/// the model again to run a new `clawmux wait`: with its own default, an idle agent would cost model turns
+/// every few minutes.
 pub const BASH_TIMEOUT_MS: u64 = 24 * 60 * 60 * 1000;
 
 /// The Claude Code hook events the hub listens to, besides Stop (whose command decides whether Claude may
@@ -90,8 +91,8 @@ fn shell_quote(s: &str) -> String {
 }
 
 /// The per-agent Claude Code settings: the hooks of the protocol, a day for a Bash call, and permission for
-/// the `clawmux` commands the agent lives on. The token is never written here: the hooks are `clawmux`
-/// commands that read it from the agent's environment.
+/// the `clawmux` commands the agent lives on. No token is written here, nor needed: the hooks are `clawmux`
+/// commands, and what an agent does needs none on the hub's private socket.
 pub fn settings(clawmux: &Path, bash_timeout: std::time::Duration) -> Value {
     let bash_timeout_ms = bash_timeout.as_millis().to_string();
     let clawmux = shell_quote(&clawmux.display().to_string());
