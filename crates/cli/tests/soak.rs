@@ -179,16 +179,7 @@ fn soak() {
     let hub = TestHub::start_full(dir, "warn", options);
     hub.add_agent("probe");
     for name in &real {
-        let out = hub
-            .clawmux(None)
-            .args(["spawn", name, "--", "--permission-mode", "default"])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        hub.run(None, &["spawn", name, "--", "--permission-mode", "default"]);
     }
     let all_idle = || real.iter().all(|n| hub.session(n)["state"] == "idle");
     common::wait_until(Duration::from_secs(90), all_idle);
@@ -337,16 +328,7 @@ fn soak() {
         to_real.len()
     );
     for name in &real {
-        let out = hub
-            .clawmux(None)
-            .args(["terminate", name])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        hub.run(None, &["terminate", name]);
     }
     let connects: u64 = browsers.into_iter().map(|b| b.join().unwrap()).sum();
     for mut a in agents {

@@ -128,18 +128,23 @@ impl TestHub {
         self.dir.path().join("agents").join(agent)
     }
 
-    /// Registers an agent through the CLI, in `<tmp>/agents/<name>`.
-    pub fn add_agent(&self, name: &str) {
-        let out = self
-            .clawmux(None)
-            .args(["agent", "add", name, "--work-dir"])
-            .arg(self.work_dir(name))
-            .output()
-            .unwrap();
+    /// Runs `clawmux args` (as the agent, if named) and requires it to succeed; returns what it printed.
+    pub fn run(&self, agent: Option<&str>, args: &[&str]) -> String {
+        let out = self.clawmux(agent).args(args).output().unwrap();
         assert!(
             out.status.success(),
-            "{}",
+            "clawmux {args:?}: {}",
             String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    /// Registers an agent through the CLI, in `<tmp>/agents/<name>`.
+    pub fn add_agent(&self, name: &str) {
+        let work = self.work_dir(name);
+        self.run(
+            None,
+            &["agent", "add", name, "--work-dir", work.to_str().unwrap()],
         );
     }
 
