@@ -19,6 +19,15 @@ async function realHub(model, env = {}) {
   return hub;
 }
 
+/** Spawns the real CLI as agent `sky` (in Claude Code's default permission mode) and waits until it is in
+ * its `clawmux wait`; returns the settings ClawMux gave it. */
+async function spawnSky(hub, ev) {
+  const m = ev.mark();
+  hub.clawmux(['spawn', 'sky', '--', '--permission-mode', 'default']);
+  await ev.state('sky', 'idle', m, 60000);
+  return JSON.parse(readFileSync(join(hub.data, 'launch', 'sky', 'settings.json'), 'utf8'));
+}
+
 /** The `clawmux wait` processes of the hub's agents that are still running. */
 function waits(hub) {
   return agentProcesses(hub.data).filter((pid) => {
@@ -35,15 +44,12 @@ test('an idle real agent costs no model turn, and no state change, while it wait
   const hub = await realHub(model);
   const ev = await hub.events();
   try {
-    let m = ev.mark();
-    hub.clawmux(['spawn', 'sky', '--', '--permission-mode', 'default']);
-    await ev.state('sky', 'idle', m, 60000);
+    const settings = await spawnSky(hub, ev);
     // The settings give Bash a day: Claude Code would otherwise move the wait to the background at its own
     // default and call the model again.
-    const settings = JSON.parse(readFileSync(join(hub.data, 'launch', 'sky', 'settings.json'), 'utf8'));
     assert.deepEqual(settings.env, { BASH_DEFAULT_TIMEOUT_MS: '86400000', BASH_MAX_TIMEOUT_MS: '86400000' });
     const turns = model.turns.length;
-    m = ev.mark();
+    let m = ev.mark();
     await new Promise((ok) => setTimeout(ok, 8000)); // the idle time being measured
     assert.equal(model.turns.length, turns, 'no model request while idle');
     assert.deepEqual(ev.seen.slice(m).filter((e) => e.type === 'session_status' && e.session_id === 'sky'), [], 'no blip');
@@ -67,14 +73,11 @@ test('a real agent whose wait Claude Code moves to the background: that wait end
   const hub = await realHub(model, { CLAWMUX_BASH_TIMEOUT_MS: '4000' });
   const ev = await hub.events();
   try {
-    let m = ev.mark();
-    hub.clawmux(['spawn', 'sky', '--', '--permission-mode', 'default']);
-    await ev.state('sky', 'idle', m, 60000);
-    const settings = JSON.parse(readFileSync(join(hub.data, 'launch', 'sky', 'settings.json'), 'utf8'));
+    const settings = await spawnSky(hub, ev);
     assert.equal(settings.env.BASH_MAX_TIMEOUT_MS, '4000');
     // The timeout: the CLI moves the wait to the background and asks the model again, which waits again.
     const turns = model.turns.length;
-    m = ev.mark();
+    let m = ev.mark();
     await ev.state('sky', 'processing', m, 20000);
     await ev.state('sky', 'idle', m, 20000);
     assert.ok(model.turns.length > turns, 'the model was asked again after the timeout');

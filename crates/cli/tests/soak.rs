@@ -200,19 +200,15 @@ fn soak() {
     let sent = Arc::new(AtomicU64::new(0));
     // The user: a message to a random agent, ten a second.
     let user = {
-        let (stop, sent, names, port, token) = (
+        let (stop, sent, names, port, token, http) = (
             stop.clone(),
             sent.clone(),
             names.clone(),
             hub.port,
             hub.token.clone(),
+            hub.http(),
         );
         std::thread::spawn(move || {
-            let http: ureq::Agent = ureq::Agent::config_builder()
-                .http_status_as_error(false)
-                .proxy(None)
-                .build()
-                .into();
             while !stop.load(Ordering::SeqCst) {
                 let agent = &names[fastrand::usize(..names.len())];
                 let n = sent.fetch_add(1, Ordering::SeqCst);
@@ -227,13 +223,14 @@ fn soak() {
     };
     // The real agents: a message to one of them every 5 s, each answered by its model through the CLI.
     let to_real = {
-        let (stop, real, port, token) = (stop.clone(), real.clone(), hub.port, hub.token.clone());
+        let (stop, real, port, token, http) = (
+            stop.clone(),
+            real.clone(),
+            hub.port,
+            hub.token.clone(),
+            hub.http(),
+        );
         std::thread::spawn(move || {
-            let http: ureq::Agent = ureq::Agent::config_builder()
-                .http_status_as_error(false)
-                .proxy(None)
-                .build()
-                .into();
             let mut sent = Vec::new();
             while !stop.load(Ordering::SeqCst) {
                 let agent = &real[sent.len() % real.len()];
