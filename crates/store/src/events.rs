@@ -5,7 +5,7 @@
 //! snapshot is always exactly the projection of the events before it, which [`Store::replay`] recomputes.
 
 use clawmux_core::{step, Decision, Event, Millis, Outcome, Snapshot, Source};
-use sqlx::{Connection, Row, SqliteConnection};
+use sqlx::{Row, SqliteConnection};
 use tokio::sync::oneshot;
 
 use crate::agents::{agent_from_row, AGENT_COLUMNS};
@@ -138,22 +138,35 @@ async fn load_snapshot(
 
 /// Writes a decided batch: all events in one statement, all decisions in another, one snapshot update per
 /// agent, in one transaction.
+///
+/// The whole transaction is one query string, sent to SQLite's thread in one round trip: each statement
+/// sent apart costs a hand-off to that thread and back, and five of them were most of a hook's latency.
 async fn write_batch(
     conn: &mut SqliteConnection,
     decided: &[Decided],
     snapshots: &std::collections::HashMap<String, Snapshot>,
 ) -> Result<(), StoreError> {
-    // Anonymous `?` placeholders, bound in order: sqlx resolves a numbered `?NNN` by name, for each of
-    // the hundreds of parameters of a full batch.
+    // Anonymous `?` placeholders, bound in order across the statements: sqlx resolves a numbered `?NNN`
+    // by name, for each of the hundreds of parameters of a full batch.
     let rows = |n: usize, width: usize| -> String {
         let row = format!("({})", vec!["?"; width].join(", "));
         vec![row; n].join(", ")
     };
-    let mut tx = conn.begin().await?;
-    let sql = format!(
-        "INSERT INTO agent_events (id, agent, source, kind, payload, source_time, received_at, error) VALUES {}",
-        rows(decided.len(), 8)
+    let mut sql = format!(
+        "BEGIN IMMEDIATE; \
+         INSERT INTO agent_events (id, agent, source, kind, payload, source_time, received_at, error) VALUES {}; \
+         INSERT INTO transitions (event_id, agent, trigger, source, source_time, from_state, to_state, \
+         activity, outcome, reason, detail, attention) VALUES {};",
+        rows(decided.len(), 8),
+        rows(decided.len(), 12)
     );
+    for _ in snapshots {
+        sql.push_str(
+            " UPDATE agents SET state = ?, activity = ?, state_since = ?, last_event = ?, attention = ?, \
+             last_tool = ?, watermark = ? WHERE name = ?;",
+        );
+    }
+    sql.push_str(" COMMIT;");
     let mut q = sqlx::query(&sql);
     for d in decided {
         let error = match &d.pending.event {
@@ -176,13 +189,6 @@ async fn write_batch(
             .bind(d.pending.received_at.0)
             .bind(error);
     }
-    q.execute(&mut *tx).await?;
-    let sql = format!(
-        "INSERT INTO transitions (event_id, agent, trigger, source, source_time, from_state, to_state, \
-         activity, outcome, reason, detail, attention) VALUES {}",
-        rows(decided.len(), 12)
-    );
-    let mut q = sqlx::query(&sql);
     for d in decided {
         let (outcome, reason) = outcome_columns(&d.decision.outcome);
         q = q
@@ -199,29 +205,27 @@ async fn write_batch(
             .bind(d.decision.detail.as_deref())
             .bind(to_json(d.decision.attention.as_ref()));
     }
-    q.execute(&mut *tx).await?;
     for (agent, s) in snapshots {
         let last = decided
             .iter()
             .rev()
             .find(|d| &d.pending.agent == agent)
             .map_or(0, |d| d.id);
-        sqlx::query(
-            "UPDATE agents SET state = ?2, activity = ?3, state_since = ?4, last_event = ?5, attention = ?6, \
-             last_tool = ?7, watermark = ?8 WHERE name = ?1",
-        )
-        .bind(agent)
-        .bind(s.state.as_str())
-        .bind(&s.activity)
-        .bind(s.since.0)
-        .bind(last)
-        .bind(to_json(s.attention.as_ref()))
-        .bind(to_json(s.last_tool.as_ref()))
-        .bind(s.watermark.0)
-        .execute(&mut *tx)
-        .await?;
+        q = q
+            .bind(s.state.as_str())
+            .bind(s.activity.as_str())
+            .bind(s.since.0)
+            .bind(last)
+            .bind(to_json(s.attention.as_ref()))
+            .bind(to_json(s.last_tool.as_ref()))
+            .bind(s.watermark.0)
+            .bind(agent.as_str());
     }
-    tx.commit().await?;
+    if let Err(e) = q.execute(&mut *conn).await {
+        // A statement failed half way: the transaction it opened must not stay open for the next batch.
+        let _ = sqlx::query("ROLLBACK").execute(&mut *conn).await;
+        return Err(e.into());
+    }
     Ok(())
 }
 

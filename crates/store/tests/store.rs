@@ -313,6 +313,53 @@ async fn events_are_stored_decided_and_survive_a_restart() {
     ));
 }
 
+/// The batch is one query string holding its own BEGIN and COMMIT: a statement failing half way must undo
+/// the statements before it and leave no transaction open for the next batch.
+#[tokio::test]
+async fn a_batch_failing_half_way_stores_nothing_and_the_next_one_commits() {
+    use sqlx::Connection;
+    let (dir, store) = fresh().await;
+    let url = format!("sqlite://{}", dir.path().join("clawmux.db").display());
+    let mut conn = sqlx::SqliteConnection::connect(&url).await.unwrap();
+    // The events' insert succeeds, then the decisions' fails.
+    sqlx::query(
+        "CREATE TRIGGER injected BEFORE INSERT ON transitions BEGIN SELECT RAISE(ABORT, 'injected'); END",
+    )
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let failed = store
+        .apply(Incoming {
+            agent: "sky",
+            source: Source::Wait,
+            event: &Event::WaitConnected,
+            payload: b"",
+            at: Millis(5),
+            received_at: Millis(5),
+        })
+        .await;
+    assert!(
+        matches!(&failed, Err(StoreError::Write(why)) if why.contains("injected")),
+        "{failed:?}"
+    );
+    assert!(store.events("sky", 0, 100).await.unwrap().is_empty());
+    assert_eq!(
+        store.agent("sky").await.unwrap().snapshot.state,
+        State::Starting
+    );
+    sqlx::query("DROP TRIGGER injected")
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    let applied = apply(&store, "sky", Source::Wait, &Event::WaitConnected, b"", 6).await;
+    assert_eq!(applied.after.state, State::Idle);
+    assert_eq!(store.events("sky", 0, 100).await.unwrap().len(), 1);
+    assert_eq!(
+        store.replay("sky").await.unwrap(),
+        store.agent("sky").await.unwrap().snapshot
+    );
+}
+
 #[tokio::test]
 async fn the_database_is_in_wal_mode_and_migrated() {
     use sqlx::Connection;
