@@ -2,7 +2,7 @@
 //! runs), speech from the hub's speech service as raw bytes, and two small ones of the app's own.
 //! (Push-to-talk has its own file, `recording.rs`.)
 
-use clawmux_hub::{ApiError, Command};
+use clawmux_hub::{Command, HubError};
 use serde_json::{json, Value};
 use tauri::State;
 
@@ -10,7 +10,7 @@ use crate::start::Desktop;
 
 /// Runs a command of the hub's UI surface.
 #[tauri::command]
-pub async fn hub(desktop: State<'_, Desktop>, command: Command) -> Result<Value, ApiError> {
+pub async fn hub(desktop: State<'_, Desktop>, command: Command) -> Result<Value, HubError> {
     desktop.running()?.dispatch(command).await
 }
 
@@ -38,7 +38,7 @@ pub fn viewing(desktop: State<'_, Desktop>, agent: Option<String>) {
 pub async fn speech(
     desktop: State<'_, Desktop>,
     text: String,
-) -> Result<tauri::ipc::Response, ApiError> {
+) -> Result<tauri::ipc::Response, HubError> {
     let (_content_type, audio) = desktop.running()?.speech(&text).await?;
     Ok(tauri::ipc::Response::new(audio))
 }

@@ -4,10 +4,8 @@
 //!
 //! One notification per such transition, never for the agent the user is looking at in a focused window.
 
-use std::collections::HashMap;
-
 use clawmux_core::wire::Kind;
-use clawmux_core::Attention;
+use clawmux_hub::notice::{Notice, NoticeRule};
 use clawmux_hub::ui_event::UiEvent;
 use clawmux_hub::Hub;
 use tauri::{AppHandle, Emitter, Manager};
@@ -27,14 +25,7 @@ pub fn forward(app: AppHandle) {
     let mut events = hub.subscribe();
     tauri::async_runtime::spawn(async move {
         let sessions = hub.sessions().await.unwrap_or_default();
-        let mut needs: HashMap<String, Attention> = sessions
-            .iter()
-            .filter_map(|s| Some((s.session_id.clone(), s.needs.clone()?)))
-            .collect();
-        let mut states: HashMap<String, String> = sessions
-            .into_iter()
-            .map(|s| (s.session_id, s.state))
-            .collect();
+        let mut rule = NoticeRule::new(&sessions);
         loop {
             let event = match events.recv().await {
                 Ok(event) => event,
@@ -47,29 +38,20 @@ pub fn forward(app: AppHandle) {
             if let UiEvent::SessionStatus {
                 session_id,
                 state,
-                needs: now,
+                needs,
                 ..
             } = &event
             {
-                let before = states.insert(session_id.clone(), state.clone());
-                let finished = matches!(before.as_deref(), Some("processing" | "compacting"));
-                let needed = match now {
-                    Some(a) => needs.insert(session_id.clone(), a.clone()),
-                    None => needs.remove(session_id),
-                };
-                match now {
-                    Some(a) if needed.as_ref() != Some(a) => {
+                match rule.on_status(session_id, *state, needs.as_ref()) {
+                    Some(Notice::NeedsYou(reason)) => {
                         notify(
                             &app,
                             session_id,
                             &format!("{session_id} needs you"),
-                            &a.reason,
+                            &reason,
                         );
                     }
-                    Some(_) => {}
-                    None if state == "idle" && finished => {
-                        notify_idle(&app, &hub, session_id).await;
-                    }
+                    Some(Notice::Finished) => notify_idle(&app, &hub, session_id).await,
                     None => {}
                 }
             }

@@ -8,8 +8,8 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use clawmux_capture::{Recording, Source};
-use clawmux_hub::error::StatusCode;
-use clawmux_hub::ApiError;
+use clawmux_core::wire::Code;
+use clawmux_hub::HubError;
 use serde_json::{json, Value};
 use tauri::State;
 
@@ -38,13 +38,13 @@ impl Recorder {
     }
 }
 
-fn failed(code: &'static str, e: impl std::fmt::Display) -> ApiError {
-    ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, code, e.to_string())
+fn failed(code: Code, e: impl std::fmt::Display) -> HubError {
+    HubError::new(code, e.to_string())
 }
 
 /// Starts recording; answers once the microphone records (or why it cannot: no microphone, not allowed).
 #[tauri::command]
-pub async fn record_start(desktop: State<'_, Desktop>) -> Result<Value, ApiError> {
+pub async fn record_start(desktop: State<'_, Desktop>) -> Result<Value, HubError> {
     let recorder = desktop.recorder.clone();
     tauri::async_runtime::spawn_blocking(move || {
         let mut current = recorder
@@ -52,61 +52,54 @@ pub async fn record_start(desktop: State<'_, Desktop>) -> Result<Value, ApiError
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         if current.is_some() {
-            return Err(ApiError::new(
-                StatusCode::CONFLICT,
-                "already_recording",
+            return Err(HubError::new(
+                Code::AlreadyRecording,
                 "a recording is already under way",
             ));
         }
-        let recording = clawmux_capture::start(&recorder.source).map_err(|e| {
-            ApiError::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "no_microphone",
-                e.to_string(),
-            )
-        })?;
+        let recording = clawmux_capture::start(&recorder.source)
+            .map_err(|e| HubError::new(Code::NoMicrophone, e.to_string()))?;
         let id = uuid::Uuid::new_v4().simple().to_string();
         *current = Some((id.clone(), recording));
         Ok(json!({ "recording": id }))
     })
     .await
-    .map_err(|e| failed("recording_failed", e))?
+    .map_err(|e| failed(Code::RecordingFailed, e))?
 }
 
 /// Stops recording and keeps the audio for `send_recording`: `{recording, millis, truncated}`.
 #[tauri::command]
-pub async fn record_stop(desktop: State<'_, Desktop>) -> Result<Value, ApiError> {
+pub async fn record_stop(desktop: State<'_, Desktop>) -> Result<Value, HubError> {
     let hub = desktop.running().cloned();
     let recorder = desktop.recorder.clone();
     // Off the async threads: taking the recording waits for a start still opening the device, and
     // finishing joins the source's thread.
     tauri::async_runtime::spawn_blocking(move || {
         let Some((id, recording)) = recorder.take() else {
-            return Err(ApiError::new(
-                StatusCode::CONFLICT,
-                "not_recording",
+            return Err(HubError::new(
+                Code::NotRecording,
                 "no recording is under way",
             ));
         };
         let hub = hub?;
         let clip = recording
             .finish()
-            .map_err(|e| ApiError::bad_request("empty_recording", e.to_string()))?;
+            .map_err(|e| HubError::new(Code::EmptyRecording, e.to_string()))?;
         hub.keep_recording(&id, "wav", &clip.wav)?;
         tracing::info!(recording = %id, millis = clip.millis, bytes = clip.wav.len(), "recorded");
         Ok(json!({ "recording": id, "millis": clip.millis, "truncated": clip.truncated }))
     })
     .await
-    .map_err(|e| failed("recording_failed", e))?
+    .map_err(|e| failed(Code::RecordingFailed, e))?
 }
 
 /// Stops recording and keeps nothing (Escape).
 #[tauri::command]
-pub async fn record_cancel(desktop: State<'_, Desktop>) -> Result<(), ApiError> {
+pub async fn record_cancel(desktop: State<'_, Desktop>) -> Result<(), HubError> {
     let recorder = desktop.recorder.clone();
     tauri::async_runtime::spawn_blocking(move || drop(recorder.take()))
         .await
-        .map_err(|e| failed("recording_failed", e))
+        .map_err(|e| failed(Code::RecordingFailed, e))
 }
 
 /// Sends a kept recording to `agent`: transcribed by the hub and stored as a voice message, once.
@@ -115,10 +108,10 @@ pub async fn send_recording(
     desktop: State<'_, Desktop>,
     agent: String,
     recording: String,
-) -> Result<Value, ApiError> {
+) -> Result<Value, HubError> {
     let message = desktop
         .running()?
         .kept_voice_message(&agent, &recording, "audio/wav")
         .await?;
-    serde_json::to_value(message).map_err(|e| failed("internal", e))
+    serde_json::to_value(message).map_err(|e| failed(Code::Internal, e))
 }

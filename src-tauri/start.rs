@@ -4,8 +4,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use clawmux_capture::Source;
-use clawmux_hub::error::StatusCode;
-use clawmux_hub::{ApiError, Hub};
+use clawmux_core::wire::Code;
+use clawmux_hub::{Hub, HubError};
 
 use crate::recording::Recorder;
 
@@ -26,14 +26,10 @@ pub struct Desktop {
 
 impl Desktop {
     /// The hub, or the error every command answers when it did not start.
-    pub fn running(&self) -> Result<&Hub, ApiError> {
-        self.hub.as_ref().map_err(|why| {
-            ApiError::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "hub_unavailable",
-                why.clone(),
-            )
-        })
+    pub fn running(&self) -> Result<&Hub, HubError> {
+        self.hub
+            .as_ref()
+            .map_err(|why| HubError::new(Code::HubUnavailable, why.clone()))
     }
 }
 

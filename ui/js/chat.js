@@ -4,6 +4,7 @@
 // their parent; a thumbs-up (ack) is a mark on the message it acknowledges.
 
 import { renderInto } from './markdown.js';
+import { Kind } from './names.js';
 
 const TIME = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
 
@@ -36,7 +37,7 @@ export class Conversation {
     if (!this.oldest || m.seq < this.oldest.seq) this.oldest = m;
     if (!this.newest || m.seq > this.newest.seq) this.newest = m;
     const parent = m.parent_id ? this.elements.get(m.parent_id) : null;
-    if (m.kind === 'ack' && parent) {
+    if (m.kind === Kind.ACK && parent) {
       const mark = document.createElement('span');
       mark.className = 'ack';
       mark.dataset.id = m.id;
@@ -60,11 +61,11 @@ export class Conversation {
     element.seq = m.seq;
     const meta = document.createElement('div');
     meta.className = 'meta';
-    const who = m.kind === 'user' ? (m.voice ? 'You (voice)' : 'You') : m.sender;
+    const who = m.kind === Kind.USER ? (m.voice ? 'You (voice)' : 'You') : m.sender;
     meta.textContent = `${who} · ${TIME.format(m.ts)}`;
     const body = document.createElement('div');
     body.className = 'body';
-    if (m.kind === 'ack') body.textContent = '👍';
+    if (m.kind === Kind.ACK) body.textContent = '👍';
     else renderInto(body, m.text);
     const acks = document.createElement('div');
     acks.className = 'acks';
@@ -99,7 +100,7 @@ export class Conversation {
 
   /** A message sent while offline, shown as queued until the hub has it. */
   addQueued(clientId, text) {
-    const element = this.render({ id: '', seq: Number.MAX_SAFE_INTEGER, kind: 'user', sender: 'user', text, ts: Date.now() });
+    const element = this.render({ id: '', seq: Number.MAX_SAFE_INTEGER, kind: Kind.USER, sender: 'user', text, ts: Date.now() });
     element.classList.add('queued');
     element.dataset.clientId = clientId;
     this.list.append(element);

@@ -8,6 +8,7 @@
 import { createBackend, HubError } from './backend.js';
 import { Conversation } from './chat.js';
 import { Sidebar } from './sidebar.js';
+import { Kind, Launch, State } from './names.js';
 import { MessageStore } from './store.js';
 import { Listener, Speaker } from './voice.js';
 
@@ -128,10 +129,10 @@ function upsertSession(s) {
 
 /** Interrupt, restart and terminate, for the agents ClawMux runs (not for those that run on their own). */
 function showActions(s) {
-  const managed = s.launch === 'claude' || s.launch === 'demo';
+  const managed = s.launch === Launch.CLAUDE || s.launch === Launch.DEMO;
   $('agent-actions').hidden = !managed;
-  const running = s.state !== 'dead';
-  $('act-interrupt').hidden = !running || s.launch === 'demo';
+  const running = s.state !== State.DEAD;
+  $('act-interrupt').hidden = !running || s.launch === Launch.DEMO;
   $('act-terminate').hidden = !running;
   $('act-restart').textContent = running ? 'Restart' : 'Start';
 }
@@ -193,8 +194,8 @@ function onMessage(m) {
   const isNew = store.add(m);
   conversations.get(m.session_id)?.add(m);
   if (!isNew) return;
-  if (m.kind === 'assistant' && m.text && readsAloud(m.session_id)) speaker.enqueue(m.text);
-  const fromAgent = m.kind === 'assistant' || m.kind === 'agent';
+  if (m.kind === Kind.ASSISTANT && m.text && readsAloud(m.session_id)) speaker.enqueue(m.text);
+  const fromAgent = m.kind === Kind.ASSISTANT || m.kind === Kind.AGENT;
   if (m.session_id === current) {
     if (fromAgent) backend.markRead(current, m.id).catch(() => {});
   } else if (fromAgent) {
@@ -213,11 +214,11 @@ function showStatus(s) {
     return;
   }
   switch (s.state) {
-    case 'idle':
+    case State.IDLE:
       status.textContent = s.activity || 'Waiting';
       break;
-    case 'processing':
-    case 'compacting': {
+    case State.PROCESSING:
+    case State.COMPACTING: {
       const dots = document.createElement('span');
       dots.className = 'thinking';
       dots.setAttribute('aria-label', 'Thinking');
@@ -225,7 +226,7 @@ function showStatus(s) {
       status.append(dots);
       break;
     }
-    case 'dead':
+    case State.DEAD:
       status.textContent = 'Offline';
       break;
     default:
@@ -292,7 +293,7 @@ function select(agent) {
 
 /** Chat is for the agents that read it: an observed session (ClawMux did not start it) shows its state only. */
 function showComposer(s) {
-  const observed = s.launch === 'observed';
+  const observed = s.launch === Launch.OBSERVED;
   $('input').disabled = observed;
   $('send').disabled = observed;
   $('input').placeholder = observed
@@ -447,7 +448,7 @@ function startVoice() {
     onProblem: notice,
     onRecording: (clip) => { if (current) sendRecording(current, clip); },
   });
-  const agentOnScreen = () => current && sessions.get(current)?.launch !== 'observed';
+  const agentOnScreen = () => current && sessions.get(current)?.launch !== Launch.OBSERVED;
   $('mic').addEventListener('click', () => {
     if (listener.listening) listener.stop();
     else if (agentOnScreen()) listener.start();

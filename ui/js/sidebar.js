@@ -2,14 +2,16 @@
 // canonical table of docs/STATE-MACHINE.md exactly, and "Needs you" (a permission, an answer, a plan
 // approval, a failed turn) is painted over it in a colour of its own while the hub says so.
 
+import { State } from './names.js';
+
 /** The sidebar indicator for a hub state: [css class, label]. */
 export function indicator(state) {
   switch (state) {
-    case 'starting': return ['indicator-starting', 'Starting'];
-    case 'idle': return ['indicator-idle', 'Idle'];
-    case 'processing':
-    case 'compacting': return ['indicator-working', 'Working'];
-    case 'dead': return ['indicator-offline', 'Offline'];
+    case State.STARTING: return ['indicator-starting', 'Starting'];
+    case State.IDLE: return ['indicator-idle', 'Idle'];
+    case State.PROCESSING:
+    case State.COMPACTING: return ['indicator-working', 'Working'];
+    case State.DEAD: return ['indicator-offline', 'Offline'];
     default: return ['indicator-offline', state];
   }
 }

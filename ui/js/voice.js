@@ -10,6 +10,8 @@
 // hub, which transcribes it and stores a voice message. A recording that fails is kept on screen with a
 // Retry button and sent again under the same id, so it is stored once.
 
+import { Code } from './names.js';
+
 /** What a markdown message sounds like: words, not symbols. */
 export function speakable(markdown) {
   return markdown
@@ -100,7 +102,7 @@ export class Speaker {
       try {
         bytes = await this.backend.speech(words);
       } catch (e) {
-        this.onProblem(e.code === 'voice_not_configured'
+        this.onProblem(e.code === Code.VOICE_NOT_CONFIGURED
           ? 'No voice to read aloud with here: set a speech service in the voice settings.'
           : `Could not speak: ${e.message}`);
         this.queue = [];

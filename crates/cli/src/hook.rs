@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use serde_json::Value;
+use clawmux_core::wire::StopVerdict;
 
 use crate::client::Client;
 use crate::env::{AgentEnv, HubAddr};
@@ -40,15 +40,22 @@ pub fn stop() -> ExitCode {
         return ExitCode::SUCCESS;
     };
     let client = Client::new(&env.hub, HOOK_TIMEOUT);
-    match client.post("/api/hooks/stop", Some(&env.session), &payload) {
-        Ok(v) if v.get("block").and_then(Value::as_bool) == Some(true) => {
-            eprintln!(
-                "{}",
-                v.get("reason").and_then(Value::as_str).unwrap_or_default()
-            );
+    let verdict = client
+        .post("/api/hooks/stop", Some(&env.session), &payload)
+        .map_err(|e| e.to_string())
+        .and_then(|v| {
+            serde_json::from_value::<StopVerdict>(v)
+                .map_err(|e| format!("the hub's verdict does not parse: {e}"))
+        });
+    match verdict {
+        Ok(StopVerdict {
+            block: true,
+            reason,
+        }) => {
+            eprintln!("{reason}");
             ExitCode::from(2)
         }
-        Ok(_) => ExitCode::SUCCESS,
+        Ok(StopVerdict { block: false, .. }) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("clawmux hook stop: {e}");
             ExitCode::SUCCESS

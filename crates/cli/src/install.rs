@@ -9,28 +9,14 @@
 
 use std::path::{Path, PathBuf};
 
+use clawmux_core::HookEvent;
 use serde_json::{json, Map, Value};
 
-/// The events an observed session reports.
-const EVENTS: [&str; 10] = [
-    "SessionStart",
-    "UserPromptSubmit",
-    "PreToolUse",
-    "PermissionRequest",
-    "PostToolUse",
-    "PostToolUseFailure",
-    "PreCompact",
-    "Stop",
-    "StopFailure",
-    "SessionEnd",
-];
-/// Events whose hooks take a tool matcher.
-const TOOL_EVENTS: [&str; 4] = [
-    "PreToolUse",
-    "PermissionRequest",
-    "PostToolUse",
-    "PostToolUseFailure",
-];
+/// The events an observed session reports: those with a rule for observed sessions.
+fn observed_events() -> impl Iterator<Item = HookEvent> {
+    HookEvent::ALL.into_iter().filter(|e| e.observed())
+}
+
 /// What marks a command hook as ours.
 const MARK: &str = " hook observe";
 
@@ -137,8 +123,8 @@ pub fn install_into(
 ) -> Result<bool, String> {
     let hooks = hooks_mut(settings, path)?;
     let mut added = false;
-    for event in EVENTS {
-        let groups = hooks.entry(event).or_insert_with(|| json!([]));
+    for event in observed_events() {
+        let groups = hooks.entry(event.name()).or_insert_with(|| json!([]));
         let Some(groups) = groups.as_array_mut() else {
             return Err(format!(
                 "`hooks.{event}` in {} is not a list; left unchanged",
@@ -154,7 +140,7 @@ pub fn install_into(
             continue;
         }
         let mut group = Map::new();
-        if TOOL_EVENTS.contains(&event) {
+        if event.takes_matcher() {
             group.insert("matcher".into(), json!("*"));
         }
         group.insert(
@@ -256,7 +242,23 @@ mod tests {
         assert_eq!(pre[0]["hooks"][0]["command"], "/usr/bin/audit");
         assert_eq!(pre[1]["matcher"], "*");
         assert_eq!(doc["hooks"]["Stop"][0].get("matcher"), None);
-        assert_eq!(uninstall_from(&mut doc, p).unwrap(), EVENTS.len());
+        // Every event with a rule for observed sessions is subscribed, and no event without one.
+        let ours = |event: &str| {
+            doc["hooks"]
+                .get(event)
+                .and_then(Value::as_array)
+                .is_some_and(|gs| {
+                    gs.iter()
+                        .any(|g| g["hooks"].as_array().unwrap().iter().any(is_ours))
+                })
+        };
+        for event in HookEvent::ALL {
+            assert_eq!(ours(event.name()), event.observed(), "{event}");
+        }
+        assert_eq!(
+            uninstall_from(&mut doc, p).unwrap(),
+            observed_events().count()
+        );
         assert_eq!(doc, original);
         assert_eq!(uninstall_from(&mut doc, p).unwrap(), 0);
     }

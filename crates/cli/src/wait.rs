@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::Value;
+use clawmux_core::wire::{WaitClose, WaitFrame, WaitMessage};
 use tungstenite::client::IntoClientRequest;
 use tungstenite::protocol::frame::coding::CloseCode;
 use tungstenite::Message;
@@ -166,26 +166,27 @@ fn once(env: &AgentEnv, stop: &AtomicBool, owner: &Owner) -> Outcome {
         }
         match ws.read() {
             Ok(Message::Text(text)) => {
-                let Ok(frame) = serde_json::from_str::<Value>(&text) else {
+                let Ok(WaitFrame::Messages { messages }) = serde_json::from_str(&text) else {
                     continue;
                 };
-                if frame.get("type").and_then(Value::as_str) != Some("messages") {
-                    continue;
-                }
-                print_messages(&frame);
+                print_messages(&messages);
                 // Printed and flushed: now the hub may count them as handed over.
-                let _ = ws.send(Message::Text(r#"{"type":"ack"}"#.into()));
+                if let Ok(ack) = serde_json::to_string(&WaitFrame::Ack) {
+                    let _ = ws.send(Message::Text(ack.into()));
+                }
                 let _ = ws.close(None);
                 let _ = ws.flush();
                 return Outcome::Delivered;
             }
             Ok(Message::Close(Some(frame))) => {
-                return match u16::from(frame.code) {
-                    4004 | 4010 | 4011 => Outcome::Refused(frame.reason.to_string()),
-                    _ if frame.code == CloseCode::Away => {
+                return match WaitClose::from_code(frame.code.into()) {
+                    Some(_) => Outcome::Refused(frame.reason.to_string()),
+                    None if frame.code == CloseCode::Away => {
                         Outcome::Lost("the hub is shutting down".into())
                     }
-                    _ => Outcome::Lost(format!("the hub closed the connection: {}", frame.reason)),
+                    None => {
+                        Outcome::Lost(format!("the hub closed the connection: {}", frame.reason))
+                    }
                 };
             }
             Ok(Message::Close(None)) => {
@@ -206,17 +207,10 @@ fn once(env: &AgentEnv, stop: &AtomicBool, owner: &Owner) -> Outcome {
     }
 }
 
-fn print_messages(frame: &Value) {
+fn print_messages(messages: &[WaitMessage]) {
     let mut out = std::io::stdout().lock();
-    for m in frame
-        .get("messages")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        if let Some(line) = m.get("line").and_then(Value::as_str) {
-            let _ = writeln!(out, "{line}");
-        }
+    for m in messages {
+        let _ = writeln!(out, "{}", m.line);
     }
     let _ = out.flush();
 }

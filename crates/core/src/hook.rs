@@ -6,6 +6,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::wire::Code;
+
 /// A tool call as PreToolUse reports it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolCall {
@@ -96,18 +98,23 @@ pub struct Hook {
 impl Hook {
     /// The event name as Claude Code spells it (`PreToolUse`, ...).
     pub fn name(&self) -> &'static str {
+        self.event().name()
+    }
+
+    /// Which event it is.
+    pub fn event(&self) -> HookEvent {
         match self.kind {
-            HookKind::SessionStart { .. } => "SessionStart",
-            HookKind::PreToolUse(_) => "PreToolUse",
-            HookKind::PostToolUse { .. } => "PostToolUse",
-            HookKind::PostToolUseFailure { .. } => "PostToolUseFailure",
-            HookKind::PreCompact { .. } => "PreCompact",
-            HookKind::Stop { .. } => "Stop",
-            HookKind::Notification { .. } => "Notification",
-            HookKind::PermissionRequest(_) => "PermissionRequest",
-            HookKind::UserPromptSubmit { .. } => "UserPromptSubmit",
-            HookKind::StopFailure { .. } => "StopFailure",
-            HookKind::SessionEnd { .. } => "SessionEnd",
+            HookKind::SessionStart { .. } => HookEvent::SessionStart,
+            HookKind::PreToolUse(_) => HookEvent::PreToolUse,
+            HookKind::PostToolUse { .. } => HookEvent::PostToolUse,
+            HookKind::PostToolUseFailure { .. } => HookEvent::PostToolUseFailure,
+            HookKind::PreCompact { .. } => HookEvent::PreCompact,
+            HookKind::Stop { .. } => HookEvent::Stop,
+            HookKind::Notification { .. } => HookEvent::Notification,
+            HookKind::PermissionRequest(_) => HookEvent::PermissionRequest,
+            HookKind::UserPromptSubmit { .. } => HookEvent::UserPromptSubmit,
+            HookKind::StopFailure { .. } => HookEvent::StopFailure,
+            HookKind::SessionEnd { .. } => HookEvent::SessionEnd,
         }
     }
 }
@@ -139,14 +146,105 @@ pub enum HookError {
 
 impl HookError {
     /// A stable machine-readable code for the wire (`{code, message}`).
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> Code {
         match self {
-            HookError::NotJson(_) => "malformed_json",
+            HookError::NotJson(_) => Code::MalformedJson,
             HookError::NotAnObject | HookError::MissingField(_) | HookError::WrongType { .. } => {
-                "malformed_event"
+                Code::MalformedEvent
             }
-            HookError::UnknownEvent(_) => "unknown_event",
+            HookError::UnknownEvent(_) => Code::UnknownEvent,
         }
+    }
+}
+
+/// The hook events ClawMux has a rule for: the only ones the parser reads, and the only ones the agents'
+/// settings and `clawmux hooks install` subscribe to. A subscribed event without a rule would be stored
+/// and decided "no rule" on every occurrence for nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HookEvent {
+    /// A session began or resumed.
+    SessionStart,
+    /// A prompt reached Claude.
+    UserPromptSubmit,
+    /// A tool is about to run.
+    PreToolUse,
+    /// Claude Code asks the user's permission for a tool.
+    PermissionRequest,
+    /// A tool ran.
+    PostToolUse,
+    /// A tool failed.
+    PostToolUseFailure,
+    /// Compaction begins.
+    PreCompact,
+    /// Claude Code shows the user a notice.
+    Notification,
+    /// Claude wants to stop (the hook that may keep it going).
+    Stop,
+    /// A turn ended on an API error.
+    StopFailure,
+    /// The session ended.
+    SessionEnd,
+}
+
+impl HookEvent {
+    /// Every event with a rule.
+    pub const ALL: [HookEvent; 11] = [
+        HookEvent::SessionStart,
+        HookEvent::UserPromptSubmit,
+        HookEvent::PreToolUse,
+        HookEvent::PermissionRequest,
+        HookEvent::PostToolUse,
+        HookEvent::PostToolUseFailure,
+        HookEvent::PreCompact,
+        HookEvent::Notification,
+        HookEvent::Stop,
+        HookEvent::StopFailure,
+        HookEvent::SessionEnd,
+    ];
+
+    /// The `hook_event_name` and settings key.
+    pub fn name(self) -> &'static str {
+        match self {
+            HookEvent::SessionStart => "SessionStart",
+            HookEvent::UserPromptSubmit => "UserPromptSubmit",
+            HookEvent::PreToolUse => "PreToolUse",
+            HookEvent::PermissionRequest => "PermissionRequest",
+            HookEvent::PostToolUse => "PostToolUse",
+            HookEvent::PostToolUseFailure => "PostToolUseFailure",
+            HookEvent::PreCompact => "PreCompact",
+            HookEvent::Notification => "Notification",
+            HookEvent::Stop => "Stop",
+            HookEvent::StopFailure => "StopFailure",
+            HookEvent::SessionEnd => "SessionEnd",
+        }
+    }
+
+    /// The event of a `hook_event_name`, if ClawMux has a rule for it.
+    pub fn from_name(name: &str) -> Option<HookEvent> {
+        HookEvent::ALL.into_iter().find(|e| e.name() == name)
+    }
+
+    /// Whether its hooks are chosen by tool name (a `matcher`).
+    pub fn takes_matcher(self) -> bool {
+        matches!(
+            self,
+            HookEvent::PreToolUse
+                | HookEvent::PermissionRequest
+                | HookEvent::PostToolUse
+                | HookEvent::PostToolUseFailure
+        )
+    }
+
+    /// Whether an observed session (one ClawMux did not start) has a rule for it: a notice changes
+    /// nothing an observer shows.
+    pub fn observed(self) -> bool {
+        self != HookEvent::Notification
+    }
+}
+
+impl std::fmt::Display for HookEvent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
     }
 }
 
@@ -161,38 +259,41 @@ pub fn parse(body: &[u8]) -> Result<Hook, HookError> {
 pub fn parse_value(value: &Value) -> Result<Hook, HookError> {
     let obj = value.as_object().ok_or(HookError::NotAnObject)?;
     let name = required_str(obj, "hook_event_name")?;
-    let kind = match name {
-        "SessionStart" => HookKind::SessionStart {
+    let Some(event) = HookEvent::from_name(name) else {
+        return Err(HookError::UnknownEvent(name.to_owned()));
+    };
+    let kind = match event {
+        HookEvent::SessionStart => HookKind::SessionStart {
             source: optional_str(obj, "source")?.unwrap_or("startup").to_owned(),
         },
-        "PreToolUse" => HookKind::PreToolUse(tool_call(obj)?),
-        "PermissionRequest" => HookKind::PermissionRequest(tool_call(obj)?),
-        "UserPromptSubmit" => HookKind::UserPromptSubmit {
+        HookEvent::PreToolUse => HookKind::PreToolUse(tool_call(obj)?),
+        HookEvent::PermissionRequest => HookKind::PermissionRequest(tool_call(obj)?),
+        HookEvent::UserPromptSubmit => HookKind::UserPromptSubmit {
             task_notification: optional_str(obj, "prompt")?
                 .is_some_and(|p| p.trim_start().starts_with("<task-notification>")),
         },
-        "StopFailure" => HookKind::StopFailure {
+        HookEvent::StopFailure => HookKind::StopFailure {
             error: optional_str(obj, "error")?.unwrap_or("unknown").to_owned(),
             details: match optional_str(obj, "error_details")? {
                 Some(d) => Some(d.to_owned()),
                 None => optional_str(obj, "last_assistant_message")?.map(str::to_owned),
             },
         },
-        "SessionEnd" => HookKind::SessionEnd {
+        HookEvent::SessionEnd => HookKind::SessionEnd {
             reason: optional_str(obj, "reason")?.unwrap_or("other").to_owned(),
         },
-        "PostToolUse" => HookKind::PostToolUse {
+        HookEvent::PostToolUse => HookKind::PostToolUse {
             tool_name: required_str(obj, "tool_name")?.to_owned(),
             tool_use_id: optional_str(obj, "tool_use_id")?.map(str::to_owned),
         },
-        "PostToolUseFailure" => HookKind::PostToolUseFailure {
+        HookEvent::PostToolUseFailure => HookKind::PostToolUseFailure {
             tool_name: required_str(obj, "tool_name")?.to_owned(),
             tool_use_id: optional_str(obj, "tool_use_id")?.map(str::to_owned),
         },
-        "PreCompact" => HookKind::PreCompact {
+        HookEvent::PreCompact => HookKind::PreCompact {
             trigger: optional_str(obj, "trigger")?.unwrap_or("auto").to_owned(),
         },
-        "Stop" => HookKind::Stop {
+        HookEvent::Stop => HookKind::Stop {
             stop_hook_active: match obj.get("stop_hook_active") {
                 None | Some(Value::Null) => false,
                 Some(Value::Bool(b)) => *b,
@@ -204,10 +305,9 @@ pub fn parse_value(value: &Value) -> Result<Hook, HookError> {
                 }
             },
         },
-        "Notification" => HookKind::Notification {
+        HookEvent::Notification => HookKind::Notification {
             message: optional_str(obj, "message")?.unwrap_or_default().to_owned(),
         },
-        other => return Err(HookError::UnknownEvent(other.to_owned())),
     };
     Ok(Hook {
         kind,
@@ -250,6 +350,24 @@ fn optional_str<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_event_with_a_rule_parses_and_no_other() {
+        for event in HookEvent::ALL {
+            let body = format!(
+                r#"{{"hook_event_name":"{event}","tool_name":"Read","tool_input":{{}},"stop_hook_active":false}}"#
+            );
+            let hook = parse(body.as_bytes()).unwrap();
+            assert_eq!(hook.event(), event);
+            assert_eq!(HookEvent::from_name(event.name()), Some(event));
+        }
+        for unruled in ["PostCompact", "SubagentStart", "SubagentStop"] {
+            assert_eq!(
+                parse(format!(r#"{{"hook_event_name":"{unruled}"}}"#).as_bytes()).unwrap_err(),
+                HookError::UnknownEvent(unruled.to_owned())
+            );
+        }
+    }
 
     #[test]
     fn pre_tool_use_keeps_tool_call() {

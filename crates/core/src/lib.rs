@@ -21,7 +21,7 @@ pub mod wire;
 pub use attention::{Attention, AttentionChange, Need};
 pub use decision::{Decision, Outcome, Reason};
 pub use event::{Event, Source};
-pub use hook::{Hook, HookError, ToolCall};
+pub use hook::{Hook, HookError, HookEvent, ToolCall};
 pub use machine::step;
 pub use state::{Snapshot, State};
 pub use time::Millis;

@@ -323,18 +323,24 @@ proptest! {
         }
     }
 
+    /// The decision log is what people read to learn why an indicator showed what it did: each decision
+    /// must say exactly what its step did to the snapshot.
     #[test]
-    fn the_same_events_always_give_the_same_decisions(events in prop::collection::vec(any_event(), 0..100)) {
-        let fold = |events: &[Event]| {
-            let mut s = Snapshot::new(Millis(0));
-            let mut log = Vec::new();
-            for (i, e) in events.iter().enumerate() {
-                let (next, d) = step(&s, e, Source::Wait, Millis(i64::try_from(i).unwrap()));
-                log.push(d);
-                s = next;
+    fn every_decision_tells_exactly_what_its_step_did(events in prop::collection::vec(any_event(), 0..100)) {
+        let mut s = Snapshot::new(Millis(0));
+        for (i, e) in events.iter().enumerate() {
+            let (next, d) = step(&s, e, Source::Wait, Millis(i64::try_from(i).unwrap()));
+            prop_assert_eq!((d.from, d.to), (s.state, next.state), "{}", e.kind());
+            prop_assert_eq!(d.outcome == Outcome::Moved, s.state != next.state, "{}", e.kind());
+            match &d.activity {
+                Some(a) => prop_assert_eq!(a, &next.activity, "{}", e.kind()),
+                None => prop_assert_eq!(&s.activity, &next.activity, "{}", e.kind()),
             }
-            (s, log)
-        };
-        prop_assert_eq!(fold(&events), fold(&events));
+            if matches!(d.outcome, Outcome::Suppressed(_)) {
+                prop_assert_eq!(&s, &next, "a suppressed {} changed the snapshot", e.kind());
+            }
+            prop_assert_eq!(d.attention.is_some(), s.attention != next.attention, "{}", e.kind());
+            s = next;
+        }
     }
 }

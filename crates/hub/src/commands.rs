@@ -8,11 +8,12 @@
 
 use std::path::PathBuf;
 
+use clawmux_core::wire::Code;
 use clawmux_core::wire::MsgId;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::error::ApiError;
+use crate::error::HubError;
 use crate::hub::Hub;
 use crate::lifecycle::SpawnRequest;
 use crate::ui_event::MessageOut;
@@ -96,13 +97,13 @@ pub enum Command {
     },
 }
 
-fn message_id(s: &str, code: &'static str) -> Result<MsgId, ApiError> {
-    MsgId::parse(s).map_err(|e| ApiError::bad_request(code, e.to_string()))
+fn message_id(s: &str, code: Code) -> Result<MsgId, HubError> {
+    MsgId::parse(s).map_err(|e| HubError::new(code, e.to_string()))
 }
 
 impl Hub {
     /// Runs a command of the UI's surface; the answer is JSON for every transport.
-    pub async fn dispatch(&self, command: Command) -> Result<Value, ApiError> {
+    pub async fn dispatch(&self, command: Command) -> Result<Value, HubError> {
         match command {
             Command::Sessions {} => Ok(json!(self.sessions().await?)),
             Command::AddAgent { name, work_dir } => {
@@ -131,7 +132,7 @@ impl Hub {
                 Ok(json!({ "id": m.id, "seq": m.seq }))
             }
             Command::MarkRead { session_id, up_to } => {
-                self.mark_read(&session_id, &message_id(&up_to, "bad_message_id")?)
+                self.mark_read(&session_id, &message_id(&up_to, Code::BadMessageId)?)
                     .await?;
                 Ok(json!({}))
             }
@@ -146,8 +147,8 @@ impl Hub {
                 store.agent(&session_id).await?;
                 let page = match (after, before) {
                     (Some(_), Some(_)) => {
-                        return Err(ApiError::bad_request(
-                            "bad_query",
+                        return Err(HubError::new(
+                            Code::BadQuery,
                             "give `after` or `before`, not both",
                         ))
                     }
@@ -155,14 +156,14 @@ impl Hub {
                         store
                             .after(
                                 Some(&session_id),
-                                Some(&message_id(&after, "bad_cursor")?),
+                                Some(&message_id(&after, Code::BadCursor)?),
                                 limit,
                             )
                             .await?
                     }
                     (None, Some(before)) => {
                         store
-                            .before(&session_id, &message_id(&before, "bad_cursor")?, limit)
+                            .before(&session_id, &message_id(&before, Code::BadCursor)?, limit)
                             .await?
                     }
                     (None, None) => store.latest(&session_id, limit).await?,

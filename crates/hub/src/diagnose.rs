@@ -4,9 +4,10 @@
 //! An event line has the shape `clawmux replay` reads (`at`, `source`, `kind`, `payload`), so an exported
 //! log replays as it is and becomes a regression case by adding a header and an expectation.
 
+use clawmux_core::wire::Code;
 use serde_json::{json, Value};
 
-use crate::error::ApiError;
+use crate::error::HubError;
 use crate::hub::Hub;
 
 /// The most rows one request returns; page on with `after`.
@@ -23,12 +24,12 @@ pub enum Log {
 
 impl Log {
     /// Parses the path segment.
-    pub fn parse(name: &str) -> Result<Log, ApiError> {
+    pub fn parse(name: &str) -> Result<Log, HubError> {
         match name {
             "events" => Ok(Log::Events),
             "decisions" => Ok(Log::Decisions),
-            other => Err(ApiError::bad_request(
-                "unknown_log",
+            other => Err(HubError::new(
+                Code::UnknownLog,
                 format!("no log `{other}`: use `events` or `decisions`"),
             )),
         }
@@ -43,7 +44,7 @@ impl Hub {
         log: Log,
         after: i64,
         limit: u32,
-    ) -> Result<String, ApiError> {
+    ) -> Result<String, HubError> {
         self.store().agent(agent).await?;
         let limit = limit.clamp(1, MAX_LOG_ROWS);
         let rows: Vec<Value> = match log {

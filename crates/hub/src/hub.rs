@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use clawmux_core::observe::{LogObserver, Observers};
+use clawmux_core::wire::Code;
 use clawmux_core::wire::{check_agent_name, Kind, Message, MsgId};
 use clawmux_core::{Event, Millis, Source, State};
 use clawmux_store::{Applied, Incoming, NewMessage, Store};
@@ -17,7 +18,7 @@ use sha2::{Digest, Sha256};
 use tokio::sync::{broadcast, watch, Notify};
 
 use crate::config::{load_or_create_token, make_private, Options, DB_FILE};
-use crate::error::ApiError;
+use crate::error::HubError;
 use crate::lifecycle::launch::Launch;
 use crate::lifecycle::pulse::Pulse;
 use crate::lifecycle::tmux::Tmux;
@@ -195,18 +196,14 @@ pub fn now() -> Millis {
 
 impl Hub {
     /// Opens the hub's data folder with the options of the environment ([`Options::from_env`]).
-    pub async fn open(data_dir: &Path) -> Result<Hub, ApiError> {
+    pub async fn open(data_dir: &Path) -> Result<Hub, HubError> {
         Hub::open_with(data_dir, Options::from_env()).await
     }
 
     /// Opens the hub's data folder: creates it, the token and the database if needed, and loads the agents.
-    pub async fn open_with(data_dir: &Path, options: Options) -> Result<Hub, ApiError> {
+    pub async fn open_with(data_dir: &Path, options: Options) -> Result<Hub, HubError> {
         let internal = |what: &str, e: &dyn std::fmt::Display| {
-            ApiError::new(
-                axum::http::StatusCode::INTERNAL_SERVER_ERROR,
-                "startup",
-                format!("{what}: {e}"),
-            )
+            HubError::new(Code::Startup, format!("{what}: {e}"))
         };
         make_private(data_dir)
             .map_err(|e| internal(&format!("cannot make {} private", data_dir.display()), &e))?;
@@ -280,11 +277,10 @@ impl Hub {
     }
 
     /// The port the hub serves on; starting agents needs it.
-    pub(crate) fn port(&self) -> Result<u16, ApiError> {
+    pub(crate) fn port(&self) -> Result<u16, HubError> {
         match self.inner.port.load(Ordering::SeqCst) {
-            0 => Err(ApiError::new(
-                axum::http::StatusCode::SERVICE_UNAVAILABLE,
-                "not_serving",
+            0 => Err(HubError::new(
+                Code::NotServing,
                 "the hub is not serving yet, so agents could not reach it",
             )),
             port => Ok(port),
@@ -344,11 +340,11 @@ impl Hub {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    pub(crate) fn live(&self, agent: &str) -> Result<Arc<Live>, ApiError> {
+    pub(crate) fn live(&self, agent: &str) -> Result<Arc<Live>, HubError> {
         self.agents()
             .get(agent)
             .cloned()
-            .ok_or_else(|| ApiError::unknown_agent(agent))
+            .ok_or_else(|| HubError::unknown_agent(agent))
     }
 
     /// The agent whose work folder is `cwd` (hooks without the session header).
@@ -361,7 +357,7 @@ impl Hub {
     }
 
     /// Every agent as the sidebar shows it.
-    pub async fn sessions(&self) -> Result<Vec<SessionInfo>, ApiError> {
+    pub async fn sessions(&self) -> Result<Vec<SessionInfo>, HubError> {
         let mut out = Vec::new();
         for row in self.inner.store.agents().await? {
             out.push(self.info(&row).await?);
@@ -370,11 +366,11 @@ impl Hub {
     }
 
     /// One agent as the sidebar shows it.
-    pub async fn session(&self, agent: &str) -> Result<SessionInfo, ApiError> {
+    pub async fn session(&self, agent: &str) -> Result<SessionInfo, HubError> {
         self.info(&self.inner.store.agent(agent).await?).await
     }
 
-    async fn info(&self, row: &clawmux_store::AgentRow) -> Result<SessionInfo, ApiError> {
+    async fn info(&self, row: &clawmux_store::AgentRow) -> Result<SessionInfo, HubError> {
         let unread = self.inner.store.unread(&row.name).await?;
         let launch = row
             .launch
@@ -393,12 +389,12 @@ impl Hub {
         &self,
         name: &str,
         asked: Option<&Path>,
-    ) -> Result<(PathBuf, String), ApiError> {
+    ) -> Result<(PathBuf, String), HubError> {
         let dir = match asked {
             Some(dir) if dir.is_absolute() => dir.to_owned(),
             Some(dir) => {
-                return Err(ApiError::bad_request(
-                    "bad_work_dir",
+                return Err(HubError::new(
+                    Code::BadWorkDir,
                     format!(
                         "the work folder must be an absolute path, not `{}`",
                         dir.display()
@@ -410,7 +406,10 @@ impl Hub {
         let text = dir
             .to_str()
             .ok_or_else(|| {
-                ApiError::bad_request("bad_work_dir", "the work folder's path must be valid UTF-8")
+                HubError::new(
+                    Code::BadWorkDir,
+                    "the work folder's path must be valid UTF-8",
+                )
             })?
             .to_owned();
         Ok((dir, text))
@@ -422,21 +421,19 @@ impl Hub {
         &self,
         name: &str,
         work_dir: Option<&Path>,
-    ) -> Result<SessionInfo, ApiError> {
-        check_agent_name(name)
-            .map_err(|e| ApiError::bad_request("bad_agent_name", e.to_string()))?;
+    ) -> Result<SessionInfo, HubError> {
+        check_agent_name(name).map_err(|e| HubError::new(Code::BadAgentName, e.to_string()))?;
         let (work_dir, work_str) = self.work_dir_for(name, work_dir)?;
         let work_str = work_str.as_str();
         if self.live(name).is_ok() {
-            return Err(ApiError::new(
-                axum::http::StatusCode::CONFLICT,
-                "agent_exists",
+            return Err(HubError::new(
+                Code::AgentExists,
                 format!("agent `{name}` already exists"),
             ));
         }
         std::fs::create_dir_all(&work_dir).map_err(|e| {
-            ApiError::bad_request(
-                "bad_work_dir",
+            HubError::new(
+                Code::BadWorkDir,
                 format!("cannot create the work folder {}: {e}", work_dir.display()),
             )
         })?;
@@ -456,7 +453,7 @@ impl Hub {
         source: Source,
         event: &Event,
         payload: &[u8],
-    ) -> Result<Applied, ApiError> {
+    ) -> Result<Applied, HubError> {
         self.apply_at(agent, source, event, payload, now()).await
     }
 
@@ -471,7 +468,7 @@ impl Hub {
         event: &Event,
         payload: &[u8],
         at: Millis,
-    ) -> Result<Applied, ApiError> {
+    ) -> Result<Applied, HubError> {
         let (hub, agent, event, payload) = (
             self.clone(),
             agent.to_owned(),
@@ -480,13 +477,7 @@ impl Hub {
         );
         tokio::spawn(async move { hub.step(&agent, source, &event, &payload, at).await })
             .await
-            .map_err(|e| {
-                ApiError::new(
-                    axum::http::StatusCode::INTERNAL_SERVER_ERROR,
-                    "internal",
-                    format!("applying the event failed: {e}"),
-                )
-            })?
+            .map_err(|e| HubError::new(Code::Internal, format!("applying the event failed: {e}")))?
     }
 
     /// Stores the event, steps the machine, tells the observers and the UI: [`Hub::apply_at`]'s work.
@@ -497,7 +488,7 @@ impl Hub {
         event: &Event,
         payload: &[u8],
         at: Millis,
-    ) -> Result<Applied, ApiError> {
+    ) -> Result<Applied, HubError> {
         let live = self.live(agent)?;
         let applied = self
             .inner
@@ -539,7 +530,7 @@ impl Hub {
             };
             self.broadcast(UiEvent::SessionStatus {
                 session_id: agent.to_owned(),
-                state: applied.after.state.as_str().to_owned(),
+                state: applied.after.state,
                 activity: applied.after.activity.clone(),
                 tool_name,
                 tool_input,
@@ -551,7 +542,7 @@ impl Hub {
     }
 
     /// Appends a message and broadcasts it, in seq order with every other append.
-    pub(crate) async fn append(&self, m: &NewMessage<'_>) -> Result<Message, ApiError> {
+    pub(crate) async fn append(&self, m: &NewMessage<'_>) -> Result<Message, HubError> {
         let _order = self.inner.append_order.lock().await;
         let appended = self.inner.store.append(m).await?;
         if appended.created {
@@ -561,7 +552,7 @@ impl Hub {
     }
 
     /// After a message for `agent`'s inbox was stored: flag it, wake the waiter, tell the UI.
-    async fn announce_pending(&self, agent: &str) -> Result<(), ApiError> {
+    async fn announce_pending(&self, agent: &str) -> Result<(), HubError> {
         let live = self.live(agent)?;
         live.maybe_pending.store(true, Ordering::SeqCst);
         live.wake();
@@ -577,7 +568,7 @@ impl Hub {
         text: &str,
         voice: bool,
         client_key: Option<&str>,
-    ) -> Result<Message, ApiError> {
+    ) -> Result<Message, HubError> {
         check_text(text)?;
         self.live(agent)?;
         let key = client_key.map(|k| format!("user:{agent}:{k}"));
@@ -608,20 +599,18 @@ impl Hub {
         text: Option<&str>,
         re: Option<&str>,
         client_key: Option<&str>,
-    ) -> Result<Message, ApiError> {
+    ) -> Result<Message, HubError> {
         let sender = self.inner.store.agent(from).await?;
         let parent = re
-            .map(|r| {
-                MsgId::parse(r).map_err(|e| ApiError::bad_request("bad_message_id", e.to_string()))
-            })
+            .map(|r| MsgId::parse(r).map_err(|e| HubError::new(Code::BadMessageId, e.to_string())))
             .transpose()?;
         let text = text.unwrap_or_default();
         let (agent, kind, recipient) = if to == "user" {
             match (text.trim().is_empty(), &parent) {
                 (true, Some(_)) => (from, Kind::Ack, "user"),
                 (true, None) => {
-                    return Err(ApiError::bad_request(
-                        "empty_message",
+                    return Err(HubError::new(
+                        Code::EmptyMessage,
                         "nothing to send: give a message, or --re ID for a thumbs-up",
                     ))
                 }
@@ -671,7 +660,7 @@ impl Hub {
     }
 
     /// Marks `agent`'s conversation read up to message `up_to`.
-    pub async fn mark_read(&self, agent: &str, up_to: &MsgId) -> Result<(), ApiError> {
+    pub async fn mark_read(&self, agent: &str, up_to: &MsgId) -> Result<(), HubError> {
         let m = self
             .inner
             .store
@@ -679,7 +668,10 @@ impl Hub {
             .await?
             .filter(|m| m.agent == agent)
             .ok_or_else(|| {
-                ApiError::bad_request("unknown_cursor", format!("no message {up_to} in {agent}"))
+                HubError::new(
+                    Code::UnknownCursor,
+                    format!("no message {up_to} in {agent}"),
+                )
             })?;
         self.inner.store.mark_read(agent, m.seq).await?;
         Ok(())
@@ -688,7 +680,7 @@ impl Hub {
     /// After a start: an agent recorded IDLE whose wait did not come back within [`WAIT_GRACE`] left its
     /// wait while the hub was down. Record that (a wait disconnect, reported by the hub), so the sidebar
     /// does not show it idle forever. Waits that reconnected are left alone.
-    pub async fn settle_waits_after_start(&self) -> Result<(), ApiError> {
+    pub async fn settle_waits_after_start(&self) -> Result<(), HubError> {
         tokio::time::sleep(WAIT_GRACE).await;
         for row in self.inner.store.agents().await? {
             let Ok(live) = self.live(&row.name) else {
@@ -705,7 +697,7 @@ impl Hub {
     }
 
     /// Whether `agent` is dead.
-    pub(crate) async fn is_dead(&self, agent: &str) -> Result<bool, ApiError> {
+    pub(crate) async fn is_dead(&self, agent: &str) -> Result<bool, HubError> {
         Ok(self.inner.store.agent(agent).await?.snapshot.state == State::Dead)
     }
 
@@ -714,17 +706,13 @@ impl Hub {
     }
 }
 
-fn check_text(text: &str) -> Result<(), ApiError> {
+fn check_text(text: &str) -> Result<(), HubError> {
     if text.trim().is_empty() {
-        return Err(ApiError::bad_request(
-            "empty_message",
-            "the message is empty",
-        ));
+        return Err(HubError::new(Code::EmptyMessage, "the message is empty"));
     }
     if text.len() > MAX_TEXT {
-        return Err(ApiError::new(
-            axum::http::StatusCode::PAYLOAD_TOO_LARGE,
-            "message_too_large",
+        return Err(HubError::new(
+            Code::MessageTooLarge,
             format!("a message may be at most {MAX_TEXT} bytes"),
         ));
     }

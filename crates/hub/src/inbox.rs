@@ -16,23 +16,17 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use clawmux_core::hook::HookKind;
+use clawmux_core::wire::Code;
 use clawmux_core::wire::{agent_line, hook_context, Message};
 use clawmux_core::{Event, Hook, Source};
 use clawmux_store::Channel;
 use serde_json::{json, Value};
 use tokio::sync::OwnedMutexGuard;
 
-use crate::error::ApiError;
-use crate::hub::{now, Hub, Live, WaitSignals};
+use clawmux_core::wire::StopVerdict;
 
-/// The Stop hook's answer: let Claude stop, or keep it going with a reason (printed on stderr, exit 2).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct StopVerdict {
-    /// True: exit 2 and show `reason` to Claude.
-    pub block: bool,
-    /// What Claude is told.
-    pub reason: String,
-}
+use crate::error::HubError;
+use crate::hub::{now, Hub, Live, WaitSignals};
 
 /// Whether a Bash tool's input runs `clawmux wait`.
 fn runs_wait(tool_name: &str, input: Option<&Value>) -> bool {
@@ -75,10 +69,10 @@ fn wait_call_returned(hook: &Hook, payload: &Value) -> bool {
 impl Hub {
     /// A tool-status hook (`POST /api/hooks/tool-status`): records the event, steps the machine, and hands
     /// the inbox over as additionalContext when it may. `agent` is the `ClawMux-Session` header, if sent.
-    pub async fn tool_hook(&self, agent: Option<&str>, body: &[u8]) -> Result<Value, ApiError> {
+    pub async fn tool_hook(&self, agent: Option<&str>, body: &[u8]) -> Result<Value, HubError> {
         let value: Value = serde_json::from_slice(body).map_err(|e| {
-            ApiError::bad_request(
-                "malformed_json",
+            HubError::new(
+                Code::MalformedJson,
                 format!("the hook payload is not JSON: {e}"),
             )
         })?;
@@ -89,8 +83,8 @@ impl Hub {
                 .and_then(Value::as_str)
                 .and_then(|cwd| self.agent_by_work_dir(cwd))
                 .ok_or_else(|| {
-                    ApiError::bad_request(
-                        "unknown_agent",
+                    HubError::new(
+                        Code::UnknownAgent,
                         "no ClawMux-Session header and no agent works in the payload's cwd",
                     )
                 })?,
@@ -102,7 +96,7 @@ impl Hub {
             None => {}
             // Claude Code sends events we have no rule for; they are stored, and harmless.
             Some(clawmux_core::HookError::UnknownEvent(_)) => return Ok(json!({})),
-            Some(e) => return Err(ApiError::bad_request(e.code(), e.to_string())),
+            Some(e) => return Err(HubError::new(e.code(), e.to_string())),
         }
         let Event::Hook(hook) = &event else {
             return Ok(json!({}));
@@ -146,7 +140,7 @@ impl Hub {
         }))
     }
 
-    async fn hand_over_to_hook(&self, agent: &str) -> Result<Vec<Message>, ApiError> {
+    async fn hand_over_to_hook(&self, agent: &str) -> Result<Vec<Message>, HubError> {
         let live = self.live(agent)?;
         if live.has_waiter() || !live.maybe_pending.load(Ordering::SeqCst) {
             return Ok(Vec::new());
@@ -171,7 +165,7 @@ impl Hub {
     }
 
     /// The Stop hook (`clawmux hook stop`): records the Stop event and decides whether Claude may stop.
-    pub async fn stop_hook(&self, agent: &str, body: &[u8]) -> Result<StopVerdict, ApiError> {
+    pub async fn stop_hook(&self, agent: &str, body: &[u8]) -> Result<StopVerdict, HubError> {
         let live = self.live(agent)?;
         let (event, _) = Event::from_hook_payload(body);
         self.apply(agent, Source::Hook, &event, body).await?;
@@ -228,12 +222,11 @@ impl Hub {
     }
 
     /// A `clawmux wait` connected: the agent is IDLE. Refuses an unknown agent and a dead one.
-    pub async fn wait_open(&self, agent: &str) -> Result<Waiter, ApiError> {
+    pub async fn wait_open(&self, agent: &str) -> Result<Waiter, HubError> {
         let live = self.live(agent)?;
         if self.is_dead(agent).await? {
-            return Err(ApiError::new(
-                axum::http::StatusCode::CONFLICT,
-                "agent_dead",
+            return Err(HubError::new(
+                Code::AgentDead,
                 format!("agent `{agent}` has been terminated"),
             ));
         }
@@ -277,7 +270,7 @@ pub struct Offer {
 
 impl Waiter {
     /// Waits until the inbox has messages and offers them. Cancel-safe: dropping it loses nothing.
-    pub async fn offer(&self) -> Result<Offer, ApiError> {
+    pub async fn offer(&self) -> Result<Offer, HubError> {
         loop {
             self.signals.wake.notified().await;
             let guard = self.live.inbox.clone().lock_owned().await;
@@ -290,7 +283,7 @@ impl Waiter {
     }
 
     /// The waiter printed the offered messages: record the hand-over.
-    pub async fn confirm(&self, offer: Offer) -> Result<(), ApiError> {
+    pub async fn confirm(&self, offer: Offer) -> Result<(), HubError> {
         self.hub
             .store()
             .hand_over(&self.agent, &offer.messages, Channel::Wait, now())
@@ -323,7 +316,7 @@ impl Waiter {
 
     /// The waiter is gone (it exited after its messages, was killed, or its connection died): unless a
     /// newer waiter replaced it, the agent is now PROCESSING.
-    pub async fn close(self) -> Result<(), ApiError> {
+    pub async fn close(self) -> Result<(), HubError> {
         let _order = self.live.wait_order.lock().await;
         let was_current = {
             let mut slot = self.live.waiter();

@@ -15,6 +15,7 @@ pub mod import;
 pub mod inbox;
 pub mod lifecycle;
 pub mod metrics;
+pub mod notice;
 pub mod observe;
 pub mod transcript;
 pub mod ui_event;
@@ -23,9 +24,9 @@ pub mod voice;
 use std::future::{Future, IntoFuture};
 
 pub use commands::Command;
-pub use error::ApiError;
+pub use error::HubError;
 pub use hub::Hub;
-pub use inbox::{StopVerdict, Waiter};
+pub use inbox::Waiter;
 
 /// Serves the hub on `listener` (browsers, other clients with the token) and on its private socket in the
 /// data folder (agents, hooks and the `clawmux` command: [`http::local`]) until `shutdown` completes.

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use clawmux_core::observe::{Observer, StateMetrics};
 use clawmux_core::{Decision, Snapshot, State};
 
-use crate::error::ApiError;
+use crate::error::HubError;
 use crate::hub::{now, Hub};
 
 /// The metrics observer, shared between the hub's observers and the `/metrics` page.
@@ -48,7 +48,7 @@ fn label(v: &str) -> String {
 
 impl Hub {
     /// The metrics page.
-    pub async fn metrics_text(&self) -> Result<String, ApiError> {
+    pub async fn metrics_text(&self) -> Result<String, HubError> {
         let agents = self.store().agents().await?;
         let at = now();
         let m = self.metrics().lock().clone();

@@ -8,10 +8,11 @@
 //! labels it "observed".
 
 use clawmux_core::hook::HookKind;
+use clawmux_core::wire::Code;
 use clawmux_core::{Event, Source};
 use serde_json::{json, Value};
 
-use crate::error::ApiError;
+use crate::error::HubError;
 use crate::hub::{now, Hub};
 use crate::ui_event::{SessionInfo, UiEvent};
 
@@ -50,10 +51,10 @@ fn observed_name(cwd: &str, session_id: &str) -> String {
 
 impl Hub {
     /// A hook of an observed session (`POST /api/observe`, from `clawmux hook observe`).
-    pub async fn observe_hook(&self, body: &[u8]) -> Result<Value, ApiError> {
+    pub async fn observe_hook(&self, body: &[u8]) -> Result<Value, HubError> {
         let value: Value = serde_json::from_slice(body).map_err(|e| {
-            ApiError::bad_request(
-                "malformed_json",
+            HubError::new(
+                Code::MalformedJson,
                 format!("the hook payload is not JSON: {e}"),
             )
         })?;
@@ -67,8 +68,8 @@ impl Hub {
                         .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
             })
             .ok_or_else(|| {
-                ApiError::bad_request(
-                    "malformed_event",
+                HubError::new(
+                    Code::MalformedEvent,
                     "an observed hook needs a `session_id` (letters, digits, - and _)",
                 )
             })?;
@@ -77,8 +78,8 @@ impl Hub {
             .and_then(Value::as_str)
             .filter(|c| c.starts_with('/'))
             .ok_or_else(|| {
-                ApiError::bad_request(
-                    "malformed_event",
+                HubError::new(
+                    Code::MalformedEvent,
                     "an observed hook needs an absolute `cwd`",
                 )
             })?;
@@ -109,7 +110,7 @@ impl Hub {
         Ok(json!({}))
     }
 
-    async fn register_observed(&self, cwd: &str, session_id: &str) -> Result<String, ApiError> {
+    async fn register_observed(&self, cwd: &str, session_id: &str) -> Result<String, HubError> {
         let name = observed_name(cwd, session_id);
         let row = self
             .store()

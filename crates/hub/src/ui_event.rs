@@ -1,17 +1,57 @@
 //! What browsers and the desktop window receive: the event names of `docs/PROTOCOL.md`.
 
-use clawmux_core::wire::{Kind, Message};
-use clawmux_core::{Attention, Millis, Snapshot};
+pub use clawmux_core::wire::MessageOut;
+use clawmux_core::wire::{Code, Kind, Message};
+use clawmux_core::{Attention, Millis, Snapshot, State};
 use serde::Serialize;
 use serde_json::Value;
+
+/// How an agent runs, as far as ClawMux is concerned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LaunchKind {
+    /// ClawMux runs Claude Code for it.
+    Claude,
+    /// The built-in demo agent.
+    Demo,
+    /// It runs on its own; ClawMux cannot start or end it.
+    External,
+    /// A Claude Code session seen through the user's own hooks: its state only, no chat.
+    Observed,
+}
+
+impl LaunchKind {
+    /// Every launch kind.
+    pub const ALL: [LaunchKind; 4] = [
+        LaunchKind::Claude,
+        LaunchKind::Demo,
+        LaunchKind::External,
+        LaunchKind::Observed,
+    ];
+}
+
+/// Why an agent's process ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EndReason {
+    /// The user asked for it.
+    Terminated,
+    /// It ended by itself.
+    Exited,
+}
+
+impl EndReason {
+    /// Every reason.
+    pub const ALL: [EndReason; 2] = [EndReason::Terminated, EndReason::Exited];
+}
 
 /// One agent as the sidebar shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SessionInfo {
     /// The agent's name.
     pub session_id: String,
-    /// `starting|idle|processing|compacting|dead`.
-    pub state: String,
+    /// Its state.
+    pub state: State,
     /// The status_text.
     pub activity: String,
     /// Messages from the agent the user has not read.
@@ -23,7 +63,7 @@ pub struct SessionInfo {
     /// `claude` (ClawMux runs Claude Code for it), `demo` (the built-in demo agent), `external` (it runs
     /// on its own; ClawMux cannot start or end it) or `observed` (a Claude Code session seen through the
     /// user's own hooks: its state only, no chat).
-    pub launch: &'static str,
+    pub launch: LaunchKind,
     /// What the user must know now (it did not start, it stopped by itself, it left the loop).
     pub problem: Option<String>,
     /// "Needs you": what the agent waits for the user for, if anything.
@@ -35,12 +75,16 @@ impl SessionInfo {
     pub fn new(name: &str, work_dir: &str, s: &Snapshot, unread_count: i64) -> SessionInfo {
         SessionInfo {
             session_id: name.to_owned(),
-            state: s.state.as_str().to_owned(),
+            state: s.state,
             activity: s.activity.clone(),
             unread_count,
             work_dir: work_dir.to_owned(),
             since: s.since,
-            launch: if s.observed { "observed" } else { "external" },
+            launch: if s.observed {
+                LaunchKind::Observed
+            } else {
+                LaunchKind::External
+            },
             problem: None,
             needs: s.attention.clone(),
         }
@@ -53,54 +97,12 @@ impl SessionInfo {
         problem: Option<String>,
     ) -> SessionInfo {
         self.launch = match launch {
-            Some(l) if l.demo => "demo",
-            Some(_) => "claude",
+            Some(l) if l.demo => LaunchKind::Demo,
+            Some(_) => LaunchKind::Claude,
             None => self.launch,
         };
         self.problem = problem;
         self
-    }
-}
-
-/// A message as the UI receives it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct MessageOut {
-    /// The conversation (agent) it belongs to.
-    pub session_id: String,
-    /// The public id.
-    pub id: String,
-    /// The cursor position.
-    pub seq: i64,
-    /// `user|assistant|agent|ack|activity|system`.
-    pub kind: Kind,
-    /// Who wrote it.
-    pub sender: String,
-    /// Who receives it.
-    pub recipient: Option<String>,
-    /// The text (markdown).
-    pub text: String,
-    /// The message it answers.
-    pub parent_id: Option<String>,
-    /// Spoken rather than typed.
-    pub voice: bool,
-    /// When it was stored.
-    pub ts: Millis,
-}
-
-impl From<&Message> for MessageOut {
-    fn from(m: &Message) -> MessageOut {
-        MessageOut {
-            session_id: m.agent.clone(),
-            id: m.id.to_string(),
-            seq: m.seq,
-            kind: m.kind,
-            sender: m.sender.clone(),
-            recipient: m.recipient.clone(),
-            text: m.text.clone(),
-            parent_id: m.parent.as_ref().map(ToString::to_string),
-            voice: m.voice,
-            ts: m.at,
-        }
     }
 }
 
@@ -118,7 +120,7 @@ pub enum UiEvent {
         /// The agent.
         session_id: String,
         /// The new state.
-        state: String,
+        state: State,
         /// The status_text.
         activity: String,
         /// The tool, when a tool call caused the change.
@@ -158,8 +160,8 @@ pub enum UiEvent {
     SessionTerminated {
         /// The agent.
         session_id: String,
-        /// `terminated` (asked for) or `exited` (by itself).
-        reason: String,
+        /// Asked for, or by itself.
+        reason: EndReason,
     },
     /// What the user must know about an agent changed (`None`: nothing any more).
     SessionProblem {
@@ -176,7 +178,7 @@ pub enum UiEvent {
     /// A request sent over the socket failed.
     Error {
         /// Stable code.
-        code: String,
+        code: Code,
         /// For people.
         message: String,
         /// The client's id of the request, if it gave one.

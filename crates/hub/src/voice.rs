@@ -12,10 +12,11 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use clawmux_core::wire::Code;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::error::{ApiError, StatusCode};
+use crate::error::HubError;
 use crate::hub::Hub;
 
 /// The settings file in the data folder.
@@ -78,15 +79,15 @@ impl Default for VoiceSettings {
 }
 
 impl VoiceSettings {
-    fn check(&self) -> Result<(), ApiError> {
+    fn check(&self) -> Result<(), HubError> {
         for url in [&self.transcription_url, &self.speech_url]
             .into_iter()
             .flatten()
         {
             // The services are the user's own, on this machine or the local network: plain HTTP.
             if !url.starts_with("http://") || url.len() > 2048 {
-                return Err(ApiError::bad_request(
-                    "bad_voice_settings",
+                return Err(HubError::new(
+                    Code::BadVoiceSettings,
                     format!("`{url}` is not an http:// address (https is not supported)"),
                 ));
             }
@@ -118,7 +119,7 @@ fn extension(content_type: &str) -> Option<&'static str> {
     }
 }
 
-fn check_recording_id(id: &str) -> Result<(), ApiError> {
+fn check_recording_id(id: &str) -> Result<(), HubError> {
     let ok = !id.is_empty()
         && id.len() <= 64
         && id
@@ -127,8 +128,8 @@ fn check_recording_id(id: &str) -> Result<(), ApiError> {
     if ok {
         Ok(())
     } else {
-        Err(ApiError::bad_request(
-            "bad_recording_id",
+        Err(HubError::new(
+            Code::BadRecordingId,
             "a recording id is 1-64 of letters, digits, - and _",
         ))
     }
@@ -160,10 +161,9 @@ fn client() -> ureq::Agent {
         .into()
 }
 
-fn unreachable(what: &str, e: impl std::fmt::Display) -> ApiError {
-    ApiError::new(
-        StatusCode::BAD_GATEWAY,
-        "voice_service_unreachable",
+fn unreachable(what: &str, e: impl std::fmt::Display) -> HubError {
+    HubError::new(
+        Code::VoiceServiceUnreachable,
         format!("the {what} service did not answer: {e}"),
     )
 }
@@ -184,7 +184,7 @@ async fn call_service(
     content_type: String,
     body: Vec<u8>,
     limit: u64,
-) -> Result<ServiceAnswer, ApiError> {
+) -> Result<ServiceAnswer, HubError> {
     tokio::task::spawn_blocking(move || {
         let mut req = client().post(&url).header("Content-Type", &content_type);
         if let Some(k) = key {
@@ -216,7 +216,7 @@ async fn call_service(
 
 impl Hub {
     /// Where recording `recording` is kept until its message is stored: `<data dir>/voice/<id>.<ext>`.
-    fn kept_recording(&self, recording: &str, ext: &str) -> Result<PathBuf, ApiError> {
+    fn kept_recording(&self, recording: &str, ext: &str) -> Result<PathBuf, HubError> {
         check_recording_id(recording)?;
         Ok(self
             .data_dir()
@@ -230,19 +230,13 @@ impl Hub {
         recording: &str,
         ext: &str,
         audio: &[u8],
-    ) -> Result<PathBuf, ApiError> {
+    ) -> Result<PathBuf, HubError> {
         let file = self.kept_recording(recording, ext)?;
         file.parent()
             .map_or(Ok(()), std::fs::create_dir_all)
             .and_then(|()| crate::config::write_private(&file, audio))
             .map(|()| file)
-            .map_err(|e| {
-                ApiError::new(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    "cannot_save",
-                    format!("cannot keep the recording: {e}"),
-                )
-            })
+            .map_err(|e| HubError::new(Code::CannotSave, format!("cannot keep the recording: {e}")))
     }
 
     fn voice_settings_path(&self) -> PathBuf {
@@ -250,26 +244,24 @@ impl Hub {
     }
 
     /// The voice settings (defaults when none were saved).
-    pub fn voice_settings(&self) -> Result<VoiceSettings, ApiError> {
+    pub fn voice_settings(&self) -> Result<VoiceSettings, HubError> {
         match std::fs::read_to_string(self.voice_settings_path()) {
             Ok(text) => serde_json::from_str(&text).map_err(|e| {
-                ApiError::new(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    "bad_voice_settings",
+                HubError::new(
+                    Code::VoiceSettingsUnreadable,
                     format!("{SETTINGS_FILE} is unreadable: {e}"),
                 )
             }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(VoiceSettings::default()),
-            Err(e) => Err(ApiError::new(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "bad_voice_settings",
+            Err(e) => Err(HubError::new(
+                Code::VoiceSettingsUnreadable,
                 format!("cannot read {SETTINGS_FILE}: {e}"),
             )),
         }
     }
 
     /// Saves the voice settings (0600: they may hold a key). A key left out keeps the saved one.
-    pub fn set_voice_settings(&self, mut new: VoiceSettings) -> Result<Value, ApiError> {
+    pub fn set_voice_settings(&self, mut new: VoiceSettings) -> Result<Value, HubError> {
         new.check()?;
         if new.api_key.is_none() {
             new.api_key = self.voice_settings()?.api_key;
@@ -280,9 +272,8 @@ impl Hub {
         crate::config::write_private(&tmp, text.as_bytes())
             .and_then(|()| std::fs::rename(&tmp, &path))
             .map_err(|e| {
-                ApiError::new(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    "cannot_save",
+                HubError::new(
+                    Code::CannotSave,
                     format!("cannot save the voice settings: {e}"),
                 )
             })?;
@@ -297,21 +288,20 @@ impl Hub {
         recording: &str,
         content_type: &str,
         audio: Vec<u8>,
-    ) -> Result<clawmux_core::wire::Message, ApiError> {
+    ) -> Result<clawmux_core::wire::Message, HubError> {
         check_recording_id(recording)?;
         self.live(agent)?;
         let ext = extension(content_type).ok_or_else(|| {
-            ApiError::new(
-                StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                "not_audio",
+            HubError::new(
+                Code::NotAudio,
                 format!(
                     "`{content_type}` is not a recording this hub takes (wav, webm, ogg, m4a, mp3)"
                 ),
             )
         })?;
         if audio.is_empty() {
-            return Err(ApiError::bad_request(
-                "empty_recording",
+            return Err(HubError::new(
+                Code::EmptyRecording,
                 "the recording is empty: was the microphone on?",
             ));
         }
@@ -327,14 +317,13 @@ impl Hub {
         agent: &str,
         recording: &str,
         content_type: &str,
-    ) -> Result<clawmux_core::wire::Message, ApiError> {
+    ) -> Result<clawmux_core::wire::Message, HubError> {
         self.live(agent)?;
         let ext = extension(content_type).unwrap_or("wav");
         let file = self.kept_recording(recording, ext)?;
         let audio = tokio::fs::read(&file).await.map_err(|e| {
-            ApiError::new(
-                StatusCode::NOT_FOUND,
-                "no_such_recording",
+            HubError::new(
+                Code::NoSuchRecording,
                 format!("recording {recording} is not kept here: {e}"),
             )
         })?;
@@ -351,12 +340,11 @@ impl Hub {
         file: &std::path::Path,
         content_type: &str,
         audio: &[u8],
-    ) -> Result<clawmux_core::wire::Message, ApiError> {
+    ) -> Result<clawmux_core::wire::Message, HubError> {
         let settings = self.voice_settings()?;
         let url = settings.transcription_url.clone().ok_or_else(|| {
-            ApiError::new(
-                StatusCode::CONFLICT,
-                "voice_not_configured",
+            HubError::new(
+                Code::VoiceNotConfigured,
                 "no transcription service is set (voice settings); the recording is kept",
             )
         })?;
@@ -384,24 +372,19 @@ impl Hub {
                 .ok()
                 .and_then(|v| v.get("text")?.as_str().map(str::trim).map(str::to_owned))
                 .ok_or_else(|| {
-                    ApiError::new(
-                        StatusCode::BAD_GATEWAY,
-                        "transcription_failed",
+                    HubError::new(Code::TranscriptionFailed,
                         format!("the transcription service answered something else than {{\"text\": ...}}: {}", body.chars().take(200).collect::<String>()),
                     )
                 })?,
             (status, body) => {
-                return Err(ApiError::new(
-                    StatusCode::BAD_GATEWAY,
-                    "transcription_failed",
+                return Err(HubError::new(Code::TranscriptionFailed,
                     format!("the transcription service refused the recording (HTTP {status}): {}", body.chars().take(200).collect::<String>()),
                 ))
             }
         };
         if text.is_empty() {
-            return Err(ApiError::new(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                "nothing_heard",
+            return Err(HubError::new(
+                Code::NothingHeard,
                 "no words were heard in the recording",
             ));
         }
@@ -413,18 +396,17 @@ impl Hub {
     }
 
     /// Speech for `text` from the speech service: the audio and its content type.
-    pub async fn speech(&self, text: &str) -> Result<(String, Vec<u8>), ApiError> {
+    pub async fn speech(&self, text: &str) -> Result<(String, Vec<u8>), HubError> {
         if text.trim().is_empty() || text.len() > MAX_SPEECH_TEXT {
-            return Err(ApiError::bad_request(
-                "bad_text",
+            return Err(HubError::new(
+                Code::BadText,
                 format!("the text to speak must be 1-{MAX_SPEECH_TEXT} bytes"),
             ));
         }
         let settings = self.voice_settings()?;
         let url = settings.speech_url.clone().ok_or_else(|| {
-            ApiError::new(
-                StatusCode::CONFLICT,
-                "voice_not_configured",
+            HubError::new(
+                Code::VoiceNotConfigured,
                 "no speech service is set (voice settings)",
             )
         })?;
@@ -443,9 +425,8 @@ impl Hub {
             || !ctype.starts_with("audio/")
             || answer.body.is_empty()
         {
-            return Err(ApiError::new(
-                StatusCode::BAD_GATEWAY,
-                "speech_failed",
+            return Err(HubError::new(
+                Code::SpeechFailed,
                 format!(
                     "the speech service answered HTTP {} `{ctype}` ({} bytes), not audio",
                     answer.status,

@@ -2,6 +2,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+use clawmux_core::wire::Code;
 use clawmux_hub::{Command, Hub};
 use serde_json::json;
 
@@ -38,7 +39,7 @@ fn every_command_runs_through_dispatch() {
             .dispatch(command(json!({"command": "history", "session_id": "sky", "after": "msg-00000000"})))
             .await
             .unwrap_err();
-        assert_eq!(err.code, "unknown_cursor");
+        assert_eq!(err.code, Code::UnknownCursor);
 
         hub.dispatch(command(json!({"command": "mark_read", "session_id": "sky", "up_to": sent["id"]})))
             .await
@@ -50,7 +51,39 @@ fn every_command_runs_through_dispatch() {
             .dispatch(command(json!({"command": "user_message", "session_id": "ghost", "text": "x"})))
             .await
             .unwrap_err();
-        assert_eq!((err.status.as_u16(), err.code), (404, "unknown_agent"));
+        assert_eq!(err.code, Code::UnknownAgent);
+
+        // `sky` was registered, not started: ClawMux runs no process of it to start, end or interrupt.
+        let refused = |c: serde_json::Value| {
+            let hub = hub.clone();
+            async move { hub.dispatch(command(c)).await.unwrap_err().code }
+        };
+        assert_eq!(
+            refused(json!({"command": "spawn", "name": "sky", "demo": true})).await,
+            Code::AgentExists
+        );
+        for c in ["terminate", "restart", "interrupt"] {
+            assert_eq!(
+                refused(json!({"command": c, "session_id": "sky"})).await,
+                Code::NotManaged,
+                "{c}"
+            );
+        }
+
+        let caps = hub.dispatch(command(json!({"command": "capabilities"}))).await.unwrap();
+        assert!(caps["tmux"].is_boolean() && caps["to_import"] == 0, "{caps}");
+        let imported = hub.dispatch(command(json!({"command": "import"}))).await.unwrap();
+        assert_eq!(imported, json!([]), "there is no original installation to import");
+
+        let bad = json!({"command": "set_voice_settings", "settings": {"transcription_url": "file:///etc/passwd"}});
+        assert_eq!(refused(bad).await, Code::BadVoiceSettings);
+        hub.dispatch(command(json!({"command": "set_voice_settings",
+            "settings": {"transcription_url": "http://127.0.0.1:9/v1/audio/transcriptions", "api_key": "k"}})))
+            .await
+            .unwrap();
+        let voice = hub.dispatch(command(json!({"command": "voice_settings"}))).await.unwrap();
+        assert_eq!(voice["transcription_url"], "http://127.0.0.1:9/v1/audio/transcriptions");
+        assert_eq!((voice["api_key_set"].clone(), voice.get("api_key")), (json!(true), None));
     });
     // What no transport may pass on.
     for bad in [

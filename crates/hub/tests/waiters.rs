@@ -4,6 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+use clawmux_core::State;
 use clawmux_hub::Hub;
 
 #[test]
@@ -28,8 +29,9 @@ fn a_wait_closing_while_the_next_opens_leaves_the_agent_idle() {
             current = opening.await.unwrap();
             let state = hub.session("sky").await.unwrap().state;
             assert_eq!(
-                state, "idle",
-                "round {round}: a wait is connected but the agent shows {state}"
+                state,
+                State::Idle,
+                "round {round}: a wait is connected but the agent shows {state:?}"
             );
         }
     });

@@ -1,6 +1,6 @@
 //! The store's errors: one variant per thing a caller can get wrong, each with a stable code for the wire.
 
-use clawmux_core::wire::BadName;
+use clawmux_core::wire::{BadName, Code};
 
 /// Everything that can go wrong in the store.
 #[derive(Debug, thiserror::Error)]
@@ -42,17 +42,17 @@ pub enum StoreError {
 
 impl StoreError {
     /// A stable, machine-readable code (`{code, message}` on the wire).
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> Code {
         match self {
-            StoreError::UnknownAgent(_) => "unknown_agent",
-            StoreError::AgentExists(_) => "agent_exists",
-            StoreError::BadName(_) => "bad_agent_name",
-            StoreError::UnknownCursor(_) => "unknown_cursor",
-            StoreError::UnknownParent(_) => "unknown_parent",
-            StoreError::KeyReused(_) => "idempotency_conflict",
-            StoreError::Import(_) => "bad_history",
-            StoreError::Corrupt(_) => "corrupt_store",
-            StoreError::Write(_) | StoreError::Db(_) | StoreError::Migrate(_) => "database",
+            StoreError::UnknownAgent(_) => Code::UnknownAgent,
+            StoreError::AgentExists(_) => Code::AgentExists,
+            StoreError::BadName(_) => Code::BadAgentName,
+            StoreError::UnknownCursor(_) => Code::UnknownCursor,
+            StoreError::UnknownParent(_) => Code::UnknownParent,
+            StoreError::KeyReused(_) => Code::IdempotencyConflict,
+            StoreError::Import(_) => Code::BadHistory,
+            StoreError::Corrupt(_) => Code::CorruptStore,
+            StoreError::Write(_) | StoreError::Db(_) | StoreError::Migrate(_) => Code::Database,
         }
     }
 }

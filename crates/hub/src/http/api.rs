@@ -8,48 +8,48 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use clawmux_core::wire::Code;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::SESSION_HEADER;
 use crate::commands::Command;
-use crate::error::ApiError;
+use crate::error::HubError;
 use crate::hub::Hub;
 
-fn body_json<T: DeserializeOwned>(body: Result<Bytes, BytesRejection>) -> Result<T, ApiError> {
+fn body_json<T: DeserializeOwned>(body: Result<Bytes, BytesRejection>) -> Result<T, HubError> {
     let bytes = body_bytes(body)?;
     serde_json::from_slice(&bytes)
-        .map_err(|e| ApiError::bad_request("malformed_json", format!("bad request body: {e}")))
+        .map_err(|e| HubError::new(Code::MalformedJson, format!("bad request body: {e}")))
 }
 
-fn body_bytes(body: Result<Bytes, BytesRejection>) -> Result<Bytes, ApiError> {
+fn body_bytes(body: Result<Bytes, BytesRejection>) -> Result<Bytes, HubError> {
     body.map_err(|e| {
-        let status = e.status();
-        let code = if status == StatusCode::PAYLOAD_TOO_LARGE {
-            "body_too_large"
+        let code = if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            Code::BodyTooLarge
         } else {
-            "bad_body"
+            Code::BadBody
         };
-        ApiError::new(status, code, e.body_text())
+        HubError::new(code, e.body_text())
     })
 }
 
-fn session_header(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
+fn session_header(headers: &HeaderMap) -> Result<Option<String>, HubError> {
     headers
         .get(SESSION_HEADER)
         .map(|v| {
             v.to_str().map(str::to_owned).map_err(|_| {
-                ApiError::bad_request("bad_session_header", "ClawMux-Session is not valid text")
+                HubError::new(Code::BadSessionHeader, "ClawMux-Session is not valid text")
             })
         })
         .transpose()
 }
 
-fn required_session(headers: &HeaderMap) -> Result<String, ApiError> {
+fn required_session(headers: &HeaderMap) -> Result<String, HubError> {
     session_header(headers)?.ok_or_else(|| {
-        ApiError::bad_request(
-            "missing_session",
+        HubError::new(
+            Code::MissingSession,
             "the ClawMux-Session header names the agent speaking",
         )
     })
@@ -59,7 +59,7 @@ pub(super) async fn health() -> Json<Value> {
     Json(json!({ "ok": true, "version": env!("CARGO_PKG_VERSION") }))
 }
 
-pub(super) async fn sessions(State(hub): State<Hub>) -> Result<Json<Value>, ApiError> {
+pub(super) async fn sessions(State(hub): State<Hub>) -> Result<Json<Value>, HubError> {
     Ok(Json(hub.dispatch(Command::Sessions {}).await?))
 }
 
@@ -73,7 +73,7 @@ pub(super) struct AddAgent {
 pub(super) async fn add_agent(
     State(hub): State<Hub>,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Response, ApiError> {
+) -> Result<Response, HubError> {
     let AddAgent { name, work_dir } = body_json(body)?;
     let info = hub.dispatch(Command::AddAgent { name, work_dir }).await?;
     Ok((StatusCode::CREATED, Json(info)).into_response())
@@ -84,7 +84,7 @@ pub(super) async fn add_agent(
 pub(super) async fn command(
     State(hub): State<Hub>,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Value>, HubError> {
     let command: Command = body_json(body)?;
     Ok(Json(hub.dispatch(command).await?))
 }
@@ -92,13 +92,13 @@ pub(super) async fn command(
 pub(super) async fn spawn(
     State(hub): State<Hub>,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Response, ApiError> {
+) -> Result<Response, HubError> {
     let info = hub.dispatch(Command::Spawn(body_json(body)?)).await?;
     Ok((StatusCode::CREATED, Json(info)).into_response())
 }
 
 /// `GET /metrics`, in the Prometheus text format (scrape it with the token as a bearer token).
-pub(super) async fn metrics(State(hub): State<Hub>) -> Result<Response, ApiError> {
+pub(super) async fn metrics(State(hub): State<Hub>) -> Result<Response, HubError> {
     let text = hub.metrics_text().await?;
     Ok((
         [(
@@ -110,7 +110,7 @@ pub(super) async fn metrics(State(hub): State<Hub>) -> Result<Response, ApiError
         .into_response())
 }
 
-pub(super) async fn capabilities(State(hub): State<Hub>) -> Result<Json<Value>, ApiError> {
+pub(super) async fn capabilities(State(hub): State<Hub>) -> Result<Json<Value>, HubError> {
     Ok(Json(hub.dispatch(Command::Capabilities {}).await?))
 }
 
@@ -118,15 +118,14 @@ pub(super) async fn capabilities(State(hub): State<Hub>) -> Result<Json<Value>, 
 pub(super) async fn lifecycle(
     State(hub): State<Hub>,
     Path((session_id, action)): Path<(String, String)>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Value>, HubError> {
     let command = match action.as_str() {
         "terminate" => Command::Terminate { session_id },
         "restart" => Command::Restart { session_id },
         "interrupt" => Command::Interrupt { session_id },
         other => {
-            return Err(ApiError::new(
-                StatusCode::NOT_FOUND,
-                "not_found",
+            return Err(HubError::new(
+                Code::NotFound,
                 format!("no action `{other}` (terminate, restart, interrupt)"),
             ))
         }
@@ -146,7 +145,7 @@ pub(super) async fn user_message(
     State(hub): State<Hub>,
     Path(session_id): Path<String>,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Value>, HubError> {
     let UserMessage {
         text,
         voice,
@@ -170,7 +169,7 @@ pub(super) async fn mark_read(
     State(hub): State<Hub>,
     Path(session_id): Path<String>,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Value>, HubError> {
     let MarkRead { up_to } = body_json(body)?;
     Ok(Json(
         hub.dispatch(Command::MarkRead { session_id, up_to })
@@ -190,7 +189,7 @@ pub(super) async fn send(
     State(hub): State<Hub>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Response, ApiError> {
+) -> Result<Response, HubError> {
     let from = required_session(&headers)?;
     let req: Send = body_json(body)?;
     let m = hub
@@ -209,7 +208,7 @@ pub(super) async fn tool_status(
     State(hub): State<Hub>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Response, ApiError> {
+) -> Result<Response, HubError> {
     let agent = session_header(&headers)?;
     let body = body_bytes(body)?;
     Ok(Json(hub.tool_hook(agent.as_deref(), &body).await?).into_response())
@@ -219,7 +218,7 @@ pub(super) async fn tool_status(
 pub(super) async fn observe(
     State(hub): State<Hub>,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Value>, HubError> {
     let body = body_bytes(body)?;
     Ok(Json(hub.observe_hook(&body).await?))
 }
@@ -237,7 +236,7 @@ pub(super) async fn voice(
     Query(q): Query<VoiceQuery>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Value>, HubError> {
     let audio = body_bytes(body)?;
     let content_type = headers
         .get(axum::http::header::CONTENT_TYPE)
@@ -260,20 +259,20 @@ pub(super) struct SpeechRequest {
 pub(super) async fn speech(
     State(hub): State<Hub>,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Response, ApiError> {
+) -> Result<Response, HubError> {
     let req: SpeechRequest = body_json(body)?;
     let (ctype, audio) = hub.speech(&req.text).await?;
     Ok(([(axum::http::header::CONTENT_TYPE, ctype)], audio).into_response())
 }
 
-pub(super) async fn voice_settings(State(hub): State<Hub>) -> Result<Json<Value>, ApiError> {
+pub(super) async fn voice_settings(State(hub): State<Hub>) -> Result<Json<Value>, HubError> {
     Ok(Json(hub.dispatch(Command::VoiceSettings {}).await?))
 }
 
 pub(super) async fn set_voice_settings(
     State(hub): State<Hub>,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Value>, HubError> {
     let settings = body_json(body)?;
     Ok(Json(
         hub.dispatch(Command::SetVoiceSettings { settings }).await?,
@@ -297,7 +296,7 @@ pub(super) async fn log(
     State(hub): State<Hub>,
     Path((session_id, stream)): Path<(String, String)>,
     Query(q): Query<LogQuery>,
-) -> Result<Response, ApiError> {
+) -> Result<Response, HubError> {
     let log = crate::diagnose::Log::parse(&stream)?;
     let text = hub.log_lines(&session_id, log, q.after, q.limit).await?;
     Ok((
@@ -311,7 +310,7 @@ pub(super) async fn stop(
     State(hub): State<Hub>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Response, ApiError> {
+) -> Result<Response, HubError> {
     let agent = required_session(&headers)?;
     let body = body_bytes(body)?;
     Ok(Json(hub.stop_hook(&agent, &body).await?).into_response())
@@ -332,7 +331,7 @@ pub(super) async fn history(
         before,
         limit,
     }): Query<HistoryQuery>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Value>, HubError> {
     let command = Command::History {
         session_id,
         after,

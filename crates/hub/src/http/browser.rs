@@ -18,6 +18,8 @@ use futures_util::{SinkExt, StreamExt};
 use serde::Deserialize;
 use tokio::sync::broadcast::error::RecvError;
 
+use clawmux_core::wire::Code;
+
 use super::MAX_BODY;
 use crate::commands::Command;
 use crate::hub::Hub;
@@ -162,8 +164,8 @@ async fn run(hub: Hub, cursor: Option<String>, socket: WebSocket) -> Result<(), 
 }
 
 async fn handle(hub: &Hub, tx: &mut Tx, text: &str) -> Result<(), &'static str> {
-    let error = |code: &str, message: String, client_id: Option<String>| UiEvent::Error {
-        code: code.to_owned(),
+    let error = |code: Code, message: String, client_id: Option<String>| UiEvent::Error {
+        code,
         message,
         client_id,
     };
@@ -188,7 +190,11 @@ async fn handle(hub: &Hub, tx: &mut Tx, text: &str) -> Result<(), &'static str> 
         Err(e) => {
             send(
                 tx,
-                &error("malformed_json", format!("bad client message: {e}"), None),
+                &error(
+                    Code::MalformedJson,
+                    format!("bad client message: {e}"),
+                    None,
+                ),
             )
             .await?
         }

@@ -11,19 +11,21 @@ mod api;
 pub mod browser;
 pub mod local;
 pub mod peers;
+mod status;
 mod ui;
 mod wait;
 
 use std::sync::Arc;
 
 use axum::extract::{DefaultBodyLimit, Request, State};
-use axum::http::{header, StatusCode};
+use axum::http::header;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
+use clawmux_core::wire::Code;
 
-use crate::error::ApiError;
+use crate::error::HubError;
 use crate::hub::Hub;
 
 /// After a failed accept (out of descriptors, most likely): say so and wait a moment rather than spin.
@@ -110,9 +112,8 @@ async fn guard(State(g): State<Guard>, req: Request, next: Next) -> Response {
         .get(header::HOST)
         .and_then(|v| v.to_str().ok());
     if !g.local && !g.host_ok(host) {
-        return ApiError::new(
-            StatusCode::FORBIDDEN,
-            "bad_host",
+        return HubError::new(
+            Code::BadHost,
             "the Host header must name this hub on loopback",
         )
         .into_response();
@@ -124,9 +125,8 @@ async fn guard(State(g): State<Guard>, req: Request, next: Next) -> Response {
     }
     if let (false, Some(origin)) = (g.local, req.headers().get(header::ORIGIN)) {
         if !origin.to_str().is_ok_and(|o| g.origin_ok(o)) {
-            return ApiError::new(
-                StatusCode::FORBIDDEN,
-                "bad_origin",
+            return HubError::new(
+                Code::BadOrigin,
                 "requests from other web origins are refused",
             )
             .into_response();
@@ -134,9 +134,8 @@ async fn guard(State(g): State<Guard>, req: Request, next: Next) -> Response {
     }
     let allowed = g.token_ok(&req) || (g.local && agent_route(path));
     if !allowed {
-        return ApiError::new(
-            StatusCode::UNAUTHORIZED,
-            "unauthorized",
+        return HubError::new(
+            Code::Unauthorized,
             "missing or wrong token (Authorization: Bearer <token from the hub's data folder>)",
         )
         .into_response();
@@ -151,9 +150,8 @@ async fn guard(State(g): State<Guard>, req: Request, next: Next) -> Response {
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|n| n > limit as u64) {
-        return ApiError::new(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "body_too_large",
+        return HubError::new(
+            Code::BodyTooLarge,
             format!("the body is over the {limit} bytes this endpoint takes"),
         )
         .into_response();
@@ -234,9 +232,7 @@ fn routes(hub: Hub, guard_state: Guard) -> Router {
         .route("/ws", get(browser::upgrade))
         .route("/", get(ui::index))
         .route("/ui/{*path}", get(ui::asset))
-        .fallback(|| async {
-            ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such endpoint")
-        })
+        .fallback(|| async { HubError::new(Code::NotFound, "no such endpoint") })
         .layer(axum::middleware::from_fn_with_state(guard_state, guard))
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .with_state(hub)

@@ -7,10 +7,11 @@
 //! there from npm by `scripts/setup`: shipped with the app, never fetched from a CDN.
 
 use axum::extract::Path;
-use axum::http::{header, StatusCode};
+use axum::http::header;
 use axum::response::{IntoResponse, Response};
+use clawmux_core::wire::Code;
 
-use crate::error::ApiError;
+use crate::error::HubError;
 
 #[derive(rust_embed::Embed)]
 #[folder = "../../ui/"]
@@ -42,11 +43,6 @@ fn file(path: &str) -> Response {
             f.data,
         )
             .into_response(),
-        None => ApiError::new(
-            StatusCode::NOT_FOUND,
-            "not_found",
-            format!("no UI file `{path}`"),
-        )
-        .into_response(),
+        None => HubError::new(Code::NotFound, format!("no UI file `{path}`")).into_response(),
     }
 }

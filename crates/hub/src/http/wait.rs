@@ -11,15 +11,13 @@ use std::time::Duration;
 use axum::extract::ws::{CloseFrame, Message as Ws, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, State};
 use axum::response::Response;
-use clawmux_core::wire::agent_line;
+use clawmux_core::wire::{Code, WaitClose, WaitFrame, WaitMessage};
 use futures_util::{SinkExt, StreamExt};
-use serde_json::json;
 use tokio::time::{timeout, Instant};
 
 use super::MAX_BODY;
 use crate::hub::Hub;
 use crate::inbox::{Offer, Waiter};
-use crate::ui_event::MessageOut;
 
 /// How often the hub pings a waiter.
 pub const PING_EVERY: Duration = Duration::from_millis(500);
@@ -27,13 +25,6 @@ pub const PING_EVERY: Duration = Duration::from_millis(500);
 pub const DEAD_AFTER: Duration = Duration::from_millis(1500);
 /// How long a waiter has to confirm it printed its messages.
 const ACK_WITHIN: Duration = Duration::from_secs(2);
-
-/// Close code for an unknown agent (docs/PROTOCOL.md).
-pub const CLOSE_UNKNOWN_AGENT: u16 = 4004;
-/// Close code for an agent that was terminated.
-pub const CLOSE_AGENT_DEAD: u16 = 4010;
-/// Close code for a wait whose Bash call has returned (it was moved to the background): it must end.
-pub const CLOSE_CALL_RETURNED: u16 = 4011;
 
 pub(super) async fn upgrade(
     ws: WebSocketUpgrade,
@@ -48,13 +39,13 @@ async fn run(hub: Hub, agent: String, mut socket: WebSocket) {
     let waiter = match hub.wait_open(&agent).await {
         Ok(w) => w,
         Err(e) => {
-            let code = if e.code == "agent_dead" {
-                CLOSE_AGENT_DEAD
+            let close = if e.code == Code::AgentDead {
+                WaitClose::AgentDead
             } else {
-                CLOSE_UNKNOWN_AGENT
+                WaitClose::UnknownAgent
             };
             let frame = CloseFrame {
-                code,
+                code: close.code(),
                 reason: e.message.into(),
             };
             let _ = socket.send(Ws::Close(Some(frame))).await;
@@ -86,7 +77,7 @@ async fn serve(waiter: &Waiter, socket: WebSocket) -> Result<(), &'static str> {
             biased;
             () = &mut returned => {
                 let frame = CloseFrame {
-                    code: CLOSE_CALL_RETURNED,
+                    code: WaitClose::CallReturned.code(),
                     reason: "the Bash call that ran this wait has returned; run `clawmux wait` again in the foreground".into(),
                 };
                 let _ = tx.send(Ws::Close(Some(frame))).await;
@@ -94,7 +85,7 @@ async fn serve(waiter: &Waiter, socket: WebSocket) -> Result<(), &'static str> {
             }
             () = &mut ended => {
                 let frame = CloseFrame {
-                    code: CLOSE_AGENT_DEAD,
+                    code: WaitClose::AgentDead.code(),
                     reason: "the agent's process has ended".into(),
                 };
                 let _ = tx.send(Ws::Close(Some(frame))).await;
@@ -124,16 +115,13 @@ async fn deliver(
     tx: &mut futures_util::stream::SplitSink<WebSocket, Ws>,
     rx: &mut futures_util::stream::SplitStream<WebSocket>,
 ) -> Result<(), &'static str> {
-    let messages: Vec<serde_json::Value> = offer
-        .messages
-        .iter()
-        .map(|m| {
-            let mut v = serde_json::to_value(MessageOut::from(m)).unwrap_or_default();
-            v["line"] = json!(agent_line(m));
-            v
-        })
-        .collect();
-    let frame = json!({ "type": "messages", "messages": messages }).to_string();
+    let frame = WaitFrame::Messages {
+        messages: offer.messages.iter().map(WaitMessage::from).collect(),
+    };
+    let Ok(frame) = serde_json::to_string(&frame) else {
+        waiter.decline(offer);
+        return Err("the messages could not be encoded");
+    };
     if timeout(ACK_WITHIN, tx.send(Ws::Text(frame.into())))
         .await
         .map_or(true, |r| r.is_err())
@@ -144,7 +132,9 @@ async fn deliver(
     let acked = timeout(ACK_WITHIN, async {
         while let Some(frame) = rx.next().await {
             match frame {
-                Ok(Ws::Text(t)) if t.contains("\"ack\"") => return true,
+                Ok(Ws::Text(t)) if serde_json::from_str(&t).ok() == Some(WaitFrame::Ack) => {
+                    return true
+                }
                 Ok(Ws::Close(_)) => return true,
                 Ok(Ws::Text(_) | Ws::Binary(_) | Ws::Ping(_) | Ws::Pong(_)) => {}
                 Err(_) => return false,

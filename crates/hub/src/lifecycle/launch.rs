@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use clawmux_core::HookEvent;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -29,26 +30,6 @@ pub const INSTRUCTIONS_MARKER: &str = "<!-- clawmux: instructions for a ClawMux 
 /// the model again to run a new `clawmux wait`: with its own default, an idle agent would cost model turns
 /// every few minutes.
 pub const BASH_TIMEOUT_MS: u64 = 24 * 60 * 60 * 1000;
-
-/// The Claude Code hook events the hub listens to, besides Stop (whose command decides whether Claude may
-/// stop). All are command hooks (`clawmux hook tool-status`), which reach the hub through its private
-/// socket: an HTTP hook can only name a TCP port, which anyone on the machine can take while the hub is
-/// down, and would send it the token and take its answers for the hub's.
-pub const HOOK_EVENTS: &[&str] = &[
-    "SessionStart",
-    "PreToolUse",
-    "PostToolUse",
-    "PostToolUseFailure",
-    "PermissionRequest",
-    "UserPromptSubmit",
-    "PreCompact",
-    "PostCompact",
-    "Notification",
-    "StopFailure",
-    "SubagentStart",
-    "SubagentStop",
-    "SessionEnd",
-];
 
 /// The instructions an agent gets, as its CLAUDE.md (or appended to its system prompt when its folder
 /// has a CLAUDE.md of the user's).
@@ -101,21 +82,23 @@ pub fn settings(clawmux: &Path, bash_timeout: std::time::Duration) -> Value {
         "command": format!("{clawmux} hook tool-status"),
         "timeout": 10,
     });
-    let mut hooks = serde_json::Map::new();
-    for event in HOOK_EVENTS {
-        hooks.insert(
-            (*event).to_owned(),
-            json!([{ "matcher": "*", "hooks": [command.clone()] }]),
-        );
-    }
-    hooks.insert(
-        "Stop".to_owned(),
-        json!([{ "hooks": [{
-            "type": "command",
-            "command": format!("{clawmux} hook stop"),
-            "timeout": 30,
-        }] }]),
-    );
+    let stop = json!([{ "hooks": [{
+        "type": "command",
+        "command": format!("{clawmux} hook stop"),
+        "timeout": 30,
+    }] }]);
+    let hooks: serde_json::Map<String, Value> = HookEvent::ALL
+        .into_iter()
+        .map(|event| {
+            // Stop's command decides whether Claude may stop; every other event only reports.
+            let group = if event == HookEvent::Stop {
+                stop.clone()
+            } else {
+                json!([{ "matcher": "*", "hooks": [command.clone()] }])
+            };
+            (event.name().to_owned(), group)
+        })
+        .collect();
     json!({
         "hooks": hooks,
         "env": {
@@ -240,8 +223,10 @@ mod tests {
             std::time::Duration::from_millis(BASH_TIMEOUT_MS),
         );
         let hooks = s["hooks"].as_object().unwrap();
-        for event in HOOK_EVENTS {
-            let h = &hooks[*event][0]["hooks"][0];
+        // Every event with a rule is subscribed, and nothing else.
+        assert_eq!(hooks.len(), HookEvent::ALL.len());
+        for event in HookEvent::ALL.into_iter().filter(|e| *e != HookEvent::Stop) {
+            let h = &hooks[event.name()][0]["hooks"][0];
             assert_eq!(
                 h["type"], "command",
                 "{event}: never an HTTP hook to a port"
@@ -252,7 +237,6 @@ mod tests {
             hooks["Stop"][0]["hooks"][0]["command"],
             "'/opt/claw mux/clawmux' hook stop"
         );
-        assert_eq!(hooks.len(), HOOK_EVENTS.len() + 1);
         assert!(!s.to_string().contains("CLAWMUX_TOKEN") && !s.to_string().contains("Bearer"));
         // A wait may block for a day before Claude Code moves it to the background (and the model is
         // called again); the instructions ask for no timeout of their own, which would be the smaller.

@@ -18,16 +18,16 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::http::StatusCode;
+use clawmux_core::wire::Code;
 use clawmux_core::wire::{check_agent_name, Kind, Message};
 use clawmux_core::{Event, Source, State};
 use clawmux_store::NewMessage;
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::error::ApiError;
+use crate::error::HubError;
 use crate::hub::{now, Hub, Live};
-use crate::ui_event::{SessionInfo, UiEvent};
+use crate::ui_event::{EndReason, SessionInfo, UiEvent};
 use launch::{Launch, Start};
 use tmux::TmuxError;
 
@@ -58,25 +58,13 @@ pub struct SpawnRequest {
     pub demo: bool,
 }
 
-impl From<TmuxError> for ApiError {
-    fn from(e: TmuxError) -> ApiError {
+impl From<TmuxError> for HubError {
+    fn from(e: TmuxError) -> HubError {
         match e {
-            TmuxError::Missing { .. } => ApiError::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "tmux_missing",
-                e.to_string(),
-            ),
-            TmuxError::Failed { .. } => ApiError::new(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "tmux_failed",
-                e.to_string(),
-            ),
+            TmuxError::Missing { .. } => HubError::new(Code::TmuxMissing, e.to_string()),
+            TmuxError::Failed { .. } => HubError::new(Code::TmuxFailed, e.to_string()),
         }
     }
-}
-
-fn internal(code: &'static str, message: String) -> ApiError {
-    ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, code, message)
 }
 
 /// Files a start wrote that did not exist before, removed again if the start fails.
@@ -129,14 +117,12 @@ impl Hub {
     /// Starts a new agent in its own tmux session. Returns once the process runs; everything after
     /// arrives as events. Refuses, having created nothing, a bad name, a taken name, a work folder that
     /// cannot be made, a missing Claude Code or a missing tmux.
-    pub async fn spawn(&self, req: SpawnRequest) -> Result<SessionInfo, ApiError> {
+    pub async fn spawn(&self, req: SpawnRequest) -> Result<SessionInfo, HubError> {
         let name = req.name.as_str();
-        check_agent_name(name)
-            .map_err(|e| ApiError::bad_request("bad_agent_name", e.to_string()))?;
+        check_agent_name(name).map_err(|e| HubError::new(Code::BadAgentName, e.to_string()))?;
         if self.live(name).is_ok() {
-            return Err(ApiError::new(
-                StatusCode::CONFLICT,
-                "agent_exists",
+            return Err(HubError::new(
+                Code::AgentExists,
                 format!("agent `{name}` already exists"),
             ));
         }
@@ -146,8 +132,8 @@ impl Hub {
         } else {
             let wanted = req.command.as_deref().unwrap_or(&self.options().claude);
             launch::resolve_program(wanted).ok_or_else(|| {
-                ApiError::bad_request(
-                    "claude_missing",
+                HubError::new(
+                    Code::ClaudeMissing,
                     format!(
                         "Claude Code (`{wanted}`) is not installed or not executable; install it, \
                          name its path, or start the demo agent"
@@ -166,13 +152,13 @@ impl Hub {
         let mut created = Created::default();
         if let Err(e) = create_dir(&work_dir, &mut created) {
             created.undo();
-            return Err(ApiError::bad_request(
-                "bad_work_dir",
+            return Err(HubError::new(
+                Code::BadWorkDir,
                 format!("cannot create the work folder {}: {e}", work_dir.display()),
             ));
         }
-        let launch_json =
-            serde_json::to_string(&launch).map_err(|e| internal("internal", e.to_string()))?;
+        let launch_json = serde_json::to_string(&launch)
+            .map_err(|e| HubError::new(Code::Internal, e.to_string()))?;
         let row = match self
             .store()
             .add_launched_agent(name, &work_str, Some(&launch_json), now())
@@ -211,13 +197,13 @@ impl Hub {
         launch: &Launch,
         resume: Option<&str>,
         created: &mut Created,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), HubError> {
         let port = self.port()?;
         let clawmux = self.options().clawmux.clone();
         let launch_dir = launch::launch_dir(self.data_dir(), name);
         let io = |what: &str, path: &Path, e: std::io::Error| {
-            ApiError::bad_request(
-                "bad_work_dir",
+            HubError::new(
+                Code::BadWorkDir,
                 format!("cannot write {what} {}: {e}", path.display()),
             )
         };
@@ -272,18 +258,19 @@ impl Hub {
     }
 
     /// The launch spec of an agent the hub starts, or why it has none.
-    async fn launch_of(&self, name: &str) -> Result<(clawmux_store::AgentRow, Launch), ApiError> {
+    async fn launch_of(&self, name: &str) -> Result<(clawmux_store::AgentRow, Launch), HubError> {
         let row = self.store().agent(name).await?;
         let launch = row
             .launch
             .as_deref()
             .map(serde_json::from_str::<Launch>)
             .transpose()
-            .map_err(|e| internal("corrupt_launch", format!("agent `{name}`'s launch: {e}")))?
+            .map_err(|e| {
+                HubError::new(Code::CorruptLaunch, format!("agent `{name}`'s launch: {e}"))
+            })?
             .ok_or_else(|| {
-                ApiError::new(
-                    StatusCode::CONFLICT,
-                    "not_managed",
+                HubError::new(
+                    Code::NotManaged,
                     format!("agent `{name}` runs on its own; ClawMux did not start it and cannot"),
                 )
             })?;
@@ -291,27 +278,23 @@ impl Hub {
     }
 
     /// An agent the hub started and whose process runs now: its live data and the pid.
-    async fn running(&self, name: &str) -> Result<(Arc<Live>, u32), ApiError> {
+    async fn running(&self, name: &str) -> Result<(Arc<Live>, u32), HubError> {
         self.launch_of(name).await?;
         let live = self.live(name)?;
         let pid = *live.process();
         pid.map(|pid| (live, pid)).ok_or_else(|| {
-            ApiError::new(
-                StatusCode::CONFLICT,
-                "not_running",
-                format!("agent `{name}` is not running"),
-            )
+            HubError::new(Code::NotRunning, format!("agent `{name}` is not running"))
         })
     }
 
     /// Ends an agent's process tree; returns once it is recorded DEAD. Its history stays.
-    pub async fn terminate(&self, name: &str) -> Result<SessionInfo, ApiError> {
+    pub async fn terminate(&self, name: &str) -> Result<SessionInfo, HubError> {
         let (live, pid) = self.running(name).await?;
         let mut pulse = live.pulse.subscribe();
         live.ending.store(true, Ordering::SeqCst);
-        process::end_tree(pid, END_GRACE)
-            .await
-            .map_err(|e| internal("terminate_failed", format!("cannot end `{name}`: {e}")))?;
+        process::end_tree(pid, END_GRACE).await.map_err(|e| {
+            HubError::new(Code::TerminateFailed, format!("cannot end `{name}`: {e}"))
+        })?;
         // The supervisor saw the exit too; it records DEAD and closes the session.
         tokio::time::timeout(
             Duration::from_secs(10),
@@ -319,17 +302,17 @@ impl Hub {
         )
         .await
         .map_err(|_| {
-            internal(
-                "terminate_failed",
+            HubError::new(
+                Code::TerminateFailed,
                 format!("`{name}` ended but was not recorded"),
             )
         })?
-        .map_err(|_| internal("terminate_failed", "the hub is stopping".to_owned()))?;
+        .map_err(|_| HubError::new(Code::TerminateFailed, "the hub is stopping".to_owned()))?;
         self.session(name).await
     }
 
     /// Starts an agent again, resuming its Claude conversation; ends it first if it runs.
-    pub async fn restart(&self, name: &str) -> Result<SessionInfo, ApiError> {
+    pub async fn restart(&self, name: &str) -> Result<SessionInfo, HubError> {
         // The conversation id only changes at a SessionStart, which a stopped agent cannot send: the row
         // read here still holds the right one after the terminate below.
         let (row, launch) = self.launch_of(name).await?;
@@ -338,8 +321,8 @@ impl Hub {
             self.terminate(name).await?;
         }
         if !launch.demo && launch::resolve_program(&launch.program.to_string_lossy()).is_none() {
-            return Err(ApiError::bad_request(
-                "claude_missing",
+            return Err(HubError::new(
+                Code::ClaudeMissing,
                 format!("{} is no longer installed", launch.program.display()),
             ));
         }
@@ -367,7 +350,7 @@ impl Hub {
     }
 
     /// Presses Escape in the agent's terminal: Claude Code stops what it is doing.
-    pub async fn interrupt(&self, name: &str) -> Result<(), ApiError> {
+    pub async fn interrupt(&self, name: &str) -> Result<(), HubError> {
         let (live, _) = self.running(name).await?;
         self.tmux().key(name, "Escape").await?;
         // Claude Code fires no hook for an interrupt: the hub records its own, which ends the running
@@ -380,7 +363,7 @@ impl Hub {
 
     /// After a start of the hub: takes over the agents it started earlier whose tmux sessions still run,
     /// and records DEAD for those whose process ended while the hub was away.
-    pub async fn adopt(&self) -> Result<(), ApiError> {
+    pub async fn adopt(&self) -> Result<(), HubError> {
         for row in self.store().agents().await? {
             if row.launch.is_none() {
                 continue;
@@ -437,7 +420,11 @@ impl Hub {
         live.ended.notify_waiters();
         self.broadcast(UiEvent::SessionTerminated {
             session_id: name.to_owned(),
-            reason: if requested { "terminated" } else { "exited" }.to_owned(),
+            reason: if requested {
+                EndReason::Terminated
+            } else {
+                EndReason::Exited
+            },
         });
         // What the agent left running (its tools, its `clawmux wait`) must not outlive it: an orphaned
         // wait would take the next agent's messages.
@@ -564,7 +551,7 @@ impl Hub {
             idem_key: None,
             at: now(),
         };
-        let stored: Result<Message, ApiError> = self.append(&note).await;
+        let stored: Result<Message, HubError> = self.append(&note).await;
         if let Err(e) = stored {
             tracing::warn!(agent, error = %e, "cannot store the hub's note");
         }

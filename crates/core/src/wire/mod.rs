@@ -3,6 +3,12 @@
 
 use serde::{Deserialize, Serialize};
 
+mod code;
+mod wait;
+
+pub use code::Code;
+pub use wait::{StopVerdict, WaitClose, WaitFrame, WaitMessage};
+
 use crate::time::Millis;
 
 /// Who speaks in a message, which decides how the chat shows it and how an agent reads it.
@@ -126,6 +132,48 @@ pub struct Message {
     pub voice: bool,
     /// When it was stored.
     pub at: Millis,
+}
+
+/// A message as the UI and a `clawmux wait` receive it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MessageOut {
+    /// The conversation (agent) it belongs to.
+    pub session_id: String,
+    /// The public id.
+    pub id: String,
+    /// The cursor position.
+    pub seq: i64,
+    /// `user|assistant|agent|ack|activity|system`.
+    pub kind: Kind,
+    /// Who wrote it.
+    pub sender: String,
+    /// Who receives it.
+    pub recipient: Option<String>,
+    /// The text (markdown).
+    pub text: String,
+    /// The message it answers.
+    pub parent_id: Option<String>,
+    /// Spoken rather than typed.
+    pub voice: bool,
+    /// When it was stored.
+    pub ts: Millis,
+}
+
+impl From<&Message> for MessageOut {
+    fn from(m: &Message) -> MessageOut {
+        MessageOut {
+            session_id: m.agent.clone(),
+            id: m.id.to_string(),
+            seq: m.seq,
+            kind: m.kind,
+            sender: m.sender.clone(),
+            recipient: m.recipient.clone(),
+            text: m.text.clone(),
+            parent_id: m.parent.as_ref().map(ToString::to_string),
+            voice: m.voice,
+            ts: m.at,
+        }
+    }
 }
 
 /// How an agent reads a message (what `clawmux wait` and the Stop hook print):

@@ -1,0 +1,198 @@
+//! The error codes of the wire: every `{"code": ..., "message": ...}` the hub answers names one of these.
+//!
+//! One list, so a code is spelled once: the hub builds its errors from it, the HTTP layer picks each code's
+//! status in one match, the CLI and the UI compare against it (the UI's copy in `ui/js/names.js` is checked
+//! against [`Code::ALL`] by a test).
+
+/// Declares the codes with their wire names, [`Code::ALL`] and [`Code::as_str`] from one table.
+macro_rules! codes {
+    ($($(#[doc = $doc:literal])+ $variant:ident = $name:literal,)+) => {
+        /// A stable, machine-readable error code.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Code {
+            $($(#[doc = $doc])+ $variant,)+
+        }
+
+        impl Code {
+            /// Every code, in declaration order.
+            pub const ALL: &'static [Code] = &[$(Code::$variant,)+];
+
+            /// The code's name on the wire.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Code::$variant => $name,)+
+                }
+            }
+        }
+    };
+}
+
+codes! {
+    // The request itself.
+    /// The request body is not JSON, or not the JSON expected.
+    MalformedJson = "malformed_json",
+    /// A hook payload is JSON but misses a field or has one of the wrong type.
+    MalformedEvent = "malformed_event",
+    /// A hook event ClawMux has no rule for (stored, harmless).
+    UnknownEvent = "unknown_event",
+    /// The request body could not be read.
+    BadBody = "bad_body",
+    /// The request body is over the hub's limit.
+    BodyTooLarge = "body_too_large",
+    /// A query string that does not parse.
+    BadQuery = "bad_query",
+    /// The `ClawMux-Session` header is not text.
+    BadSessionHeader = "bad_session_header",
+    /// A request that must name its agent did not.
+    MissingSession = "missing_session",
+    /// No route by that path, or no page by that name.
+    NotFound = "not_found",
+    // Who may ask.
+    /// Missing or wrong token.
+    Unauthorized = "unauthorized",
+    /// A `Host` header that is not the hub's own (DNS rebinding).
+    BadHost = "bad_host",
+    /// An `Origin` that is not the hub's page or the app.
+    BadOrigin = "bad_origin",
+    // Agents.
+    /// No agent by that name.
+    UnknownAgent = "unknown_agent",
+    /// An agent by that name exists already.
+    AgentExists = "agent_exists",
+    /// The agent name is not acceptable.
+    BadAgentName = "bad_agent_name",
+    /// The work folder is missing, relative, or cannot be made.
+    BadWorkDir = "bad_work_dir",
+    /// The agent has been terminated.
+    AgentDead = "agent_dead",
+    /// The agent is not running, so it cannot be ended or interrupted.
+    NotRunning = "not_running",
+    /// The agent was not started by ClawMux, so ClawMux cannot start or end it.
+    NotManaged = "not_managed",
+    /// The `claude` command is not installed.
+    ClaudeMissing = "claude_missing",
+    /// `tmux` is not installed.
+    TmuxMissing = "tmux_missing",
+    /// `tmux` refused a command.
+    TmuxFailed = "tmux_failed",
+    /// An agent's stored launch cannot be read.
+    CorruptLaunch = "corrupt_launch",
+    /// An agent's process could not be ended.
+    TerminateFailed = "terminate_failed",
+    // Messages.
+    /// An empty message.
+    EmptyMessage = "empty_message",
+    /// A message over the size limit.
+    MessageTooLarge = "message_too_large",
+    /// Not a message id.
+    BadMessageId = "bad_message_id",
+    /// Not a cursor (a message id).
+    BadCursor = "bad_cursor",
+    /// A cursor that names no message of that conversation.
+    UnknownCursor = "unknown_cursor",
+    /// A reply or acknowledgement to a message that does not exist.
+    UnknownParent = "unknown_parent",
+    /// An idempotency key sent again with different content.
+    IdempotencyConflict = "idempotency_conflict",
+    /// A history file of the original product that cannot be imported.
+    BadHistory = "bad_history",
+    /// No diagnostic log by that name.
+    UnknownLog = "unknown_log",
+    // Voice.
+    /// The voice settings are not acceptable (an address that is not http(s), ...).
+    BadVoiceSettings = "bad_voice_settings",
+    /// The saved voice settings file cannot be read.
+    VoiceSettingsUnreadable = "voice_settings_unreadable",
+    /// No transcription or speech service is set.
+    VoiceNotConfigured = "voice_not_configured",
+    /// The voice service did not answer.
+    VoiceServiceUnreachable = "voice_service_unreachable",
+    /// The transcription service refused the recording or answered nonsense.
+    TranscriptionFailed = "transcription_failed",
+    /// The speech service failed.
+    SpeechFailed = "speech_failed",
+    /// The transcription is empty: nothing was said.
+    NothingHeard = "nothing_heard",
+    /// Text to speak that is empty or too long.
+    BadText = "bad_text",
+    /// The body is not audio.
+    NotAudio = "not_audio",
+    /// The recording is empty.
+    EmptyRecording = "empty_recording",
+    /// Not a recording id.
+    BadRecordingId = "bad_recording_id",
+    /// No recording by that id is kept.
+    NoSuchRecording = "no_such_recording",
+    /// A recording is under way already.
+    AlreadyRecording = "already_recording",
+    /// No recording is under way.
+    NotRecording = "not_recording",
+    /// No microphone can be used.
+    NoMicrophone = "no_microphone",
+    /// The microphone failed while recording.
+    RecordingFailed = "recording_failed",
+    /// A file could not be saved.
+    CannotSave = "cannot_save",
+    // The hub itself.
+    /// The hub could not start.
+    Startup = "startup",
+    /// The hub is not serving yet.
+    NotServing = "not_serving",
+    /// The desktop app's hub is not available.
+    HubUnavailable = "hub_unavailable",
+    /// A stored row the code does not understand.
+    CorruptStore = "corrupt_store",
+    /// SQLite failed.
+    Database = "database",
+    /// A failure of the hub's own.
+    Internal = "internal",
+}
+
+impl std::fmt::Display for Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl serde::Serialize for Code {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Code {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Code, String> {
+        Code::ALL
+            .iter()
+            .copied()
+            .find(|c| c.as_str() == s)
+            .ok_or_else(|| format!("unknown error code `{s}`"))
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Code {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Code, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_has_its_own_name_and_reads_back() {
+        let mut names: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), Code::ALL.len(), "two codes share a name");
+        for &c in Code::ALL {
+            assert_eq!(c.as_str().parse::<Code>(), Ok(c));
+            assert_eq!(serde_json::to_value(c).unwrap(), c.as_str());
+        }
+        assert!("no_such_code".parse::<Code>().is_err());
+    }
+}

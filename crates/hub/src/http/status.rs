@@ -1,0 +1,71 @@
+//! The one place where an error code gets its HTTP status.
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use clawmux_core::wire::Code;
+
+use crate::error::HubError;
+
+/// The HTTP status that fits an error code.
+pub(crate) fn status(code: Code) -> StatusCode {
+    match code {
+        Code::MalformedJson
+        | Code::MalformedEvent
+        | Code::UnknownEvent
+        | Code::BadBody
+        | Code::BadQuery
+        | Code::BadSessionHeader
+        | Code::MissingSession
+        | Code::BadAgentName
+        | Code::BadWorkDir
+        | Code::ClaudeMissing
+        | Code::EmptyMessage
+        | Code::BadMessageId
+        | Code::BadCursor
+        | Code::UnknownCursor
+        | Code::UnknownParent
+        | Code::BadHistory
+        | Code::UnknownLog
+        | Code::BadVoiceSettings
+        | Code::BadText
+        | Code::EmptyRecording
+        | Code::BadRecordingId => StatusCode::BAD_REQUEST,
+        Code::Unauthorized => StatusCode::UNAUTHORIZED,
+        Code::BadHost | Code::BadOrigin => StatusCode::FORBIDDEN,
+        Code::NotFound | Code::UnknownAgent | Code::NoSuchRecording => StatusCode::NOT_FOUND,
+        Code::AgentExists
+        | Code::AgentDead
+        | Code::NotRunning
+        | Code::NotManaged
+        | Code::IdempotencyConflict
+        | Code::VoiceNotConfigured
+        | Code::AlreadyRecording
+        | Code::NotRecording => StatusCode::CONFLICT,
+        Code::BodyTooLarge | Code::MessageTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+        Code::NotAudio => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        Code::NothingHeard => StatusCode::UNPROCESSABLE_ENTITY,
+        Code::VoiceServiceUnreachable | Code::TranscriptionFailed | Code::SpeechFailed => {
+            StatusCode::BAD_GATEWAY
+        }
+        Code::TmuxMissing | Code::NotServing | Code::HubUnavailable | Code::NoMicrophone => {
+            StatusCode::SERVICE_UNAVAILABLE
+        }
+        Code::TmuxFailed
+        | Code::CorruptLaunch
+        | Code::TerminateFailed
+        | Code::VoiceSettingsUnreadable
+        | Code::RecordingFailed
+        | Code::CannotSave
+        | Code::Startup
+        | Code::CorruptStore
+        | Code::Database
+        | Code::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
+
+impl IntoResponse for HubError {
+    fn into_response(self) -> Response {
+        let body = serde_json::json!({ "code": self.code, "message": self.message });
+        (status(self.code), axum::Json(body)).into_response()
+    }
+}

@@ -1,0 +1,139 @@
+//! When the desktop app raises a notification: a pure rule over each agent's status changes, so it is
+//! tested here, without a window or a notification daemon.
+//!
+//! One notice per transition: an agent that starts to need the user (a new "needs you"), and an agent that
+//! stops working and waits for the user (Working to Idle with nothing needed). Starting to Idle is an agent
+//! arriving, not finishing, and tells nobody anything.
+
+use std::collections::HashMap;
+
+use clawmux_core::{Attention, State};
+
+use crate::ui_event::SessionInfo;
+
+/// What to tell the user.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Notice {
+    /// The agent needs the user; the reason is one line.
+    NeedsYou(String),
+    /// The agent finished its work and waits for the user.
+    Finished,
+}
+
+/// Each agent's last state and need, as the rule last saw them.
+#[derive(Debug, Default)]
+pub struct NoticeRule {
+    states: HashMap<String, State>,
+    needs: HashMap<String, Attention>,
+}
+
+impl NoticeRule {
+    /// Starts from the agents as they are now: what is already the case is not news.
+    pub fn new(sessions: &[SessionInfo]) -> NoticeRule {
+        NoticeRule {
+            states: sessions
+                .iter()
+                .map(|s| (s.session_id.clone(), s.state))
+                .collect(),
+            needs: sessions
+                .iter()
+                .filter_map(|s| Some((s.session_id.clone(), s.needs.clone()?)))
+                .collect(),
+        }
+    }
+
+    /// An agent's new status: the notice it deserves, if any.
+    pub fn on_status(
+        &mut self,
+        agent: &str,
+        state: State,
+        needs: Option<&Attention>,
+    ) -> Option<Notice> {
+        let before = self.states.insert(agent.to_owned(), state);
+        let needed = match needs {
+            Some(a) => self.needs.insert(agent.to_owned(), a.clone()),
+            None => self.needs.remove(agent),
+        };
+        match needs {
+            Some(a) if needed.as_ref() != Some(a) => Some(Notice::NeedsYou(a.reason.clone())),
+            Some(_) => None,
+            None => {
+                let worked = matches!(before, Some(State::Processing | State::Compacting));
+                (state == State::Idle && worked).then_some(Notice::Finished)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clawmux_core::{Millis, Need};
+
+    use super::*;
+
+    fn need(reason: &str) -> Attention {
+        Attention {
+            need: Need::Permission,
+            reason: reason.to_owned(),
+            tool_use_id: None,
+            tool_name: None,
+            since: Millis(1),
+        }
+    }
+
+    #[test]
+    fn finishing_work_is_news_arriving_is_not() {
+        let mut rule = NoticeRule::default();
+        assert_eq!(rule.on_status("sky", State::Starting, None), None);
+        assert_eq!(rule.on_status("sky", State::Idle, None), None);
+        assert_eq!(rule.on_status("sky", State::Processing, None), None);
+        assert_eq!(
+            rule.on_status("sky", State::Idle, None),
+            Some(Notice::Finished)
+        );
+        assert_eq!(rule.on_status("sky", State::Idle, None), None);
+        assert_eq!(rule.on_status("sky", State::Compacting, None), None);
+        assert_eq!(
+            rule.on_status("sky", State::Idle, None),
+            Some(Notice::Finished)
+        );
+        assert_eq!(rule.on_status("sky", State::Processing, None), None);
+        assert_eq!(rule.on_status("sky", State::Dead, None), None);
+    }
+
+    #[test]
+    fn a_need_is_told_once_and_a_new_one_again() {
+        let mut rule = NoticeRule::default();
+        rule.on_status("sky", State::Processing, None);
+        let push = need("Permission: Running git push");
+        assert_eq!(
+            rule.on_status("sky", State::Processing, Some(&push)),
+            Some(Notice::NeedsYou("Permission: Running git push".into()))
+        );
+        assert_eq!(rule.on_status("sky", State::Processing, Some(&push)), None);
+        let rm = need("Permission: Running rm -rf build");
+        assert!(rule
+            .on_status("sky", State::Processing, Some(&rm))
+            .is_some());
+        // Answered, the agent goes on, then finishes: that is news again.
+        assert_eq!(rule.on_status("sky", State::Processing, None), None);
+        assert_eq!(
+            rule.on_status("sky", State::Idle, None),
+            Some(Notice::Finished)
+        );
+    }
+
+    #[test]
+    fn what_is_already_the_case_at_start_is_not_news() {
+        let mut info = SessionInfo::new("sky", "/w", &clawmux_core::Snapshot::new(Millis(1)), 0);
+        info.state = State::Processing;
+        info.needs = Some(need("Permission: Running ls"));
+        let mut rule = NoticeRule::new(&[info]);
+        let ls = need("Permission: Running ls");
+        assert_eq!(rule.on_status("sky", State::Processing, Some(&ls)), None);
+        assert_eq!(
+            rule.on_status("sky", State::Idle, None),
+            Some(Notice::Finished)
+        );
+    }
+}

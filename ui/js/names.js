@@ -1,0 +1,96 @@
+// The wire's names, in one place for the whole UI: agent states, how an agent runs, why it ended, message
+// kinds and error codes. The hub's Rust enums are the source; a test (crates/hub/tests/ui_names.rs) fails
+// when a list here and its enum differ, so a renamed state breaks a test instead of the sidebar.
+
+/** An agent's state (`clawmux_core::State`). */
+export const State = Object.freeze({
+  STARTING: 'starting',
+  IDLE: 'idle',
+  PROCESSING: 'processing',
+  COMPACTING: 'compacting',
+  DEAD: 'dead',
+});
+
+/** How an agent runs (`LaunchKind`). */
+export const Launch = Object.freeze({
+  CLAUDE: 'claude',
+  DEMO: 'demo',
+  EXTERNAL: 'external',
+  OBSERVED: 'observed',
+});
+
+/** Why an agent's process ended (`EndReason`). */
+export const EndReason = Object.freeze({
+  TERMINATED: 'terminated',
+  EXITED: 'exited',
+});
+
+/** Who speaks in a message (`clawmux_core::wire::Kind`). */
+export const Kind = Object.freeze({
+  USER: 'user',
+  ASSISTANT: 'assistant',
+  AGENT: 'agent',
+  ACK: 'ack',
+  ACTIVITY: 'activity',
+  SYSTEM: 'system',
+});
+
+/** The error codes of `{code, message}` answers (`clawmux_core::wire::Code`). */
+export const Code = Object.freeze({
+  MALFORMED_JSON: 'malformed_json',
+  MALFORMED_EVENT: 'malformed_event',
+  UNKNOWN_EVENT: 'unknown_event',
+  BAD_BODY: 'bad_body',
+  BODY_TOO_LARGE: 'body_too_large',
+  BAD_QUERY: 'bad_query',
+  BAD_SESSION_HEADER: 'bad_session_header',
+  MISSING_SESSION: 'missing_session',
+  NOT_FOUND: 'not_found',
+  UNAUTHORIZED: 'unauthorized',
+  BAD_HOST: 'bad_host',
+  BAD_ORIGIN: 'bad_origin',
+  UNKNOWN_AGENT: 'unknown_agent',
+  AGENT_EXISTS: 'agent_exists',
+  BAD_AGENT_NAME: 'bad_agent_name',
+  BAD_WORK_DIR: 'bad_work_dir',
+  AGENT_DEAD: 'agent_dead',
+  NOT_RUNNING: 'not_running',
+  NOT_MANAGED: 'not_managed',
+  CLAUDE_MISSING: 'claude_missing',
+  TMUX_MISSING: 'tmux_missing',
+  TMUX_FAILED: 'tmux_failed',
+  CORRUPT_LAUNCH: 'corrupt_launch',
+  TERMINATE_FAILED: 'terminate_failed',
+  EMPTY_MESSAGE: 'empty_message',
+  MESSAGE_TOO_LARGE: 'message_too_large',
+  BAD_MESSAGE_ID: 'bad_message_id',
+  BAD_CURSOR: 'bad_cursor',
+  UNKNOWN_CURSOR: 'unknown_cursor',
+  UNKNOWN_PARENT: 'unknown_parent',
+  IDEMPOTENCY_CONFLICT: 'idempotency_conflict',
+  BAD_HISTORY: 'bad_history',
+  UNKNOWN_LOG: 'unknown_log',
+  BAD_VOICE_SETTINGS: 'bad_voice_settings',
+  VOICE_SETTINGS_UNREADABLE: 'voice_settings_unreadable',
+  VOICE_NOT_CONFIGURED: 'voice_not_configured',
+  VOICE_SERVICE_UNREACHABLE: 'voice_service_unreachable',
+  TRANSCRIPTION_FAILED: 'transcription_failed',
+  SPEECH_FAILED: 'speech_failed',
+  NOTHING_HEARD: 'nothing_heard',
+  BAD_TEXT: 'bad_text',
+  NOT_AUDIO: 'not_audio',
+  EMPTY_RECORDING: 'empty_recording',
+  BAD_RECORDING_ID: 'bad_recording_id',
+  NO_SUCH_RECORDING: 'no_such_recording',
+  ALREADY_RECORDING: 'already_recording',
+  NOT_RECORDING: 'not_recording',
+  NO_MICROPHONE: 'no_microphone',
+  RECORDING_FAILED: 'recording_failed',
+  CANNOT_SAVE: 'cannot_save',
+  STARTUP: 'startup',
+  NOT_SERVING: 'not_serving',
+  HUB_UNAVAILABLE: 'hub_unavailable',
+  CORRUPT_STORE: 'corrupt_store',
+  DATABASE: 'database',
+  INTERNAL: 'internal',
+});
