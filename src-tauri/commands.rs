@@ -6,7 +6,7 @@ use clawmux_hub::{Command, HubError};
 use serde_json::{json, Value};
 use tauri::State;
 
-use crate::start::Desktop;
+use crate::desktop::Desktop;
 
 /// Runs a command of the hub's UI surface.
 #[tauri::command]

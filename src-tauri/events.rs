@@ -4,7 +4,6 @@
 //!
 //! One notification per such transition, never for the agent the user is looking at in a focused window.
 
-use clawmux_core::wire::Kind;
 use clawmux_hub::notice::{Notice, NoticeRule};
 use clawmux_hub::ui_event::UiEvent;
 use clawmux_hub::Hub;
@@ -12,10 +11,7 @@ use tauri::{AppHandle, Emitter, Manager};
 use tauri_plugin_notification::NotificationExt;
 use tokio::sync::broadcast::error::RecvError;
 
-use crate::start::Desktop;
-
-/// How much of the agent's last message a notification shows.
-const PREVIEW_CHARS: usize = 140;
+use crate::desktop::Desktop;
 
 /// Forwards the hub's events for as long as the app runs.
 pub fn forward(app: AppHandle) {
@@ -92,24 +88,6 @@ async fn notify_idle(app: &AppHandle, hub: &Hub, agent: &str) {
     if on_screen(app, agent) {
         return;
     }
-    let last = match hub.store().latest(agent, 20).await {
-        Ok(page) => page
-            .into_iter()
-            .rev()
-            .find(|m| m.kind == Kind::Assistant)
-            .map(|m| m.text),
-        Err(_) => None,
-    };
-    let body = match last {
-        Some(text) => {
-            let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
-            let mut preview: String = flat.chars().take(PREVIEW_CHARS).collect();
-            if flat.chars().count() > PREVIEW_CHARS {
-                preview.push('…');
-            }
-            preview
-        }
-        None => "Finished and waiting for you.".to_owned(),
-    };
+    let body = hub.finished_notice(agent).await;
     notify(app, agent, &format!("{agent} is waiting for you"), &body);
 }

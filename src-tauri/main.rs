@@ -8,9 +8,11 @@
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 mod commands;
+mod desktop;
 mod events;
 mod geometry;
 mod links;
+mod recorder;
 mod recording;
 mod start;
 

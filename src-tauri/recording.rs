@@ -5,38 +5,12 @@
 //! and store that kept file, the path the browser's uploads take after they are kept. A recording that failed to send stays there and is
 //! sent again under the same id, so it is stored once; one cancelled is never written.
 
-use std::sync::{Arc, Mutex, PoisonError};
-
-use clawmux_capture::{Recording, Source};
 use clawmux_core::wire::Code;
 use clawmux_hub::HubError;
 use serde_json::{json, Value};
 use tauri::State;
 
-use crate::start::Desktop;
-
-/// The app's recorder: where it records from, and the recording under way.
-pub struct Recorder {
-    source: Source,
-    current: Mutex<Option<(String, Recording)>>,
-}
-
-impl Recorder {
-    /// A recorder for `source`.
-    pub fn new(source: Source) -> Arc<Recorder> {
-        Arc::new(Recorder {
-            source,
-            current: Mutex::new(None),
-        })
-    }
-
-    fn take(&self) -> Option<(String, Recording)> {
-        self.current
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take()
-    }
-}
+use crate::desktop::Desktop;
 
 fn failed(code: Code, e: impl std::fmt::Display) -> HubError {
     HubError::new(code, e.to_string())
@@ -47,20 +21,7 @@ fn failed(code: Code, e: impl std::fmt::Display) -> HubError {
 pub async fn record_start(desktop: State<'_, Desktop>) -> Result<Value, HubError> {
     let recorder = desktop.recorder.clone();
     tauri::async_runtime::spawn_blocking(move || {
-        let mut current = recorder
-            .current
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if current.is_some() {
-            return Err(HubError::new(
-                Code::AlreadyRecording,
-                "a recording is already under way",
-            ));
-        }
-        let recording = clawmux_capture::start(&recorder.source)
-            .map_err(|e| HubError::new(Code::NoMicrophone, e.to_string()))?;
-        let id = uuid::Uuid::new_v4().simple().to_string();
-        *current = Some((id.clone(), recording));
+        let id = recorder.begin()?;
         Ok(json!({ "recording": id }))
     })
     .await

@@ -1,37 +1,16 @@
 //! Starting the in-process hub: its data folder, and a port on 127.0.0.1 (3460, or the next free one).
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use clawmux_capture::Source;
-use clawmux_core::wire::Code;
-use clawmux_hub::{Hub, HubError};
+use clawmux_hub::Hub;
 
-use crate::recording::Recorder;
+use crate::desktop::Desktop;
+use crate::recorder::Recorder;
 
 /// The ports tried, in order: the default, then the next ones.
 const PORTS: std::ops::RangeInclusive<u16> = 3460..=3479;
-
-/// The app's state: the hub if it started, or why it did not.
-pub struct Desktop {
-    /// The running hub.
-    pub hub: Result<Hub, String>,
-    /// Its port.
-    pub port: Option<u16>,
-    /// The agent the window shows, when the window has focus (no notification for it).
-    pub viewing: Mutex<Option<String>>,
-    /// Push-to-talk.
-    pub recorder: Arc<Recorder>,
-}
-
-impl Desktop {
-    /// The hub, or the error every command answers when it did not start.
-    pub fn running(&self) -> Result<&Hub, HubError> {
-        self.hub
-            .as_ref()
-            .map_err(|why| HubError::new(Code::HubUnavailable, why.clone()))
-    }
-}
 
 /// The app's command line.
 #[derive(Debug, PartialEq, Eq)]

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use clawmux_core::observe::{LogObserver, Observers};
@@ -15,13 +15,13 @@ use clawmux_core::wire::{check_agent_name, Kind, Message, MsgId};
 use clawmux_core::{Event, Millis, Source, State};
 use clawmux_store::{Applied, Incoming, NewMessage, Store};
 use sha2::{Digest, Sha256};
-use tokio::sync::{broadcast, watch, Notify};
+use tokio::sync::broadcast;
 
 use crate::config::{load_or_create_token, make_private, Options, DB_FILE};
 use crate::error::HubError;
 use crate::lifecycle::launch::Launch;
-use crate::lifecycle::pulse::Pulse;
 use crate::lifecycle::tmux::Tmux;
+use crate::live::Live;
 use crate::metrics::SharedMetrics;
 use crate::ui_event::{SessionInfo, UiEvent};
 
@@ -32,8 +32,6 @@ const UI_BACKLOG: usize = 4096;
 /// How long, after the hub starts, the `clawmux wait`s of IDLE agents have to reconnect before those agents
 /// are taken to have left their wait while the hub was down.
 pub const WAIT_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
-/// The sentinel a hook hand-over leaves in the agent's folder for the Stop hook (docs/PROTOCOL.md).
-pub const HOOK_DELIVERED: &str = ".hook_delivered";
 
 /// A handle to the hub.
 #[derive(Clone)]
@@ -64,121 +62,6 @@ struct Inner {
     tmux: Tmux,
     /// The port the hub serves on (0 until it serves): agents are told it.
     port: AtomicU16,
-}
-
-/// What the hub keeps in memory about one agent, beside its stored state.
-pub(crate) struct Live {
-    pub(crate) work_dir: PathBuf,
-    /// One inbox consumer at a time: the waiter, a tool hook or the Stop hook.
-    pub(crate) inbox: Arc<tokio::sync::Mutex<()>>,
-    /// The id of the last event whose status was broadcast. Events are applied in parallel (the store
-    /// commits them in groups); a status computed from an older event than one already sent is stale
-    /// and is not sent, so the UI never steps back.
-    pub(crate) last_status: Mutex<i64>,
-    /// Makes "change the waiter slot, then record its connect or disconnect" one step per agent. Without
-    /// it, an agent that re-enters `clawmux wait` at once can have the old wait's disconnect recorded after
-    /// the new wait's connect, and show PROCESSING while it waits.
-    pub(crate) wait_order: tokio::sync::Mutex<()>,
-    /// The connected `clawmux wait`, if any: its id and how to signal it.
-    pub(crate) waiter: Mutex<Option<(u64, Arc<WaitSignals>)>>,
-    /// A message was handed over through a hook and Claude has not been stopped-and-reminded since.
-    pub(crate) hook_delivered: AtomicBool,
-    /// Set when a message for this agent is stored, cleared by a consumer before it looks: lets hooks skip
-    /// the inbox query when nothing can be pending. Never a false "nothing": set after commit, cleared before
-    /// reading.
-    pub(crate) maybe_pending: AtomicBool,
-    /// The latest sign of life, for the supervisor of a running agent.
-    pub(crate) pulse: watch::Sender<Pulse>,
-    /// The pid of the agent's process in tmux, while the hub runs it.
-    process: Mutex<Option<u32>>,
-    /// The user asked for the running process to end: its end is not a crash.
-    pub(crate) ending: AtomicBool,
-    /// Told when the agent's process has ended: a `clawmux wait` still connected for it is closed.
-    pub(crate) ended: Notify,
-    /// Held while the agent's process is started or its end is handled: one at a time.
-    pub(crate) lifecycle: tokio::sync::Mutex<()>,
-    /// What the user must know about the agent now (it did not start, it stopped, it left the loop);
-    /// cleared when the agent is back in `clawmux wait`.
-    problem: Mutex<Option<String>>,
-    /// The transcript being watched, if a hook has named one.
-    transcript: Mutex<Option<crate::transcript::Watching>>,
-}
-
-/// How the hub signals a connected `clawmux wait`.
-#[derive(Debug, Default)]
-pub(crate) struct WaitSignals {
-    /// Look at the inbox: a message may have arrived.
-    pub(crate) wake: Notify,
-    /// The Bash call that ran this wait has returned (Claude moved it to the background at its timeout,
-    /// or ran it there): nothing it prints reaches Claude now, so it must take no message, and end.
-    pub(crate) call_returned: Notify,
-}
-
-impl Live {
-    fn new(work_dir: PathBuf, state: State) -> Live {
-        Live {
-            pulse: watch::channel(Pulse::new(state)).0,
-            process: Mutex::new(None),
-            ending: AtomicBool::new(false),
-            ended: Notify::new(),
-            lifecycle: tokio::sync::Mutex::new(()),
-            problem: Mutex::new(None),
-            transcript: Mutex::new(None),
-            work_dir,
-            inbox: Arc::new(tokio::sync::Mutex::new(())),
-            last_status: Mutex::new(0),
-            wait_order: tokio::sync::Mutex::new(()),
-            waiter: Mutex::new(None),
-            hook_delivered: AtomicBool::new(false),
-            maybe_pending: AtomicBool::new(true),
-        }
-    }
-
-    pub(crate) fn waiter(&self) -> MutexGuard<'_, Option<(u64, Arc<WaitSignals>)>> {
-        self.waiter
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    pub(crate) fn process(&self) -> MutexGuard<'_, Option<u32>> {
-        self.process
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    fn problem(&self) -> MutexGuard<'_, Option<String>> {
-        self.problem
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    pub(crate) fn transcript(&self) -> MutexGuard<'_, Option<crate::transcript::Watching>> {
-        self.transcript
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    pub(crate) fn has_waiter(&self) -> bool {
-        self.waiter().is_some()
-    }
-
-    /// The connected wait's Bash call has returned: tell it to end.
-    pub(crate) fn release_waiter(&self) {
-        if let Some((_, signals)) = &*self.waiter() {
-            signals.call_returned.notify_one();
-        }
-    }
-
-    /// Wakes the waiter, if one is connected, to look at the inbox.
-    pub(crate) fn wake(&self) {
-        if let Some((_, signals)) = &*self.waiter() {
-            signals.wake.notify_one();
-        }
-    }
-
-    pub(crate) fn sentinel(&self) -> PathBuf {
-        self.work_dir.join(HOOK_DELIVERED)
-    }
 }
 
 /// What the UI shows of a snapshot: a change to anything else (the watermark, the last tool) is not news.
@@ -245,8 +128,10 @@ impl Hub {
         &self.inner.token
     }
 
-    pub(crate) fn metrics(&self) -> &SharedMetrics {
-        &self.inner.metrics
+    /// The metrics page (`GET /metrics`).
+    pub async fn metrics_text(&self) -> Result<String, HubError> {
+        let agents = self.store().agents().await?;
+        Ok(self.inner.metrics.render(&agents, now(), self.started_at()))
     }
 
     /// When this hub started.
@@ -290,7 +175,7 @@ impl Hub {
     /// Sets (or clears) what the user must know about an agent, and tells the UI when it changes.
     pub(crate) fn set_problem(&self, agent: &str, problem: Option<String>) {
         let Ok(live) = self.live(agent) else { return };
-        let mut slot = live.problem();
+        let mut slot = live.run.problem();
         if *slot != problem {
             slot.clone_from(&problem);
             drop(slot);
@@ -317,8 +202,8 @@ impl Hub {
         &self.inner.data_dir
     }
 
-    /// The store (read access for the API's history queries).
-    pub fn store(&self) -> &Store {
+    /// The store: the hub's modules read it; nothing outside the hub writes or reads it behind its back.
+    pub(crate) fn store(&self) -> &Store {
         &self.inner.store
     }
 
@@ -376,7 +261,10 @@ impl Hub {
             .launch
             .as_deref()
             .and_then(|l| serde_json::from_str::<Launch>(l).ok());
-        let problem = self.live(&row.name).ok().and_then(|l| l.problem().clone());
+        let problem = self
+            .live(&row.name)
+            .ok()
+            .and_then(|l| l.run.problem().clone());
         Ok(
             SessionInfo::new(&row.name, &row.work_dir, &row.snapshot, unread)
                 .with_launch(launch.as_ref(), problem),
@@ -507,7 +395,7 @@ impl Hub {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .notify(agent, &applied.before, &applied.decision, &applied.after);
-        live.pulse.send_modify(|p| p.saw(event, &applied.after));
+        live.run.pulse.send_modify(|p| p.saw(event, &applied.after));
         let mut last_status = live
             .last_status
             .lock()
@@ -554,8 +442,8 @@ impl Hub {
     /// After a message for `agent`'s inbox was stored: flag it, wake the waiter, tell the UI.
     async fn announce_pending(&self, agent: &str) -> Result<(), HubError> {
         let live = self.live(agent)?;
-        live.maybe_pending.store(true, Ordering::SeqCst);
-        live.wake();
+        live.mail.maybe_pending.store(true, Ordering::SeqCst);
+        live.mail.wake();
         self.inbox_changed(agent).await;
         Ok(())
     }
@@ -686,9 +574,9 @@ impl Hub {
             let Ok(live) = self.live(&row.name) else {
                 continue;
             };
-            let _order = live.wait_order.lock().await;
+            let _order = live.mail.wait_order.lock().await;
             let idle = self.inner.store.agent(&row.name).await?.snapshot.state == State::Idle;
-            if idle && !live.has_waiter() {
+            if idle && !live.mail.has_waiter() {
                 self.apply(&row.name, Source::Hub, &Event::WaitDisconnected, b"")
                     .await?;
             }

@@ -26,7 +26,9 @@ use tokio::sync::OwnedMutexGuard;
 use clawmux_core::wire::StopVerdict;
 
 use crate::error::HubError;
-use crate::hub::{now, Hub, Live, WaitSignals};
+use crate::hub::{now, Hub};
+use crate::live::Live;
+use crate::mailbox::WaitSignals;
 
 /// Whether a Bash tool's input runs `clawmux wait`.
 fn runs_wait(tool_name: &str, input: Option<&Value>) -> bool {
@@ -104,7 +106,7 @@ impl Hub {
         if wait_call_returned(hook, &value) {
             // A wait still connected now runs in the background: a message it took would never reach
             // Claude. It ends; the messages stay for the next wait, or this hook.
-            self.live(&agent)?.release_waiter();
+            self.live(&agent)?.mail.release_waiter();
         }
         if let (HookKind::SessionStart { .. }, Some(session)) = (&hook.kind, &hook.session_id) {
             // The conversation exists now: a restart resumes it.
@@ -142,21 +144,21 @@ impl Hub {
 
     async fn hand_over_to_hook(&self, agent: &str) -> Result<Vec<Message>, HubError> {
         let live = self.live(agent)?;
-        if live.has_waiter() || !live.maybe_pending.load(Ordering::SeqCst) {
+        if live.mail.has_waiter() || !live.mail.maybe_pending.load(Ordering::SeqCst) {
             return Ok(Vec::new());
         }
         // Another consumer is at work: leave the messages to it rather than make Claude's tool call wait.
-        let Ok(_guard) = live.inbox.try_lock() else {
+        let Ok(_guard) = live.mail.consumer.try_lock() else {
             return Ok(Vec::new());
         };
-        if live.has_waiter() {
+        if live.mail.has_waiter() {
             return Ok(Vec::new());
         }
-        live.maybe_pending.store(false, Ordering::SeqCst);
+        live.mail.maybe_pending.store(false, Ordering::SeqCst);
         let messages = self.store().take_inbox(agent, Channel::Hook, now()).await?;
         if !messages.is_empty() {
-            live.hook_delivered.store(true, Ordering::SeqCst);
-            if let Err(e) = std::fs::write(live.sentinel(), b"") {
+            live.mail.hook_delivered.store(true, Ordering::SeqCst);
+            if let Err(e) = std::fs::write(live.mail.sentinel(), b"") {
                 tracing::warn!(agent, error = %e, "cannot write the .hook_delivered sentinel");
             }
             self.inbox_changed(agent).await;
@@ -170,9 +172,9 @@ impl Hub {
         let (event, _) = Event::from_hook_payload(body);
         self.apply(agent, Source::Hook, &event, body).await?;
         self.follow_transcript_of(agent, &event);
-        let _guard = live.inbox.lock().await;
-        if live.hook_delivered.swap(false, Ordering::SeqCst) {
-            let _ = std::fs::remove_file(live.sentinel());
+        let _guard = live.mail.consumer.lock().await;
+        if live.mail.hook_delivered.swap(false, Ordering::SeqCst) {
+            let _ = std::fs::remove_file(live.mail.sentinel());
             return Ok(StopVerdict {
                 block: true,
                 reason: "You were handed new message(s) during your last tool calls (see the hook context). \
@@ -180,7 +182,7 @@ impl Hub {
                     .to_owned(),
             });
         }
-        live.maybe_pending.store(false, Ordering::SeqCst);
+        live.mail.maybe_pending.store(false, Ordering::SeqCst);
         let messages = self
             .store()
             .take_inbox(agent, Channel::StopHook, now())
@@ -197,7 +199,7 @@ impl Hub {
                 ),
             });
         }
-        if live.has_waiter() {
+        if live.mail.has_waiter() {
             return Ok(StopVerdict {
                 block: false,
                 reason: String::new(),
@@ -221,6 +223,11 @@ impl Hub {
         }
     }
 
+    /// How many messages wait in the agent's inbox.
+    pub async fn pending(&self, agent: &str) -> Result<i64, HubError> {
+        Ok(self.store().pending(agent).await?)
+    }
+
     /// A `clawmux wait` connected: the agent is IDLE. Refuses an unknown agent and a dead one.
     pub async fn wait_open(&self, agent: &str) -> Result<Waiter, HubError> {
         let live = self.live(agent)?;
@@ -230,15 +237,15 @@ impl Hub {
                 format!("agent `{agent}` has been terminated"),
             ));
         }
-        let order = live.wait_order.lock().await;
+        let order = live.mail.wait_order.lock().await;
         let id = self.next_waiter_id();
         let signals = Arc::new(WaitSignals::default());
         // The first look at the inbox happens at once: messages may have arrived while it was away.
         signals.wake.notify_one();
-        *live.waiter() = Some((id, signals.clone()));
+        *live.mail.waiter() = Some((id, signals.clone()));
         // Entering the wait means Claude finished with whatever a hook handed it.
-        live.hook_delivered.store(false, Ordering::SeqCst);
-        let _ = std::fs::remove_file(live.sentinel());
+        live.mail.hook_delivered.store(false, Ordering::SeqCst);
+        let _ = std::fs::remove_file(live.mail.sentinel());
         self.apply(agent, Source::Wait, &Event::WaitConnected, b"")
             .await?;
         drop(order);
@@ -273,8 +280,8 @@ impl Waiter {
     pub async fn offer(&self) -> Result<Offer, HubError> {
         loop {
             self.signals.wake.notified().await;
-            let guard = self.live.inbox.clone().lock_owned().await;
-            self.live.maybe_pending.store(false, Ordering::SeqCst);
+            let guard = self.live.mail.consumer.clone().lock_owned().await;
+            self.live.mail.maybe_pending.store(false, Ordering::SeqCst);
             let messages = self.hub.store().peek_inbox(&self.agent).await?;
             if !messages.is_empty() {
                 return Ok(Offer { messages, guard });
@@ -295,13 +302,13 @@ impl Waiter {
 
     /// The waiter went away before confirming: the messages stay in the inbox for the next consumer.
     pub fn decline(&self, offer: Offer) {
-        self.live.maybe_pending.store(true, Ordering::SeqCst);
+        self.live.mail.maybe_pending.store(true, Ordering::SeqCst);
         drop(offer.guard);
     }
 
     /// Resolves when the agent's process has ended: the wait must close.
     pub async fn agent_ended(&self) {
-        self.live.ended.notified().await;
+        self.live.run.ended.notified().await;
     }
 
     /// Resolves when the Bash call that ran this wait has returned: the wait must close, taking nothing.
@@ -317,9 +324,9 @@ impl Waiter {
     /// The waiter is gone (it exited after its messages, was killed, or its connection died): unless a
     /// newer waiter replaced it, the agent is now PROCESSING.
     pub async fn close(self) -> Result<(), HubError> {
-        let _order = self.live.wait_order.lock().await;
+        let _order = self.live.mail.wait_order.lock().await;
         let was_current = {
-            let mut slot = self.live.waiter();
+            let mut slot = self.live.mail.waiter();
             match &*slot {
                 Some((id, _)) if *id == self.id => {
                     *slot = None;

@@ -14,6 +14,8 @@ pub mod hub;
 pub mod import;
 pub mod inbox;
 pub mod lifecycle;
+mod live;
+mod mailbox;
 pub mod metrics;
 pub mod notice;
 pub mod observe;

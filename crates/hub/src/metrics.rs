@@ -10,8 +10,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use clawmux_core::observe::{Observer, StateMetrics};
 use clawmux_core::{Decision, Snapshot, State};
 
-use crate::error::HubError;
-use crate::hub::{now, Hub};
+use clawmux_core::Millis;
+use clawmux_store::AgentRow;
 
 /// The metrics observer, shared between the hub's observers and the `/metrics` page.
 #[derive(Clone, Default)]
@@ -22,6 +22,17 @@ impl SharedMetrics {
         self.0
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The metrics page for `agents` at `at`, for a hub started at `started_at`.
+    pub fn render(&self, agents: &[AgentRow], at: Millis, started_at: Millis) -> String {
+        let m = self.lock().clone();
+        let mut out = String::new();
+        time_in_state(&mut out, &m, agents, at, started_at);
+        transitions(&mut out, &m);
+        suppressed(&mut out, &m, agents);
+        current_state(&mut out, agents);
+        out
     }
 }
 
@@ -46,83 +57,89 @@ fn label(v: &str) -> String {
         .replace('\n', r"\n")
 }
 
-impl Hub {
-    /// The metrics page.
-    pub async fn metrics_text(&self) -> Result<String, HubError> {
-        let agents = self.store().agents().await?;
-        let at = now();
-        let m = self.metrics().lock().clone();
-        let mut out = String::new();
-        let _ = writeln!(
-            out,
-            "# HELP clawmux_agent_state_seconds_total Time each agent spent in each state since the hub started.\n\
-             # TYPE clawmux_agent_state_seconds_total counter"
-        );
-        for a in &agents {
-            for state in STATES {
-                let mut ms = m
-                    .time_in_state
-                    .get(&(a.name.clone(), state))
-                    .copied()
-                    .unwrap_or(0);
-                if a.snapshot.state == state {
-                    ms += at.since(a.snapshot.since.max(self.started_at()));
-                }
-                let _ = writeln!(
-                    out,
-                    "clawmux_agent_state_seconds_total{{agent=\"{}\",state=\"{}\"}} {:.3}",
-                    label(&a.name),
-                    state.as_str(),
-                    ms as f64 / 1000.0
-                );
+fn time_in_state(
+    out: &mut String,
+    m: &StateMetrics,
+    agents: &[AgentRow],
+    at: Millis,
+    started_at: Millis,
+) {
+    let _ = writeln!(
+        out,
+        "# HELP clawmux_agent_state_seconds_total Time each agent spent in each state since the hub started.\n\
+         # TYPE clawmux_agent_state_seconds_total counter"
+    );
+    for a in agents {
+        for state in STATES {
+            let mut ms = m
+                .time_in_state
+                .get(&(a.name.clone(), state))
+                .copied()
+                .unwrap_or(0);
+            if a.snapshot.state == state {
+                ms += at.since(a.snapshot.since.max(started_at));
             }
-        }
-        let _ = writeln!(
-            out,
-            "# HELP clawmux_agent_transitions_total State changes per agent since the hub started.\n\
-             # TYPE clawmux_agent_transitions_total counter"
-        );
-        let mut transitions: Vec<_> = m.transitions.iter().collect();
-        transitions
-            .sort_by_key(|((agent, from, to), _)| (agent.clone(), from.as_str(), to.as_str()));
-        for ((agent, from, to), n) in transitions {
             let _ = writeln!(
                 out,
-                "clawmux_agent_transitions_total{{agent=\"{}\",from=\"{}\",to=\"{}\"}} {n}",
-                label(agent),
-                from.as_str(),
-                to.as_str()
+                "clawmux_agent_state_seconds_total{{agent=\"{}\",state=\"{}\"}} {:.3}",
+                label(&a.name),
+                state.as_str(),
+                ms as f64 / 1000.0
             );
         }
+    }
+}
+
+fn transitions(out: &mut String, m: &StateMetrics) {
+    let _ = writeln!(
+        out,
+        "# HELP clawmux_agent_transitions_total State changes per agent since the hub started.\n\
+         # TYPE clawmux_agent_transitions_total counter"
+    );
+    let mut transitions: Vec<_> = m.transitions.iter().collect();
+    transitions.sort_by_key(|((agent, from, to), _)| (agent.clone(), from.as_str(), to.as_str()));
+    for ((agent, from, to), n) in transitions {
         let _ = writeln!(
             out,
-            "# HELP clawmux_agent_suppressed_events_total Events that changed nothing because a rule refused them.\n\
-             # TYPE clawmux_agent_suppressed_events_total counter"
+            "clawmux_agent_transitions_total{{agent=\"{}\",from=\"{}\",to=\"{}\"}} {n}",
+            label(agent),
+            from.as_str(),
+            to.as_str()
         );
-        for a in &agents {
-            let n = m.suppressed.get(&a.name).copied().unwrap_or(0);
+    }
+}
+
+fn suppressed(out: &mut String, m: &StateMetrics, agents: &[AgentRow]) {
+    let _ = writeln!(
+        out,
+        "# HELP clawmux_agent_suppressed_events_total Events that changed nothing because a rule refused them.\n\
+         # TYPE clawmux_agent_suppressed_events_total counter"
+    );
+    for a in agents {
+        let n = m.suppressed.get(&a.name).copied().unwrap_or(0);
+        let _ = writeln!(
+            out,
+            "clawmux_agent_suppressed_events_total{{agent=\"{}\"}} {n}",
+            label(&a.name)
+        );
+    }
+}
+
+fn current_state(out: &mut String, agents: &[AgentRow]) {
+    let _ = writeln!(
+        out,
+        "# HELP clawmux_agent_state The state each agent is in now (1).\n\
+         # TYPE clawmux_agent_state gauge"
+    );
+    for a in agents {
+        for state in STATES {
             let _ = writeln!(
                 out,
-                "clawmux_agent_suppressed_events_total{{agent=\"{}\"}} {n}",
-                label(&a.name)
+                "clawmux_agent_state{{agent=\"{}\",state=\"{}\"}} {}",
+                label(&a.name),
+                state.as_str(),
+                u8::from(a.snapshot.state == state)
             );
         }
-        let _ = writeln!(
-            out,
-            "# HELP clawmux_agent_state The state each agent is in now (1).\n\
-             # TYPE clawmux_agent_state gauge"
-        );
-        for a in &agents {
-            for state in STATES {
-                let _ = writeln!(
-                    out,
-                    "clawmux_agent_state{{agent=\"{}\",state=\"{}\"}} {}",
-                    label(&a.name),
-                    state.as_str(),
-                    u8::from(a.snapshot.state == state)
-                );
-            }
-        }
-        Ok(out)
     }
 }

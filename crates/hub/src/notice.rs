@@ -7,9 +7,14 @@
 
 use std::collections::HashMap;
 
+use clawmux_core::wire::Kind;
 use clawmux_core::{Attention, State};
 
+use crate::hub::Hub;
 use crate::ui_event::SessionInfo;
+
+/// How much of the agent's last message a notification shows.
+const PREVIEW_CHARS: usize = 140;
 
 /// What to tell the user.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,6 +68,34 @@ impl NoticeRule {
             }
         }
     }
+}
+
+impl Hub {
+    /// The body of a "finished" notice: the start of the agent's last answer to the user.
+    pub async fn finished_notice(&self, agent: &str) -> String {
+        let last = match self.store().latest(agent, 20).await {
+            Ok(page) => page
+                .into_iter()
+                .rev()
+                .find(|m| m.kind == Kind::Assistant)
+                .map(|m| m.text),
+            Err(_) => None,
+        };
+        last.map_or_else(
+            || "Finished and waiting for you.".to_owned(),
+            |t| preview(&t),
+        )
+    }
+}
+
+/// A message on one line, cut at [`PREVIEW_CHARS`].
+fn preview(text: &str) -> String {
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut preview: String = flat.chars().take(PREVIEW_CHARS).collect();
+    if flat.chars().count() > PREVIEW_CHARS {
+        preview.push('…');
+    }
+    preview
 }
 
 #[cfg(test)]
@@ -121,6 +154,16 @@ mod tests {
             rule.on_status("sky", State::Idle, None),
             Some(Notice::Finished)
         );
+    }
+
+    #[test]
+    fn a_preview_is_one_line_cut_at_its_length() {
+        assert_eq!(
+            preview("Done.\n\n  All   tests pass."),
+            "Done. All tests pass."
+        );
+        let long = "é".repeat(200);
+        assert_eq!(preview(&long), format!("{}…", "é".repeat(PREVIEW_CHARS)));
     }
 
     #[test]

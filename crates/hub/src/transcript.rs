@@ -20,21 +20,10 @@ use notify::Watcher;
 use tokio::sync::mpsc;
 
 use crate::hub::{now, Hub};
+use crate::live::Watching;
 
 /// The most bytes read from a transcript in one go.
 const READ_CHUNK: usize = 1024 * 1024;
-
-/// The transcript an agent's task watches.
-pub(crate) struct Watching {
-    path: PathBuf,
-    task: tokio::task::AbortHandle,
-}
-
-impl Drop for Watching {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
-}
 
 /// Whether a hook's `transcript_path` may be read: an absolute `.jsonl` path with no `..`.
 fn acceptable(path: &Path) -> bool {

@@ -137,7 +137,7 @@ async fn run_case(hub: &Hub, agent: &str, ops: &[Op]) -> Result<(), TestCaseErro
                         "Claude stopped owing an answer to a hook hand-over"
                     );
                     prop_assert_eq!(
-                        hub.store().pending(agent).await.unwrap(),
+                        hub.pending(agent).await.unwrap(),
                         0,
                         "Claude stopped with messages pending"
                     );
@@ -151,7 +151,7 @@ async fn run_case(hub: &Hub, agent: &str, ops: &[Op]) -> Result<(), TestCaseErro
             }
             Op::WaitDeliver | Op::WaitDies => {
                 // A connected waiter is offered whatever is pending, at once.
-                if waiter.is_some() && hub.store().pending(agent).await.unwrap() > 0 {
+                if waiter.is_some() && hub.pending(agent).await.unwrap() > 0 {
                     let w = waiter.take().unwrap();
                     let offer = offered(&w).await?;
                     if matches!(op, Op::WaitDeliver) {
@@ -177,7 +177,7 @@ async fn run_case(hub: &Hub, agent: &str, ops: &[Op]) -> Result<(), TestCaseErro
     if let Some(w) = waiter.take() {
         w.close().await.unwrap();
     }
-    if hub.store().pending(agent).await.unwrap() > 0 {
+    if hub.pending(agent).await.unwrap() > 0 {
         let w = hub.wait_open(agent).await.unwrap();
         let offer = offered(&w).await?;
         claude.receive(offer.messages.iter().map(|m| m.id.to_string()).collect());

@@ -10,6 +10,7 @@
 pub mod launch;
 pub mod process;
 pub mod pulse;
+pub(crate) mod running;
 mod supervise;
 pub mod tmux;
 
@@ -26,7 +27,8 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::error::HubError;
-use crate::hub::{now, Hub, Live};
+use crate::hub::{now, Hub};
+use crate::live::Live;
 use crate::ui_event::{EndReason, SessionInfo, UiEvent};
 use launch::{Launch, Start};
 use tmux::TmuxError;
@@ -250,8 +252,9 @@ impl Hub {
             "agent started"
         );
         let live = self.live(name)?;
-        *live.process() = Some(pid);
-        live.pulse
+        *live.run.process() = Some(pid);
+        live.run
+            .pulse
             .send_modify(|p| *p = pulse::Pulse::new(State::Starting));
         tokio::spawn(supervise::supervise(self.clone(), name.to_owned(), pid));
         Ok(())
@@ -281,7 +284,7 @@ impl Hub {
     async fn running(&self, name: &str) -> Result<(Arc<Live>, u32), HubError> {
         self.launch_of(name).await?;
         let live = self.live(name)?;
-        let pid = *live.process();
+        let pid = *live.run.process();
         pid.map(|pid| (live, pid)).ok_or_else(|| {
             HubError::new(Code::NotRunning, format!("agent `{name}` is not running"))
         })
@@ -290,8 +293,8 @@ impl Hub {
     /// Ends an agent's process tree; returns once it is recorded DEAD. Its history stays.
     pub async fn terminate(&self, name: &str) -> Result<SessionInfo, HubError> {
         let (live, pid) = self.running(name).await?;
-        let mut pulse = live.pulse.subscribe();
-        live.ending.store(true, Ordering::SeqCst);
+        let mut pulse = live.run.pulse.subscribe();
+        live.run.ending.store(true, Ordering::SeqCst);
         process::end_tree(pid, END_GRACE).await.map_err(|e| {
             HubError::new(Code::TerminateFailed, format!("cannot end `{name}`: {e}"))
         })?;
@@ -317,7 +320,7 @@ impl Hub {
         // read here still holds the right one after the terminate below.
         let (row, launch) = self.launch_of(name).await?;
         let live = self.live(name)?;
-        if live.process().is_some() {
+        if live.run.process().is_some() {
             self.terminate(name).await?;
         }
         if !launch.demo && launch::resolve_program(&launch.program.to_string_lossy()).is_none() {
@@ -327,7 +330,7 @@ impl Hub {
             ));
         }
         self.tmux().check().await?;
-        let _lifecycle = live.lifecycle.lock().await;
+        let _lifecycle = live.run.lifecycle.lock().await;
         self.apply(name, Source::Hub, &Event::Spawned, b"").await?;
         let resume = row.claude_session_id;
         let mut created = Created::default();
@@ -378,8 +381,9 @@ impl Hub {
             match pane {
                 Some(p) if p.ended.is_none() => {
                     let live = self.live(&row.name)?;
-                    *live.process() = Some(p.pid);
-                    live.pulse
+                    *live.run.process() = Some(p.pid);
+                    live.run
+                        .pulse
                         .send_modify(|pl| *pl = pulse::Pulse::new(row.snapshot.state));
                     tracing::info!(agent = %row.name, pid = p.pid, "adopted a running agent");
                     tokio::spawn(supervise::supervise(self.clone(), row.name.clone(), p.pid));
@@ -406,9 +410,9 @@ impl Hub {
     pub(crate) async fn process_ended(&self, name: &str) {
         let Ok(live) = self.live(name) else { return };
         // A restart waits for this to finish, so the session closed below is never the new one.
-        let _lifecycle = live.lifecycle.lock().await;
-        let requested = live.ending.swap(false, Ordering::SeqCst);
-        *live.process() = None;
+        let _lifecycle = live.run.lifecycle.lock().await;
+        let requested = live.run.ending.swap(false, Ordering::SeqCst);
+        *live.run.process() = None;
         let payload = json!({ "requested": requested }).to_string();
         if let Err(e) = self
             .apply(name, Source::Hub, &Event::Terminated, payload.as_bytes())
@@ -417,7 +421,7 @@ impl Hub {
             tracing::error!(agent = name, error = %e, "cannot record the agent's end");
         }
         // After DEAD is recorded, so no wait can slip in between: a wait still open for it is closed.
-        live.ended.notify_waiters();
+        live.run.ended.notify_waiters();
         self.broadcast(UiEvent::SessionTerminated {
             session_id: name.to_owned(),
             reason: if requested {

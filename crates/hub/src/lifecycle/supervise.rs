@@ -13,7 +13,7 @@ use crate::hub::Hub;
 pub(crate) async fn supervise(hub: Hub, name: String, pid: u32) {
     let Ok(live) = hub.live(&name) else { return };
     let opts = hub.options().clone();
-    let mut pulse = live.pulse.subscribe();
+    let mut pulse = live.run.pulse.subscribe();
     let exit = process::exited(pid);
     tokio::pin!(exit);
     let started = Instant::now();

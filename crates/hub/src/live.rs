@@ -1,0 +1,70 @@
+//! What the hub keeps in memory about one agent, beside its stored state: one slice per feature that
+//! owns it, so each feature's module is where its per-agent state is read and written.
+//!
+//! - [`Mailbox`] (`mailbox.rs`, used by `inbox.rs` and `http/wait.rs`): the inbox consumer lock, the wait
+//!   slot and its ordering lock, the hand-over flags.
+//! - [`Running`] (`lifecycle/running.rs`): the process, its end, its sign of life, its problem.
+//! - the transcript being followed (`transcript.rs`).
+//! - `last_status`: the status last broadcast (`hub.rs`, `Hub::step`).
+//!
+//! Lock order, for code that holds more than one (the async locks may be held across awaits; the std
+//! mutexes never are, and none is taken while holding a std mutex):
+//! 1. `Running::lifecycle` (starting or ending the process),
+//! 2. `Mailbox::wait_order` (a wait connecting or leaving),
+//! 3. `Mailbox::consumer` (taking the inbox),
+//! 4. the store's writer (inside `Store::apply`, `Store::append`),
+//! 5. then any std mutex, briefly: the hub's agent map, the wait slot, the process, the problem, the
+//!    transcript, `last_status`, the observers.
+
+use std::path::PathBuf;
+use std::sync::{Mutex, MutexGuard};
+
+use clawmux_core::State;
+
+use crate::lifecycle::running::Running;
+use crate::mailbox::Mailbox;
+
+/// The transcript an agent's task follows (`transcript.rs`); dropping it stops the task.
+pub(crate) struct Watching {
+    pub(crate) path: PathBuf,
+    pub(crate) task: tokio::task::AbortHandle,
+}
+
+impl Drop for Watching {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// One agent's live state.
+pub(crate) struct Live {
+    pub(crate) work_dir: PathBuf,
+    /// The id of the last event whose status was broadcast. Events are applied in parallel (the store
+    /// commits them in groups); a status computed from an older event than one already sent is stale
+    /// and is not sent, so the UI never steps back.
+    pub(crate) last_status: Mutex<i64>,
+    /// The inbox's slice.
+    pub(crate) mail: Mailbox,
+    /// The lifecycle's slice.
+    pub(crate) run: Running,
+    /// The transcript being watched, if a hook has named one.
+    transcript: Mutex<Option<Watching>>,
+}
+
+impl Live {
+    pub(crate) fn new(work_dir: PathBuf, state: State) -> Live {
+        Live {
+            last_status: Mutex::new(0),
+            mail: Mailbox::new(&work_dir),
+            run: Running::new(state),
+            transcript: Mutex::new(None),
+            work_dir,
+        }
+    }
+
+    pub(crate) fn transcript(&self) -> MutexGuard<'_, Option<Watching>> {
+        self.transcript
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}

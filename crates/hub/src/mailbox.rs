@@ -1,0 +1,83 @@
+//! An agent's mailbox: the part of its live state the inbox owns. Who may take the agent's messages now
+//! (one consumer at a time: the waiter, a tool hook or the Stop hook), which `clawmux wait` is connected,
+//! and the two flags that spare hooks a database query.
+
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use tokio::sync::Notify;
+
+/// The file a hook's hand-over leaves in the agent's folder until the Stop hook has reminded Claude.
+pub const HOOK_DELIVERED: &str = ".hook_delivered";
+
+/// How the hub signals a connected `clawmux wait`.
+#[derive(Debug, Default)]
+pub(crate) struct WaitSignals {
+    /// Look at the inbox: a message may have arrived.
+    pub(crate) wake: Notify,
+    /// The Bash call that ran this wait has returned (Claude moved it to the background at its timeout,
+    /// or ran it there): nothing it prints reaches Claude now, so it must take no message, and end.
+    pub(crate) call_returned: Notify,
+}
+
+/// One agent's mailbox.
+pub(crate) struct Mailbox {
+    /// One inbox consumer at a time: the waiter, a tool hook or the Stop hook.
+    pub(crate) consumer: Arc<tokio::sync::Mutex<()>>,
+    /// Makes "change the waiter slot, then record its connect or disconnect" one step per agent. Without
+    /// it, an agent that re-enters `clawmux wait` at once can have the old wait's disconnect recorded after
+    /// the new wait's connect, and show PROCESSING while it waits.
+    pub(crate) wait_order: tokio::sync::Mutex<()>,
+    /// The connected `clawmux wait`, if any: its id and how to signal it.
+    waiter: Mutex<Option<(u64, Arc<WaitSignals>)>>,
+    /// A message was handed over through a hook and Claude has not been stopped-and-reminded since.
+    pub(crate) hook_delivered: AtomicBool,
+    /// Set when a message for this agent is stored, cleared by a consumer before it looks: lets hooks skip
+    /// the inbox query when nothing can be pending. Never a false "nothing": set after commit, cleared before
+    /// reading.
+    pub(crate) maybe_pending: AtomicBool,
+    /// `.hook_delivered` in the agent's folder.
+    sentinel: PathBuf,
+}
+
+impl Mailbox {
+    pub(crate) fn new(work_dir: &std::path::Path) -> Mailbox {
+        Mailbox {
+            consumer: Arc::new(tokio::sync::Mutex::new(())),
+            wait_order: tokio::sync::Mutex::new(()),
+            waiter: Mutex::new(None),
+            hook_delivered: AtomicBool::new(false),
+            maybe_pending: AtomicBool::new(true),
+            sentinel: work_dir.join(HOOK_DELIVERED),
+        }
+    }
+
+    pub(crate) fn waiter(&self) -> MutexGuard<'_, Option<(u64, Arc<WaitSignals>)>> {
+        self.waiter
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    pub(crate) fn has_waiter(&self) -> bool {
+        self.waiter().is_some()
+    }
+
+    /// The connected wait's Bash call has returned: tell it to end.
+    pub(crate) fn release_waiter(&self) {
+        if let Some((_, signals)) = &*self.waiter() {
+            signals.call_returned.notify_one();
+        }
+    }
+
+    /// Wakes the waiter, if one is connected, to look at the inbox.
+    pub(crate) fn wake(&self) {
+        if let Some((_, signals)) = &*self.waiter() {
+            signals.wake.notify_one();
+        }
+    }
+
+    pub(crate) fn sentinel(&self) -> &std::path::Path {
+        &self.sentinel
+    }
+}
