@@ -1,0 +1,112 @@
+//! Applying an event: the store decides and records it, then the observers, the supervisor and the UI
+//! hear of the new state, in that order.
+
+use clawmux_core::wire::Code;
+use clawmux_core::{Event, Millis, Source, State};
+use clawmux_store::{Applied, Incoming};
+
+use super::{now, Hub};
+use crate::error::HubError;
+use crate::ui_event::UiEvent;
+
+impl Hub {
+    /// Stores an event that happened now, steps the agent's machine, tells the observers and the UI.
+    pub async fn apply(
+        &self,
+        agent: &str,
+        source: Source,
+        event: &Event,
+        payload: &[u8],
+    ) -> Result<Applied, HubError> {
+        self.apply_at(agent, source, event, payload, now()).await
+    }
+
+    /// [`Hub::apply`] for an event that happened at `at` by its source's clock (a transcript line).
+    ///
+    /// Runs to its end in a task of its own: a request dropped half way (its client went away) must not
+    /// leave an event stored whose new state the observers and the UI never heard of.
+    pub(crate) async fn apply_at(
+        &self,
+        agent: &str,
+        source: Source,
+        event: &Event,
+        payload: &[u8],
+        at: Millis,
+    ) -> Result<Applied, HubError> {
+        let (hub, agent, event, payload) = (
+            self.clone(),
+            agent.to_owned(),
+            event.clone(),
+            payload.to_vec(),
+        );
+        tokio::spawn(async move { hub.step(&agent, source, &event, &payload, at).await })
+            .await
+            .map_err(|e| HubError::new(Code::Internal, format!("applying the event failed: {e}")))?
+    }
+
+    /// Stores the event, steps the machine, tells the observers and the UI: [`Hub::apply_at`]'s work.
+    async fn step(
+        &self,
+        agent: &str,
+        source: Source,
+        event: &Event,
+        payload: &[u8],
+        at: Millis,
+    ) -> Result<Applied, HubError> {
+        let live = self.live(agent)?;
+        let applied = self
+            .inner
+            .store
+            .apply(Incoming {
+                agent,
+                source,
+                event,
+                payload,
+                at,
+                received_at: now(),
+            })
+            .await?;
+        self.inner
+            .observers
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .notify(agent, &applied.before, &applied.decision, &applied.after);
+        live.run.pulse.send_modify(|p| p.saw(event, &applied.after));
+        let mut last_status = live
+            .last_status
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if shown(&applied.before) != shown(&applied.after) && applied.event_id > *last_status {
+            *last_status = applied.event_id;
+            let (tool_name, tool_input) = match event {
+                Event::Hook(clawmux_core::Hook {
+                    kind: clawmux_core::hook::HookKind::PreToolUse(call),
+                    ..
+                }) => (Some(call.name.clone()), Some(call.input.clone())),
+                Event::Hook(_)
+                | Event::WaitConnected
+                | Event::WaitDisconnected
+                | Event::Spawned
+                | Event::Terminated
+                | Event::Interrupted
+                | Event::Transcript(_)
+                | Event::Rejected { .. } => (None, None),
+            };
+            self.broadcast(UiEvent::SessionStatus {
+                session_id: agent.to_owned(),
+                state: applied.after.state,
+                activity: applied.after.activity.clone(),
+                tool_name,
+                tool_input,
+                since: applied.after.since,
+                needs: applied.after.attention.clone(),
+            });
+        }
+        Ok(applied)
+    }
+}
+
+/// What the UI shows of a snapshot: a change to anything else (the watermark, the last tool) is not news.
+fn shown(s: &clawmux_core::Snapshot) -> (State, &str, Millis, Option<&clawmux_core::Attention>) {
+    (s.state, &s.activity, s.since, s.attention.as_ref())
+}

@@ -1,0 +1,165 @@
+//! Messages: storing one, broadcasting it in seq order, and telling the agent's inbox.
+
+use std::sync::atomic::Ordering;
+
+use clawmux_core::wire::{Code, Kind, Message, MsgId};
+use clawmux_store::NewMessage;
+use sha2::{Digest, Sha256};
+
+use super::{now, Hub};
+use crate::error::HubError;
+use crate::ui_event::UiEvent;
+
+/// The longest message text accepted (the body limit is 1 MiB; this leaves room for JSON escaping).
+pub const MAX_TEXT: usize = 512 * 1024;
+
+impl Hub {
+    /// Appends a message and broadcasts it, in seq order with every other append.
+    pub(crate) async fn append(&self, m: &NewMessage<'_>) -> Result<Message, HubError> {
+        let _order = self.inner.append_order.lock().await;
+        let appended = self.inner.store.append(m).await?;
+        if appended.created {
+            self.broadcast(UiEvent::message(&appended.message));
+        }
+        Ok(appended.message)
+    }
+
+    /// After a message for `agent`'s inbox was stored: flag it, wake the waiter, tell the UI.
+    async fn announce_pending(&self, agent: &str) -> Result<(), HubError> {
+        let live = self.live(agent)?;
+        live.mail.maybe_pending.store(true, Ordering::SeqCst);
+        live.mail.wake();
+        self.inbox_changed(agent).await;
+        Ok(())
+    }
+
+    /// The user's message to an agent (typed, or transcribed speech when `voice`). `client_key` makes a
+    /// retried send store nothing new.
+    pub async fn user_message(
+        &self,
+        agent: &str,
+        text: &str,
+        voice: bool,
+        client_key: Option<&str>,
+    ) -> Result<Message, HubError> {
+        check_text(text)?;
+        self.live(agent)?;
+        let key = client_key.map(|k| format!("user:{agent}:{k}"));
+        let m = self
+            .append(&NewMessage {
+                agent,
+                kind: Kind::User,
+                sender: "user",
+                recipient: Some(agent),
+                text,
+                parent: None,
+                voice,
+                idem_key: key.as_deref(),
+                at: now(),
+            })
+            .await?;
+        self.announce_pending(agent).await?;
+        Ok(m)
+    }
+
+    /// `clawmux send`: an agent's message to the user (or a thumbs-up with `re` and no text) or to another
+    /// agent. Without a client key, a retry of the same content by the same agent in the same turn (before
+    /// it was handed anything new) returns the first message: sends are idempotent.
+    pub async fn send(
+        &self,
+        from: &str,
+        to: &str,
+        text: Option<&str>,
+        re: Option<&str>,
+        client_key: Option<&str>,
+    ) -> Result<Message, HubError> {
+        let sender = self.inner.store.agent(from).await?;
+        let parent = re
+            .map(|r| MsgId::parse(r).map_err(|e| HubError::new(Code::BadMessageId, e.to_string())))
+            .transpose()?;
+        let text = text.unwrap_or_default();
+        let (agent, kind, recipient) = if to == "user" {
+            match (text.trim().is_empty(), &parent) {
+                (true, Some(_)) => (from, Kind::Ack, "user"),
+                (true, None) => {
+                    return Err(HubError::new(
+                        Code::EmptyMessage,
+                        "nothing to send: give a message, or --re ID for a thumbs-up",
+                    ))
+                }
+                (false, _) => (from, Kind::Assistant, "user"),
+            }
+        } else {
+            self.live(to)?;
+            (to, Kind::Agent, to)
+        };
+        if kind != Kind::Ack {
+            check_text(text)?;
+        }
+        let key = match client_key {
+            Some(k) => format!("send:{from}:{k}"),
+            None => {
+                let mut h = Sha256::new();
+                for part in [to, re.unwrap_or_default(), text] {
+                    h.update(part.len().to_le_bytes());
+                    h.update(part.as_bytes());
+                }
+                let digest: String = h
+                    .finalize()
+                    .iter()
+                    .take(16)
+                    .map(|b| format!("{b:02x}"))
+                    .collect();
+                format!("send:{from}:turn{}:{digest}", sender.inbox_cursor)
+            }
+        };
+        let m = self
+            .append(&NewMessage {
+                agent,
+                kind,
+                sender: from,
+                recipient: Some(recipient),
+                text,
+                parent: parent.as_ref(),
+                voice: false,
+                idem_key: Some(&key),
+                at: now(),
+            })
+            .await?;
+        if kind == Kind::Agent {
+            self.announce_pending(to).await?;
+        }
+        Ok(m)
+    }
+
+    /// Marks `agent`'s conversation read up to message `up_to`.
+    pub async fn mark_read(&self, agent: &str, up_to: &MsgId) -> Result<(), HubError> {
+        let m = self
+            .inner
+            .store
+            .message(up_to)
+            .await?
+            .filter(|m| m.agent == agent)
+            .ok_or_else(|| {
+                HubError::new(
+                    Code::UnknownCursor,
+                    format!("no message {up_to} in {agent}"),
+                )
+            })?;
+        self.inner.store.mark_read(agent, m.seq).await?;
+        Ok(())
+    }
+}
+
+fn check_text(text: &str) -> Result<(), HubError> {
+    if text.trim().is_empty() {
+        return Err(HubError::new(Code::EmptyMessage, "the message is empty"));
+    }
+    if text.len() > MAX_TEXT {
+        return Err(HubError::new(
+            Code::MessageTooLarge,
+            format!("a message may be at most {MAX_TEXT} bytes"),
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,258 @@
+//! The hub's command surface: every operation the HTTP/WebSocket API (and, later, the desktop window's
+//! IPC) offers is one method here, so each transport is a thin translation and nothing is written twice.
+//!
+//! The hub is the one owner of the store and of each agent's live data (its waiter, its inbox lock). A
+//! `Hub` is a cheap-clone handle; the state behind it is shared by all connections.
+
+mod agents;
+mod apply;
+mod messages;
+
+pub use messages::MAX_TEXT;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use clawmux_core::observe::{LogObserver, Observers};
+use clawmux_core::wire::Code;
+use clawmux_core::{Event, Millis, Source, State};
+use clawmux_store::Store;
+use tokio::sync::broadcast;
+
+use crate::config::{load_or_create_token, make_private, Options, DB_FILE};
+use crate::error::HubError;
+use crate::lifecycle::tmux::Tmux;
+use crate::live::Live;
+use crate::metrics::SharedMetrics;
+use crate::ui_event::UiEvent;
+
+/// How many UI events a slow UI may fall behind before it must resynchronise from the store.
+const UI_BACKLOG: usize = 4096;
+/// How long, after the hub starts, the `clawmux wait`s of IDLE agents have to reconnect before those agents
+/// are taken to have left their wait while the hub was down.
+pub const WAIT_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// A handle to the hub.
+#[derive(Clone)]
+pub struct Hub {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    store: Store,
+    token: String,
+    data_dir: PathBuf,
+    /// Live data per agent. A std mutex: held only to look up or insert, never across an await.
+    agents: Mutex<HashMap<String, Arc<Live>>>,
+    /// Every UI event, in order. Message events go out under `append_order`, so their seqs only grow.
+    ui: broadcast::Sender<UiEvent>,
+    /// Serialises "append a message, then broadcast it": a UI that has seen seq N has seen all below it.
+    append_order: tokio::sync::Mutex<()>,
+    /// Logging and metrics of every decision.
+    observers: Mutex<Observers>,
+    /// Time in state and transition counts, for `/metrics`.
+    metrics: SharedMetrics,
+    /// When this hub started.
+    started_at: Millis,
+    next_waiter: AtomicU64,
+    /// How agents are started and looked after.
+    options: Options,
+    /// The agents' terminals.
+    tmux: Tmux,
+    /// The port the hub serves on (0 until it serves): agents are told it.
+    port: AtomicU16,
+}
+
+/// The wall clock, read only here at the edge: the state machine gets time handed in.
+pub fn now() -> Millis {
+    let ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis());
+    Millis(i64::try_from(ms).unwrap_or(i64::MAX))
+}
+
+impl Hub {
+    /// Opens the hub's data folder with the options of the environment ([`Options::from_env`]).
+    pub async fn open(data_dir: &Path) -> Result<Hub, HubError> {
+        Hub::open_with(data_dir, Options::from_env()).await
+    }
+
+    /// Opens the hub's data folder: creates it, the token and the database if needed, and loads the agents.
+    pub async fn open_with(data_dir: &Path, options: Options) -> Result<Hub, HubError> {
+        let internal = |what: &str, e: &dyn std::fmt::Display| {
+            HubError::new(Code::Startup, format!("{what}: {e}"))
+        };
+        make_private(data_dir)
+            .map_err(|e| internal(&format!("cannot make {} private", data_dir.display()), &e))?;
+        let token = load_or_create_token(data_dir)
+            .map_err(|e| internal(&format!("cannot use {}", data_dir.display()), &e))?;
+        let store = Store::open(&data_dir.join(DB_FILE)).await?;
+        let mut agents = HashMap::new();
+        for row in store.agents().await? {
+            agents.insert(
+                row.name,
+                Arc::new(Live::new(PathBuf::from(row.work_dir), row.snapshot.state)),
+            );
+        }
+        let mut observers = Observers::default();
+        observers.subscribe(Box::new(LogObserver));
+        let metrics = SharedMetrics::default();
+        observers.subscribe(Box::new(metrics.clone()));
+        Ok(Hub {
+            inner: Arc::new(Inner {
+                store,
+                token,
+                data_dir: data_dir.to_owned(),
+                agents: Mutex::new(agents),
+                ui: broadcast::channel(UI_BACKLOG).0,
+                append_order: tokio::sync::Mutex::new(()),
+                observers: Mutex::new(observers),
+                metrics,
+                started_at: now(),
+                next_waiter: AtomicU64::new(1),
+                tmux: Tmux::new(options.tmux.clone(), data_dir),
+                options,
+                port: AtomicU16::new(0),
+            }),
+        })
+    }
+
+    /// The install's API token.
+    pub fn token(&self) -> &str {
+        &self.inner.token
+    }
+
+    /// The metrics page (`GET /metrics`).
+    pub async fn metrics_text(&self) -> Result<String, HubError> {
+        let agents = self.store().agents().await?;
+        Ok(self.inner.metrics.render(&agents, now(), self.started_at()))
+    }
+
+    /// When this hub started.
+    pub fn started_at(&self) -> Millis {
+        self.inner.started_at
+    }
+
+    /// How agents are started and looked after.
+    pub fn options(&self) -> &Options {
+        &self.inner.options
+    }
+
+    pub(crate) fn tmux(&self) -> &Tmux {
+        &self.inner.tmux
+    }
+
+    /// Records the port the hub serves on.
+    pub(crate) fn set_port(&self, port: u16) {
+        self.inner.port.store(port, Ordering::SeqCst);
+        // Written whole then renamed, so a hook never reads half a number.
+        let file = self.inner.data_dir.join(crate::config::PORT_FILE);
+        let tmp = file.with_extension("tmp");
+        if let Err(e) = crate::config::write_private(&tmp, port.to_string().as_bytes())
+            .and_then(|()| std::fs::rename(&tmp, &file))
+        {
+            tracing::warn!(error = %e, "cannot record the hub's port in its data folder");
+        }
+    }
+
+    /// The port the hub serves on; starting agents needs it.
+    pub(crate) fn port(&self) -> Result<u16, HubError> {
+        match self.inner.port.load(Ordering::SeqCst) {
+            0 => Err(HubError::new(
+                Code::NotServing,
+                "the hub is not serving yet, so agents could not reach it",
+            )),
+            port => Ok(port),
+        }
+    }
+
+    /// Sets (or clears) what the user must know about an agent, and tells the UI when it changes.
+    pub(crate) fn set_problem(&self, agent: &str, problem: Option<String>) {
+        let Ok(live) = self.live(agent) else { return };
+        let mut slot = live.run.problem();
+        if *slot != problem {
+            slot.clone_from(&problem);
+            drop(slot);
+            self.broadcast(UiEvent::SessionProblem {
+                session_id: agent.to_owned(),
+                problem,
+            });
+        }
+    }
+
+    pub(crate) fn insert_live(&self, agent: &str, work_dir: PathBuf) {
+        self.agents().insert(
+            agent.to_owned(),
+            Arc::new(Live::new(work_dir, State::Starting)),
+        );
+    }
+
+    pub(crate) fn remove_live(&self, agent: &str) {
+        self.agents().remove(agent);
+    }
+
+    /// The data folder.
+    pub fn data_dir(&self) -> &Path {
+        &self.inner.data_dir
+    }
+
+    /// The store: the hub's modules read it; nothing outside the hub writes or reads it behind its back.
+    pub(crate) fn store(&self) -> &Store {
+        &self.inner.store
+    }
+
+    /// Receives every UI event from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<UiEvent> {
+        self.inner.ui.subscribe()
+    }
+
+    pub(crate) fn broadcast(&self, event: UiEvent) {
+        // No receiver means no UI is open: not an error.
+        let _ = self.inner.ui.send(event);
+    }
+
+    /// The agents' live data (a short critical section: never held across an await).
+    fn agents(&self) -> MutexGuard<'_, HashMap<String, Arc<Live>>> {
+        self.inner
+            .agents
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    pub(crate) fn live(&self, agent: &str) -> Result<Arc<Live>, HubError> {
+        self.agents()
+            .get(agent)
+            .cloned()
+            .ok_or_else(|| HubError::unknown_agent(agent))
+    }
+
+    /// After a start: an agent recorded IDLE whose wait did not come back within [`WAIT_GRACE`] left its
+    /// wait while the hub was down. Record that (a wait disconnect, reported by the hub), so the sidebar
+    /// does not show it idle forever. Waits that reconnected are left alone.
+    pub async fn settle_waits_after_start(&self) -> Result<(), HubError> {
+        tokio::time::sleep(WAIT_GRACE).await;
+        for row in self.inner.store.agents().await? {
+            let Ok(live) = self.live(&row.name) else {
+                continue;
+            };
+            let _order = live.mail.wait_order.lock().await;
+            let idle = self.inner.store.agent(&row.name).await?.snapshot.state == State::Idle;
+            if idle && !live.mail.has_waiter() {
+                self.apply(&row.name, Source::Hub, &Event::WaitDisconnected, b"")
+                    .await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether `agent` is dead.
+    pub(crate) async fn is_dead(&self, agent: &str) -> Result<bool, HubError> {
+        Ok(self.inner.store.agent(agent).await?.snapshot.state == State::Dead)
+    }
+
+    pub(crate) fn next_waiter_id(&self) -> u64 {
+        self.inner.next_waiter.fetch_add(1, Ordering::Relaxed)
+    }
+}

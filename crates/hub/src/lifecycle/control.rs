@@ -1,0 +1,163 @@
+//! Controlling an agent ClawMux runs: ending it, starting it again, interrupting it, and taking over the
+//! agents' tmux sessions a previous hub left running.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clawmux_core::wire::Code;
+use clawmux_core::{Event, Source, State};
+
+use super::launch::{self, Launch};
+use super::Created;
+use super::{process, pulse, supervise, END_GRACE};
+use crate::error::HubError;
+use crate::hub::Hub;
+use crate::live::Live;
+use crate::ui_event::SessionInfo;
+
+impl Hub {
+    /// The launch spec of an agent the hub starts, or why it has none.
+    async fn launch_of(&self, name: &str) -> Result<(clawmux_store::AgentRow, Launch), HubError> {
+        let row = self.store().agent(name).await?;
+        let launch = row
+            .launch
+            .as_deref()
+            .map(serde_json::from_str::<Launch>)
+            .transpose()
+            .map_err(|e| {
+                HubError::new(Code::CorruptLaunch, format!("agent `{name}`'s launch: {e}"))
+            })?
+            .ok_or_else(|| {
+                HubError::new(
+                    Code::NotManaged,
+                    format!("agent `{name}` runs on its own; ClawMux did not start it and cannot"),
+                )
+            })?;
+        Ok((row, launch))
+    }
+
+    /// An agent the hub started and whose process runs now: its live data and the pid.
+    async fn running(&self, name: &str) -> Result<(Arc<Live>, u32), HubError> {
+        self.launch_of(name).await?;
+        let live = self.live(name)?;
+        let pid = *live.run.process();
+        pid.map(|pid| (live, pid)).ok_or_else(|| {
+            HubError::new(Code::NotRunning, format!("agent `{name}` is not running"))
+        })
+    }
+
+    /// Ends an agent's process tree; returns once it is recorded DEAD. Its history stays.
+    pub async fn terminate(&self, name: &str) -> Result<SessionInfo, HubError> {
+        let (live, pid) = self.running(name).await?;
+        let mut pulse = live.run.pulse.subscribe();
+        live.run.ending.store(true, Ordering::SeqCst);
+        process::end_tree(pid, END_GRACE).await.map_err(|e| {
+            HubError::new(Code::TerminateFailed, format!("cannot end `{name}`: {e}"))
+        })?;
+        // The supervisor saw the exit too; it records DEAD and closes the session.
+        tokio::time::timeout(
+            Duration::from_secs(10),
+            pulse.wait_for(|p| p.state == State::Dead),
+        )
+        .await
+        .map_err(|_| {
+            HubError::new(
+                Code::TerminateFailed,
+                format!("`{name}` ended but was not recorded"),
+            )
+        })?
+        .map_err(|_| HubError::new(Code::TerminateFailed, "the hub is stopping".to_owned()))?;
+        self.session(name).await
+    }
+
+    /// Starts an agent again, resuming its Claude conversation; ends it first if it runs.
+    pub async fn restart(&self, name: &str) -> Result<SessionInfo, HubError> {
+        // The conversation id only changes at a SessionStart, which a stopped agent cannot send: the row
+        // read here still holds the right one after the terminate below.
+        let (row, launch) = self.launch_of(name).await?;
+        let live = self.live(name)?;
+        if live.run.process().is_some() {
+            self.terminate(name).await?;
+        }
+        if !launch.demo && launch::resolve_program(&launch.program.to_string_lossy()).is_none() {
+            return Err(HubError::new(
+                Code::ClaudeMissing,
+                format!("{} is no longer installed", launch.program.display()),
+            ));
+        }
+        self.tmux().check().await?;
+        let _lifecycle = live.run.lifecycle.lock().await;
+        self.apply(name, Source::Hub, &Event::Spawned, b"").await?;
+        let resume = row.claude_session_id;
+        let mut created = Created::default();
+        if let Err(e) = self
+            .start_process(
+                name,
+                &live.work_dir,
+                &launch,
+                resume.as_deref(),
+                &mut created,
+            )
+            .await
+        {
+            self.apply(name, Source::Hub, &Event::Terminated, b"")
+                .await?;
+            return Err(e);
+        }
+        self.set_problem(name, None);
+        self.session(name).await
+    }
+
+    /// Presses Escape in the agent's terminal: Claude Code stops what it is doing.
+    pub async fn interrupt(&self, name: &str) -> Result<(), HubError> {
+        let (live, _) = self.running(name).await?;
+        self.tmux().key(name, "Escape").await?;
+        // Claude Code fires no hook for an interrupt: the hub records its own, which ends the running
+        // tool's activity and any wait for the user, and starts the short reminder clock.
+        drop(live);
+        self.apply(name, Source::Ui, &Event::Interrupted, b"")
+            .await?;
+        Ok(())
+    }
+
+    /// After a start of the hub: takes over the agents it started earlier whose tmux sessions still run,
+    /// and records DEAD for those whose process ended while the hub was away.
+    pub async fn adopt(&self) -> Result<(), HubError> {
+        for row in self.store().agents().await? {
+            if row.launch.is_none() {
+                continue;
+            }
+            let pane = match self.tmux().pane(&row.name).await {
+                Ok(pane) => pane,
+                Err(e) => {
+                    tracing::warn!(error = %e, "cannot look for the agents' tmux sessions");
+                    None
+                }
+            };
+            match pane {
+                Some(p) if p.ended.is_none() => {
+                    let live = self.live(&row.name)?;
+                    *live.run.process() = Some(p.pid);
+                    live.run
+                        .pulse
+                        .send_modify(|pl| *pl = pulse::Pulse::new(row.snapshot.state));
+                    tracing::info!(agent = %row.name, pid = p.pid, "adopted a running agent");
+                    tokio::spawn(supervise::supervise(self.clone(), row.name.clone(), p.pid));
+                }
+                Some(_) => self.process_ended(&row.name).await,
+                None if row.snapshot.state != State::Dead => {
+                    self.apply(&row.name, Source::Hub, &Event::Terminated, b"")
+                        .await?;
+                    self.note(
+                        &row.name,
+                        &format!("`{}` was not running when ClawMux started.", row.name),
+                    )
+                    .await;
+                }
+                None => {}
+            }
+        }
+        Ok(())
+    }
+}

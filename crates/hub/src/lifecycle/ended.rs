@@ -1,0 +1,185 @@
+//! When an agent's process ends, starts slowly or leaves its loop: what the hub records, tells the user
+//! and, for a reminder, types into the agent's terminal.
+
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use clawmux_core::wire::{Kind, Message};
+use clawmux_core::{Event, Source};
+use clawmux_store::NewMessage;
+use serde_json::json;
+
+use super::{process, tmux, END_GRACE, HUB_SENDER};
+use crate::error::HubError;
+use crate::hub::{now, Hub};
+use crate::ui_event::{EndReason, UiEvent};
+
+/// How many terminal lines a report shows.
+const REPORT_LINES: u32 = 15;
+
+impl Hub {
+    /// The agent's process has ended: records DEAD at once, closes its tmux session, ends what it left
+    /// running, and, when nobody asked for the end, shows the user how it ended with the last lines of its
+    /// terminal.
+    pub(crate) async fn process_ended(&self, name: &str) {
+        let Ok(live) = self.live(name) else { return };
+        // A restart waits for this to finish, so the session closed below is never the new one.
+        let _lifecycle = live.run.lifecycle.lock().await;
+        let requested = live.run.ending.swap(false, Ordering::SeqCst);
+        *live.run.process() = None;
+        let payload = json!({ "requested": requested }).to_string();
+        if let Err(e) = self
+            .apply(name, Source::Hub, &Event::Terminated, payload.as_bytes())
+            .await
+        {
+            tracing::error!(agent = name, error = %e, "cannot record the agent's end");
+        }
+        // After DEAD is recorded, so no wait can slip in between: a wait still open for it is closed.
+        live.run.ended.notify_waiters();
+        self.broadcast(UiEvent::SessionTerminated {
+            session_id: name.to_owned(),
+            reason: if requested {
+                EndReason::Terminated
+            } else {
+                EndReason::Exited
+            },
+        });
+        // What the agent left running (its tools, its `clawmux wait`) must not outlive it: an orphaned
+        // wait would take the next agent's messages.
+        let left = process::leftovers(name, self.data_dir());
+        if !left.is_empty() {
+            tracing::info!(
+                agent = name,
+                count = left.len(),
+                "ending the agent's leftover processes"
+            );
+            tokio::spawn(process::end(left, END_GRACE));
+        }
+        let (ended, lines) = if requested {
+            (None, String::new())
+        } else {
+            self.how_it_ended(name).await
+        };
+        if let Err(e) = self.tmux().kill(name).await {
+            tracing::warn!(agent = name, error = %e, "cannot close the agent's tmux session");
+        }
+        if !requested {
+            let how = format!("its process {}", ended.unwrap_or(tmux::Ended::Unknown));
+            self.set_problem(name, Some(format!("Stopped: {how}")));
+            self.note(
+                name,
+                &with_lines(&format!("`{name}` stopped: {how}."), &lines),
+            )
+            .await;
+        }
+    }
+
+    /// How the agent's process ended and the last lines of its terminal, from its (remaining) pane.
+    async fn how_it_ended(&self, name: &str) -> (Option<tmux::Ended>, String) {
+        // The pidfd can report the exit before tmux has reaped the process and noted how it ended (its
+        // pane reads dead before the status is known); give tmux a moment, bounded, so the user learns it.
+        let mut pane = self.tmux().pane(name).await.ok().flatten();
+        for _ in 0..25 {
+            let known = pane.is_none_or(|p| {
+                matches!(
+                    p.ended,
+                    Some(tmux::Ended::Exited(_) | tmux::Ended::Killed(_))
+                )
+            });
+            if known {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            pane = self.tmux().pane(name).await.ok().flatten();
+        }
+        let Some(pane) = pane else {
+            return (None, String::new());
+        };
+        let lines = self
+            .tmux()
+            .last_lines(name, REPORT_LINES)
+            .await
+            .unwrap_or_default();
+        (pane.ended, lines)
+    }
+
+    /// The agent has not reached its first `clawmux wait` in time: show why, from its terminal.
+    pub(crate) async fn report_slow_start(&self, name: &str) {
+        let secs = self.options().start_timeout.as_secs_f64();
+        let lines = self
+            .tmux()
+            .last_lines(name, REPORT_LINES)
+            .await
+            .unwrap_or_default();
+        self.set_problem(name, Some(format!("Not started after {secs:.0} s")));
+        self.note(
+            name,
+            &with_lines(
+                &format!(
+                    "`{name}` has not started after {secs:.0} s (no `clawmux wait` yet). \
+                     Open its terminal with `clawmux attach {name}`."
+                ),
+                &lines,
+            ),
+        )
+        .await;
+    }
+
+    /// Reminds an agent out of the loop to run `clawmux wait`, by typing into its terminal.
+    pub(crate) async fn nudge(&self, name: &str, n: u32) {
+        let max = self.options().nudge_max;
+        let text = "ClawMux: you stopped outside `clawmux wait`, so the user cannot reach you. \
+                    Run `clawmux wait` now.";
+        if let Err(e) = self.tmux().type_line(name, text).await {
+            tracing::warn!(agent = name, error = %e, "cannot remind the agent");
+            return;
+        }
+        tracing::info!(agent = name, n, "reminded the agent to run clawmux wait");
+        self.note(
+            name,
+            &format!("`{name}` stopped outside `clawmux wait`; reminded it ({n} of {max})."),
+        )
+        .await;
+    }
+
+    /// Reminders did not bring the agent back: the user must look.
+    pub(crate) async fn report_out_of_loop(&self, name: &str) {
+        let max = self.options().nudge_max;
+        self.set_problem(name, Some("Out of the loop".to_owned()));
+        self.note(
+            name,
+            &format!(
+                "`{name}` is still outside `clawmux wait` after {max} reminders. Open its terminal \
+                 with `clawmux attach {name}`, or restart it."
+            ),
+        )
+        .await;
+    }
+
+    /// A note of the hub's in the agent's conversation, for the user (never handed to the agent).
+    pub(crate) async fn note(&self, agent: &str, text: &str) {
+        let note = NewMessage {
+            agent,
+            kind: Kind::System,
+            sender: HUB_SENDER,
+            recipient: Some("user"),
+            text,
+            parent: None,
+            voice: false,
+            idem_key: None,
+            at: now(),
+        };
+        let stored: Result<Message, HubError> = self.append(&note).await;
+        if let Err(e) = stored {
+            tracing::warn!(agent, error = %e, "cannot store the hub's note");
+        }
+    }
+}
+
+fn with_lines(text: &str, lines: &str) -> String {
+    if lines.trim().is_empty() {
+        text.to_owned()
+    } else {
+        format!("{text}\n\nThe last lines of its terminal:\n\n```\n{lines}\n```")
+    }
+}
