@@ -1,0 +1,63 @@
+// What the chat area shows of the agent on screen besides its messages: the status line under them (as
+// docs/STATE-MACHINE.md's table says), the actions ClawMux can take on it, and whether it can be written to.
+
+import { $ } from './dom.js';
+import { Launch, State } from './names.js';
+
+/** The status line: "Needs you" first, else the state's own line. */
+export function showStatus(s) {
+  const status = $('chat-status');
+  status.replaceChildren();
+  status.className = 'chat-status';
+  if (s.needs) {
+    status.classList.add('needs-you');
+    status.textContent = `Needs you: ${s.needs.reason}`;
+    return;
+  }
+  switch (s.state) {
+    case State.IDLE:
+      status.textContent = s.activity || 'Waiting';
+      break;
+    case State.PROCESSING:
+    case State.COMPACTING: {
+      const dots = document.createElement('span');
+      dots.className = 'thinking';
+      dots.setAttribute('aria-label', 'Thinking');
+      dots.append(document.createElement('span'), document.createElement('span'), document.createElement('span'));
+      status.append(dots);
+      break;
+    }
+    case State.DEAD:
+      status.textContent = 'Offline';
+      break;
+    default:
+      break;
+  }
+}
+
+/** Interrupt, restart and terminate, for the agents ClawMux runs (not for those that run on their own). */
+export function showActions(s) {
+  const managed = s.launch === Launch.CLAUDE || s.launch === Launch.DEMO;
+  $('agent-actions').hidden = !managed;
+  const running = s.state !== State.DEAD;
+  $('act-interrupt').hidden = !running || s.launch === Launch.DEMO;
+  $('act-terminate').hidden = !running;
+  $('act-restart').textContent = running ? 'Restart' : 'Start';
+}
+
+/** Chat is for the agents that read it: an observed session (ClawMux did not start it) shows its state only. */
+export function showComposer(s) {
+  const observed = s.launch === Launch.OBSERVED;
+  $('input').disabled = observed;
+  $('send').disabled = observed;
+  $('input').placeholder = observed
+    ? 'Observed only: ClawMux did not start this Claude Code session, so it cannot send it messages.'
+    : 'Message (Enter sends, Shift+Enter for a new line)';
+}
+
+/** Everything above, for the agent's row `s`. */
+export function showAgent(s) {
+  showStatus(s);
+  showActions(s);
+  showComposer(s);
+}

@@ -1,0 +1,55 @@
+// The "new agent" form. It offers the demo agent when Claude Code is not installed, and keeps what was
+// typed, with the hub's reason, when the hub refuses.
+
+import { $ } from './dom.js';
+
+export class SpawnForm {
+  /** `onSpawned(info)` gets the new agent's row. */
+  constructor(backend, onSpawned) {
+    this.backend = backend;
+    this.onSpawned = onSpawned;
+    $('new-agent').addEventListener('click', () => this.open());
+    $('spawn-cancel').addEventListener('click', () => { $('spawn-form').hidden = true; });
+    $('spawn-form').addEventListener('submit', (e) => {
+      e.preventDefault();
+      this.submit();
+    });
+  }
+
+  async open() {
+    const form = $('spawn-form');
+    form.hidden = false;
+    $('spawn-name').focus();
+    try {
+      const caps = await this.backend.command({ command: 'capabilities' });
+      const hints = [];
+      if (!caps.claude) {
+        hints.push('Claude Code is not installed here: the built-in demo agent will run instead.');
+        $('spawn-demo').checked = true;
+      }
+      if (!caps.tmux) hints.push('tmux is not installed: agents cannot be started (apt install tmux).');
+      $('spawn-hint').textContent = hints.join(' ');
+      form.dataset.claude = caps.claude ? 'yes' : 'no';
+    } catch (e) {
+      $('spawn-hint').textContent = e.message;
+    }
+  }
+
+  async submit() {
+    const name = $('spawn-name').value.trim();
+    const demo = $('spawn-demo').checked;
+    const request = { command: 'spawn', name, demo };
+    if ($('spawn-dir').value.trim()) request.work_dir = $('spawn-dir').value.trim();
+    if (!demo && $('spawn-model').value.trim()) request.model = $('spawn-model').value.trim();
+    try {
+      const info = await this.backend.command(request);
+      $('spawn-form').hidden = true;
+      $('spawn-form').reset();
+      $('spawn-hint').textContent = '';
+      this.onSpawned(info);
+    } catch (e) {
+      // The form stays as typed, with the hub's reason.
+      $('spawn-hint').textContent = e.message;
+    }
+  }
+}

@@ -1,0 +1,122 @@
+// The voice controls of the page (the engines are in voice.js): which agents' answers are read aloud
+// (voice mode, or an agent's own toggle), the speaking and listening indicator, push-to-talk (hold Space
+// outside the text box, or click the mic; Escape cancels), and recordings that failed to send, kept on
+// screen to be sent again under the same id.
+
+import { $, notice } from './dom.js';
+import { Launch } from './names.js';
+import { Listener, Speaker } from './voice.js';
+import { VoiceSettingsForm } from './voice-settings.js';
+
+const READ_ALOUD_KEY = 'clawmux.readAloud';
+const VOICE_MODE_KEY = 'clawmux.voiceMode';
+
+function readAloudSet() {
+  return new Set(JSON.parse(localStorage.getItem(READ_ALOUD_KEY) ?? '[]'));
+}
+
+export class VoicePanel {
+  /** `current()` is the agent on screen, `session(agent)` its row. */
+  constructor(backend, { current, session }) {
+    this.backend = backend;
+    this.current = current;
+    this.session = session;
+    this.speaker = new Speaker({ backend, onChange: () => this.show(), onProblem: notice });
+    backend.command({ command: 'voice_settings' })
+      .then((settings) => { this.speaker.preferService = Boolean(settings.speech_url); })
+      .catch(() => {});
+    this.settings = new VoiceSettingsForm(backend, (saved) => {
+      this.speaker.preferService = Boolean(saved.speech_url);
+    });
+    this.listener = new Listener({
+      backend,
+      onChange: () => this.show(),
+      onProblem: notice,
+      onRecording: (clip) => { if (this.current()) this.sendRecording(this.current(), clip); },
+    });
+    this.wire();
+    this.show();
+  }
+
+  /** Whether an agent's answers are read aloud: voice mode, or its own toggle. */
+  readsAloud(agent) {
+    return localStorage.getItem(VOICE_MODE_KEY) === 'on' || readAloudSet().has(agent);
+  }
+
+  /** An agent's answer arrived: read it if it should be. */
+  answered(agent, text) {
+    if (text && this.readsAloud(agent)) this.speaker.enqueue(text);
+  }
+
+  show() {
+    const { speaker, listener } = this;
+    const current = this.current();
+    const state = $('voice-state');
+    state.classList.toggle('listening', listener.ready);
+    state.textContent = listener.ready ? 'Listening… (Escape cancels)'
+      : listener.listening ? 'Starting the microphone…'
+        : speaker.speaking ? 'Speaking…' : '';
+    $('speak-stop').hidden = !speaker.speaking;
+    $('speak-skip').hidden = !speaker.speaking;
+    $('mic').setAttribute('aria-pressed', String(listener.listening));
+    $('act-speak').hidden = !current;
+    $('act-speak').setAttribute('aria-pressed', String(Boolean(current) && readAloudSet().has(current)));
+  }
+
+  toggleReadAloud() {
+    const current = this.current();
+    if (!current) return;
+    const set = readAloudSet();
+    if (set.has(current)) set.delete(current);
+    else set.add(current);
+    localStorage.setItem(READ_ALOUD_KEY, JSON.stringify([...set]));
+    this.show();
+  }
+
+  /** A recording goes to the agent on screen; one that fails stays on screen to be sent again (same id). */
+  async sendRecording(agent, clip, recording = clip.recording ?? crypto.randomUUID()) {
+    notice('Transcribing…');
+    try {
+      await this.backend.voice(agent, recording, clip);
+      notice(clip.truncated ? 'Sent, though only its first 25 MiB (about 4.5 minutes) were recorded.' : '');
+    } catch (e) {
+      notice(`Not sent: ${e.message}`);
+      const retry = document.createElement('button');
+      retry.type = 'button';
+      retry.className = 'retry-recording';
+      retry.textContent = 'Retry the recording';
+      retry.addEventListener('click', () => this.sendRecording(agent, clip, recording));
+      $('notice').append(retry);
+    }
+  }
+
+  wire() {
+    const { speaker, listener } = this;
+    const agentOnScreen = () => this.current() && this.session(this.current())?.launch !== Launch.OBSERVED;
+    $('mic').addEventListener('click', () => {
+      if (listener.listening) listener.stop();
+      else if (agentOnScreen()) listener.start();
+    });
+    $('speak-stop').addEventListener('click', () => speaker.stop());
+    $('speak-skip').addEventListener('click', () => speaker.skip());
+    $('act-speak').addEventListener('click', () => this.toggleReadAloud());
+    $('voice-mode').checked = localStorage.getItem(VOICE_MODE_KEY) === 'on';
+    $('voice-mode').addEventListener('change', (e) => localStorage.setItem(VOICE_MODE_KEY, e.target.checked ? 'on' : 'off'));
+    const typing = () => ['INPUT', 'TEXTAREA', 'SELECT'].includes(document.activeElement?.tagName);
+    document.addEventListener('keydown', (e) => {
+      if (e.key === 'Escape' && listener.listening) {
+        e.preventDefault();
+        listener.cancel();
+      } else if (e.code === 'Space' && !e.repeat && !typing() && agentOnScreen()) {
+        e.preventDefault();
+        listener.start();
+      }
+    });
+    document.addEventListener('keyup', (e) => {
+      if (e.code === 'Space' && listener.listening && !typing()) {
+        e.preventDefault();
+        listener.stop();
+      }
+    });
+  }
+}
