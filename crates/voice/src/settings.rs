@@ -1,0 +1,87 @@
+//! Where the voice services are: `<data dir>/voice.json`, written 0600 by the hub (it may hold a key).
+
+use clawmux_core::wire::Code;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use crate::VoiceError;
+
+/// The settings file in the data folder.
+pub const SETTINGS_FILE: &str = "voice.json";
+
+/// Where the voice services are.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VoiceSettings {
+    /// The transcription endpoint, e.g. `http://127.0.0.1:8080/v1/audio/transcriptions`.
+    #[serde(default)]
+    pub transcription_url: Option<String>,
+    /// The transcription model name sent with each request.
+    #[serde(default = "default_transcription_model")]
+    pub transcription_model: String,
+    /// The speech endpoint, e.g. `http://127.0.0.1:8880/v1/audio/speech`; without it the UI speaks with
+    /// the webview's own voices.
+    #[serde(default)]
+    pub speech_url: Option<String>,
+    /// The speech model name.
+    #[serde(default = "default_speech_model")]
+    pub speech_model: String,
+    /// The voice.
+    #[serde(default = "default_voice")]
+    pub speech_voice: String,
+    /// A bearer key for the services, if they want one. Never sent back to the UI.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_key: Option<String>,
+}
+
+fn default_transcription_model() -> String {
+    "whisper-1".to_owned()
+}
+fn default_speech_model() -> String {
+    "kokoro".to_owned()
+}
+fn default_voice() -> String {
+    "af_sky".to_owned()
+}
+
+impl Default for VoiceSettings {
+    fn default() -> VoiceSettings {
+        VoiceSettings {
+            transcription_url: None,
+            transcription_model: default_transcription_model(),
+            speech_url: None,
+            speech_model: default_speech_model(),
+            speech_voice: default_voice(),
+            api_key: None,
+        }
+    }
+}
+
+impl VoiceSettings {
+    /// Refuses an address that is not plain http (the services are the user's own, nearby).
+    pub fn check(&self) -> Result<(), VoiceError> {
+        for url in [&self.transcription_url, &self.speech_url]
+            .into_iter()
+            .flatten()
+        {
+            // The services are the user's own, on this machine or the local network: plain HTTP.
+            if !url.starts_with("http://") || url.len() > 2048 {
+                return Err(VoiceError::new(
+                    Code::BadVoiceSettings,
+                    format!("`{url}` is not an http:// address (https is not supported)"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// As the UI sees them: the key only as "set or not".
+    pub fn public(&self) -> Value {
+        let mut v = serde_json::to_value(self).unwrap_or(Value::Null);
+        if let Some(o) = v.as_object_mut() {
+            o.remove("api_key");
+            o.insert("api_key_set".into(), json!(self.api_key.is_some()));
+        }
+        v
+    }
+}
