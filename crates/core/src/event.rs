@@ -107,11 +107,30 @@ impl Event {
     ///
     /// On error the event is still returned (as [`Event::Rejected`]) so it can be stored and recorded.
     pub fn from_hook_payload(body: &[u8]) -> (Event, Option<HookError>) {
-        match hook::parse(body) {
+        match serde_json::from_slice::<serde_json::Value>(body) {
+            Ok(value) => Event::from_hook_value(&value),
+            Err(e) => {
+                let e = HookError::NotJson(e.to_string());
+                let kind = "hook:?".to_owned();
+                (
+                    Event::Rejected {
+                        kind,
+                        error: e.to_string(),
+                    },
+                    Some(e),
+                )
+            }
+        }
+    }
+
+    /// [`Event::from_hook_payload`] for a payload already decoded (the hub reads fields of it too, and
+    /// parses it once).
+    pub fn from_hook_value(value: &serde_json::Value) -> (Event, Option<HookError>) {
+        match hook::parse_value(value) {
             Ok(h) => (Event::Hook(h), None),
             Err(e) => (
                 Event::Rejected {
-                    kind: hook_kind_of(body),
+                    kind: hook_kind_of(value),
                     error: e.to_string(),
                 },
                 Some(e),
@@ -145,10 +164,10 @@ impl Event {
 }
 
 /// `hook:<name>` when the payload names its event, else `hook:?`; used to store unusable payloads.
-fn hook_kind_of(body: &[u8]) -> String {
-    let name = serde_json::from_slice::<serde_json::Value>(body)
-        .ok()
-        .and_then(|v| v.get("hook_event_name")?.as_str().map(str::to_owned));
+fn hook_kind_of(value: &serde_json::Value) -> String {
+    let name = value
+        .get("hook_event_name")
+        .and_then(serde_json::Value::as_str);
     match name {
         Some(n) if !n.is_empty() && n.len() <= 64 => format!("hook:{n}"),
         Some(_) | None => "hook:?".to_owned(),

@@ -91,7 +91,7 @@ impl Hub {
                     )
                 })?,
         };
-        let (event, error) = Event::from_hook_payload(body);
+        let (event, error) = Event::from_hook_value(&value);
         self.apply(&agent, Source::Hook, &event, body).await?;
         self.follow_transcript_of(&agent, &event);
         match error {

@@ -83,7 +83,7 @@ impl Hub {
                     "an observed hook needs an absolute `cwd`",
                 )
             })?;
-        let (event, _) = Event::from_hook_payload(body);
+        let (event, _) = Event::from_hook_value(&value);
         let agent = match self.store().observed_agent(session_id).await? {
             Some(row) => row.name,
             None => {

@@ -81,6 +81,23 @@ impl Hub {
         Ok((dir, text))
     }
 
+    /// What registering an agent and spawning one check first: a good name no agent has, and a usable
+    /// work folder (given, or the default one); returns the folder, not created yet.
+    pub(crate) fn check_new_agent(
+        &self,
+        name: &str,
+        work_dir: Option<&Path>,
+    ) -> Result<(PathBuf, String), HubError> {
+        check_agent_name(name).map_err(|e| HubError::new(Code::BadAgentName, e.to_string()))?;
+        if self.live(name).is_ok() {
+            return Err(HubError::new(
+                Code::AgentExists,
+                format!("agent `{name}` already exists"),
+            ));
+        }
+        self.work_dir_for(name, work_dir)
+    }
+
     /// Registers an agent (STARTING, no process) with its work folder, created if missing. The default
     /// folder is `<data dir>/agents/<name>`.
     pub async fn add_agent(
@@ -88,22 +105,9 @@ impl Hub {
         name: &str,
         work_dir: Option<&Path>,
     ) -> Result<SessionInfo, HubError> {
-        check_agent_name(name).map_err(|e| HubError::new(Code::BadAgentName, e.to_string()))?;
-        let (work_dir, work_str) = self.work_dir_for(name, work_dir)?;
-        let work_str = work_str.as_str();
-        if self.live(name).is_ok() {
-            return Err(HubError::new(
-                Code::AgentExists,
-                format!("agent `{name}` already exists"),
-            ));
-        }
-        std::fs::create_dir_all(&work_dir).map_err(|e| {
-            HubError::new(
-                Code::BadWorkDir,
-                format!("cannot create the work folder {}: {e}", work_dir.display()),
-            )
-        })?;
-        let row = self.inner.store.add_agent(name, work_str, now()).await?;
+        let (work_dir, work_str) = self.check_new_agent(name, work_dir)?;
+        std::fs::create_dir_all(&work_dir).map_err(|e| cannot_create(&work_dir, &e))?;
+        let row = self.inner.store.add_agent(name, &work_str, now()).await?;
         self.insert_live(name, work_dir);
         let info = SessionInfo::new(&row.name, &row.work_dir, &row.snapshot, 0);
         self.broadcast(UiEvent::SessionSpawned {
@@ -111,4 +115,12 @@ impl Hub {
         });
         Ok(info)
     }
+}
+
+/// A work folder that could not be made.
+pub(crate) fn cannot_create(dir: &Path, e: &std::io::Error) -> HubError {
+    HubError::new(
+        Code::BadWorkDir,
+        format!("cannot create the work folder {}: {e}", dir.display()),
+    )
 }

@@ -8,6 +8,7 @@ mod agents;
 mod apply;
 mod messages;
 
+pub(crate) use agents::cannot_create;
 pub use messages::MAX_TEXT;
 
 use std::collections::HashMap;

@@ -19,14 +19,13 @@ pub mod tmux;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use clawmux_core::wire::check_agent_name;
 use clawmux_core::wire::Code;
 use clawmux_core::State;
 use serde::Deserialize;
 use serde_json::json;
 
 use crate::error::HubError;
-use crate::hub::{now, Hub};
+use crate::hub::{cannot_create, now, Hub};
 use crate::ui_event::{SessionInfo, UiEvent};
 use launch::{Launch, Start};
 use tmux::TmuxError;
@@ -117,13 +116,7 @@ impl Hub {
     /// cannot be made, a missing Claude Code or a missing tmux.
     pub async fn spawn(&self, req: SpawnRequest) -> Result<SessionInfo, HubError> {
         let name = req.name.as_str();
-        check_agent_name(name).map_err(|e| HubError::new(Code::BadAgentName, e.to_string()))?;
-        if self.live(name).is_ok() {
-            return Err(HubError::new(
-                Code::AgentExists,
-                format!("agent `{name}` already exists"),
-            ));
-        }
+        let (work_dir, work_str) = self.check_new_agent(name, req.work_dir.as_deref())?;
         self.port()?;
         let program = if req.demo {
             self.options().clawmux.clone()
@@ -140,7 +133,6 @@ impl Hub {
             })?
         };
         self.tmux().check().await?;
-        let (work_dir, work_str) = self.work_dir_for(name, req.work_dir.as_deref())?;
         let launch = Launch {
             program,
             args: req.args.clone(),
@@ -150,10 +142,7 @@ impl Hub {
         let mut created = Created::default();
         if let Err(e) = create_dir(&work_dir, &mut created) {
             created.undo();
-            return Err(HubError::new(
-                Code::BadWorkDir,
-                format!("cannot create the work folder {}: {e}", work_dir.display()),
-            ));
+            return Err(cannot_create(&work_dir, &e));
         }
         let launch_json = serde_json::to_string(&launch)
             .map_err(|e| HubError::new(Code::Internal, e.to_string()))?;

@@ -109,7 +109,11 @@ fn signal(pids: &[u32], sig: Signal) {
 
 /// Ends `root`'s whole tree (see [`end`]).
 pub async fn end_tree(root: u32, grace: Duration) -> std::io::Result<()> {
-    end(tree(root), grace).await
+    // Finding the tree reads /proc (every process's stat where the kernel keeps no children lists).
+    let pids = tokio::task::spawn_blocking(move || tree(root))
+        .await
+        .unwrap_or_else(|_| vec![root]);
+    end(pids, grace).await
 }
 
 /// Ends `pids`: SIGTERM to every one, then, after `grace`, SIGKILL to any still there. Returns once every
