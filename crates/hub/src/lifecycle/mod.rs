@@ -8,6 +8,7 @@
 //! to end; after an app restart the hub finds the tmux sessions again and adopts them ([`Hub::adopt`]).
 
 mod control;
+mod deadlines;
 mod ended;
 pub mod launch;
 pub mod process;

@@ -6,6 +6,7 @@
 use clawmux_core::State;
 use tokio::time::Instant;
 
+use super::deadlines::{Deadlines, Due, Limits};
 use super::process;
 use crate::hub::Hub;
 
@@ -16,35 +17,20 @@ pub(crate) async fn supervise(hub: Hub, name: String, pid: u32) {
     let mut pulse = live.run.pulse.subscribe();
     let exit = process::exited(pid);
     tokio::pin!(exit);
-    let started = Instant::now();
-    let mut start_reported = false;
-    let mut nudges = 0u32;
-    let mut last_nudge: Option<Instant> = None;
-    let mut gave_up = false;
+    let limits = Limits {
+        start_timeout: opts.start_timeout,
+        nudge_quiet: opts.nudge_quiet,
+        nudge_after_interrupt: opts.nudge_after_interrupt,
+        nudge_max: opts.nudge_max,
+    };
+    let mut deadlines = Deadlines::new(limits, Instant::now());
     loop {
         let p = *pulse.borrow_and_update();
-        if p.state != State::Processing {
-            nudges = 0;
-            last_nudge = None;
-            gave_up = false;
-        }
+        deadlines.saw(&p);
         if p.state == State::Idle {
             hub.set_problem(&name, None);
         }
-        let deadline = match p.state {
-            State::Starting if !start_reported => Some(started + opts.start_timeout),
-            State::Processing if !p.tool_running && !p.needs_user && !gave_up => {
-                let quiet = if p.interrupted {
-                    opts.nudge_after_interrupt
-                } else {
-                    opts.nudge_quiet
-                };
-                Some(last_nudge.map_or(p.last, |n| n.max(p.last)) + quiet)
-            }
-            State::Starting | State::Processing | State::Idle | State::Compacting | State::Dead => {
-                None
-            }
-        };
+        let deadline = deadlines.next(&p);
         let sleep = async {
             match deadline {
                 Some(at) => tokio::time::sleep_until(at).await,
@@ -64,21 +50,11 @@ pub(crate) async fn supervise(hub: Hub, name: String, pid: u32) {
                     return;
                 }
             }
-            () = sleep => match p.state {
-                State::Starting => {
-                    start_reported = true;
-                    hub.report_slow_start(&name).await;
-                }
-                State::Processing if nudges < opts.nudge_max => {
-                    nudges += 1;
-                    last_nudge = Some(Instant::now());
-                    hub.nudge(&name, nudges).await;
-                }
-                State::Processing => {
-                    gave_up = true;
-                    hub.report_out_of_loop(&name).await;
-                }
-                State::Idle | State::Compacting | State::Dead => {}
+            () = sleep => match deadlines.fire(&p, Instant::now()) {
+                Some(Due::SlowStart) => hub.report_slow_start(&name).await,
+                Some(Due::Nudge(n)) => hub.nudge(&name, n).await,
+                Some(Due::GiveUp) => hub.report_out_of_loop(&name).await,
+                None => {}
             },
         }
     }
