@@ -16,7 +16,7 @@ use std::time::Duration;
 use clawmux_core::wire::{WaitClose, WaitFrame, WaitMessage};
 use tungstenite::client::IntoClientRequest;
 use tungstenite::protocol::frame::coding::CloseCode;
-use tungstenite::Message;
+use tungstenite::{Message, WebSocket};
 
 use crate::env::AgentEnv;
 
@@ -116,30 +116,32 @@ pub fn run() -> Result<(), String> {
 }
 
 fn once(env: &AgentEnv, stop: &AtomicBool, owner: &Owner) -> Outcome {
-    // The hub's private socket, never its TCP port: see `client`.
-    let stream = match UnixStream::connect(&env.hub.socket) {
-        Ok(s) => s,
-        Err(e) => {
-            return Outcome::Lost(format!(
-                "cannot connect to the hub at {}: {e}",
-                env.hub.socket.display()
-            ))
-        }
-    };
-    let url = format!("ws://localhost/ws/wait/{}", env.session);
-    let mut request = match url.into_client_request() {
-        Ok(r) => r,
-        Err(e) => return Outcome::Refused(format!("bad agent name: {e}")),
-    };
-    if let Some(token) = &env.hub.token {
-        match format!("Bearer {token}").parse() {
-            Ok(v) => {
-                request.headers_mut().insert("Authorization", v);
-            }
-            Err(_) => return Outcome::Refused("the token is not valid header text".into()),
-        }
+    match connect(env) {
+        Ok(ws) => listen(ws, stop, owner),
+        Err(outcome) => outcome,
     }
-    let mut ws = match tungstenite::client(request, stream) {
+}
+
+/// Opens the wait's socket, or says why not.
+fn connect(env: &AgentEnv) -> Result<WebSocket<UnixStream>, Outcome> {
+    // The hub's private socket, never its TCP port: see `client`.
+    let stream = UnixStream::connect(&env.hub.socket).map_err(|e| {
+        Outcome::Lost(format!(
+            "cannot connect to the hub at {}: {e}",
+            env.hub.socket.display()
+        ))
+    })?;
+    let url = format!("ws://localhost/ws/wait/{}", env.session);
+    let mut request = url
+        .into_client_request()
+        .map_err(|e| Outcome::Refused(format!("bad agent name: {e}")))?;
+    if let Some(token) = &env.hub.token {
+        let value = format!("Bearer {token}")
+            .parse()
+            .map_err(|_| Outcome::Refused("the token is not valid header text".into()))?;
+        request.headers_mut().insert("Authorization", value);
+    }
+    let ws = match tungstenite::client(request, stream) {
         Ok((ws, _)) => ws,
         Err(tungstenite::HandshakeError::Failure(tungstenite::Error::Http(resp))) => {
             let body = resp
@@ -147,14 +149,19 @@ fn once(env: &AgentEnv, stop: &AtomicBool, owner: &Owner) -> Outcome {
                 .as_deref()
                 .map(String::from_utf8_lossy)
                 .unwrap_or_default();
-            return Outcome::Refused(format!(
+            return Err(Outcome::Refused(format!(
                 "the hub refused the wait ({}): {body}",
                 resp.status()
-            ));
+            )));
         }
-        Err(e) => return Outcome::Lost(format!("handshake failed: {e}")),
+        Err(e) => return Err(Outcome::Lost(format!("handshake failed: {e}"))),
     };
     let _ = ws.get_ref().set_read_timeout(Some(TICK));
+    Ok(ws)
+}
+
+/// Waits on an open socket for the messages, a refusal or the end of the connection.
+fn listen(mut ws: WebSocket<UnixStream>, stop: &AtomicBool, owner: &Owner) -> Outcome {
     loop {
         if stop.load(Ordering::Relaxed) {
             let _ = ws.close(None);

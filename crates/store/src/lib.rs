@@ -19,6 +19,7 @@
 //! SQLite as one JSON value (`json_group_array`), so a page of a hundred rows crosses threads once.
 
 mod agents;
+mod commit;
 mod error;
 mod events;
 mod import;
@@ -105,7 +106,7 @@ pub struct Store {
     /// The one connection that writes. A tokio mutex, because a transaction holds it across awaits.
     writer: std::sync::Arc<Mutex<Writer>>,
     /// Events waiting for the writer; whoever holds it commits them all in one transaction.
-    queue: events::Queue,
+    queue: commit::Queue,
     reader: SqlitePool,
 }
 
@@ -165,7 +166,7 @@ impl Store {
         ));
         Ok(Store {
             writer,
-            queue: events::Queue::default(),
+            queue: commit::Queue::default(),
             reader,
         })
     }
