@@ -2,7 +2,7 @@
 //! the work (the same commands the UI runs); `attach` opens the agent's terminal in this one.
 
 use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -11,20 +11,35 @@ use crate::client::Client;
 use crate::env::HubArgs;
 
 /// What `clawmux spawn` asks for.
-pub struct Spawn<'a> {
-    pub name: &'a str,
-    pub work_dir: Option<&'a Path>,
-    pub model: Option<&'a str>,
-    pub command: Option<&'a str>,
-    pub demo: bool,
-    pub args: &'a [String],
+#[derive(Debug, clap::Args)]
+pub struct Spawn {
+    /// A plain identifier: letters, digits, `_` and `-`.
+    name: String,
+    /// Its work folder (default: <data dir>/agents/<name>).
+    #[arg(long)]
+    work_dir: Option<PathBuf>,
+    /// Claude Code's `--model`.
+    #[arg(long)]
+    model: Option<String>,
+    /// The Claude Code executable (default: `claude` on PATH, or the hub's CLAWMUX_CLAUDE).
+    #[arg(long)]
+    command: Option<String>,
+    /// Run the built-in demo agent instead of Claude Code.
+    #[arg(long, conflicts_with_all = ["command", "model"])]
+    demo: bool,
+    /// Extra flags for Claude Code, after `--`.
+    #[arg(last = true)]
+    args: Vec<String>,
+    #[command(flatten)]
+    hub: HubArgs,
 }
 
-pub fn spawn(args: &HubArgs, s: &Spawn<'_>) -> Result<(), String> {
-    let hub = args.resolve()?;
+pub fn spawn(s: &Spawn) -> Result<(), String> {
+    let hub = s.hub.resolve()?;
     let client = Client::new(&hub, Duration::from_secs(30));
     let work_dir = s
         .work_dir
+        .as_deref()
         .map(|d| {
             std::path::absolute(d).map_err(|e| format!("bad work folder {}: {e}", d.display()))
         })
@@ -32,6 +47,7 @@ pub fn spawn(args: &HubArgs, s: &Spawn<'_>) -> Result<(), String> {
     // A relative command is resolved here, where the person typed it, not in the hub's folder.
     let command = s
         .command
+        .as_deref()
         .map(|c| {
             if c.contains('/') {
                 std::path::absolute(c)

@@ -77,27 +77,7 @@ enum Command {
         hub: env::HubArgs,
     },
     /// Start a Claude Code agent in its own terminal (tmux), with ClawMux's hooks and instructions.
-    Spawn {
-        /// A plain identifier: letters, digits, `_` and `-`.
-        name: String,
-        /// Its work folder (default: <data dir>/agents/<name>).
-        #[arg(long)]
-        work_dir: Option<PathBuf>,
-        /// Claude Code's `--model`.
-        #[arg(long)]
-        model: Option<String>,
-        /// The Claude Code executable (default: `claude` on PATH, or the hub's CLAWMUX_CLAUDE).
-        #[arg(long)]
-        command: Option<String>,
-        /// Run the built-in demo agent instead of Claude Code.
-        #[arg(long, conflicts_with_all = ["command", "model"])]
-        demo: bool,
-        /// Extra flags for Claude Code, after `--`.
-        #[arg(last = true)]
-        args: Vec<String>,
-        #[command(flatten)]
-        hub: env::HubArgs,
-    },
+    Spawn(lifecycle::Spawn),
     /// End an agent's processes (its history stays).
     Terminate {
         /// The agent.
@@ -231,6 +211,14 @@ enum AgentCommand {
     List,
 }
 
+fn run_hook(hook: HookCommand) -> ExitCode {
+    match hook {
+        HookCommand::Stop => hook::stop(),
+        HookCommand::ToolStatus => hook::tool_status(),
+        HookCommand::Observe { data_dir } => hook::observe(data_dir.as_deref()),
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
@@ -242,15 +230,8 @@ fn main() -> ExitCode {
         } => serve::run(port, data_dir, bind, allow_remote),
         Command::Wait => wait::run(),
         Command::Send { to, text, re } => send::run(&to, text.as_deref(), re.as_deref()),
-        Command::Hook {
-            hook: HookCommand::Stop,
-        } => return hook::stop(),
-        Command::Hook {
-            hook: HookCommand::ToolStatus,
-        } => return hook::tool_status(),
-        Command::Hook {
-            hook: HookCommand::Observe { data_dir },
-        } => return hook::observe(data_dir.as_deref()),
+        // A hook's exit code is its answer to Claude Code.
+        Command::Hook { hook } => return run_hook(hook),
         Command::Hooks {
             command: HooksCommand::Install { settings, data_dir },
         } => install::install(settings.as_deref(), data_dir.as_deref()),
@@ -276,25 +257,7 @@ fn main() -> ExitCode {
         | Command::Status { hub } => agent::list(&hub),
         Command::Open { hub } => agent::open(&hub),
         Command::Import { hub } => agent::import(&hub),
-        Command::Spawn {
-            name,
-            work_dir,
-            model,
-            command,
-            demo,
-            args,
-            hub,
-        } => lifecycle::spawn(
-            &hub,
-            &lifecycle::Spawn {
-                name: &name,
-                work_dir: work_dir.as_deref(),
-                model: model.as_deref(),
-                command: command.as_deref(),
-                demo,
-                args: &args,
-            },
-        ),
+        Command::Spawn(spawn) => lifecycle::spawn(&spawn),
         Command::Terminate { name, hub } => lifecycle::act(&hub, &name, "terminate"),
         Command::Restart { name, hub } => lifecycle::act(&hub, &name, "restart"),
         Command::Interrupt { name, hub } => lifecycle::act(&hub, &name, "interrupt"),
