@@ -113,7 +113,6 @@ impl Client {
         session: Option<&str>,
         body: &[u8],
     ) -> Result<Answer, CallError> {
-        let unreachable = |e: std::io::Error| CallError::Unreachable(e.to_string());
         let deadline = Instant::now() + self.timeout;
         let mut stream = UnixStream::connect(&self.socket).map_err(|e| {
             CallError::Unreachable(format!("cannot connect to {}: {e}", self.socket.display()))
@@ -121,6 +120,23 @@ impl Client {
         stream
             .set_write_timeout(Some(self.timeout))
             .map_err(unreachable)?;
+        let request = self.request(method, path, session, body);
+        match stream.write_all(&request) {
+            Ok(()) => {}
+            // The hub may answer, and close, before it has read a body it does not need (a refusal): its
+            // answer is read below.
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::BrokenPipe | std::io::ErrorKind::ConnectionReset
+                ) => {}
+            Err(e) => return Err(unreachable(e)),
+        }
+        self.read_answer(&mut stream, deadline)
+    }
+
+    /// The request's bytes: an HTTP/1.1 head and the body.
+    fn request(&self, method: &str, path: &str, session: Option<&str>, body: &[u8]) -> Vec<u8> {
         let mut head = format!(
             "{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\
              Content-Type: application/json\r\nContent-Length: {}\r\n",
@@ -135,17 +151,11 @@ impl Client {
         head.push_str("\r\n");
         let mut request = head.into_bytes();
         request.extend_from_slice(body);
-        match stream.write_all(&request) {
-            Ok(()) => {}
-            // The hub may answer, and close, before it has read a body it does not need (a refusal): its
-            // answer is read below.
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::BrokenPipe | std::io::ErrorKind::ConnectionReset
-                ) => {}
-            Err(e) => return Err(unreachable(e)),
-        }
+        request
+    }
+
+    /// Reads the hub's answer until it is whole, the hub closes, or the deadline passes.
+    fn read_answer(&self, stream: &mut UnixStream, deadline: Instant) -> Result<Answer, CallError> {
         let mut raw = Vec::new();
         let mut chunk = [0u8; 64 * 1024];
         loop {
@@ -179,6 +189,10 @@ impl Client {
             )),
         }
     }
+}
+
+fn unreachable(e: std::io::Error) -> CallError {
+    CallError::Unreachable(e.to_string())
 }
 
 /// Whether `raw` may hold a whole answer, by what its head declares (a length reached, or chunks ending

@@ -320,18 +320,26 @@ impl Demo {
         self.pause();
         let (id, handed) = self.tool("Bash", send_input.clone());
         got.extend(handed);
-        // A send that fails is sent again (sends are idempotent): the answer is never dropped.
+        self.send_reply(msg_id, &reply)?;
+        got.extend(self.tool_done("Bash", &id, send_input));
+        self.answered += 1;
+        Ok(got)
+    }
+
+    /// `clawmux send --to user --re ID reply`. A send that fails is sent again (sends are idempotent):
+    /// the answer is never dropped.
+    fn send_reply(&mut self, msg_id: &str, reply: &str) -> Result<(), String> {
         let mut attempt = 0;
         loop {
             attempt += 1;
             let out = self
-                .child(&["send", "--to", "user", "--re", msg_id, &reply])?
+                .child(&["send", "--to", "user", "--re", msg_id, reply])?
                 .stdout(Stdio::null())
                 .stderr(Stdio::piped())
                 .output()
                 .map_err(|e| format!("cannot run clawmux send: {e}"))?;
             if out.status.success() {
-                break;
+                return Ok(());
             }
             let why = String::from_utf8_lossy(&out.stderr).trim().to_owned();
             if attempt >= 5 || self.stopped() {
@@ -343,9 +351,6 @@ impl Demo {
             );
             std::thread::sleep(Duration::from_secs(1));
         }
-        got.extend(self.tool_done("Bash", &id, send_input));
-        self.answered += 1;
-        Ok(got)
     }
 
     /// Fires the Stop hook; returns the messages it handed over (exit 2 with message lines).
