@@ -141,36 +141,45 @@ impl Hub {
                 after,
                 before,
                 limit,
-            } => {
-                let limit = limit.unwrap_or(DEFAULT_PAGE).clamp(1, MAX_PAGE);
-                let store = self.store();
-                store.agent(&session_id).await?;
-                let page = match (after, before) {
-                    (Some(_), Some(_)) => {
-                        return Err(HubError::new(
-                            Code::BadQuery,
-                            "give `after` or `before`, not both",
-                        ))
-                    }
-                    (Some(after), None) => {
-                        store
-                            .after(
-                                Some(&session_id),
-                                Some(&message_id(&after, Code::BadCursor)?),
-                                limit,
-                            )
-                            .await?
-                    }
-                    (None, Some(before)) => {
-                        store
-                            .before(&session_id, &message_id(&before, Code::BadCursor)?, limit)
-                            .await?
-                    }
-                    (None, None) => store.latest(&session_id, limit).await?,
-                };
-                let messages: Vec<MessageOut> = page.iter().map(MessageOut::from).collect();
-                Ok(json!({ "session_id": session_id, "messages": messages }))
-            }
+            } => self.history(&session_id, after, before, limit).await,
         }
+    }
+
+    /// A page of a conversation: the latest, after a cursor, or before one.
+    async fn history(
+        &self,
+        session_id: &str,
+        after: Option<String>,
+        before: Option<String>,
+        limit: Option<u32>,
+    ) -> Result<Value, HubError> {
+        let limit = limit.unwrap_or(DEFAULT_PAGE).clamp(1, MAX_PAGE);
+        let store = self.store();
+        store.agent(session_id).await?;
+        let page = match (after, before) {
+            (Some(_), Some(_)) => {
+                return Err(HubError::new(
+                    Code::BadQuery,
+                    "give `after` or `before`, not both",
+                ))
+            }
+            (Some(after), None) => {
+                store
+                    .after(
+                        Some(session_id),
+                        Some(&message_id(&after, Code::BadCursor)?),
+                        limit,
+                    )
+                    .await?
+            }
+            (None, Some(before)) => {
+                store
+                    .before(session_id, &message_id(&before, Code::BadCursor)?, limit)
+                    .await?
+            }
+            (None, None) => store.latest(session_id, limit).await?,
+        };
+        let messages: Vec<MessageOut> = page.iter().map(MessageOut::from).collect();
+        Ok(json!({ "session_id": session_id, "messages": messages }))
     }
 }

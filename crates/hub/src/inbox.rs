@@ -16,14 +16,11 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use clawmux_core::hook::HookKind;
-use clawmux_core::wire::Code;
-use clawmux_core::wire::{agent_line, hook_context, Message};
+use clawmux_core::wire::{agent_line, hook_context, Code, Message, StopVerdict};
 use clawmux_core::{Event, Hook, Source};
 use clawmux_store::Channel;
 use serde_json::{json, Value};
 use tokio::sync::OwnedMutexGuard;
-
-use clawmux_core::wire::StopVerdict;
 
 use crate::error::HubError;
 use crate::hub::{now, Hub};
@@ -68,6 +65,25 @@ fn wait_call_returned(hook: &Hook, payload: &Value) -> bool {
         }
 }
 
+/// Whether the answer to this hook may carry the inbox to Claude (as additionalContext).
+fn may_hand_over(hook: &Hook) -> bool {
+    // A subagent's context is not the agent's: a message handed over there would never reach it.
+    hook.subagent.is_none()
+        && match &hook.kind {
+            HookKind::PreToolUse(_) => !is_wait_call(hook),
+            HookKind::PostToolUse { .. } => true,
+            HookKind::SessionStart { .. }
+            | HookKind::PostToolUseFailure { .. }
+            | HookKind::PreCompact { .. }
+            | HookKind::Stop { .. }
+            | HookKind::Notification { .. }
+            | HookKind::PermissionRequest(_)
+            | HookKind::UserPromptSubmit { .. }
+            | HookKind::StopFailure { .. }
+            | HookKind::SessionEnd { .. } => false,
+        }
+}
+
 impl Hub {
     /// A tool-status hook (`POST /api/hooks/tool-status`): records the event, steps the machine, and hands
     /// the inbox over as additionalContext when it may. `agent` is the `ClawMux-Session` header, if sent.
@@ -78,19 +94,7 @@ impl Hub {
                 format!("the hook payload is not JSON: {e}"),
             )
         })?;
-        let agent = match agent {
-            Some(a) => a.to_owned(),
-            None => value
-                .get("cwd")
-                .and_then(Value::as_str)
-                .and_then(|cwd| self.agent_by_work_dir(cwd))
-                .ok_or_else(|| {
-                    HubError::new(
-                        Code::UnknownAgent,
-                        "no ClawMux-Session header and no agent works in the payload's cwd",
-                    )
-                })?,
-        };
+        let agent = self.hook_agent(agent, &value)?;
         let (event, error) = Event::from_hook_value(&value);
         self.apply(&agent, Source::Hook, &event, body).await?;
         self.follow_transcript_of(&agent, &event);
@@ -103,7 +107,36 @@ impl Hub {
         let Event::Hook(hook) = &event else {
             return Ok(json!({}));
         };
-        if wait_call_returned(hook, &value) {
+        self.answer_hook(&agent, hook, &value).await
+    }
+
+    /// The agent a hook is for: the `ClawMux-Session` header's, else the one working in the payload's cwd.
+    fn hook_agent(&self, header: Option<&str>, value: &Value) -> Result<String, HubError> {
+        match header {
+            Some(a) => Ok(a.to_owned()),
+            None => value
+                .get("cwd")
+                .and_then(Value::as_str)
+                .and_then(|cwd| self.agent_by_work_dir(cwd))
+                .ok_or_else(|| {
+                    HubError::new(
+                        Code::UnknownAgent,
+                        "no ClawMux-Session header and no agent works in the payload's cwd",
+                    )
+                }),
+        }
+    }
+
+    /// What a recorded tool hook does beside the state: it may end a backgrounded wait, name the Claude
+    /// conversation, and hand the inbox over.
+    async fn answer_hook(
+        &self,
+        agent: &str,
+        hook: &Hook,
+        value: &Value,
+    ) -> Result<Value, HubError> {
+        let agent = agent.to_owned();
+        if wait_call_returned(hook, value) {
             // A wait still connected now runs in the background: a message it took would never reach
             // Claude. It ends; the messages stay for the next wait, or this hook.
             self.live(&agent)?.mail.release_waiter();
@@ -112,22 +145,7 @@ impl Hub {
             // The conversation exists now: a restart resumes it.
             self.store().set_claude_session(&agent, session).await?;
         }
-        // A subagent's context is not the agent's: a message handed over there would never reach it.
-        let may_hand_over = hook.subagent.is_none()
-            && match &hook.kind {
-                HookKind::PreToolUse(_) => !is_wait_call(hook),
-                HookKind::PostToolUse { .. } => true,
-                HookKind::SessionStart { .. }
-                | HookKind::PostToolUseFailure { .. }
-                | HookKind::PreCompact { .. }
-                | HookKind::Stop { .. }
-                | HookKind::Notification { .. }
-                | HookKind::PermissionRequest(_)
-                | HookKind::UserPromptSubmit { .. }
-                | HookKind::StopFailure { .. }
-                | HookKind::SessionEnd { .. } => false,
-            };
-        if !may_hand_over {
+        if !may_hand_over(hook) {
             return Ok(json!({}));
         }
         let messages = self.hand_over_to_hook(&agent).await?;
