@@ -188,35 +188,7 @@ impl Hub {
     ) -> Result<(), HubError> {
         let port = self.port()?;
         let clawmux = self.options().clawmux.clone();
-        let launch_dir = launch::launch_dir(self.data_dir(), name);
-        let io = |what: &str, path: &Path, e: std::io::Error| {
-            HubError::new(
-                Code::BadWorkDir,
-                format!("cannot write {what} {}: {e}", path.display()),
-            )
-        };
-        create_dir(&launch_dir, created).map_err(|e| io("the folder", &launch_dir, e))?;
-        let settings = launch_dir.join("settings.json");
-        crate::config::write_private(
-            &settings,
-            launch::settings(&clawmux, self.options().bash_timeout)
-                .to_string()
-                .as_bytes(),
-        )
-        .map_err(|e| io("the settings", &settings, e))?;
-        let instructions = launch::instructions(name);
-        let claude_md = work_dir.join("CLAUDE.md");
-        let existing = std::fs::read_to_string(&claude_md).ok();
-        let append_prompt = if launch::instructions_ours(existing.as_deref()) {
-            if existing.is_none() {
-                created.0.push(claude_md.clone());
-            }
-            std::fs::write(&claude_md, &instructions)
-                .map_err(|e| io("the instructions", &claude_md, e))?;
-            None
-        } else {
-            Some(instructions.as_str())
-        };
+        let (settings, append_prompt) = self.write_launch_files(name, work_dir, created)?;
         let session = resume.map_or_else(|| uuid::Uuid::new_v4().to_string(), str::to_owned);
         let argv = launch::argv(&Start {
             name,
@@ -224,7 +196,7 @@ impl Hub {
             settings: &settings,
             claude_session: &session,
             resume: resume.is_some(),
-            append_prompt,
+            append_prompt: append_prompt.as_deref(),
             clawmux: &clawmux,
         });
         let env = launch::env(name, port, work_dir, self.data_dir(), &clawmux);
@@ -244,5 +216,45 @@ impl Hub {
             .send_modify(|p| *p = pulse::Pulse::new(State::Starting));
         tokio::spawn(supervise::supervise(self.clone(), name.to_owned(), pid));
         Ok(())
+    }
+
+    /// Writes the agent's settings file (0600, in the hub's folder) and its instructions: its CLAUDE.md
+    /// when that is ours or missing, else the text to append to Claude's system prompt, returned.
+    fn write_launch_files(
+        &self,
+        name: &str,
+        work_dir: &Path,
+        created: &mut Created,
+    ) -> Result<(PathBuf, Option<String>), HubError> {
+        let clawmux = &self.options().clawmux;
+        let launch_dir = launch::launch_dir(self.data_dir(), name);
+        let io = |what: &str, path: &Path, e: std::io::Error| {
+            HubError::new(
+                Code::BadWorkDir,
+                format!("cannot write {what} {}: {e}", path.display()),
+            )
+        };
+        create_dir(&launch_dir, created).map_err(|e| io("the folder", &launch_dir, e))?;
+        let settings = launch_dir.join("settings.json");
+        crate::config::write_private(
+            &settings,
+            launch::settings(clawmux, self.options().bash_timeout)
+                .to_string()
+                .as_bytes(),
+        )
+        .map_err(|e| io("the settings", &settings, e))?;
+        let instructions = launch::instructions(name);
+        let claude_md = work_dir.join("CLAUDE.md");
+        let existing = std::fs::read_to_string(&claude_md).ok();
+        if launch::instructions_ours(existing.as_deref()) {
+            if existing.is_none() {
+                created.0.push(claude_md.clone());
+            }
+            std::fs::write(&claude_md, &instructions)
+                .map_err(|e| io("the instructions", &claude_md, e))?;
+            Ok((settings, None))
+        } else {
+            Ok((settings, Some(instructions)))
+        }
     }
 }
