@@ -98,20 +98,7 @@ impl Hub {
         }
         let key = match client_key {
             Some(k) => format!("send:{from}:{k}"),
-            None => {
-                let mut h = Sha256::new();
-                for part in [to, re.unwrap_or_default(), text] {
-                    h.update(part.len().to_le_bytes());
-                    h.update(part.as_bytes());
-                }
-                let digest: String = h
-                    .finalize()
-                    .iter()
-                    .take(16)
-                    .map(|b| format!("{b:02x}"))
-                    .collect();
-                format!("send:{from}:turn{}:{digest}", sender.inbox_cursor)
-            }
+            None => send_key(from, sender.inbox_cursor, [to, re.unwrap_or_default(), text]),
         };
         let m = self
             .append(&NewMessage {
@@ -162,4 +149,21 @@ fn check_text(text: &str) -> Result<(), HubError> {
         ));
     }
     Ok(())
+}
+
+/// The idempotency key of a send that named none: the same words to the same recipient in the same turn
+/// (the sender's inbox position) are one message, sent again.
+fn send_key(from: &str, turn: i64, parts: [&str; 3]) -> String {
+    let mut h = Sha256::new();
+    for part in parts {
+        h.update(part.len().to_le_bytes());
+        h.update(part.as_bytes());
+    }
+    let digest: String = h
+        .finalize()
+        .iter()
+        .take(16)
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    format!("send:{from}:turn{turn}:{digest}")
 }
