@@ -107,17 +107,7 @@ async fn follow(hub: Hub, agent: String, path: PathBuf) {
             lines = Lines::default();
         }
         offset = next;
-        let mut entries = Vec::new();
-        for line in lines.feed(&bytes) {
-            match parse_line(&line) {
-                Ok(l) if !l.sidechain => {
-                    let at = l.at.unwrap_or_else(now);
-                    entries.extend(l.entries.into_iter().map(|e| (at, e)));
-                }
-                Ok(_) => {}
-                Err(e) => tracing::debug!(agent, error = %e, "skipped a transcript line"),
-            }
-        }
+        let mut entries = entries_of(&agent, &mut lines, &bytes);
         if !entries.is_empty() {
             tokio::time::sleep_until(read_at + window).await;
             entries.sort_by_key(|(at, _)| *at);
@@ -134,6 +124,23 @@ async fn follow(hub: Hub, agent: String, path: PathBuf) {
         }
         while rx.try_recv().is_ok() {}
     }
+}
+
+/// The entries of the whole lines in `bytes` (a half-written last line waits in `lines`), each with its
+/// time; a subagent's lines (sidechain) are not the agent's.
+fn entries_of(agent: &str, lines: &mut Lines, bytes: &[u8]) -> Vec<(Millis, Entry)> {
+    let mut entries = Vec::new();
+    for line in lines.feed(bytes) {
+        match parse_line(&line) {
+            Ok(l) if !l.sidechain => {
+                let at = l.at.unwrap_or_else(now);
+                entries.extend(l.entries.into_iter().map(|e| (at, e)));
+            }
+            Ok(_) => {}
+            Err(e) => tracing::debug!(agent, error = %e, "skipped a transcript line"),
+        }
+    }
+    entries
 }
 
 /// Whether a watcher event may mean the transcript has new bytes: a change of its content, or its creation,

@@ -98,7 +98,11 @@ impl Hub {
         }
         let key = match client_key {
             Some(k) => format!("send:{from}:{k}"),
-            None => send_key(from, sender.inbox_cursor, [to, re.unwrap_or_default(), text]),
+            None => send_key(
+                from,
+                sender.inbox_cursor,
+                [to, re.unwrap_or_default(), text],
+            ),
         };
         let m = self
             .append(&NewMessage {

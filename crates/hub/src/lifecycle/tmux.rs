@@ -194,42 +194,7 @@ impl Tmux {
             ["start-server", ";", "set-option", "-s", "exit-empty", "off"],
         )
         .await?;
-        let keys: Vec<&str> = env
-            .iter()
-            .map(|(k, _)| k.as_str())
-            .filter(|k| *k != "PATH")
-            .collect();
-        let update = format!("{DEFAULT_UPDATE_ENVIRONMENT} {}", keys.join(" "));
-        let mut args: Vec<std::ffi::OsString> = [
-            "set-option",
-            "-s",
-            "exit-empty",
-            "on",
-            ";",
-            "set-option",
-            "-g",
-            "update-environment",
-            update.as_str(),
-            ";",
-            "new-session",
-            "-d",
-            "-s",
-            name,
-            "-x",
-            "200",
-            "-y",
-            "50",
-            "-P",
-            "-F",
-            "#{pane_pid}",
-            "-c",
-        ]
-        .iter()
-        .map(Into::into)
-        .collect();
-        args.push(escape_format(cwd.as_os_str()));
-        args.push("--".into());
-        args.extend(argv.iter().map(Into::into));
+        let args = new_session_args(name, cwd, env, argv);
         let out = match self.run_with_env("new-session", args, env).await {
             Ok(out) => out,
             Err(e) => {
@@ -326,4 +291,52 @@ impl Tmux {
             .await?;
         self.key(name, "Enter").await
     }
+}
+
+/// The `new-session` call, after the server's `exit-empty` is set back on and the agent's variables are
+/// named in `update-environment`: the session takes them from this client's environment, never from its
+/// command line.
+fn new_session_args(
+    name: &str,
+    cwd: &Path,
+    env: &[(String, String)],
+    argv: &[String],
+) -> Vec<std::ffi::OsString> {
+    let keys: Vec<&str> = env
+        .iter()
+        .map(|(k, _)| k.as_str())
+        .filter(|k| *k != "PATH")
+        .collect();
+    let update = format!("{DEFAULT_UPDATE_ENVIRONMENT} {}", keys.join(" "));
+    let mut args: Vec<std::ffi::OsString> = [
+        "set-option",
+        "-s",
+        "exit-empty",
+        "on",
+        ";",
+        "set-option",
+        "-g",
+        "update-environment",
+        update.as_str(),
+        ";",
+        "new-session",
+        "-d",
+        "-s",
+        name,
+        "-x",
+        "200",
+        "-y",
+        "50",
+        "-P",
+        "-F",
+        "#{pane_pid}",
+        "-c",
+    ]
+    .iter()
+    .map(Into::into)
+    .collect();
+    args.push(escape_format(cwd.as_os_str()));
+    args.push("--".into());
+    args.extend(argv.iter().map(Into::into));
+    args
 }
