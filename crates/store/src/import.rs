@@ -142,52 +142,66 @@ impl Store {
         // Original id -> stored id, for parents whose original id was already taken by another message.
         let mut renamed = std::collections::HashMap::new();
         for (index, m) in checked.iter().enumerate() {
-            let key = match &m.id {
-                Some(id) => format!("import:{agent}:id:{id}"),
-                None => format!("import:{agent}:n:{index}"),
-            };
-            let mut parent = m
-                .parent
-                .as_ref()
-                .map(|p| renamed.get(p).unwrap_or(p).clone());
-            if let Some(p) = &parent {
-                if self.message(p).await?.is_none() {
-                    parent = None;
-                    done.unlinked += 1;
-                }
-            }
-            let (sender, recipient) = match m.kind {
-                Kind::User => ("user", None),
-                Kind::Assistant | Kind::Ack => (agent, Some("user")),
-                Kind::Agent | Kind::Activity | Kind::System => (agent, None),
-            };
-            let appended = self
-                .append_with_id(
-                    &NewMessage {
-                        agent,
-                        kind: m.kind,
-                        sender,
-                        recipient,
-                        text: &m.text,
-                        parent: parent.as_ref(),
-                        voice: false,
-                        idem_key: Some(&key),
-                        at: m.at,
-                    },
-                    m.id.as_ref(),
-                )
+            self.import_message(agent, index, m, &mut renamed, &mut done)
                 .await?;
-            if let Some(original) = &m.id {
-                if *original != appended.message.id {
-                    renamed.insert(original.clone(), appended.message.id.clone());
-                }
-            }
-            if appended.created {
-                done.created += 1;
-            } else {
-                done.skipped += 1;
-            }
         }
         Ok(done)
+    }
+
+    /// Imports message `index` of `agent`'s history, once (its key is its original id, or its place).
+    async fn import_message(
+        &self,
+        agent: &str,
+        index: usize,
+        m: &Checked,
+        renamed: &mut std::collections::HashMap<MsgId, MsgId>,
+        done: &mut Imported,
+    ) -> Result<(), StoreError> {
+        let key = match &m.id {
+            Some(id) => format!("import:{agent}:id:{id}"),
+            None => format!("import:{agent}:n:{index}"),
+        };
+        let mut parent = m
+            .parent
+            .as_ref()
+            .map(|p| renamed.get(p).unwrap_or(p).clone());
+        if let Some(p) = &parent {
+            if self.message(p).await?.is_none() {
+                parent = None;
+                done.unlinked += 1;
+            }
+        }
+        let (sender, recipient) = match m.kind {
+            Kind::User => ("user", None),
+            Kind::Assistant | Kind::Ack => (agent, Some("user")),
+            Kind::Agent | Kind::Activity | Kind::System => (agent, None),
+        };
+        let appended = self
+            .append_with_id(
+                &NewMessage {
+                    agent,
+                    kind: m.kind,
+                    sender,
+                    recipient,
+                    text: &m.text,
+                    parent: parent.as_ref(),
+                    voice: false,
+                    idem_key: Some(&key),
+                    at: m.at,
+                },
+                m.id.as_ref(),
+            )
+            .await?;
+        if let Some(original) = &m.id {
+            if *original != appended.message.id {
+                renamed.insert(original.clone(), appended.message.id.clone());
+            }
+        }
+        if appended.created {
+            done.created += 1;
+        } else {
+            done.skipped += 1;
+        }
+        Ok(())
     }
 }

@@ -119,6 +119,24 @@ pub struct Appended {
     pub created: bool,
 }
 
+impl NewMessage<'_> {
+    /// The message as stored at `seq` under `id`.
+    fn stored(&self, seq: i64, id: MsgId) -> Message {
+        Message {
+            seq,
+            id,
+            agent: self.agent.to_owned(),
+            kind: self.kind,
+            sender: self.sender.to_owned(),
+            recipient: self.recipient.map(str::to_owned),
+            text: self.text.to_owned(),
+            parent: self.parent.cloned(),
+            voice: self.voice,
+            at: self.at,
+        }
+    }
+}
+
 impl Store {
     /// Appends a message, committed before it returns. With an idempotency key already used for the same
     /// content it stores nothing and returns the first message; with different content it refuses.
@@ -163,20 +181,8 @@ impl Store {
             .await;
             match inserted {
                 Ok(Some(seq)) => {
-                    let message = Message {
-                        seq,
-                        id,
-                        agent: m.agent.to_owned(),
-                        kind: m.kind,
-                        sender: m.sender.to_owned(),
-                        recipient: m.recipient.map(str::to_owned),
-                        text: m.text.to_owned(),
-                        parent: m.parent.cloned(),
-                        voice: m.voice,
-                        at: m.at,
-                    };
                     return Ok(Appended {
-                        message,
+                        message: m.stored(seq, id),
                         created: true,
                     });
                 }
