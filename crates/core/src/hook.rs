@@ -262,7 +262,19 @@ pub fn parse_value(value: &Value) -> Result<Hook, HookError> {
     let Some(event) = HookEvent::from_name(name) else {
         return Err(HookError::UnknownEvent(name.to_owned()));
     };
-    let kind = match event {
+    let kind = hook_kind(event, obj)?;
+    Ok(Hook {
+        kind,
+        session_id: optional_str(obj, "session_id")?.map(str::to_owned),
+        cwd: optional_str(obj, "cwd")?.map(str::to_owned),
+        transcript_path: optional_str(obj, "transcript_path")?.map(str::to_owned),
+        subagent: optional_str(obj, "agent_id")?.map(str::to_owned),
+    })
+}
+
+/// The fields the rules need of a `event` payload.
+fn hook_kind(event: HookEvent, obj: &Map<String, Value>) -> Result<HookKind, HookError> {
+    Ok(match event {
         HookEvent::SessionStart => HookKind::SessionStart {
             source: optional_str(obj, "source")?.unwrap_or("startup").to_owned(),
         },
@@ -308,13 +320,6 @@ pub fn parse_value(value: &Value) -> Result<Hook, HookError> {
         HookEvent::Notification => HookKind::Notification {
             message: optional_str(obj, "message")?.unwrap_or_default().to_owned(),
         },
-    };
-    Ok(Hook {
-        kind,
-        session_id: optional_str(obj, "session_id")?.map(str::to_owned),
-        cwd: optional_str(obj, "cwd")?.map(str::to_owned),
-        transcript_path: optional_str(obj, "transcript_path")?.map(str::to_owned),
-        subagent: optional_str(obj, "agent_id")?.map(str::to_owned),
     })
 }
 

@@ -63,6 +63,17 @@ pub struct Expectation {
     pub activity: Option<String>,
 }
 
+impl Expectation {
+    /// Everything that holds of `s`.
+    fn of(s: &Snapshot) -> Expectation {
+        Expectation {
+            state: Some(s.state),
+            needs: Some(s.attention.as_ref().map(|a| a.need)),
+            activity: Some(s.activity.clone()),
+        }
+    }
+}
+
 mod double_option {
     use serde::{Deserialize, Deserializer, Serialize};
 
@@ -144,17 +155,37 @@ pub struct ReplayError {
     pub why: String,
 }
 
+impl Replay {
+    fn empty() -> Replay {
+        Replay {
+            case: None,
+            seen: None,
+            right: None,
+            decisions: Vec::new(),
+            checks: Vec::new(),
+            end: Snapshot::new(Millis(0)),
+        }
+    }
+}
+
+/// A recorded event: its stored kind and payload (a hook's kind may be left out).
+fn recorded_event(kind: Option<&str>, payload: Value) -> Event {
+    let bytes = match payload {
+        Value::String(s) => s.into_bytes(),
+        Value::Null => Vec::new(),
+        other @ (Value::Bool(_) | Value::Number(_) | Value::Array(_) | Value::Object(_)) => {
+            other.to_string().into_bytes()
+        }
+    };
+    match kind {
+        Some(k) => Event::from_stored(k, &bytes),
+        None => Event::from_hook_payload(&bytes).0,
+    }
+}
+
 /// Replays a sequence from its first event's time on.
 pub fn replay(text: &str) -> Result<Replay, ReplayError> {
-    let mut out = Replay {
-        case: None,
-        seen: None,
-        right: None,
-        decisions: Vec::new(),
-        checks: Vec::new(),
-        end: Snapshot::new(Millis(0)),
-    };
-    let mut started = false;
+    let mut out = Replay::empty();
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
         if raw.trim().is_empty() {
@@ -173,7 +204,7 @@ pub fn replay(text: &str) -> Result<Replay, ReplayError> {
                 right,
                 observed,
             } => {
-                if started {
+                if !out.decisions.is_empty() {
                     return Err(err("the header must come before the first event".into()));
                 }
                 out.case = Some(case);
@@ -184,11 +215,7 @@ pub fn replay(text: &str) -> Result<Replay, ReplayError> {
             Record::Expect { expect } => out.checks.push(Check {
                 line,
                 want: expect,
-                got: Expectation {
-                    state: Some(out.end.state),
-                    needs: Some(out.end.attention.as_ref().map(|a| a.need)),
-                    activity: Some(out.end.activity.clone()),
-                },
+                got: Expectation::of(&out.end),
             }),
             Record::Event {
                 at,
@@ -198,20 +225,8 @@ pub fn replay(text: &str) -> Result<Replay, ReplayError> {
             } => {
                 let source = Source::parse(&source)
                     .ok_or_else(|| err(format!("unknown source `{source}`")))?;
-                let bytes = match payload {
-                    Value::String(s) => s.into_bytes(),
-                    Value::Null => Vec::new(),
-                    other @ (Value::Bool(_)
-                    | Value::Number(_)
-                    | Value::Array(_)
-                    | Value::Object(_)) => other.to_string().into_bytes(),
-                };
-                let event = match kind {
-                    Some(k) => Event::from_stored(&k, &bytes),
-                    None => Event::from_hook_payload(&bytes).0,
-                };
-                if !started {
-                    started = true;
+                let event = recorded_event(kind.as_deref(), payload);
+                if out.decisions.is_empty() {
                     let observed = out.end.observed;
                     out.end = Snapshot {
                         observed,
