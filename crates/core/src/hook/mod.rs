@@ -4,6 +4,10 @@
 //! about everything else (extra fields are ignored, they stay in the stored raw payload). An event name with
 //! no rule is an [`HookError::UnknownEvent`]: the hub stores it and answers Claude with `{}`, never an error.
 
+mod event;
+
+pub use event::HookEvent;
+
 use serde_json::{Map, Value};
 
 use crate::wire::Code;
@@ -154,97 +158,6 @@ impl HookError {
             }
             HookError::UnknownEvent(_) => Code::UnknownEvent,
         }
-    }
-}
-
-/// The hook events ClawMux has a rule for: the only ones the parser reads, and the only ones the agents'
-/// settings and `clawmux hooks install` subscribe to. A subscribed event without a rule would be stored
-/// and decided "no rule" on every occurrence for nothing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum HookEvent {
-    /// A session began or resumed.
-    SessionStart,
-    /// A prompt reached Claude.
-    UserPromptSubmit,
-    /// A tool is about to run.
-    PreToolUse,
-    /// Claude Code asks the user's permission for a tool.
-    PermissionRequest,
-    /// A tool ran.
-    PostToolUse,
-    /// A tool failed.
-    PostToolUseFailure,
-    /// Compaction begins.
-    PreCompact,
-    /// Claude Code shows the user a notice.
-    Notification,
-    /// Claude wants to stop (the hook that may keep it going).
-    Stop,
-    /// A turn ended on an API error.
-    StopFailure,
-    /// The session ended.
-    SessionEnd,
-}
-
-impl HookEvent {
-    /// Every event with a rule.
-    pub const ALL: [HookEvent; 11] = [
-        HookEvent::SessionStart,
-        HookEvent::UserPromptSubmit,
-        HookEvent::PreToolUse,
-        HookEvent::PermissionRequest,
-        HookEvent::PostToolUse,
-        HookEvent::PostToolUseFailure,
-        HookEvent::PreCompact,
-        HookEvent::Notification,
-        HookEvent::Stop,
-        HookEvent::StopFailure,
-        HookEvent::SessionEnd,
-    ];
-
-    /// The `hook_event_name` and settings key.
-    pub fn name(self) -> &'static str {
-        match self {
-            HookEvent::SessionStart => "SessionStart",
-            HookEvent::UserPromptSubmit => "UserPromptSubmit",
-            HookEvent::PreToolUse => "PreToolUse",
-            HookEvent::PermissionRequest => "PermissionRequest",
-            HookEvent::PostToolUse => "PostToolUse",
-            HookEvent::PostToolUseFailure => "PostToolUseFailure",
-            HookEvent::PreCompact => "PreCompact",
-            HookEvent::Notification => "Notification",
-            HookEvent::Stop => "Stop",
-            HookEvent::StopFailure => "StopFailure",
-            HookEvent::SessionEnd => "SessionEnd",
-        }
-    }
-
-    /// The event of a `hook_event_name`, if ClawMux has a rule for it.
-    pub fn from_name(name: &str) -> Option<HookEvent> {
-        HookEvent::ALL.into_iter().find(|e| e.name() == name)
-    }
-
-    /// Whether its hooks are chosen by tool name (a `matcher`).
-    pub fn takes_matcher(self) -> bool {
-        matches!(
-            self,
-            HookEvent::PreToolUse
-                | HookEvent::PermissionRequest
-                | HookEvent::PostToolUse
-                | HookEvent::PostToolUseFailure
-        )
-    }
-
-    /// Whether an observed session (one ClawMux did not start) has a rule for it: a notice changes
-    /// nothing an observer shows.
-    pub fn observed(self) -> bool {
-        self != HookEvent::Notification
-    }
-}
-
-impl std::fmt::Display for HookEvent {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
     }
 }
 
