@@ -1,0 +1,193 @@
+//! Every bad input an agent or a client can send gets a clear error, stores nothing, and the hub keeps serving.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+mod common;
+
+use common::TestHub;
+use serde_json::{json, Value};
+
+#[test]
+fn bad_input_gets_a_clear_error_stores_nothing_and_the_hub_keeps_serving() {
+    let hub = TestHub::start();
+    hub.add_agent("sky");
+    let http = hub.http();
+    let url = hub.url("/api/sessions");
+    // No token, a wrong token, a foreign Host, a foreign Origin.
+    let cases: Vec<(
+        ureq::RequestBuilder<ureq::typestate::WithoutBody>,
+        u16,
+        &str,
+    )> = vec![
+        (http.get(&url), 401, "unauthorized"),
+        (
+            http.get(&url).header("Authorization", "Bearer nope"),
+            401,
+            "unauthorized",
+        ),
+        (
+            http.get(&url)
+                .header("Authorization", format!("Bearer {}", hub.token))
+                .header("Host", "evil.example"),
+            403,
+            "bad_host",
+        ),
+        (
+            http.get(&url)
+                .header("Authorization", format!("Bearer {}", hub.token))
+                .header("Origin", "http://evil.example"),
+            403,
+            "bad_origin",
+        ),
+    ];
+    for (req, status, code) in cases {
+        let mut resp = req.call().unwrap();
+        assert_eq!(resp.status().as_u16(), status);
+        let v: Value = serde_json::from_str(&resp.body_mut().read_to_string().unwrap()).unwrap();
+        assert_eq!(v["code"], code);
+        assert!(v["message"].as_str().is_some_and(|m| !m.is_empty()));
+    }
+    let before = hub.history("sky").len();
+    // Over 1 MiB: refused from its declared length, before it is read.
+    let (status, v) = hub.post_declaring(
+        "/api/sessions/sky/messages",
+        "application/json",
+        1024 * 1024 + 10,
+    );
+    assert_eq!((status, v["code"].as_str()), (413, Some("body_too_large")));
+    for (path, session, body, status, code) in [
+        (
+            "/api/sessions/sky/messages",
+            None,
+            "{not json",
+            400,
+            "malformed_json",
+        ),
+        (
+            "/api/sessions/sky/messages",
+            None,
+            r#"{"text":"   "}"#,
+            400,
+            "empty_message",
+        ),
+        (
+            "/api/sessions/ghost/messages",
+            None,
+            r#"{"text":"x"}"#,
+            404,
+            "unknown_agent",
+        ),
+        (
+            "/api/hooks/tool-status",
+            Some("sky"),
+            "not json",
+            400,
+            "malformed_json",
+        ),
+        (
+            "/api/hooks/tool-status",
+            Some("ghost"),
+            r#"{"hook_event_name":"Stop"}"#,
+            404,
+            "unknown_agent",
+        ),
+        (
+            "/api/agents",
+            None,
+            r#"{"name":"../x"}"#,
+            400,
+            "bad_agent_name",
+        ),
+        (
+            "/api/agents",
+            None,
+            r#"{"name":"ok","work_dir":"relative/path"}"#,
+            400,
+            "bad_work_dir",
+        ),
+        (
+            "/api/send",
+            None,
+            r#"{"to":"user","text":"x"}"#,
+            400,
+            "missing_session",
+        ),
+    ] {
+        let (s, v) = hub.post(path, session, body);
+        assert_eq!(
+            (s, v["code"].as_str().unwrap()),
+            (status, code),
+            "{path} {v}"
+        );
+    }
+    assert_eq!(hub.history("sky").len(), before);
+    assert_eq!(hub.session("sky")["state"], "starting");
+    // A well-formed event with no rule is stored and answered {} (Claude must never see an error for it);
+    // a malformed one is stored, answered with a typed error, and changes nothing.
+    assert_eq!(
+        hub.hook("sky", json!({"hook_event_name":"TeammateIdle"})),
+        (200, json!({}))
+    );
+    let (s, v) = hub.hook("sky", json!({"hook_event_name":"PreToolUse"}));
+    assert_eq!((s, v["code"].as_str().unwrap()), (400, "malformed_event"));
+    assert_eq!(hub.session("sky")["activity"], "");
+    // The hub still serves.
+    assert_eq!(hub.get("/api/health").0, 200);
+}
+
+#[test]
+fn names_cannot_leave_the_data_folder() {
+    let hub = TestHub::start();
+    let listing = |dir: &std::path::Path| {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    let top = listing(hub.dir.path());
+    let data = listing(&hub.data());
+    for name in [
+        "../evil",
+        "a/b",
+        ".",
+        "..",
+        "/etc",
+        "x\u{0}y",
+        "sky\n",
+        "",
+        "user",
+        &"n".repeat(33),
+        "ü",
+    ] {
+        let body = json!({ "name": name }).to_string();
+        let (status, v) = hub.post("/api/agents", None, &body);
+        assert_eq!(
+            (status, v["code"].as_str()),
+            (400, Some("bad_agent_name")),
+            "{name:?}"
+        );
+        let (status, v) = hub.post(
+            "/api/spawn",
+            None,
+            &json!({ "name": name, "demo": true }).to_string(),
+        );
+        assert_eq!(
+            (status, v["code"].as_str()),
+            (400, Some("bad_agent_name")),
+            "spawn {name:?}"
+        );
+    }
+    for path in [
+        "/api/history/..%2F..%2Fetc%2Fpasswd",
+        "/api/sessions/..%2Fx/log/events",
+        "/ui/..%2F..%2FCargo.toml",
+        "/ui/../../Cargo.toml",
+    ] {
+        let (status, _) = hub.get(path);
+        assert!(status == 400 || status == 404, "{path}: {status}");
+    }
+    assert_eq!(listing(hub.dir.path()), top);
+    assert_eq!(listing(&hub.data()), data);
+}
