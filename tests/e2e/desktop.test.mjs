@@ -1,101 +1,21 @@
 // The real app window: the desktop app under Xvfb, driven through tauri-driver and WebKitWebDriver, with a
-// session bus and a notification daemon (dunst) so the idle notification is really sent and seen.
+// session bus and a notification daemon (dunst) so the idle notification is really sent and seen
+// (desktop-harness.mjs starts them).
 
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { remote } from 'webdriverio';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import {
+  APP, APP_ARGS, BUS, DISPLAY, OPENED, SPEECH, WINDOW_STATE, browser, children, data, dir, launchApp, listening,
+  notifications, painted, quitApp, start, until, useApp, windowHub,
+} from './desktop-harness.mjs';
 import { ARTIFACTS, BIN } from './harness.mjs';
 import { filePart, readWav, startService } from './voice-service.mjs';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const APP = process.env.CLAWMUX_DESKTOP ?? join(ROOT, 'target/debug/clawmux-desktop');
-const DRIVER = process.env.TAURI_DRIVER ?? join(process.env.HOME, '.cargo/bin/tauri-driver');
-const DISPLAY = ':77';
-const uid = process.getuid();
-const BUS_DIR = `/run/user/${uid}`;
-const BUS = `unix:path=${BUS_DIR}/bus`;
-
-const children = [];
-let browser;
-let notifications = '';
-const dir = mkdtempSync(join(tmpdir(), 'clawmux-desktop-'));
-const data = join(dir, 'data');
-// tauri-driver starts the app with almost no environment; this wrapper gives it the test's HOME, so its
-// window state is kept in the test's folder and never in the real home.
-const LAUNCH = join(dir, 'clawmux-desktop.sh');
-// It also plays sound through the test's own PulseAudio server (a null sink), as a desktop session would.
-const PULSE = join(dir, 'pulse');
-// The user's browser is the desktop's `xdg-open`: here one that notes what it was asked to open.
-const OPENED = join(dir, 'opened');
-mkdirSync(join(dir, 'bin'));
-writeFileSync(join(dir, 'bin', 'xdg-open'), `#!/bin/sh\nprintf '%s\\n' "$1" >> '${OPENED}'\n`, { mode: 0o755 });
-writeFileSync(LAUNCH, `#!/bin/sh\nexport HOME='${dir}' XDG_CONFIG_HOME='${dir}/.config' XDG_DATA_HOME='${dir}/.local/share' PULSE_SERVER='unix:${PULSE}/native' PATH='${dir}/bin':"$PATH"\nexec '${APP}' "$@"\n`, { mode: 0o755 });
-const WINDOW_STATE = join(dir, '.config', 'dev.clawmux.desktop', '.window-state.json');
-// Real speech for push-to-talk: the app plays this file as its microphone (`--microphone-file`).
-const SPEECH = join(dir, 'speech.wav');
-execFileSync('espeak-ng', ['-w', SPEECH, 'please run the tests']);
-const APP_ARGS = ['--data-dir', data, '--microphone-file', SPEECH];
-
-function start(cmd, args, env = {}) {
-  const child = spawn(cmd, args, { env: { PATH: process.env.PATH, HOME: dir, DISPLAY, DBUS_SESSION_BUS_ADDRESS: BUS, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  return child;
-}
-
-async function until(what, check, ms = 15000) {
-  const end = Date.now() + ms;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > end) throw new Error(`timed out: ${what}`);
-    await new Promise((ok) => setTimeout(ok, 50));
-  }
-}
-
-/** Lets the window paint what the DOM says before a screenshot. */
-async function painted() {
-  await browser.executeAsync((done) => requestAnimationFrame(() => requestAnimationFrame(() => done())));
-}
-
-const listening = (port) => new Promise((ok) => {
-  const s = connect(port, '127.0.0.1', () => { s.end(); ok(true); });
-  s.on('error', () => ok(false));
-});
-
-before(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  start('Xvfb', [DISPLAY, '-screen', '0', '1280x800x24', '-nolisten', 'tcp']);
-  await until('the X display', () => existsSync(`/tmp/.X11-unix/X${DISPLAY.slice(1)}`));
-  mkdirSync(BUS_DIR, { recursive: true, mode: 0o700 });
-  rmSync(`${BUS_DIR}/bus`, { force: true });
-  start('dbus-daemon', ['--session', `--address=${BUS}`, '--nofork', '--nopidfile']);
-  await until('the session bus', () => existsSync(`${BUS_DIR}/bus`));
-  const monitor = start('dbus-monitor', ['--session', "interface='org.freedesktop.Notifications',member='Notify'"]);
-  monitor.stdout.on('data', (d) => { notifications += d; });
-  start('dunst', []);
-  mkdirSync(PULSE, { recursive: true });
-  start('pulseaudio', ['-n', '--daemonize=no', '--exit-idle-time=-1', '--use-pid-file=no', '--disable-shm=yes',
-    '-L', `module-native-protocol-unix auth-anonymous=1 socket=${PULSE}/native`, '-L', 'module-null-sink'],
-  { XDG_RUNTIME_DIR: PULSE, XDG_CONFIG_HOME: join(dir, '.config') });
-  await until('the sound server', () => existsSync(join(PULSE, 'native')));
-  start(DRIVER, ['--port', '4444']);
-  await until('tauri-driver', () => listening(4444));
-  browser = await remote({
-    hostname: '127.0.0.1',
-    port: 4444,
-    logLevel: 'warn',
-    capabilities: { 'tauri:options': { application: LAUNCH, args: APP_ARGS } },
-  });
-});
-
-after(async () => {
-  await browser?.deleteSession().catch(() => {});
-  for (const c of children.reverse()) c.kill('SIGKILL');
-});
+useApp();
 
 test('the app window runs the hub, shows agents, sends a message and notifies when an agent is done', async () => {
   const online = await browser.$('#connection.online');
@@ -184,20 +104,6 @@ test('the app window runs the hub, shows agents, sends a message and notifies wh
   assert.match(notifications, /Permission: Running npm publish/);
   await (await browser.$('[data-agent="moon"].needs-you')).waitForExist({ timeout: 10000 });
 });
-
-/** The window's hub over HTTP (its port from the window's footer), and `clawmux` as agent `agent`. */
-async function windowHub() {
-  const address = await (await browser.$('#hub-address')).getText();
-  const port = Number(/127\.0\.0\.1:(\d+)/.exec(address)?.[1]);
-  const token = readFileSync(join(data, 'token'), 'utf8').trim();
-  const env = (agent) => ({ PATH: process.env.PATH, HOME: dir, CLAWMUX_HOME: data, CLAWMUX_PORT: String(port), CLAWMUX_SESSION_ID: agent, CLAWMUX_WORK_DIR: join(dir, agent) });
-  return {
-    api: (method, path, body) => fetch(`http://127.0.0.1:${port}${path}`, {
-      method, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: body && JSON.stringify(body),
-    }).then((r) => r.json()),
-    clawmux: (agent, args) => execFileSync(BIN, args, { env: env(agent), encoding: 'utf8' }),
-  };
-}
 
 test('the window reads an answer aloud with its own voices, and says when it is done', async () => {
   const { clawmux } = await windowHub();
@@ -375,15 +281,8 @@ test('the window comes back with the size and place it had', async () => {
       return false;
     }
   }, 10000);
-  await browser.deleteSession().catch(() => {});
-  browser = null;
-  await until('the app to exit (its hub port closes)', async () => !(await listening(3460)), 20000);
-  browser = await remote({
-    hostname: '127.0.0.1',
-    port: 4444,
-    logLevel: 'warn',
-    capabilities: { 'tauri:options': { application: LAUNCH, args: APP_ARGS } },
-  });
+  await quitApp();
+  await launchApp(APP_ARGS);
   await (await browser.$('#connection.online')).waitForExist({ timeout: 20000 });
   const rect = await browser.getWindowRect();
   assert.deepEqual([rect.width, rect.height, rect.x, rect.y], [before.width, before.height, before.x, before.y]);
@@ -391,9 +290,7 @@ test('the window comes back with the size and place it had', async () => {
 
 test('when the hub cannot start, the window says why instead of showing nothing', async () => {
   // The first session's app must be gone first: the app is single-instance.
-  await browser?.deleteSession();
-  browser = null;
-  await until('the first app to exit (its hub port closes)', async () => !(await listening(3460)), 20000);
+  await quitApp();
   const blockers = [];
   for (let port = 3460; port <= 3479; port++) {
     const server = createServer();
@@ -401,12 +298,7 @@ test('when the hub cannot start, the window says why instead of showing nothing'
     blockers.push(server);
   }
   try {
-    browser = await remote({
-      hostname: '127.0.0.1',
-      port: 4444,
-      logLevel: 'warn',
-      capabilities: { 'tauri:options': { application: LAUNCH, args: ['--data-dir', join(dir, 'second')] } },
-    });
+    await launchApp(['--data-dir', join(dir, 'second')]);
     const fatal = await browser.$('#fatal');
     await fatal.waitForDisplayed({ timeout: 20000 });
     assert.match(await (await browser.$('#fatal-message')).getText(), /No port from 3460 to 3479/);

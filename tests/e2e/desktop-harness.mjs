@@ -1,0 +1,127 @@
+// The real app window for the desktop tests: Xvfb, a session bus with a notification daemon (dunst) and a
+// monitor of what it is asked to show, a PulseAudio server with a null sink, tauri-driver, and the app
+// started through it with a test HOME, a data folder, a fake browser (`xdg-open`) and a WAV file as its
+// microphone. `useApp()` starts it all before the tests of the file that calls it and stops it after.
+
+import { after, before } from 'node:test';
+import { spawn, execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { remote } from 'webdriverio';
+import { ARTIFACTS, BIN } from './harness.mjs';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+export const APP = process.env.CLAWMUX_DESKTOP ?? join(ROOT, 'target/debug/clawmux-desktop');
+export const DRIVER = process.env.TAURI_DRIVER ?? join(process.env.HOME, '.cargo/bin/tauri-driver');
+export const DISPLAY = ':77';
+const uid = process.getuid();
+const BUS_DIR = `/run/user/${uid}`;
+export const BUS = `unix:path=${BUS_DIR}/bus`;
+
+export const children = [];
+export let browser;
+export let notifications = '';
+export const dir = mkdtempSync(join(tmpdir(), 'clawmux-desktop-'));
+export const data = join(dir, 'data');
+// tauri-driver starts the app with almost no environment; this wrapper gives it the test's HOME, so its
+// window state is kept in the test's folder and never in the real home.
+export const LAUNCH = join(dir, 'clawmux-desktop.sh');
+// It also plays sound through the test's own PulseAudio server (a null sink), as a desktop session would.
+const PULSE = join(dir, 'pulse');
+// The user's browser is the desktop's `xdg-open`: here one that notes what it was asked to open.
+export const OPENED = join(dir, 'opened');
+mkdirSync(join(dir, 'bin'));
+writeFileSync(join(dir, 'bin', 'xdg-open'), `#!/bin/sh\nprintf '%s\\n' "$1" >> '${OPENED}'\n`, { mode: 0o755 });
+writeFileSync(LAUNCH, `#!/bin/sh\nexport HOME='${dir}' XDG_CONFIG_HOME='${dir}/.config' XDG_DATA_HOME='${dir}/.local/share' PULSE_SERVER='unix:${PULSE}/native' PATH='${dir}/bin':"$PATH"\nexec '${APP}' "$@"\n`, { mode: 0o755 });
+export const WINDOW_STATE = join(dir, '.config', 'dev.clawmux.desktop', '.window-state.json');
+// Real speech for push-to-talk: the app plays this file as its microphone (`--microphone-file`).
+export const SPEECH = join(dir, 'speech.wav');
+execFileSync('espeak-ng', ['-w', SPEECH, 'please run the tests']);
+export const APP_ARGS = ['--data-dir', data, '--microphone-file', SPEECH];
+
+export function start(cmd, args, env = {}) {
+  const child = spawn(cmd, args, { env: { PATH: process.env.PATH, HOME: dir, DISPLAY, DBUS_SESSION_BUS_ADDRESS: BUS, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  return child;
+}
+
+export async function until(what, check, ms = 15000) {
+  const end = Date.now() + ms;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > end) throw new Error(`timed out: ${what}`);
+    await new Promise((ok) => setTimeout(ok, 50));
+  }
+}
+
+/** Lets the window paint what the DOM says before a screenshot. */
+export async function painted() {
+  await browser.executeAsync((done) => requestAnimationFrame(() => requestAnimationFrame(() => done())));
+}
+
+export const listening = (port) => new Promise((ok) => {
+  const s = connect(port, '127.0.0.1', () => { s.end(); ok(true); });
+  s.on('error', () => ok(false));
+});
+
+/** Starts the app with `args` through tauri-driver; `browser` is its window from then on. */
+export async function launchApp(args) {
+  browser = await remote({
+    hostname: '127.0.0.1',
+    port: 4444,
+    logLevel: 'warn',
+    capabilities: { 'tauri:options': { application: LAUNCH, args } },
+  });
+}
+
+/** Ends the app's session and waits until the app is gone (its hub port closes). */
+export async function quitApp() {
+  await browser?.deleteSession().catch(() => {});
+  browser = null;
+  await until('the app to exit (its hub port closes)', async () => !(await listening(3460)), 20000);
+}
+
+/** Starts the window before the tests and stops everything after them. */
+export function useApp() {
+  before(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    start('Xvfb', [DISPLAY, '-screen', '0', '1280x800x24', '-nolisten', 'tcp']);
+    await until('the X display', () => existsSync(`/tmp/.X11-unix/X${DISPLAY.slice(1)}`));
+    mkdirSync(BUS_DIR, { recursive: true, mode: 0o700 });
+    rmSync(`${BUS_DIR}/bus`, { force: true });
+    start('dbus-daemon', ['--session', `--address=${BUS}`, '--nofork', '--nopidfile']);
+    await until('the session bus', () => existsSync(`${BUS_DIR}/bus`));
+    const monitor = start('dbus-monitor', ['--session', "interface='org.freedesktop.Notifications',member='Notify'"]);
+    monitor.stdout.on('data', (d) => { notifications += d; });
+    start('dunst', []);
+    mkdirSync(PULSE, { recursive: true });
+    start('pulseaudio', ['-n', '--daemonize=no', '--exit-idle-time=-1', '--use-pid-file=no', '--disable-shm=yes',
+      '-L', `module-native-protocol-unix auth-anonymous=1 socket=${PULSE}/native`, '-L', 'module-null-sink'],
+    { XDG_RUNTIME_DIR: PULSE, XDG_CONFIG_HOME: join(dir, '.config') });
+    await until('the sound server', () => existsSync(join(PULSE, 'native')));
+    start(DRIVER, ['--port', '4444']);
+    await until('tauri-driver', () => listening(4444));
+    await launchApp(APP_ARGS);
+  });
+
+  after(async () => {
+    await browser?.deleteSession().catch(() => {});
+    for (const c of children.reverse()) c.kill('SIGKILL');
+  });
+}
+
+/** The window's hub over HTTP (its port from the window's footer), and `clawmux` as agent `agent`. */
+export async function windowHub() {
+  const address = await (await browser.$('#hub-address')).getText();
+  const port = Number(/127\.0\.0\.1:(\d+)/.exec(address)?.[1]);
+  const token = readFileSync(join(data, 'token'), 'utf8').trim();
+  const env = (agent) => ({ PATH: process.env.PATH, HOME: dir, CLAWMUX_HOME: data, CLAWMUX_PORT: String(port), CLAWMUX_SESSION_ID: agent, CLAWMUX_WORK_DIR: join(dir, agent) });
+  return {
+    api: (method, path, body) => fetch(`http://127.0.0.1:${port}${path}`, {
+      method, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: body && JSON.stringify(body),
+    }).then((r) => r.json()),
+    clawmux: (agent, args) => execFileSync(BIN, args, { env: env(agent), encoding: 'utf8' }),
+  };
+}
