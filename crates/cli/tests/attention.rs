@@ -11,6 +11,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use common::feed::needs_is;
 use common::{wait_until, TestHub, BIN};
 use serde_json::{json, Value};
 
@@ -23,15 +24,6 @@ fn pre_tool(id: &str, tool: &str, input: Value, transcript: Option<&Path>) -> Va
 
 fn permission(tool: &str, input: Value) -> Value {
     json!({"hook_event_name": "PermissionRequest", "session_id": "c1", "tool_name": tool, "tool_input": input})
-}
-
-fn needs_is(v: &Value, agent: &str, need: Option<&str>) -> bool {
-    v["type"] == "session_status"
-        && v["session_id"] == agent
-        && match need {
-            Some(n) => v["needs"]["need"] == n,
-            None => v["needs"].is_null(),
-        }
 }
 
 fn decisions(hub: &TestHub, agent: &str) -> Vec<Value> {

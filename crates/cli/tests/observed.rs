@@ -9,19 +9,11 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::feed::needs_is;
 use common::{wait_until, TestHub, BIN};
 use serde_json::{json, Value};
 
 const SECS5: Duration = Duration::from_secs(5);
-
-fn needs_is(v: &Value, agent: &str, need: Option<&str>) -> bool {
-    v["type"] == "session_status"
-        && v["session_id"] == agent
-        && match need {
-            Some(n) => v["needs"]["need"] == n,
-            None => v["needs"].is_null(),
-        }
-}
 
 /// Runs an installed hook command as Claude Code does (`sh -c`), outside any agent; returns its time.
 fn run_installed(

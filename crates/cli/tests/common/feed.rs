@@ -61,3 +61,13 @@ impl Feed {
         all
     }
 }
+
+/// Whether `v` is a status event of `agent` whose "needs you" is `need` (`None`: nothing needed).
+pub fn needs_is(v: &Value, agent: &str, need: Option<&str>) -> bool {
+    v["type"] == "session_status"
+        && v["session_id"] == agent
+        && match need {
+            Some(n) => v["needs"]["need"] == n,
+            None => v["needs"].is_null(),
+        }
+}

@@ -6,6 +6,7 @@
 
 pub mod feed;
 pub mod other_user;
+pub mod raw_http;
 
 pub use feed::Feed;
 
