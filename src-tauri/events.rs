@@ -38,7 +38,7 @@ pub fn forward(app: AppHandle) {
                 ..
             } = &event
             {
-                match rule.on_status(session_id, *state, needs.as_ref()) {
+                match rule.on_status(session_id, *state, needs.as_ref().map(|n| &n.attention)) {
                     Some(Notice::NeedsYou(reason)) => {
                         notify(
                             &app,

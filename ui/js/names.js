@@ -65,6 +65,7 @@ export const Code = Object.freeze({
   MESSAGE_TOO_LARGE: 'message_too_large',
   BAD_MESSAGE_ID: 'bad_message_id',
   BAD_CURSOR: 'bad_cursor',
+  NOT_PENDING: 'not_pending',
   UNKNOWN_CURSOR: 'unknown_cursor',
   UNKNOWN_PARENT: 'unknown_parent',
   IDEMPOTENCY_CONFLICT: 'idempotency_conflict',

@@ -78,6 +78,27 @@ pub fn tool_status() -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// `clawmux hook permission`: the PermissionRequest hook. It waits for the user's answer from the app
+/// (Claude Code's own timeout for it is as long as a wait's) and prints it for Claude; without an answer
+/// (the hub is down, the request ended some other way) it prints nothing and the dialog stays in the
+/// terminal.
+pub fn permission() -> ExitCode {
+    let payload = read_stdin();
+    let Some(env) = agent_env() else {
+        return ExitCode::SUCCESS;
+    };
+    let client = Client::new(
+        &env.hub,
+        Duration::from_millis(clawmux_hub::lifecycle::launch::BASH_TIMEOUT_MS),
+    );
+    match client.post("/api/hooks/permission", Some(&env.session), &payload) {
+        Ok(v) if v.get("hookSpecificOutput").is_some() => println!("{v}"),
+        Ok(_) => {}
+        Err(e) => eprintln!("clawmux hook permission: {e}"),
+    }
+    ExitCode::SUCCESS
+}
+
 /// `clawmux hook observe`: a hook of a Claude Code session ClawMux did not start (installed by
 /// `clawmux hooks install`). Silent and always exit 0: it must never disturb the user's Claude. Inside an
 /// agent ClawMux started it does nothing, as that agent's own hooks report it.

@@ -170,6 +170,8 @@ enum HookCommand {
     Stop,
     /// Forward any hook event from stdin to the hub; print its answer for Claude.
     ToolStatus,
+    /// The PermissionRequest hook: wait for the user's answer from the app; print it for Claude.
+    Permission,
     /// A hook of a session ClawMux did not start (installed by `clawmux hooks install`).
     Observe {
         /// The hub's data folder (default: ~/.clawmux or CLAWMUX_HOME).
@@ -215,6 +217,7 @@ fn run_hook(hook: HookCommand) -> ExitCode {
     match hook {
         HookCommand::Stop => hook::stop(),
         HookCommand::ToolStatus => hook::tool_status(),
+        HookCommand::Permission => hook::permission(),
         HookCommand::Observe { data_dir } => hook::observe(data_dir.as_deref()),
     }
 }

@@ -13,6 +13,7 @@ use clawmux_core::wire::MsgId;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+use crate::asks::{Reply, Verdict};
 use crate::error::HubError;
 use crate::hub::Hub;
 use crate::lifecycle::SpawnRequest;
@@ -73,6 +74,19 @@ pub enum Command {
         /// The agent.
         session_id: String,
     },
+    /// The user's answer to what an agent needs: its open permission, question or plan request.
+    Answer {
+        /// The agent.
+        session_id: String,
+        /// The request (`needs.request.id`); an answer meant for an earlier one answers nothing.
+        request_id: Option<String>,
+        /// Allow, allow always, or deny.
+        decision: Verdict,
+        /// Words for Claude: a denial's reason, a plan's feedback.
+        message: Option<String>,
+        /// A question's answers: each question's text to the chosen label (labels, or free text).
+        answers: Option<serde_json::Map<String, Value>>,
+    },
     /// Whether Claude Code and tmux are installed (the UI offers the demo agent when Claude Code is not).
     Capabilities {},
     /// Imports the conversations of an original installation found in the data folder.
@@ -110,6 +124,22 @@ impl Hub {
                 Ok(json!(self.add_agent(&name, work_dir.as_deref()).await?))
             }
             Command::Spawn(req) => Ok(json!(self.spawn(req).await?)),
+            Command::Answer {
+                session_id,
+                request_id,
+                decision,
+                message,
+                answers,
+            } => {
+                let reply = Reply {
+                    verdict: Some(decision),
+                    message,
+                    answers,
+                };
+                self.answer(&session_id, request_id.as_deref(), reply)
+                    .await?;
+                Ok(json!({}))
+            }
             Command::Terminate { session_id } => Ok(json!(self.terminate(&session_id).await?)),
             Command::Restart { session_id } => Ok(json!(self.restart(&session_id).await?)),
             Command::Interrupt { session_id } => {

@@ -111,7 +111,11 @@ impl Hub {
     }
 
     /// The agent a hook is for: the `ClawMux-Session` header's, else the one working in the payload's cwd.
-    fn hook_agent(&self, header: Option<&str>, value: &Value) -> Result<String, HubError> {
+    pub(crate) fn hook_agent(
+        &self,
+        header: Option<&str>,
+        value: &Value,
+    ) -> Result<String, HubError> {
         match header {
             Some(a) => Ok(a.to_owned()),
             None => value

@@ -5,6 +5,7 @@
 //! headless. [`serve`] takes an already bound listener, so tests bind port 0 and the app can pick a free
 //! port, and stops when the `shutdown` future completes.
 
+pub mod asks;
 pub mod commands;
 pub mod config;
 pub mod diagnose;
@@ -58,8 +59,11 @@ pub async fn serve(
         }
     });
     let (stop, stopping) = tokio::sync::watch::channel(false);
+    let closing = hub.clone();
     tokio::spawn(async move {
         shutdown.await;
+        // A held permission request would hold the graceful shutdown for as long as nobody answers it.
+        closing.close_requests();
         let _ = stop.send(true);
     });
     let until = |mut stopping: tokio::sync::watch::Receiver<bool>| async move {

@@ -4,6 +4,7 @@
 //! - [`Mailbox`] (`mailbox.rs`, used by `inbox.rs` and `http/wait.rs`): the inbox consumer lock, the wait
 //!   slot and its ordering lock, the hand-over flags.
 //! - [`Running`] (`lifecycle/running.rs`): the process, its end, its sign of life, its problem.
+//! - [`Asks`] (`asks.rs`): the permission, question or plan request a hook holds open.
 //! - the transcript being followed (`transcript.rs`).
 //! - `last_status`: the status last broadcast (`hub.rs`, `Hub::step`).
 //!
@@ -21,6 +22,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use clawmux_core::State;
 
+use crate::asks::Asks;
 use crate::lifecycle::running::Running;
 use crate::mailbox::Mailbox;
 
@@ -47,6 +49,8 @@ pub(crate) struct Live {
     pub(crate) mail: Mailbox,
     /// The lifecycle's slice.
     pub(crate) run: Running,
+    /// The request a PermissionRequest hook holds open (`asks.rs`).
+    pub(crate) asks: Asks,
     /// The transcript being watched, if a hook has named one.
     transcript: Mutex<Option<Watching>>,
 }
@@ -57,6 +61,7 @@ impl Live {
             last_status: Mutex::new(0),
             mail: Mailbox::new(&work_dir),
             run: Running::new(state),
+            asks: Asks::default(),
             transcript: Mutex::new(None),
             work_dir,
         }

@@ -42,7 +42,7 @@ impl NoticeRule {
                 .collect(),
             needs: sessions
                 .iter()
-                .filter_map(|s| Some((s.session_id.clone(), s.needs.clone()?)))
+                .filter_map(|s| Some((s.session_id.clone(), s.needs.clone()?.attention)))
                 .collect(),
         }
     }
@@ -170,7 +170,7 @@ mod tests {
     fn what_is_already_the_case_at_start_is_not_news() {
         let mut info = SessionInfo::new("sky", "/w", &clawmux_core::Snapshot::new(Millis(1)), 0);
         info.state = State::Processing;
-        info.needs = Some(need("Permission: Running ls"));
+        info.needs = crate::ui_event::Needs::of(Some(&need("Permission: Running ls")), None);
         let mut rule = NoticeRule::new(&[info]);
         let ls = need("Permission: Running ls");
         assert_eq!(rule.on_status("sky", State::Processing, Some(&ls)), None);

@@ -2,6 +2,8 @@
 
 pub use clawmux_core::wire::MessageOut;
 use clawmux_core::wire::{Code, Kind, Message};
+
+use crate::asks::Request;
 use clawmux_core::{Attention, Millis, Snapshot, State};
 use serde::Serialize;
 use serde_json::Value;
@@ -67,7 +69,28 @@ pub struct SessionInfo {
     /// What the user must know now (it did not start, it stopped by itself, it left the loop).
     pub problem: Option<String>,
     /// "Needs you": what the agent waits for the user for, if anything.
-    pub needs: Option<Attention>,
+    pub needs: Option<Needs>,
+}
+
+/// "Needs you" as clients see it: what for, and the request the app can answer, if one is open.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Needs {
+    /// What for, and since when.
+    #[serde(flatten)]
+    pub attention: Attention,
+    /// The open request (a permission, a question, a plan), if the app can answer it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request: Option<Request>,
+}
+
+impl Needs {
+    /// The overlay of a snapshot, with the agent's open request.
+    pub fn of(attention: Option<&Attention>, request: Option<Request>) -> Option<Needs> {
+        attention.map(|a| Needs {
+            attention: a.clone(),
+            request,
+        })
+    }
 }
 
 impl SessionInfo {
@@ -86,7 +109,7 @@ impl SessionInfo {
                 LaunchKind::External
             },
             problem: None,
-            needs: s.attention.clone(),
+            needs: Needs::of(s.attention.as_ref(), None),
         }
     }
 
@@ -130,7 +153,7 @@ pub enum UiEvent {
         /// When the agent entered its state.
         since: Millis,
         /// "Needs you": what the agent waits for the user for, if anything.
-        needs: Option<Attention>,
+        needs: Option<Needs>,
     },
     /// The user's message to an agent.
     UserText(MessageOut),

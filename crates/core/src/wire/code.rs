@@ -88,6 +88,8 @@ codes! {
     BadMessageId = "bad_message_id",
     /// Not a cursor (a message id).
     BadCursor = "bad_cursor",
+    /// The agent is not waiting for that answer (any more).
+    NotPending = "not_pending",
     /// A cursor that names no message of that conversation.
     UnknownCursor = "unknown_cursor",
     /// A reply or acknowledgement to a message that does not exist.

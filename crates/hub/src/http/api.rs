@@ -214,6 +214,17 @@ pub(super) async fn tool_status(
     Ok(Json(hub.tool_hook(agent.as_deref(), &body).await?).into_response())
 }
 
+/// `POST /api/hooks/permission`: held open until the user answers the request from the app.
+pub(super) async fn permission(
+    State(hub): State<Hub>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, HubError> {
+    let agent = session_header(&headers)?;
+    let body = body_bytes(body)?;
+    Ok(Json(hub.permission_hook(agent.as_deref(), &body).await?).into_response())
+}
+
 /// `POST /api/observe`: a hook of a session ClawMux did not start (`clawmux hook observe`).
 pub(super) async fn observe(
     State(hub): State<Hub>,

@@ -166,7 +166,11 @@ async fn guard(State(g): State<Guard>, req: Request, next: Next) -> Response {
 fn agent_route(path: &str) -> bool {
     matches!(
         path,
-        "/api/hooks/tool-status" | "/api/hooks/stop" | "/api/send" | "/api/observe"
+        "/api/hooks/tool-status"
+            | "/api/hooks/permission"
+            | "/api/hooks/stop"
+            | "/api/send"
+            | "/api/observe"
     ) || path.starts_with("/ws/wait/")
 }
 
@@ -215,6 +219,7 @@ fn routes(hub: Hub, guard_state: Guard) -> Router {
         .route("/metrics", get(api::metrics))
         .route("/api/send", post(api::send))
         .route("/api/hooks/tool-status", post(api::tool_status))
+        .route("/api/hooks/permission", post(api::permission))
         .route("/api/hooks/stop", post(api::stop))
         .route("/api/observe", post(api::observe))
         .route(

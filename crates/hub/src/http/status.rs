@@ -37,6 +37,7 @@ pub(crate) fn status(code: Code) -> StatusCode {
         | Code::AgentDead
         | Code::NotRunning
         | Code::NotManaged
+        | Code::NotPending
         | Code::IdempotencyConflict
         | Code::VoiceNotConfigured
         | Code::AlreadyRecording

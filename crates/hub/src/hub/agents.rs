@@ -7,7 +7,7 @@ use clawmux_core::wire::{check_agent_name, Code};
 use super::{now, Hub};
 use crate::error::HubError;
 use crate::lifecycle::launch::Launch;
-use crate::ui_event::{SessionInfo, UiEvent};
+use crate::ui_event::{Needs, SessionInfo, UiEvent};
 
 impl Hub {
     /// The agent whose work folder is `cwd` (hooks without the session header).
@@ -39,14 +39,15 @@ impl Hub {
             .launch
             .as_deref()
             .and_then(|l| serde_json::from_str::<Launch>(l).ok());
-        let problem = self
-            .live(&row.name)
-            .ok()
-            .and_then(|l| l.run.problem().clone());
-        Ok(
-            SessionInfo::new(&row.name, &row.work_dir, &row.snapshot, unread)
-                .with_launch(launch.as_ref(), problem),
-        )
+        let live = self.live(&row.name).ok();
+        let problem = live.as_ref().and_then(|l| l.run.problem().clone());
+        let mut info = SessionInfo::new(&row.name, &row.work_dir, &row.snapshot, unread)
+            .with_launch(launch.as_ref(), problem);
+        info.needs = Needs::of(
+            row.snapshot.attention.as_ref(),
+            live.and_then(|l| l.asks.current()),
+        );
+        Ok(info)
     }
 
     /// An agent's work folder: the one asked for (absolute, UTF-8), else `<data dir>/agents/<name>`; as a

@@ -7,7 +7,7 @@ use clawmux_store::{Applied, Incoming};
 
 use super::{now, Hub};
 use crate::error::HubError;
-use crate::ui_event::UiEvent;
+use crate::ui_event::{Needs, UiEvent};
 
 impl Hub {
     /// Stores an event that happened now, steps the agent's machine, tells the observers and the UI.
@@ -72,6 +72,12 @@ impl Hub {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .notify(agent, &applied.before, &applied.decision, &applied.after);
         live.run.pulse.send_modify(|p| p.saw(event, &applied.after));
+        let waiting =
+            |s: &clawmux_core::Snapshot| s.attention.as_ref().is_some_and(|a| a.need.is_waiting());
+        if waiting(&applied.before) && !waiting(&applied.after) {
+            // Answered in the terminal, interrupted, or over: the app's request ends unanswered.
+            live.asks.close();
+        }
         let mut last_status = live
             .last_status
             .lock()
@@ -99,10 +105,26 @@ impl Hub {
                 tool_name,
                 tool_input,
                 since: applied.after.since,
-                needs: applied.after.attention.clone(),
+                needs: Needs::of(applied.after.attention.as_ref(), live.asks.current()),
             });
         }
         Ok(applied)
+    }
+
+    /// Tells every client an agent's status as it is now, with its open request (one opened or closed).
+    pub(crate) async fn broadcast_status(&self, agent: &str) {
+        let Ok(info) = self.session(agent).await else {
+            return;
+        };
+        self.broadcast(UiEvent::SessionStatus {
+            session_id: info.session_id,
+            state: info.state,
+            activity: info.activity,
+            tool_name: None,
+            tool_input: None,
+            since: info.since,
+            needs: info.needs,
+        });
     }
 }
 

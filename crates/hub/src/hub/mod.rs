@@ -222,6 +222,11 @@ impl Hub {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
+    /// Every agent's live state.
+    pub(crate) fn lives(&self) -> Vec<Arc<Live>> {
+        self.agents().values().cloned().collect()
+    }
+
     pub(crate) fn live(&self, agent: &str) -> Result<Arc<Live>, HubError> {
         self.agents()
             .get(agent)

@@ -87,14 +87,30 @@ pub fn settings(clawmux: &Path, bash_timeout: std::time::Duration) -> Value {
         "command": format!("{clawmux} hook stop"),
         "timeout": 30,
     }] }]);
+    // The user answers a permission, a question or a plan from the app: the hook waits as long as a wait
+    // may. At its end Claude Code cancels it with no decision, and the dialog stays in the terminal.
+    let permission = json!([{ "matcher": "*", "hooks": [{
+        "type": "command",
+        "command": format!("{clawmux} hook permission"),
+        "timeout": bash_timeout.as_secs().max(1),
+    }] }]);
     let hooks: serde_json::Map<String, Value> = HookEvent::ALL
         .into_iter()
         .map(|event| {
-            // Stop's command decides whether Claude may stop; every other event only reports.
-            let group = if event == HookEvent::Stop {
-                stop.clone()
-            } else {
-                json!([{ "matcher": "*", "hooks": [command.clone()] }])
+            // Stop's command decides whether Claude may stop and PermissionRequest's carries the user's
+            // answer; every other event only reports.
+            let group = match event {
+                HookEvent::Stop => stop.clone(),
+                HookEvent::PermissionRequest => permission.clone(),
+                HookEvent::SessionStart
+                | HookEvent::UserPromptSubmit
+                | HookEvent::PreToolUse
+                | HookEvent::PostToolUse
+                | HookEvent::PostToolUseFailure
+                | HookEvent::PreCompact
+                | HookEvent::Notification
+                | HookEvent::StopFailure
+                | HookEvent::SessionEnd => json!([{ "matcher": "*", "hooks": [command.clone()] }]),
             };
             (event.name().to_owned(), group)
         })
@@ -225,7 +241,9 @@ mod tests {
         let hooks = s["hooks"].as_object().unwrap();
         // Every event with a rule is subscribed, and nothing else.
         assert_eq!(hooks.len(), HookEvent::ALL.len());
-        for event in HookEvent::ALL.into_iter().filter(|e| *e != HookEvent::Stop) {
+        let reporting =
+            |e: &HookEvent| !matches!(e, HookEvent::Stop | HookEvent::PermissionRequest);
+        for event in HookEvent::ALL.into_iter().filter(reporting) {
             let h = &hooks[event.name()][0]["hooks"][0];
             assert_eq!(
                 h["type"], "command",
@@ -236,6 +254,15 @@ mod tests {
         assert_eq!(
             hooks["Stop"][0]["hooks"][0]["command"],
             "'/opt/claw mux/clawmux' hook stop"
+        );
+        let permission = &hooks["PermissionRequest"][0]["hooks"][0];
+        assert_eq!(
+            permission["command"],
+            "'/opt/claw mux/clawmux' hook permission"
+        );
+        assert_eq!(
+            permission["timeout"], 86_400,
+            "it waits for the user as long as a wait"
         );
         assert!(!s.to_string().contains("CLAWMUX_TOKEN") && !s.to_string().contains("Bearer"));
         // A wait may block for a day before Claude Code moves it to the background (and the model is

@@ -1,0 +1,302 @@
+//! Answering what an agent needs from the app: a permission, a question, a plan approval.
+//!
+//! Claude Code asks through the PermissionRequest hook, `clawmux hook permission`, whose command waits for
+//! the hub's answer (its timeout is as long as a wait's). The hub records the event, keeps the request open
+//! as the agent's [`Asks`] slice, shows it to every client under the agent's `needs`, and answers the hook
+//! with the user's decision (`Command::Answer`): allow, allow always (the rule Claude suggested), or deny
+//! with a reason Claude receives; for a question, the answers; for a plan, approval or feedback.
+//!
+//! A request ends without an answer from the app when its "needs you" ends some other way (the user answered
+//! in the terminal, the agent was interrupted, its turn or process ended), or when the hook itself goes
+//! away (Claude Code's timeout): the hook then answers nothing, which leaves the dialog to the terminal, and
+//! a late click gets `not_pending`, never a second decision.
+
+use std::sync::{Mutex, MutexGuard};
+
+use clawmux_core::hook::HookKind;
+use clawmux_core::wire::Code;
+use clawmux_core::{Event, Source};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+use tokio::sync::oneshot;
+
+use crate::error::HubError;
+use crate::hub::Hub;
+
+/// What the user decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Let the tool run (approve the plan; send the answers).
+    Allow,
+    /// Let it run, and add the rule Claude suggested so it does not ask again.
+    AllowAlways,
+    /// Refuse it (keep planning); the message tells Claude why.
+    Deny,
+}
+
+/// The user's answer to a request.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Reply {
+    /// What they decided.
+    pub verdict: Option<Verdict>,
+    /// Words for Claude: a denial's reason, a plan's feedback.
+    pub message: Option<String>,
+    /// A question's answers: each question's text to the chosen label (labels, or free text).
+    pub answers: Option<Map<String, Value>>,
+}
+
+/// A request as clients see it, under the agent's `needs`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Request {
+    /// Its id: an answer names it, so a click meant for an earlier request answers nothing.
+    pub id: String,
+    /// The tool that asks (`Bash`, `Edit`, `AskUserQuestion`, `ExitPlanMode`, ...).
+    pub tool_name: String,
+    /// What it will do: its input as Claude Code sent it (a question's options are in it).
+    pub tool_input: Value,
+    /// The rules Claude Code suggests for "always allow" (`permission_suggestions`), if any.
+    pub suggestions: Vec<Value>,
+}
+
+/// An open request and the hook waiting for its answer.
+struct Open {
+    request: Request,
+    reply: oneshot::Sender<Reply>,
+}
+
+/// An agent's slice: the request its PermissionRequest hook holds open, if any.
+#[derive(Default)]
+pub(crate) struct Asks(Mutex<Option<Open>>);
+
+impl Asks {
+    fn slot(&self) -> MutexGuard<'_, Option<Open>> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The open request, if any.
+    pub(crate) fn current(&self) -> Option<Request> {
+        self.slot().as_ref().map(|o| o.request.clone())
+    }
+
+    /// Ends the open request unanswered (its hook answers nothing); true if there was one.
+    pub(crate) fn close(&self) -> bool {
+        self.slot().take().is_some()
+    }
+
+    /// Ends request `id` unanswered, if it is still the open one.
+    fn close_if(&self, id: &str) -> bool {
+        let mut slot = self.slot();
+        if slot.as_ref().is_some_and(|o| o.request.id == id) {
+            *slot = None;
+            return true;
+        }
+        false
+    }
+}
+
+/// The hook's answer to Claude Code for `reply` to `request`.
+fn decision(request: &Request, reply: &Reply) -> Value {
+    let verdict = reply.verdict.unwrap_or(Verdict::Allow);
+    let mut decision = match verdict {
+        Verdict::Allow | Verdict::AllowAlways => json!({ "behavior": "allow" }),
+        Verdict::Deny => json!({
+            "behavior": "deny",
+            "message": reply.message.clone().unwrap_or_else(|| "The user said no.".to_owned()),
+        }),
+    };
+    if verdict == Verdict::AllowAlways && !request.suggestions.is_empty() {
+        decision["updatedPermissions"] = Value::Array(request.suggestions.clone());
+    }
+    if let (Some(answers), Verdict::Allow | Verdict::AllowAlways) = (&reply.answers, verdict) {
+        // AskUserQuestion: the answers go back as the tool's input, beside its questions.
+        let mut input = request.tool_input.clone();
+        if let Some(o) = input.as_object_mut() {
+            o.insert("answers".into(), Value::Object(answers.clone()));
+        }
+        decision["updatedInput"] = input;
+    }
+    json!({ "hookSpecificOutput": { "hookEventName": "PermissionRequest", "decision": decision } })
+}
+
+/// Closes its request when the hook that holds it goes away (Claude Code's timeout, a killed command).
+struct HeldBy {
+    hub: Hub,
+    agent: String,
+    id: String,
+}
+
+impl Drop for HeldBy {
+    fn drop(&mut self) {
+        let Ok(live) = self.hub.live(&self.agent) else {
+            return;
+        };
+        if live.asks.close_if(&self.id) {
+            let (hub, agent) = (self.hub.clone(), self.agent.clone());
+            tokio::spawn(async move { hub.broadcast_status(&agent).await });
+        }
+    }
+}
+
+impl Hub {
+    /// The PermissionRequest hook (`POST /api/hooks/permission`): records the event like any hook, then
+    /// holds the request open until the user answers it from the app, or it ends some other way.
+    pub async fn permission_hook(
+        &self,
+        agent: Option<&str>,
+        body: &[u8],
+    ) -> Result<Value, HubError> {
+        let value: Value = serde_json::from_slice(body).map_err(|e| {
+            HubError::new(
+                Code::MalformedJson,
+                format!("the hook payload is not JSON: {e}"),
+            )
+        })?;
+        let agent = self.hook_agent(agent, &value)?;
+        let (event, error) = Event::from_hook_value(&value);
+        self.apply(&agent, Source::Hook, &event, body).await?;
+        self.follow_transcript_of(&agent, &event);
+        if let Some(e) = error {
+            return Err(HubError::new(e.code(), e.to_string()));
+        }
+        let Event::Hook(hook) = &event else {
+            return Ok(json!({}));
+        };
+        let HookKind::PermissionRequest(call) = &hook.kind else {
+            // Another event sent here by mistake: recorded, and answered like a tool hook.
+            return Ok(json!({}));
+        };
+        let request = Request {
+            id: uuid::Uuid::new_v4().simple().to_string()[..12].to_owned(),
+            tool_name: call.name.clone(),
+            tool_input: call.input.clone(),
+            suggestions: value
+                .get("permission_suggestions")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default(),
+        };
+        let (reply, answered) = oneshot::channel();
+        let live = self.live(&agent)?;
+        // A newer request replaces an older one still open: the older hook answers nothing.
+        *live.asks.slot() = Some(Open {
+            request: request.clone(),
+            reply,
+        });
+        let _held = HeldBy {
+            hub: self.clone(),
+            agent: agent.clone(),
+            id: request.id.clone(),
+        };
+        self.broadcast_status(&agent).await;
+        match answered.await {
+            Ok(reply) => Ok(decision(&request, &reply)),
+            Err(_) => Ok(json!({})),
+        }
+    }
+
+    /// Ends every open request unanswered (the hub is stopping): their hooks answer nothing, and the
+    /// dialogs stay in the agents' terminals.
+    pub fn close_requests(&self) {
+        for live in self.lives() {
+            live.asks.close();
+        }
+    }
+
+    /// The user's answer to `agent`'s open request (`request_id`, if given, must be it).
+    pub async fn answer(
+        &self,
+        agent: &str,
+        request_id: Option<&str>,
+        reply: Reply,
+    ) -> Result<(), HubError> {
+        let live = self.live(agent)?;
+        let open = {
+            let mut slot = live.asks.slot();
+            match slot.as_ref() {
+                Some(o) if request_id.is_none_or(|id| id == o.request.id) => slot.take(),
+                Some(_) | None => None,
+            }
+        };
+        let not_pending = || {
+            HubError::new(
+                Code::NotPending,
+                format!(
+                    "`{agent}` is not waiting for that answer any more: it was answered in its terminal, \
+                     or the agent moved on"
+                ),
+            )
+        };
+        let open = open.ok_or_else(not_pending)?;
+        open.reply.send(reply).map_err(|_| not_pending())?;
+        self.broadcast_status(agent).await;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(tool: &str, input: Value, suggestions: Vec<Value>) -> Request {
+        Request {
+            id: "r1".into(),
+            tool_name: tool.into(),
+            tool_input: input,
+            suggestions,
+        }
+    }
+
+    #[test]
+    fn each_verdict_becomes_the_decision_claude_code_reads() {
+        let bash = request(
+            "Bash",
+            json!({"command": "git push"}),
+            vec![json!({"type": "addRules"})],
+        );
+        let allow = |verdict, message: Option<&str>| Reply {
+            verdict: Some(verdict),
+            message: message.map(str::to_owned),
+            answers: None,
+        };
+        assert_eq!(
+            decision(&bash, &allow(Verdict::Allow, None))["hookSpecificOutput"]["decision"],
+            json!({"behavior": "allow"})
+        );
+        assert_eq!(
+            decision(&bash, &allow(Verdict::AllowAlways, None))["hookSpecificOutput"]["decision"],
+            json!({"behavior": "allow", "updatedPermissions": [{"type": "addRules"}]})
+        );
+        let denied = decision(&bash, &allow(Verdict::Deny, Some("not on main")));
+        assert_eq!(
+            denied["hookSpecificOutput"]["hookEventName"],
+            "PermissionRequest"
+        );
+        assert_eq!(
+            denied["hookSpecificOutput"]["decision"],
+            json!({"behavior": "deny", "message": "not on main"})
+        );
+    }
+
+    #[test]
+    fn a_questions_answers_go_back_beside_its_questions() {
+        let questions =
+            json!({"questions": [{"question": "Which color?", "options": [{"label": "Blue"}]}]});
+        let ask = request("AskUserQuestion", questions, vec![]);
+        let mut answers = Map::new();
+        answers.insert("Which color?".into(), json!("Blue"));
+        let out = decision(
+            &ask,
+            &Reply {
+                verdict: Some(Verdict::Allow),
+                message: None,
+                answers: Some(answers),
+            },
+        );
+        let input = &out["hookSpecificOutput"]["decision"]["updatedInput"];
+        assert_eq!(input["answers"]["Which color?"], "Blue");
+        assert_eq!(input["questions"][0]["question"], "Which color?");
+    }
+}

@@ -1,0 +1,104 @@
+// Answering what a real agent needs, from the app: the real Claude Code CLI (pinned, from npm) in tmux with
+// ClawMux's settings, asking through its PermissionRequest hook; the answer given with the `answer`
+// command every client uses; the scripted model sees what Claude Code made of it.
+
+import { before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { startHub } from './harness.mjs';
+import { bash, claudeBinary, claudeEnv, prepareHome, startModel } from './real-claude.mjs';
+
+let claude;
+before(() => { claude = claudeBinary(); });
+
+/**
+ * The model: it waits; a user message `do: <command>` makes it run that command (which asks permission in
+ * Claude Code's default mode), `ask: <question>` makes it ask the question with the options Blue and
+ * Green; whatever came back it reports with `clawmux send`, then waits again.
+ */
+function asker() {
+  return ({ body, last }) => {
+    const msg = /\[MSG id:(msg-[0-9a-f]{8}) from:user\] (do|ask): (.*)/.exec(last);
+    if (msg?.[2] === 'do') return bash(msg[3], 'the user asked for it');
+    if (msg?.[2] === 'ask') {
+      return { tool: { name: 'AskUserQuestion', input: { questions: [{ question: msg[3], header: 'Pick', multiSelect: false,
+        options: [{ label: 'Blue', description: 'the sea' }, { label: 'Green', description: 'the grass' }] }] } } };
+    }
+    // What the model did last: after the user's command or question, it reports what came back.
+    const previous = (body.messages ?? []).findLast((x) => x.role === 'assistant');
+    const tool = Array.isArray(previous?.content) ? previous.content.find((b) => b.type === 'tool_use') : null;
+    const asked = tool && (tool.name === 'AskUserQuestion' || (tool.name === 'Bash' && !/^clawmux /.test(tool.input?.command ?? '')));
+    if (asked) return bash(`clawmux send --to user 'result: ${last.replace(/[^\w :.,-]/g, ' ').slice(0, 300)}'`, 'report');
+    return bash('clawmux wait', 'wait for the next message');
+  };
+}
+
+async function realHub(model) {
+  const hub = await startHub({ env: { CLAWMUX_CLAUDE: claude, ...claudeEnv(model.port) } });
+  prepareHome(hub.dir, [join(hub.data, 'agents', 'sky')]);
+  return hub;
+}
+
+/** The request the app shows for `agent`, once its status carries one. */
+async function request(ev, mark, ms = 60000) {
+  const e = await ev.until((x) => ev.seen.indexOf(x) >= mark && x.type === 'session_status' && x.session_id === 'sky' && x.needs?.request, ms, 'a request under needs');
+  return e.needs;
+}
+
+test('a real agent\'s permission, denial and question are answered from the app, once', async () => {
+  const model = await startModel(asker());
+  const hub = await realHub(model);
+  const ev = await hub.events();
+  const work = join(hub.data, 'agents', 'sky');
+  try {
+    let m = ev.mark();
+    hub.clawmux(['spawn', 'sky', '--', '--permission-mode', 'default']);
+    await ev.state('sky', 'idle', m, 60000);
+
+    // Allow: the command runs, and the agent goes on.
+    m = ev.mark();
+    await hub.api('POST', '/api/sessions/sky/messages', { text: `do: touch ${join(work, 'allowed')}` });
+    const allow = await request(ev, m);
+    assert.equal(allow.need, 'permission');
+    assert.equal(allow.request.tool_name, 'Bash');
+    assert.match(allow.request.tool_input.command, /touch .*allowed/);
+    const sessions = await hub.api('GET', '/api/sessions');
+    assert.equal(sessions.find((s) => s.session_id === 'sky').needs.request.id, allow.request.id, 'the list carries it too');
+    const clicked = performance.now();
+    assert.deepEqual(await hub.api('POST', '/api/command', { command: 'answer', session_id: 'sky', request_id: allow.request.id, decision: 'allow' }), {});
+    const shown = ev.seen.findIndex((x) => x.needs?.request?.id === allow.request.id);
+    const cleared = await ev.until((x) => ev.seen.indexOf(x) > shown && x.type === 'session_status' && x.session_id === 'sky' && !x.needs?.request, 30000, 'the request closed');
+    console.log(`click to the request closing on the feed: ${(cleared.receivedAt - clicked).toFixed(1)} ms`);
+    await ev.state('sky', 'idle', m, 60000);
+    assert.ok(existsSync(join(work, 'allowed')), 'the allowed command ran');
+    // A second click answers nothing: the request is gone.
+    await assert.rejects(
+      hub.api('POST', '/api/command', { command: 'answer', session_id: 'sky', request_id: allow.request.id, decision: 'deny' }),
+      /409 .*not_pending/,
+    );
+
+    // Deny, with a reason Claude receives.
+    m = ev.mark();
+    await hub.api('POST', '/api/sessions/sky/messages', { text: `do: touch ${join(work, 'denied')}` });
+    const deny = await request(ev, m);
+    await hub.api('POST', '/api/command', { command: 'answer', session_id: 'sky', request_id: deny.request.id, decision: 'deny', message: 'not on a Friday' });
+    const told = await ev.event('assistant_text', 'sky', m, (e) => /not on a Friday/.test(e.text), 60000);
+    assert.match(told.text, /result:/);
+    assert.equal(existsSync(join(work, 'denied')), false, 'the denied command did not run');
+
+    // A question: the user's choice reaches Claude as the tool's answer.
+    m = ev.mark();
+    await hub.api('POST', '/api/sessions/sky/messages', { text: 'ask: Which color?' });
+    const question = await request(ev, m);
+    assert.equal(question.need, 'answer');
+    assert.deepEqual(question.request.tool_input.questions[0].options.map((o) => o.label), ['Blue', 'Green']);
+    await hub.api('POST', '/api/command', { command: 'answer', session_id: 'sky', request_id: question.request.id, decision: 'allow', answers: { 'Which color?': 'Green' } });
+    const answered = await ev.event('assistant_text', 'sky', m, (e) => /Green/.test(e.text), 60000);
+    assert.match(answered.text, /result:/);
+  } finally {
+    ev.close();
+    hub.stop();
+    await model.close();
+  }
+});
