@@ -2,15 +2,20 @@
 // ClawMux's settings, asking through its PermissionRequest hook; the answer given with the `answer`
 // command every client uses; the scripted model sees what Claude Code made of it.
 
-import { before, test } from 'node:test';
+import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { startHub } from './harness.mjs';
+import { ARTIFACTS, openBrowser, openUi, startHub } from './harness.mjs';
 import { bash, claudeBinary, claudeEnv, prepareHome, startModel } from './real-claude.mjs';
 
 let claude;
-before(() => { claude = claudeBinary(); });
+let browser;
+before(async () => {
+  claude = claudeBinary();
+  browser = await openBrowser();
+});
+after(async () => { await browser?.close(); });
 
 /**
  * The model: it waits; a user message `do: <command>` makes it run that command (which asks permission in
@@ -97,6 +102,57 @@ test('a real agent\'s permission, denial and question are answered from the app,
     const answered = await ev.event('assistant_text', 'sky', m, (e) => /Green/.test(e.text), 60000);
     assert.match(answered.text, /result:/);
   } finally {
+    ev.close();
+    hub.stop();
+    await model.close();
+  }
+});
+
+test('the user answers a real agent from the page: the card shows what it will do, and its buttons decide', async () => {
+  const model = await startModel(asker());
+  const hub = await realHub(model);
+  const ev = await hub.events();
+  const work = join(hub.data, 'agents', 'sky');
+  const { page, errors } = await openUi(browser, hub);
+  try {
+    let m = ev.mark();
+    hub.clawmux(['spawn', 'sky', '--', '--permission-mode', 'default']);
+    await ev.state('sky', 'idle', m, 60000);
+    await page.click('[data-agent="sky"]');
+
+    // A permission: the command on the card; Allow runs it.
+    m = ev.mark();
+    await hub.api('POST', '/api/sessions/sky/messages', { text: `do: touch ${join(work, 'from-the-page')}` });
+    await page.waitForSelector('#request:not([hidden]) button.allow', { timeout: 60000 });
+    assert.match(await page.textContent('#request pre'), /touch .*from-the-page/);
+    assert.match(await page.textContent('[data-agent="sky"]'), /Needs you|Permission/);
+    await page.screenshot({ path: join(ARTIFACTS, 'request-permission.png') });
+    await page.click('#request button.allow');
+    await page.waitForSelector('#request', { state: 'hidden', timeout: 30000 });
+    await ev.state('sky', 'idle', m, 60000);
+    assert.ok(existsSync(join(work, 'from-the-page')), 'allowed from the page, it ran');
+
+    // Deny with a reason typed on the card: Claude reads it.
+    m = ev.mark();
+    await hub.api('POST', '/api/sessions/sky/messages', { text: `do: touch ${join(work, 'refused-on-the-page')}` });
+    await page.waitForSelector('#request:not([hidden]) button.deny', { timeout: 60000 });
+    await page.fill('#request input.deny-reason', 'wrong folder');
+    await page.click('#request button.deny');
+    await ev.event('assistant_text', 'sky', m, (e) => /wrong folder/.test(e.text), 60000);
+    assert.equal(existsSync(join(work, 'refused-on-the-page')), false);
+
+    // A question: its options on the card; the choice reaches Claude.
+    m = ev.mark();
+    await hub.api('POST', '/api/sessions/sky/messages', { text: 'ask: Which sea?' });
+    await page.waitForSelector('#request:not([hidden]) fieldset.question', { timeout: 60000 });
+    await page.screenshot({ path: join(ARTIFACTS, 'request-question.png') });
+    await page.check('#request input[value="Blue"]');
+    await page.click('#request button.allow');
+    await ev.event('assistant_text', 'sky', m, (e) => /Blue/.test(e.text), 60000);
+    await page.waitForSelector('#request', { state: 'hidden', timeout: 30000 });
+    assert.deepEqual(errors, []);
+  } finally {
+    await page.close();
     ev.close();
     hub.stop();
     await model.close();

@@ -14,6 +14,7 @@ import { $, notice } from './dom.js';
 import { ImportOffer } from './importer.js';
 import { Kind } from './names.js';
 import { Outbox } from './outbox.js';
+import { RequestCard } from './request-card.js';
 import { Sidebar } from './sidebar.js';
 import { SpawnForm } from './spawn.js';
 import { MessageStore } from './store.js';
@@ -31,6 +32,7 @@ let sidebar;
 let outbox;
 let importOffer;
 let voice;
+let requests;
 
 function onConnection(state) {
   const badge = $('connection');
@@ -83,10 +85,16 @@ function onEvent(e) {
 }
 
 function upsertSession(s) {
-  const merged = { ...sessions.get(s.session_id), ...s };
+  const before = sessions.get(s.session_id);
+  const merged = { ...before, ...s };
   sessions.set(s.session_id, merged);
   sidebar.upsert(s);
-  if (s.session_id === current) showAgent(merged);
+  const request = merged.needs?.request;
+  if (request && request.id !== before?.needs?.request?.id) voice.needed(s.session_id, merged.needs);
+  if (s.session_id === current) {
+    showAgent(merged);
+    requests.show(current, merged.needs);
+  }
 }
 
 async function act(command) {
@@ -163,6 +171,7 @@ function select(agent) {
   for (const c of conversations.values()) c.element.hidden = c !== conv;
   backend.viewing(agent);
   showAgent(sessions.get(agent) ?? {});
+  requests.show(agent, sessions.get(agent)?.needs);
   voice.show();
   if (!$('input').disabled) $('input').focus();
 }
@@ -214,6 +223,7 @@ function start() {
     select(info.session_id);
   });
   voice = new VoicePanel(backend, { current: () => current, session: (agent) => sessions.get(agent) });
+  requests = new RequestCard(backend);
   wireChat();
   Promise.resolve(backend.connect()).catch((e) => fatal(e.message ?? String(e)));
   // For tests and debugging: the live objects, read-only in spirit.

@@ -48,6 +48,13 @@ export class VoicePanel {
     if (text && this.readsAloud(agent)) this.speaker.enqueue(text);
   }
 
+  /** An agent needs the user (a permission, a question, a plan): said aloud if its answers are. */
+  needed(agent, needs) {
+    if (!this.readsAloud(agent)) return;
+    const questions = (needs.request?.tool_input?.questions ?? []).map((q) => q.question).join(' ');
+    this.speaker.enqueue(`${agent} needs you. ${needs.reason ?? ''} ${questions}`.trim());
+  }
+
   show() {
     const { speaker, listener } = this;
     const current = this.current();

@@ -1,0 +1,196 @@
+// The card of what the agent on screen needs from the user (docs/PROTOCOL.md, `answer`): a permission
+// (what the tool will do: the command, the file and its change as a diff, the address), a question with its
+// options, or a plan to approve. Its buttons send the user's decision; the hub passes it to Claude Code.
+// The card follows the agent's `needs.request`: it closes when the request ends, however it ended, and a
+// click that comes too late says so instead of deciding twice.
+//
+// Everything an agent wrote goes in as text (textContent), or through markdown.js for a plan.
+
+import { $, notice } from './dom.js';
+import { renderInto } from './markdown.js';
+
+/** An element with a class and text. */
+function el(tag, className, text) {
+  const e = document.createElement(tag);
+  if (className) e.className = className;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+/** A rule Claude Code suggests for "always allow", in words. */
+export function suggestionText(s) {
+  switch (s?.type) {
+    case 'addRules':
+      return `Always allow ${(s.rules ?? []).map((r) => (r.ruleContent ? `${r.toolName}(${r.ruleContent})` : r.toolName)).join(', ')}`;
+    case 'addDirectories':
+      return `Always allow in ${(s.directories ?? []).join(', ')}`;
+    case 'setMode':
+      return `Switch to ${s.mode} mode`;
+    default:
+      return 'Always allow';
+  }
+}
+
+/** Lines of a change as a diff: the old text's lines with `-`, the new one's with `+`. */
+export function diffLines(before, after) {
+  const lines = [];
+  for (const l of String(before ?? '').split('\n')) if (before) lines.push(['del', `- ${l}`]);
+  for (const l of String(after ?? '').split('\n')) if (after !== undefined) lines.push(['add', `+ ${l}`]);
+  return lines;
+}
+
+/** What the tool will do, as elements. */
+function describe(tool, input) {
+  const out = [];
+  const code = (text) => { const pre = el('pre', 'request-code'); pre.textContent = text; return pre; };
+  const diff = (before, after) => {
+    const pre = el('pre', 'request-diff');
+    for (const [kind, line] of diffLines(before, after)) pre.append(el('span', kind, `${line}\n`));
+    return pre;
+  };
+  switch (tool) {
+    case 'Bash':
+      if (input.description) out.push(el('p', 'request-what', input.description));
+      out.push(code(input.command ?? ''));
+      break;
+    case 'Edit':
+      out.push(el('p', 'request-what', input.file_path), diff(input.old_string, input.new_string));
+      break;
+    case 'MultiEdit':
+      out.push(el('p', 'request-what', input.file_path));
+      for (const e of input.edits ?? []) out.push(diff(e.old_string, e.new_string));
+      break;
+    case 'Write':
+      out.push(el('p', 'request-what', input.file_path), diff(undefined, input.content));
+      break;
+    case 'WebFetch':
+      out.push(el('p', 'request-what', input.url));
+      if (input.prompt) out.push(el('p', 'request-detail', input.prompt));
+      break;
+    default:
+      out.push(code(JSON.stringify(input ?? {}, null, 2)));
+  }
+  return out;
+}
+
+export class RequestCard {
+  /** `backend` sends the answers; `element` is the card's place. */
+  constructor(backend, element = $('request')) {
+    this.backend = backend;
+    this.element = element;
+    this.shown = null;
+  }
+
+  /** Shows `agent`'s open request (`needs.request`), or hides the card when there is none. */
+  show(agent, needs) {
+    const request = needs?.request ?? null;
+    const key = request ? `${agent}/${request.id}` : null;
+    if (key === this.shown) return;
+    this.shown = key;
+    this.element.replaceChildren();
+    this.element.hidden = !request;
+    if (!request) return;
+    this.agent = agent;
+    this.request = request;
+    this.element.dataset.tool = request.tool_name;
+    if (request.tool_name === 'AskUserQuestion') this.question(request);
+    else if (request.tool_name === 'ExitPlanMode') this.plan(request, needs);
+    else this.permission(request, needs);
+  }
+
+  async send(decision, extra = {}) {
+    for (const b of this.element.querySelectorAll('button')) b.disabled = true;
+    try {
+      await this.backend.command({ command: 'answer', session_id: this.agent, request_id: this.request.id, decision, ...extra });
+    } catch (e) {
+      // Answered in the terminal, or the agent moved on: nothing was decided twice.
+      notice(e.message);
+      this.element.hidden = true;
+    }
+  }
+
+  permission(request, needs) {
+    const card = this.element;
+    card.append(el('h3', null, needs.reason ?? `Permission: ${request.tool_name}`), ...describe(request.tool_name, request.tool_input));
+    const row = el('div', 'row');
+    const allow = el('button', 'allow', 'Allow');
+    allow.type = 'button';
+    allow.addEventListener('click', () => this.send('allow'));
+    row.append(allow);
+    if (request.suggestions.length) {
+      const always = el('button', 'allow-always', request.suggestions.map(suggestionText).join('; '));
+      always.type = 'button';
+      always.addEventListener('click', () => this.send('allow_always'));
+      row.append(always);
+    }
+    const reason = el('input', 'deny-reason');
+    reason.placeholder = 'Why not (Claude reads it)';
+    const deny = el('button', 'deny', 'Deny');
+    deny.type = 'button';
+    deny.addEventListener('click', () => this.send('deny', reason.value.trim() ? { message: reason.value.trim() } : {}));
+    row.append(reason, deny);
+    card.append(row);
+  }
+
+  question(request) {
+    const card = this.element;
+    const picks = [];
+    for (const [i, q] of (request.tool_input.questions ?? []).entries()) {
+      const box = el('fieldset', 'question');
+      box.append(el('legend', null, q.header ? `${q.header}: ${q.question}` : q.question));
+      for (const o of q.options ?? []) {
+        const label = el('label', 'option');
+        const input = el('input');
+        input.type = q.multiSelect ? 'checkbox' : 'radio';
+        input.name = `q${i}`;
+        input.value = o.label;
+        label.append(input, el('span', null, o.label));
+        if (o.description) label.append(el('small', null, ` ${o.description}`));
+        box.append(label);
+      }
+      const other = el('input', 'other');
+      other.placeholder = 'Or your own answer';
+      box.append(other);
+      card.append(box);
+      picks.push({ q, box, other });
+    }
+    const send = el('button', 'allow', 'Send the answers');
+    send.type = 'button';
+    send.addEventListener('click', () => {
+      const answers = {};
+      for (const { q, box, other } of picks) {
+        const chosen = [...box.querySelectorAll('input:checked')].map((x) => x.value);
+        if (other.value.trim()) chosen.push(other.value.trim());
+        answers[q.question] = q.multiSelect ? chosen.join(', ') : (chosen[0] ?? '');
+      }
+      this.send('allow', { answers });
+    });
+    const row = el('div', 'row');
+    row.append(send);
+    card.append(row);
+  }
+
+  plan(request, needs) {
+    const card = this.element;
+    card.append(el('h3', null, needs.reason ?? 'Plan: approve it?'));
+    const plan = request.tool_input.plan;
+    if (plan) {
+      const body = el('div', 'request-plan');
+      renderInto(body, plan);
+      card.append(body);
+    } else {
+      card.append(el('p', 'request-detail', 'The plan is in Claude\'s last message.'));
+    }
+    const row = el('div', 'row');
+    const approve = el('button', 'allow', 'Approve');
+    approve.type = 'button';
+    approve.addEventListener('click', () => this.send('allow'));
+    const feedback = el('input', 'deny-reason');
+    feedback.placeholder = 'What to change (Claude keeps planning)';
+    const keep = el('button', 'deny', 'Keep planning');
+    keep.type = 'button';
+    keep.addEventListener('click', () => this.send('deny', { message: feedback.value.trim() || 'Keep planning.' }));
+    row.append(approve, feedback, keep);
+    card.append(row);
+  }
+}
