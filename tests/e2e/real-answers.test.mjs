@@ -58,7 +58,8 @@ test('a real agent\'s permission, denial and question are answered from the app,
   const work = join(hub.data, 'agents', 'sky');
   try {
     let m = ev.mark();
-    hub.clawmux(['spawn', 'sky', '--', '--permission-mode', 'default']);
+    // The permission mode of the spawn (2.1.330 starts in auto mode otherwise, which asks through no hook).
+    hub.clawmux(['spawn', 'sky', '--permission-mode', 'default']);
     await ev.state('sky', 'idle', m, 60000);
 
     // Allow: the command runs, and the agent goes on.

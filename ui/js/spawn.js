@@ -10,6 +10,11 @@ export class SpawnForm {
     this.onSpawned = onSpawned;
     $('new-agent').addEventListener('click', () => this.open());
     $('spawn-cancel').addEventListener('click', () => { $('spawn-form').hidden = true; });
+    $('spawn-mode').addEventListener('change', () => {
+      $('spawn-hint').textContent = $('spawn-mode').value === 'bypassPermissions'
+        ? 'Never ask: the agent can do anything you can do on this machine, without asking you first.'
+        : '';
+    });
     $('spawn-form').addEventListener('submit', (e) => {
       e.preventDefault();
       this.submit();
@@ -41,6 +46,7 @@ export class SpawnForm {
     const request = { command: 'spawn', name, demo };
     if ($('spawn-dir').value.trim()) request.work_dir = $('spawn-dir').value.trim();
     if (!demo && $('spawn-model').value.trim()) request.model = $('spawn-model').value.trim();
+    if (!demo && $('spawn-mode').value) request.permission_mode = $('spawn-mode').value;
     try {
       const info = await this.backend.command(request);
       $('spawn-form').hidden = true;

@@ -25,8 +25,12 @@ pub struct Spawn {
     #[arg(long)]
     command: Option<String>,
     /// Run the built-in demo agent instead of Claude Code.
-    #[arg(long, conflicts_with_all = ["command", "model"])]
+    #[arg(long, conflicts_with_all = ["command", "model", "permission_mode"])]
     demo: bool,
+    /// Claude Code's permission mode, kept for restarts. bypassPermissions lets the agent do anything
+    /// you can, without asking.
+    #[arg(long, value_parser = ["default", "acceptEdits", "plan", "auto", "bypassPermissions"])]
+    permission_mode: Option<String>,
     /// Extra flags for Claude Code, after `--`.
     #[arg(last = true)]
     args: Vec<String>,
@@ -65,6 +69,7 @@ pub fn spawn(s: &Spawn) -> Result<(), String> {
         "command": command,
         "args": s.args,
         "demo": s.demo,
+        "permission_mode": s.permission_mode,
     });
     let info = client
         .post("/api/spawn", None, body.to_string().as_bytes())

@@ -20,6 +20,38 @@ pub struct Launch {
     /// The built-in demo agent rather than Claude Code.
     #[serde(default)]
     pub demo: bool,
+    /// Claude Code's permission mode (`--permission-mode`); Claude Code's own default when not given.
+    #[serde(default)]
+    pub permission_mode: Option<PermissionMode>,
+}
+
+/// Claude Code's permission modes, as its `--permission-mode` spells them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum PermissionMode {
+    /// Ask before anything that changes something.
+    Default,
+    /// Edit files without asking; ask for the rest.
+    AcceptEdits,
+    /// Plan only, then ask to approve the plan.
+    Plan,
+    /// Claude Code's safety check decides (it needs Anthropic's servers).
+    Auto,
+    /// Never ask. The agent can do anything the user can, unasked.
+    BypassPermissions,
+}
+
+impl PermissionMode {
+    /// The flag's value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PermissionMode::Default => "default",
+            PermissionMode::AcceptEdits => "acceptEdits",
+            PermissionMode::Plan => "plan",
+            PermissionMode::Auto => "auto",
+            PermissionMode::BypassPermissions => "bypassPermissions",
+        }
+    }
 }
 
 /// The marker on the first line of a CLAUDE.md that ClawMux wrote (and may rewrite).
@@ -175,6 +207,10 @@ pub fn argv(s: &Start<'_>) -> Vec<String> {
         argv.push("--model".to_owned());
         argv.push(model.clone());
     }
+    if let Some(mode) = s.launch.permission_mode {
+        argv.push("--permission-mode".to_owned());
+        argv.push(mode.as_str().to_owned());
+    }
     if let Some(prompt) = s.append_prompt {
         argv.push("--append-system-prompt".to_owned());
         argv.push(prompt.to_owned());
@@ -279,6 +315,7 @@ mod tests {
             args: vec!["--verbose".to_owned()],
             model: Some("opus".to_owned()),
             demo: false,
+            permission_mode: Some(PermissionMode::AcceptEdits),
         };
         let mut start = Start {
             name: "sky",
@@ -301,6 +338,9 @@ mod tests {
             ]
         );
         assert!(a.windows(2).any(|w| w == ["--model", "opus"]));
+        assert!(a
+            .windows(2)
+            .any(|w| w == ["--permission-mode", "acceptEdits"]));
         assert!(a.last().unwrap().contains("clawmux wait"));
         start.resume = true;
         assert!(argv(&start).windows(2).any(|w| w[0] == "--resume"));
@@ -310,6 +350,23 @@ mod tests {
         };
         start.launch = &demo;
         assert_eq!(argv(&start), ["/usr/bin/clawmux", "demo-agent", "sky"]);
+    }
+
+    #[test]
+    fn a_launch_stored_before_permission_modes_still_reads() {
+        let old: Launch = serde_json::from_str(
+            r#"{"program":"/usr/bin/claude","args":[],"model":null,"demo":false}"#,
+        )
+        .unwrap();
+        assert_eq!(old.permission_mode, None);
+        let mode: Launch = serde_json::from_str(
+            r#"{"program":"/c","model":null,"permission_mode":"bypassPermissions"}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            mode.permission_mode,
+            Some(PermissionMode::BypassPermissions)
+        );
     }
 
     #[test]

@@ -54,6 +54,9 @@ pub struct SpawnRequest {
     /// Run the built-in demo agent instead of Claude Code.
     #[serde(default)]
     pub demo: bool,
+    /// Claude Code's permission mode, kept for restarts.
+    #[serde(default)]
+    pub permission_mode: Option<launch::PermissionMode>,
 }
 
 impl From<TmuxError> for HubError {
@@ -139,6 +142,7 @@ impl Hub {
             args: req.args.clone(),
             model: req.model.clone(),
             demo: req.demo,
+            permission_mode: req.permission_mode,
         };
         let mut created = Created::default();
         if let Err(e) = create_dir(&work_dir, &mut created) {
