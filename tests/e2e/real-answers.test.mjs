@@ -20,12 +20,16 @@ after(async () => { await browser?.close(); });
 /**
  * The model: it waits; a user message `do: <command>` makes it run that command (which asks permission in
  * Claude Code's default mode), `ask: <question>` makes it ask the question with the options Blue and
- * Green; whatever came back it reports with `clawmux send`, then waits again.
+ * Green, `plan: <step>` makes it present a plan with that step; whatever came back it reports with
+ * `clawmux send`, then waits again.
  */
 function asker() {
   return ({ body, last }) => {
-    const msg = /\[MSG id:(msg-[0-9a-f]{8}) from:user\] (do|ask): (.*)/.exec(last);
+    const msg = /\[MSG id:(msg-[0-9a-f]{8}) from:user\] (do|ask|plan): (.*)/.exec(last);
     if (msg?.[2] === 'do') return bash(msg[3], 'the user asked for it');
+    // In plan mode Claude Code names the plan file in what it sends; the plan is written there first.
+    const planFile = /create your plan at (\S+\.md)/.exec(JSON.stringify(body))?.[1];
+    if (msg?.[2] === 'plan') return { tool: { name: 'Write', input: { file_path: planFile, content: `# The plan\n\n1. ${msg[3]}\n` } } };
     if (msg?.[2] === 'ask') {
       return { tool: { name: 'AskUserQuestion', input: { questions: [{ question: msg[3], header: 'Pick', multiSelect: false,
         options: [{ label: 'Blue', description: 'the sea' }, { label: 'Green', description: 'the grass' }] }] } } };
@@ -33,7 +37,8 @@ function asker() {
     // What the model did last: after the user's command or question, it reports what came back.
     const previous = (body.messages ?? []).findLast((x) => x.role === 'assistant');
     const tool = Array.isArray(previous?.content) ? previous.content.find((b) => b.type === 'tool_use') : null;
-    const asked = tool && (tool.name === 'AskUserQuestion' || (tool.name === 'Bash' && !/^clawmux /.test(tool.input?.command ?? '')));
+    if (tool?.name === 'Write' && /\/\.claude\/plans\//.test(tool.input?.file_path ?? '')) return { tool: { name: 'ExitPlanMode', input: {} } };
+    const asked = tool && (['AskUserQuestion', 'ExitPlanMode'].includes(tool.name) || (tool.name === 'Bash' && !/^clawmux /.test(tool.input?.command ?? '')));
     if (asked) return bash(`clawmux send --to user 'result: ${last.replace(/[^\w :.,-]/g, ' ').slice(0, 300)}'`, 'report');
     return bash('clawmux wait', 'wait for the next message');
   };
@@ -102,6 +107,38 @@ test('a real agent\'s permission, denial and question are answered from the app,
     await hub.api('POST', '/api/command', { command: 'answer', session_id: 'sky', request_id: question.request.id, decision: 'allow', answers: { 'Which color?': 'Green' } });
     const answered = await ev.event('assistant_text', 'sky', m, (e) => /Green/.test(e.text), 60000);
     assert.match(answered.text, /result:/);
+  } finally {
+    ev.close();
+    hub.stop();
+    await model.close();
+  }
+});
+
+test('a real agent\'s plan is shown from where Claude Code keeps it, sent back with feedback, then approved', async () => {
+  const model = await startModel(asker());
+  const hub = await realHub(model);
+  const ev = await hub.events();
+  try {
+    let m = ev.mark();
+    hub.clawmux(['spawn', 'sky', '--permission-mode', 'plan']);
+    await ev.state('sky', 'idle', m, 60000);
+
+    // The PermissionRequest carries no plan (2.1.330 sends `{}`): the card shows the plan file Claude wrote.
+    m = ev.mark();
+    await hub.api('POST', '/api/sessions/sky/messages', { text: 'plan: paint the fence' });
+    const first = await request(ev, m);
+    assert.equal(first.need, 'plan_approval');
+    assert.match(first.request.tool_input.plan, /paint the fence/);
+    await hub.api('POST', '/api/command', { command: 'answer', session_id: 'sky', request_id: first.request.id, decision: 'deny', message: 'use blue paint' });
+    await ev.event('assistant_text', 'sky', m, (e) => /use blue paint/.test(e.text), 60000);
+
+    m = ev.mark();
+    await hub.api('POST', '/api/sessions/sky/messages', { text: 'plan: paint the fence blue' });
+    const second = await request(ev, m);
+    assert.match(second.request.tool_input.plan, /paint the fence blue/);
+    await hub.api('POST', '/api/command', { command: 'answer', session_id: 'sky', request_id: second.request.id, decision: 'allow', mode: 'acceptEdits' });
+    const approved = await ev.event('assistant_text', 'sky', m, (e) => /result:/.test(e.text), 60000);
+    assert.match(approved.text, /approved/i);
   } finally {
     ev.close();
     hub.stop();

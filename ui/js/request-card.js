@@ -117,10 +117,10 @@ export class RequestCard {
     allow.type = 'button';
     allow.addEventListener('click', () => this.send('allow'));
     row.append(allow);
-    if (request.suggestions.length) {
-      const always = el('button', 'allow-always', request.suggestions.map(suggestionText).join('; '));
+    for (const [i, s] of request.suggestions.entries()) {
+      const always = el('button', 'allow-always', suggestionText(s));
       always.type = 'button';
-      always.addEventListener('click', () => this.send('allow_always'));
+      always.addEventListener('click', () => this.send('allow_always', { suggestion: i }));
       row.append(always);
     }
     const reason = el('input', 'deny-reason');
@@ -182,15 +182,21 @@ export class RequestCard {
       card.append(el('p', 'request-detail', 'The plan is in Claude\'s last message.'));
     }
     const row = el('div', 'row');
+    const mode = el('select', 'plan-mode');
+    for (const [value, text] of [['default', 'then ask before changes'], ['acceptEdits', 'then edit without asking'], ['auto', 'then Claude Code\'s auto mode']]) {
+      const option = el('option', null, text);
+      option.value = value;
+      mode.append(option);
+    }
     const approve = el('button', 'allow', 'Approve');
     approve.type = 'button';
-    approve.addEventListener('click', () => this.send('allow'));
+    approve.addEventListener('click', () => this.send('allow', { mode: mode.value }));
     const feedback = el('input', 'deny-reason');
     feedback.placeholder = 'What to change (Claude keeps planning)';
     const keep = el('button', 'deny', 'Keep planning');
     keep.type = 'button';
     keep.addEventListener('click', () => this.send('deny', { message: feedback.value.trim() || 'Keep planning.' }));
-    row.append(approve, feedback, keep);
+    row.append(approve, mode, feedback, keep);
     card.append(row);
   }
 }

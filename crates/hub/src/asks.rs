@@ -22,6 +22,7 @@ use tokio::sync::oneshot;
 
 use crate::error::HubError;
 use crate::hub::Hub;
+use crate::lifecycle::launch::PermissionMode;
 
 /// What the user decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -44,6 +45,10 @@ pub struct Reply {
     pub message: Option<String>,
     /// A question's answers: each question's text to the chosen label (labels, or free text).
     pub answers: Option<Map<String, Value>>,
+    /// For "allow always": which of Claude Code's suggestions (by place); the first when not given.
+    pub suggestion: Option<usize>,
+    /// For an approved plan: the permission mode to carry on in (Claude Code's own default when not given).
+    pub mode: Option<PermissionMode>,
 }
 
 /// A request as clients see it, under the agent's `needs`.
@@ -65,15 +70,61 @@ struct Open {
     reply: oneshot::Sender<Reply>,
 }
 
-/// An agent's slice: the request its PermissionRequest hook holds open, if any.
+/// An agent's slice: the request its PermissionRequest hook holds open, if any, and the last tool call
+/// the agent announced (its PreToolUse), whose input a PermissionRequest may lack.
 #[derive(Default)]
-pub(crate) struct Asks(Mutex<Option<Open>>);
+pub(crate) struct Asks {
+    open: Mutex<Option<Open>>,
+    last_call: Mutex<Option<(String, Value)>>,
+    /// The plan file the agent last wrote (`.claude/plans/*.md`): where Claude Code keeps the plan that
+    /// ExitPlanMode presents, whose hooks get an empty input.
+    plan_file: Mutex<Option<std::path::PathBuf>>,
+}
 
 impl Asks {
     fn slot(&self) -> MutexGuard<'_, Option<Open>> {
-        self.0
+        self.open
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The agent is about to run `tool` with `input` (its PreToolUse).
+    pub(crate) fn saw_call(&self, tool: &str, input: &Value) {
+        if let Some(plan) = plan_file(tool, input) {
+            *self
+                .plan_file
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(plan);
+        }
+        *self
+            .last_call
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) =
+            Some((tool.to_owned(), input.clone()));
+    }
+
+    /// The input of a request for `tool`: its own, or, when Claude Code sends it empty (ExitPlanMode's
+    /// plan is only in its PreToolUse), the input the agent announced for that tool.
+    fn input_of(&self, tool: &str, input: &Value) -> Value {
+        let empty = input.as_object().is_some_and(Map::is_empty);
+        if empty && tool == "ExitPlanMode" {
+            let file = self
+                .plan_file
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .clone();
+            if let Some(plan) = file.as_deref().and_then(read_plan) {
+                return json!({ "plan": plan, "planFilePath": file });
+            }
+        }
+        let last = self
+            .last_call
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        match &*last {
+            Some((name, announced)) if empty && name == tool => announced.clone(),
+            Some(_) | None => input.clone(),
+        }
     }
 
     /// The open request, if any.
@@ -97,6 +148,32 @@ impl Asks {
     }
 }
 
+/// The plan file a Write or Edit of the agent targets, if it is one: `<...>/.claude/plans/<name>.md`.
+fn plan_file(tool: &str, input: &Value) -> Option<std::path::PathBuf> {
+    if !matches!(tool, "Write" | "Edit" | "MultiEdit") {
+        return None;
+    }
+    let path = std::path::Path::new(input.get("file_path")?.as_str()?);
+    let in_plans = path.parent().is_some_and(|p| {
+        p.file_name().is_some_and(|n| n == "plans")
+            && p.parent()
+                .and_then(|c| c.file_name())
+                .is_some_and(|n| n == ".claude")
+    });
+    (path.is_absolute() && in_plans && path.extension().is_some_and(|e| e == "md"))
+        .then(|| path.to_owned())
+}
+
+/// A plan file's text, if it is a regular file of reasonable size.
+fn read_plan(path: &std::path::Path) -> Option<String> {
+    const MAX_PLAN: u64 = 256 * 1024;
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > MAX_PLAN {
+        return None;
+    }
+    std::fs::read_to_string(path).ok()
+}
+
 /// The hook's answer to Claude Code for `reply` to `request`.
 fn decision(request: &Request, reply: &Reply) -> Value {
     let verdict = reply.verdict.unwrap_or(Verdict::Allow);
@@ -107,8 +184,17 @@ fn decision(request: &Request, reply: &Reply) -> Value {
             "message": reply.message.clone().unwrap_or_else(|| "The user said no.".to_owned()),
         }),
     };
-    if verdict == Verdict::AllowAlways && !request.suggestions.is_empty() {
-        decision["updatedPermissions"] = Value::Array(request.suggestions.clone());
+    if verdict == Verdict::AllowAlways {
+        if let Some(rule) = request.suggestions.get(reply.suggestion.unwrap_or(0)) {
+            decision["updatedPermissions"] = json!([rule]);
+        }
+    }
+    if request.tool_name == "ExitPlanMode" && verdict != Verdict::Deny {
+        // An approved plan leaves plan mode: Claude Code takes the approval with the mode to go on in.
+        let mode = reply.mode.unwrap_or(PermissionMode::Default);
+        decision["updatedPermissions"] =
+            json!([{ "type": "setMode", "mode": mode.as_str(), "destination": "session" }]);
+        decision["updatedInput"] = request.tool_input.clone();
     }
     if let (Some(answers), Verdict::Allow | Verdict::AllowAlways) = (&reply.answers, verdict) {
         // AskUserQuestion: the answers go back as the tool's input, beside its questions.
@@ -171,7 +257,7 @@ impl Hub {
         let request = Request {
             id: uuid::Uuid::new_v4().simple().to_string()[..12].to_owned(),
             tool_name: call.name.clone(),
-            tool_input: call.input.clone(),
+            tool_input: self.live(&agent)?.asks.input_of(&call.name, &call.input),
             suggestions: value
                 .get("permission_suggestions")
                 .and_then(Value::as_array)
@@ -254,12 +340,12 @@ mod tests {
         let bash = request(
             "Bash",
             json!({"command": "git push"}),
-            vec![json!({"type": "addRules"})],
+            vec![json!({"type": "addRules"}), json!({"type": "setMode"})],
         );
         let allow = |verdict, message: Option<&str>| Reply {
             verdict: Some(verdict),
             message: message.map(str::to_owned),
-            answers: None,
+            ..Reply::default()
         };
         assert_eq!(
             decision(&bash, &allow(Verdict::Allow, None))["hookSpecificOutput"]["decision"],
@@ -269,6 +355,15 @@ mod tests {
             decision(&bash, &allow(Verdict::AllowAlways, None))["hookSpecificOutput"]["decision"],
             json!({"behavior": "allow", "updatedPermissions": [{"type": "addRules"}]})
         );
+        let second = Reply {
+            suggestion: Some(1),
+            ..allow(Verdict::AllowAlways, None)
+        };
+        assert_eq!(
+            decision(&bash, &second)["hookSpecificOutput"]["decision"]["updatedPermissions"],
+            json!([{"type": "setMode"}]),
+            "only the rule the user chose"
+        );
         let denied = decision(&bash, &allow(Verdict::Deny, Some("not on main")));
         assert_eq!(
             denied["hookSpecificOutput"]["hookEventName"],
@@ -277,6 +372,67 @@ mod tests {
         assert_eq!(
             denied["hookSpecificOutput"]["decision"],
             json!({"behavior": "deny", "message": "not on main"})
+        );
+    }
+
+    #[test]
+    fn an_approved_plan_carries_the_plan_and_the_mode_to_go_on_in() {
+        let plan = request("ExitPlanMode", json!({"plan": "# Paint"}), vec![]);
+        let out = decision(
+            &plan,
+            &Reply {
+                verdict: Some(Verdict::Allow),
+                mode: Some(PermissionMode::AcceptEdits),
+                ..Reply::default()
+            },
+        );
+        let d = &out["hookSpecificOutput"]["decision"];
+        assert_eq!(
+            d["updatedInput"]["plan"], "# Paint",
+            "2.1.330 ignores an approval without it"
+        );
+        assert_eq!(d["updatedPermissions"][0]["mode"], "acceptEdits");
+        let kept = decision(
+            &plan,
+            &Reply {
+                verdict: Some(Verdict::Deny),
+                message: Some("smaller steps".into()),
+                ..Reply::default()
+            },
+        );
+        assert_eq!(
+            kept["hookSpecificOutput"]["decision"],
+            json!({"behavior": "deny", "message": "smaller steps"})
+        );
+    }
+
+    #[test]
+    fn only_a_plan_file_of_claude_code_is_taken_for_the_plan() {
+        let write = |path: &str| json!({ "file_path": path, "content": "x" });
+        assert!(plan_file("Write", &write("/home/u/.claude/plans/fancy-plan.md")).is_some());
+        assert!(plan_file("Edit", &write("/home/u/.claude/plans/fancy-plan.md")).is_some());
+        assert!(plan_file("Read", &write("/home/u/.claude/plans/fancy-plan.md")).is_none());
+        for other in [
+            "/etc/passwd",
+            "/home/u/plans/a.md",
+            "/home/u/.claude/plans/a.txt",
+            "plans/a.md",
+        ] {
+            assert!(plan_file("Write", &write(other)).is_none(), "{other}");
+        }
+        let asks = Asks::default();
+        let dir = tempfile::tempdir().unwrap();
+        let plans = dir.path().join(".claude/plans");
+        std::fs::create_dir_all(&plans).unwrap();
+        let file = plans.join("p.md");
+        std::fs::write(&file, "# Paint the fence").unwrap();
+        asks.saw_call("Write", &write(file.to_str().unwrap()));
+        let input = asks.input_of("ExitPlanMode", &json!({}));
+        assert_eq!(input["plan"], "# Paint the fence");
+        assert_eq!(
+            asks.input_of("Bash", &json!({})),
+            json!({}),
+            "only ExitPlanMode takes the plan"
         );
     }
 
@@ -291,8 +447,8 @@ mod tests {
             &ask,
             &Reply {
                 verdict: Some(Verdict::Allow),
-                message: None,
                 answers: Some(answers),
+                ..Reply::default()
             },
         );
         let input = &out["hookSpecificOutput"]["decision"]["updatedInput"];

@@ -86,6 +86,10 @@ pub enum Command {
         message: Option<String>,
         /// A question's answers: each question's text to the chosen label (labels, or free text).
         answers: Option<serde_json::Map<String, Value>>,
+        /// For `allow_always`: which of the suggested rules (`needs.request.suggestions`, by place).
+        suggestion: Option<usize>,
+        /// For an approved plan: the permission mode to carry on in.
+        mode: Option<crate::lifecycle::launch::PermissionMode>,
     },
     /// Whether Claude Code and tmux are installed (the UI offers the demo agent when Claude Code is not).
     Capabilities {},
@@ -130,11 +134,15 @@ impl Hub {
                 decision,
                 message,
                 answers,
+                suggestion,
+                mode,
             } => {
                 let reply = Reply {
                     verdict: Some(decision),
                     message,
                     answers,
+                    suggestion,
+                    mode,
                 };
                 self.answer(&session_id, request_id.as_deref(), reply)
                     .await?;

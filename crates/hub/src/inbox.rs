@@ -140,6 +140,9 @@ impl Hub {
         value: &Value,
     ) -> Result<Value, HubError> {
         let agent = agent.to_owned();
+        if let (HookKind::PreToolUse(call), None) = (&hook.kind, &hook.subagent) {
+            self.live(&agent)?.asks.saw_call(&call.name, &call.input);
+        }
         if wait_call_returned(hook, value) {
             // A wait still connected now runs in the background: a message it took would never reach
             // Claude. It ends; the messages stay for the next wait, or this hook.
