@@ -216,7 +216,9 @@ fn decide(current: &Snapshot, event: &Event) -> (Verdict, Option<String>) {
                     Verdict::Stay(None),
                     Some(format!("stop_hook_active={stop_hook_active}")),
                 ),
-                HookKind::Notification { message } => (Verdict::Stay(None), Some(message.clone())),
+                HookKind::Notification { message, .. } => {
+                    (Verdict::Stay(None), Some(message.clone()))
+                }
                 HookKind::PermissionRequest(call) => {
                     (Verdict::Stay(None), Some(tool_detail(&call.name, None)))
                 }
@@ -394,6 +396,27 @@ fn overlay(current: &Snapshot, event: &Event, at: Millis) -> Option<AttentionCha
                 tool_name: None,
                 since: at,
             })),
+            // Some approval dialogs fire no PermissionRequest, only this notice (auto mode when its check
+            // cannot be reached): the user is needed all the same, until the turn goes on.
+            HookKind::Notification {
+                message,
+                kind: Some(kind),
+            } if now.is_none()
+                && hook.subagent.is_none()
+                && matches!(kind.as_str(), "permission_prompt" | "agent_needs_input") =>
+            {
+                Some(AttentionChange::Set(Attention {
+                    need: Need::Permission,
+                    reason: if message.trim().is_empty() {
+                        "Claude Code waits for you in its terminal".to_owned()
+                    } else {
+                        message.trim().to_owned()
+                    },
+                    tool_use_id: current.last_tool.as_ref().and_then(|t| t.id.clone()),
+                    tool_name: current.last_tool.as_ref().map(|t| t.name.clone()),
+                    since: at,
+                }))
+            }
             HookKind::UserPromptSubmit {
                 task_notification: true,
             }

@@ -344,3 +344,39 @@ proptest! {
         }
     }
 }
+
+/// Some approval dialogs fire no PermissionRequest, only a Notification: the user is needed all the same.
+#[test]
+fn a_dialog_known_only_by_its_notification_needs_the_user_until_its_tool_ends() {
+    let s = at(Processing, "Running rm -rf build");
+    let (s, _) = run(&s, &pre_tool("Bash", r#"{"command":"rm -rf build"}"#));
+    let notice = hook(
+        r#"{"hook_event_name":"Notification","message":"Claude needs your permission to use Bash","notification_type":"permission_prompt"}"#,
+    );
+    let (needs, d) = run(&s, &notice);
+    let a = needs.attention.clone().expect("needs you");
+    assert_eq!(
+        (a.need, a.reason.as_str()),
+        (
+            clawmux_core::Need::Permission,
+            "Claude needs your permission to use Bash"
+        )
+    );
+    assert!(d.attention.is_some());
+    // The tool's end ends it.
+    let id = a.tool_use_id.clone().expect("borrowed from the PreToolUse");
+    let post = hook(&format!(
+        r#"{{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_use_id":"{id}"}}"#
+    ));
+    assert_eq!(run(&needs, &post).0.attention, None);
+    // An idle notice needs nobody, and a notice never replaces a request already known.
+    let idle = hook(
+        r#"{"hook_event_name":"Notification","message":"waiting","notification_type":"idle_prompt"}"#,
+    );
+    assert_eq!(run(&s, &idle).0.attention, None);
+    let asked = hook(
+        r#"{"hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"rm -rf build"}}"#,
+    );
+    let (asking, _) = run(&s, &asked);
+    assert_eq!(run(&asking, &notice).0.attention, asking.attention);
+}

@@ -61,6 +61,8 @@ pub enum HookKind {
     Notification {
         /// The notification text.
         message: String,
+        /// Its `notification_type` (`permission_prompt`, `agent_needs_input`, `idle_prompt`, ...), if sent.
+        kind: Option<String>,
     },
     /// A permission dialog is about to be shown for a tool call. It carries no `tool_use_id`.
     PermissionRequest(ToolCall),
@@ -232,6 +234,7 @@ fn hook_kind(event: HookEvent, obj: &Map<String, Value>) -> Result<HookKind, Hoo
         },
         HookEvent::Notification => HookKind::Notification {
             message: optional_str(obj, "message")?.unwrap_or_default().to_owned(),
+            kind: optional_str(obj, "notification_type")?.map(str::to_owned),
         },
     })
 }
