@@ -200,11 +200,13 @@ test('agents survive a restart of the hub and are watched again', async () => {
 });
 
 test('an agent out of the loop is reminded, a bounded number of times, and the user sees it', async () => {
-  const hub = await hubWithStandIn({ CLAWMUX_NUDGE_AFTER_INTERRUPT_MS: '300' });
+  const hub = await hubWithStandIn({ CLAWMUX_NUDGE_AFTER_INTERRUPT_MS: '300', CLAWMUX_SUBMIT_WAIT_MS: '500' });
   const ev = await hub.events();
   try {
     let m = ev.mark();
-    hub.clawmux(['spawn', 'drifter']);
+    // It takes an Enter close behind typed text for part of a paste, as Claude Code does: the reminder's
+    // Enter comes apart from its text, and again when nothing shows it was submitted.
+    hub.clawmux(['spawn', 'drifter', '--', '--standin-paste']);
     await ev.state('drifter', 'idle', m);
     // Escape stops Claude mid-wait with no hook; the hub reminds it and it comes back.
     m = ev.mark();

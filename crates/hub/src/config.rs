@@ -154,6 +154,9 @@ pub struct Options {
     pub nudge_after_interrupt: Duration,
     /// Reminders per time out of the loop before the hub gives up and asks the user (default 3).
     pub nudge_max: u32,
+    /// How long a prompt typed into an agent's terminal (a reminder) takes to show as an event before
+    /// Enter is pressed again (`CLAWMUX_SUBMIT_WAIT_MS`, default 3 s).
+    pub submit_wait: Duration,
     /// How long transcript lines are held so a hook that happened before them is applied first
     /// (`CLAWMUX_REORDER_MS`, default 300 ms). Hooks are never held.
     pub reorder_window: Duration,
@@ -187,6 +190,7 @@ impl Options {
             nudge_quiet: ms("CLAWMUX_NUDGE_QUIET_MS", 60_000),
             nudge_after_interrupt: ms("CLAWMUX_NUDGE_AFTER_INTERRUPT_MS", 5_000),
             nudge_max: 3,
+            submit_wait: ms("CLAWMUX_SUBMIT_WAIT_MS", 3_000),
             reorder_window: ms("CLAWMUX_REORDER_MS", 300),
             bash_timeout: ms(
                 "CLAWMUX_BASH_TIMEOUT_MS",

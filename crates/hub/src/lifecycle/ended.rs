@@ -17,6 +17,11 @@ use crate::ui_event::{EndReason, UiEvent};
 /// How many terminal lines a report shows.
 const REPORT_LINES: u32 = 15;
 
+/// The pause between a typed prompt and its Enter, so that the terminal does not take them for one paste.
+const PASTE_GAP: Duration = Duration::from_millis(300);
+/// How often Enter is pressed for one prompt.
+const SUBMIT_TRIES: u32 = 3;
+
 impl Hub {
     /// The agent's process has ended: records DEAD at once, closes its tmux session, ends what it left
     /// running, and, when nobody asked for the end, shows the user how it ended with the last lines of its
@@ -130,7 +135,7 @@ impl Hub {
         let max = self.options().nudge_max;
         let text = "ClawMux: you stopped outside `clawmux wait`, so the user cannot reach you. \
                     Run `clawmux wait` now.";
-        if let Err(e) = self.tmux().type_line(name, text).await {
+        if let Err(e) = self.type_prompt(name, text).await {
             tracing::warn!(agent = name, error = %e, "cannot remind the agent");
             return;
         }
@@ -140,6 +145,28 @@ impl Hub {
             &format!("`{name}` stopped outside `clawmux wait`; reminded it ({n} of {max})."),
         )
         .await;
+    }
+
+    /// Types a prompt into the agent's terminal and makes sure it was submitted: the Enter goes apart from
+    /// the text (together they are taken for a paste), and again if no event of the agent follows it.
+    async fn type_prompt(&self, name: &str, text: &str) -> Result<(), HubError> {
+        let live = self.live(name)?;
+        let mut pulse = live.run.pulse.subscribe();
+        pulse.borrow_and_update();
+        self.tmux().type_text(name, text).await?;
+        tokio::time::sleep(PASTE_GAP).await;
+        for _ in 0..SUBMIT_TRIES {
+            self.tmux().key(name, "Enter").await?;
+            // A submitted prompt fires UserPromptSubmit: any event of the agent says it was taken.
+            if tokio::time::timeout(self.options().submit_wait, pulse.changed())
+                .await
+                .is_ok()
+            {
+                return Ok(());
+            }
+        }
+        tracing::warn!(agent = name, "a typed prompt was not submitted");
+        Ok(())
     }
 
     /// Reminders did not bring the agent back: the user must look.

@@ -284,12 +284,13 @@ impl Tmux {
             .map(drop)
     }
 
-    /// Types `text` literally into session `name`, then presses Enter.
-    pub async fn type_line(&self, name: &str, text: &str) -> Result<(), TmuxError> {
+    /// Types `text` literally into session `name` (no Enter: text and Enter in one burst are taken for a
+    /// paste by Claude Code, and the Enter then does not submit).
+    pub async fn type_text(&self, name: &str, text: &str) -> Result<(), TmuxError> {
         let target = format!("={name}:");
         self.run("send-keys", ["send-keys", "-t", &target, "-l", "--", text])
-            .await?;
-        self.key(name, "Enter").await
+            .await
+            .map(drop)
     }
 }
 
