@@ -4,6 +4,7 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ARTIFACTS, openBrowser, openUi, startHub } from './harness.mjs';
@@ -88,6 +89,25 @@ test('a real agent\'s permission, denial and question are answered from the app,
       hub.api('POST', '/api/command', { command: 'answer', session_id: 'sky', request_id: allow.request.id, decision: 'deny' }),
       /409 .*not_pending/,
     );
+
+    // Answered in the terminal instead: the request closes by itself, and a click then decides nothing.
+    m = ev.mark();
+    await hub.api('POST', '/api/sessions/sky/messages', { text: `do: touch ${join(work, 'in-the-terminal')}` });
+    const typed = await request(ev, m);
+    const shownAt = ev.seen.findIndex((x) => x.needs?.request?.id === typed.request.id);
+    // Keys sent in a dialog's first moments are dropped: press Enter (its default, "Yes") until it takes.
+    const closed = ev.until((x) => ev.seen.indexOf(x) > shownAt && x.type === 'session_status' && x.session_id === 'sky' && !x.needs?.request, 30000, 'the request closed by the terminal');
+    for (let i = 0; i < 20 && !existsSync(join(work, 'in-the-terminal')); i++) {
+      execFileSync('tmux', ['-S', join(hub.data, 'tmux.sock'), 'send-keys', '-t', '=sky:', 'Enter']);
+      await new Promise((ok) => setTimeout(ok, 500));
+    }
+    await closed;
+    assert.ok(existsSync(join(work, 'in-the-terminal')), 'the terminal\'s answer ran the command');
+    await assert.rejects(
+      hub.api('POST', '/api/command', { command: 'answer', session_id: 'sky', request_id: typed.request.id, decision: 'deny' }),
+      /409 .*not_pending/,
+    );
+    await ev.state('sky', 'idle', m, 60000);
 
     // Deny, with a reason Claude receives.
     m = ev.mark();
