@@ -8,10 +8,10 @@ use clawmux_hub::notice::{Notice, NoticeRule};
 use clawmux_hub::ui_event::UiEvent;
 use clawmux_hub::Hub;
 use tauri::{AppHandle, Emitter, Manager};
-use tauri_plugin_notification::NotificationExt;
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::desktop::Desktop;
+use crate::notices::{self, Popup};
 
 /// Forwards the hub's events for as long as the app runs.
 pub fn forward(app: AppHandle) {
@@ -40,11 +40,22 @@ pub fn forward(app: AppHandle) {
             {
                 match rule.on_status(session_id, *state, needs.as_ref().map(|n| &n.attention)) {
                     Some(Notice::NeedsYou(reason)) => {
+                        // A permission's request can be answered from the notification itself; a
+                        // question or a plan needs the window.
+                        let request = needs
+                            .as_ref()
+                            .filter(|n| n.attention.need == clawmux_core::Need::Permission)
+                            .and_then(|n| n.request.as_ref())
+                            .map(|r| r.id.clone());
                         notify(
                             &app,
-                            session_id,
-                            &format!("{session_id} needs you"),
-                            &reason,
+                            &hub,
+                            Popup {
+                                agent: session_id.clone(),
+                                title: format!("{session_id} needs you"),
+                                body: reason,
+                                request,
+                            },
                         );
                     }
                     Some(Notice::Finished) => notify_idle(&app, &hub, session_id).await,
@@ -74,14 +85,11 @@ fn on_screen(app: &AppHandle, agent: &str) -> bool {
     focused && on_screen
 }
 
-fn notify(app: &AppHandle, agent: &str, title: &str, body: &str) {
-    if on_screen(app, agent) {
+fn notify(app: &AppHandle, hub: &Hub, notice: Popup) {
+    if on_screen(app, &notice.agent) {
         return;
     }
-    let shown = app.notification().builder().title(title).body(body).show();
-    if let Err(e) = shown {
-        tracing::warn!(agent, error = %e, "could not show a notification");
-    }
+    notices::show(app, hub, notice);
 }
 
 async fn notify_idle(app: &AppHandle, hub: &Hub, agent: &str) {
@@ -89,5 +97,15 @@ async fn notify_idle(app: &AppHandle, hub: &Hub, agent: &str) {
         return;
     }
     let body = hub.finished_notice(agent).await;
-    notify(app, agent, &format!("{agent} is waiting for you"), &body);
+    let title = format!("{agent} is waiting for you");
+    notify(
+        app,
+        hub,
+        Popup {
+            agent: agent.to_owned(),
+            title,
+            body,
+            request: None,
+        },
+    );
 }

@@ -12,6 +12,7 @@ mod desktop;
 mod events;
 mod geometry;
 mod links;
+mod notices;
 mod recorder;
 mod recording;
 mod start;
@@ -35,7 +36,6 @@ fn main() {
             }
         }))
         .plugin(tauri_plugin_window_state::Builder::default().build())
-        .plugin(tauri_plugin_notification::init())
         .plugin(links::guard())
         .invoke_handler(tauri::generate_handler![
             commands::hub,

@@ -39,6 +39,10 @@ export const WINDOW_STATE = join(dir, '.config', 'dev.clawmux.desktop', '.window
 // Real speech for push-to-talk: the app plays this file as its microphone (`--microphone-file`).
 export const SPEECH = join(dir, 'speech.wav');
 execFileSync('espeak-ng', ['-w', SPEECH, 'please run the tests']);
+/** The notification daemon's configuration, its menu script, and which action that script picks. */
+const DUNSTRC = join(dir, 'dunstrc');
+const DMENU = join(dir, 'dmenu');
+export const PICK = join(dir, 'pick');
 export const APP_ARGS = ['--data-dir', data, '--microphone-file', SPEECH];
 
 export function start(cmd, args, env = {}) {
@@ -95,7 +99,13 @@ export function useApp() {
     await until('the session bus', () => existsSync(`${BUS_DIR}/bus`));
     const monitor = start('dbus-monitor', ['--session', "interface='org.freedesktop.Notifications',member='Notify'"]);
     monitor.stdout.on('data', (d) => { notifications += d; });
-    start('dunst', []);
+    // dunst's context menu runs `dmenu`: here a script that picks the first entry
+    // matching the pattern the test writes in PICK (dunst lists `#<label> (<summary>) [<id>,<action>]`,
+    // newest first), as a person picks one with the mouse.
+    writeFileSync(PICK, 'Allow ');
+    writeFileSync(DMENU, `#!/bin/sh\ngrep -m1 -E "^#$(cat '${PICK}')"\n`, { mode: 0o755 });
+    writeFileSync(DUNSTRC, `[global]\ndmenu = "${DMENU}"\n`);
+    start('dunst', ['-config', DUNSTRC]);
     mkdirSync(PULSE, { recursive: true });
     start('pulseaudio', ['-n', '--daemonize=no', '--exit-idle-time=-1', '--use-pid-file=no', '--disable-shm=yes',
       '-L', `module-native-protocol-unix auth-anonymous=1 socket=${PULSE}/native`, '-L', 'module-null-sink'],
@@ -119,6 +129,7 @@ export async function windowHub() {
   const token = readFileSync(join(data, 'token'), 'utf8').trim();
   const env = (agent) => ({ PATH: process.env.PATH, HOME: dir, CLAWMUX_HOME: data, CLAWMUX_PORT: String(port), CLAWMUX_SESSION_ID: agent, CLAWMUX_WORK_DIR: join(dir, agent) });
   return {
+    env,
     api: (method, path, body) => fetch(`http://127.0.0.1:${port}${path}`, {
       method, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: body && JSON.stringify(body),
     }).then((r) => r.json()),

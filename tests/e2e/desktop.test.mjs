@@ -5,11 +5,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import {
-  APP, APP_ARGS, BUS, DISPLAY, OPENED, SPEECH, WINDOW_STATE, browser, children, data, dir, launchApp, listening,
+  APP, APP_ARGS, BUS, DISPLAY, OPENED, PICK, SPEECH, WINDOW_STATE, browser, children, data, dir, launchApp, listening,
   notifications, painted, quitApp, start, until, useApp, windowHub,
 } from './desktop-harness.mjs';
 import { ARTIFACTS, BIN } from './harness.mjs';
@@ -103,6 +103,35 @@ test('the app window runs the hub, shows agents, sends a message and notifies wh
   await until('the needs-you notification', () => notifications.includes('moon needs you'), 10000);
   assert.match(notifications, /Permission: Running npm publish/);
   await (await browser.$('[data-agent="moon"].needs-you')).waitForExist({ timeout: 10000 });
+});
+
+test('a permission is answered from its notification, and clicking a notification opens its agent', async () => {
+  const { api, env } = await windowHub();
+  await (await browser.$('[data-agent="sky"]')).click();
+  // moon asks through its PermissionRequest hook, the `clawmux hook permission` command Claude Code runs,
+  // which waits for the answer.
+  const hook = spawn(BIN, ['hook', 'permission'], { env: env('moon'), stdio: ['pipe', 'pipe', 'inherit'] });
+  children.push(hook);
+  let decided = '';
+  hook.stdout.on('data', (d) => { decided += d; });
+  const exited = new Promise((ok) => hook.on('exit', ok));
+  hook.stdin.end(JSON.stringify({ hook_event_name: 'PermissionRequest', session_id: 'c-moon', cwd: join(dir, 'moon'), tool_name: 'Bash', tool_input: { command: 'git push --force' } }));
+  await until('the notification with its actions', () => notifications.includes('Running git push --force') && /"allow"[\s\S]*"Allow"/.test(notifications.slice(notifications.indexOf('Running git push --force') - 600)), 10000);
+  // The user picks Allow on the notification (dunst's menu of its actions).
+  writeFileSync(PICK, 'Allow ');
+  execFileSync('dunstctl', ['context'], { env: { PATH: process.env.PATH, DISPLAY, DBUS_SESSION_BUS_ADDRESS: BUS } });
+  assert.equal(await exited, 0);
+  assert.deepEqual(JSON.parse(decided).hookSpecificOutput.decision, { behavior: 'allow' });
+  const moon = (await api('GET', '/api/sessions')).find((s) => s.session_id === 'moon');
+  assert.equal(moon.needs?.request, undefined, 'answered once, the request is gone');
+
+  // A click on a notification (its default action) brings its agent on screen.
+  const asking = spawn(BIN, ['hook', 'tool-status'], { env: env('moon'), stdio: ['pipe', 'ignore', 'inherit'] });
+  asking.stdin.end(JSON.stringify({ hook_event_name: 'PermissionRequest', session_id: 'c-moon', cwd: join(dir, 'moon'), tool_name: 'Bash', tool_input: { command: 'rm -rf dist' } }));
+  await until('the next notification', () => notifications.includes('Running rm -rf dist'), 10000);
+  writeFileSync(PICK, 'Open \\(moon needs you\\)');
+  execFileSync('dunstctl', ['context'], { env: { PATH: process.env.PATH, DISPLAY, DBUS_SESSION_BUS_ADDRESS: BUS } });
+  await browser.waitUntil(async () => (await (await browser.$('#chat-title')).getText()) === 'moon', { timeout: 10000, timeoutMsg: 'the click did not open moon' });
 });
 
 test('the window reads an answer aloud with its own voices, and says when it is done', async () => {

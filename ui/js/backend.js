@@ -82,6 +82,8 @@ class DesktopBackend {
     // A recording a previous page left running (a reload while Talk was held) ends unkept.
     await invoke('record_cancel').catch(() => {});
     await window.__TAURI__.event.listen('hub', (e) => this.onEvent(e.payload));
+    // A notification was clicked: its agent comes on screen.
+    await window.__TAURI__.event.listen('open-agent', (e) => this.onEvent({ type: 'open_agent', session_id: e.payload }));
     // Listening first, then the list: no change can fall between them.
     this.onEvent({ type: 'session_list', sessions: await this.command({ command: 'sessions' }) });
     this.onConnection('online');

@@ -73,6 +73,9 @@ function onEvent(e) {
       // conversation takes its latest page again; the store and the views ignore what they already have.
       for (const conv of conversations.values()) loadLatest(conv);
       break;
+    case 'open_agent':
+      if (sessions.has(e.session_id)) select(e.session_id);
+      break;
     case 'error':
       notice(e.message);
       break;

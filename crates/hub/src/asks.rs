@@ -15,7 +15,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use clawmux_core::hook::HookKind;
 use clawmux_core::wire::Code;
-use clawmux_core::{Event, Source};
+use clawmux_core::{Event, Hook, Source};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use tokio::sync::oneshot;
@@ -241,40 +241,55 @@ impl Hub {
             )
         })?;
         let agent = self.hook_agent(agent, &value)?;
+        let live = self.live(&agent)?;
         let (event, error) = Event::from_hook_value(&value);
+        // The request is open before the event is applied, so the status that shows the need carries it
+        // (and a notification of it can offer Allow and Deny).
+        let held = match &event {
+            Event::Hook(Hook {
+                kind: HookKind::PermissionRequest(call),
+                ..
+            }) => {
+                let request = Request {
+                    id: uuid::Uuid::new_v4().simple().to_string()[..12].to_owned(),
+                    tool_name: call.name.clone(),
+                    tool_input: live.asks.input_of(&call.name, &call.input),
+                    suggestions: value
+                        .get("permission_suggestions")
+                        .and_then(Value::as_array)
+                        .cloned()
+                        .unwrap_or_default(),
+                };
+                let (reply, answered) = oneshot::channel();
+                // A newer request replaces an older one still open: the older hook answers nothing.
+                *live.asks.slot() = Some(Open {
+                    request: request.clone(),
+                    reply,
+                });
+                let guard = HeldBy {
+                    hub: self.clone(),
+                    agent: agent.clone(),
+                    id: request.id.clone(),
+                };
+                Some((request, answered, guard))
+            }
+            Event::Hook(_)
+            | Event::WaitConnected
+            | Event::WaitDisconnected
+            | Event::Spawned
+            | Event::Terminated
+            | Event::Interrupted
+            | Event::Transcript(_)
+            | Event::Rejected { .. } => None,
+        };
         self.apply(&agent, Source::Hook, &event, body).await?;
         self.follow_transcript_of(&agent, &event);
         if let Some(e) = error {
             return Err(HubError::new(e.code(), e.to_string()));
         }
-        let Event::Hook(hook) = &event else {
+        // Another event sent here by mistake: recorded, and answered like a tool hook.
+        let Some((request, answered, _held)) = held else {
             return Ok(json!({}));
-        };
-        let HookKind::PermissionRequest(call) = &hook.kind else {
-            // Another event sent here by mistake: recorded, and answered like a tool hook.
-            return Ok(json!({}));
-        };
-        let request = Request {
-            id: uuid::Uuid::new_v4().simple().to_string()[..12].to_owned(),
-            tool_name: call.name.clone(),
-            tool_input: self.live(&agent)?.asks.input_of(&call.name, &call.input),
-            suggestions: value
-                .get("permission_suggestions")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default(),
-        };
-        let (reply, answered) = oneshot::channel();
-        let live = self.live(&agent)?;
-        // A newer request replaces an older one still open: the older hook answers nothing.
-        *live.asks.slot() = Some(Open {
-            request: request.clone(),
-            reply,
-        });
-        let _held = HeldBy {
-            hub: self.clone(),
-            agent: agent.clone(),
-            id: request.id.clone(),
         };
         self.broadcast_status(&agent).await;
         match answered.await {

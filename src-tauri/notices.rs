@@ -1,0 +1,79 @@
+//! Native notifications, sent to the desktop's notification server directly (notify-rust over D-Bus):
+//! Tauri's notification plugin has no click event on Linux. Clicking a notification opens its agent in
+//! the window; where the server offers actions (dunst does), a permission request's notification carries
+//! Allow and Deny, which answer it as the card's buttons do.
+//!
+//! Each notification waits for its action on a thread of its own (the wait is a blocking D-Bus call);
+//! the notification server closes it in the end, which ends the thread.
+
+use clawmux_hub::asks::Verdict;
+use clawmux_hub::{Command, Hub};
+use tauri::{AppHandle, Emitter, Manager};
+
+/// A notification to show.
+pub struct Popup {
+    /// The agent it is about.
+    pub agent: String,
+    /// Its title.
+    pub title: String,
+    /// Its text.
+    pub body: String,
+    /// The permission request it may answer (its id), with Allow and Deny on the notification.
+    pub request: Option<String>,
+}
+
+/// Shows `notice`, and acts on what the user does with it.
+pub fn show(app: &AppHandle, hub: &Hub, notice: Popup) {
+    let (app, hub) = (app.clone(), hub.clone());
+    std::thread::spawn(move || {
+        let mut n = notify_rust::Notification::new();
+        n.appname("ClawMux")
+            .summary(&notice.title)
+            .body(&notice.body)
+            .action("default", "Open");
+        if notice.request.is_some() {
+            n.action("allow", "Allow").action("deny", "Deny");
+        }
+        let handle = match n.show() {
+            Ok(handle) => handle,
+            Err(e) => {
+                tracing::warn!(agent = notice.agent, error = %e, "could not show a notification");
+                return;
+            }
+        };
+        handle.wait_for_action(|action| match action {
+            "allow" | "deny" => answer(&hub, &notice, action == "allow"),
+            "default" => open(&app, &notice.agent),
+            _ => {}
+        });
+    });
+}
+
+/// Brings the window forward with `agent` on screen.
+fn open(app: &AppHandle, agent: &str) {
+    if let Some(window) = app.get_webview_window("main") {
+        let _ = window.unminimize();
+        let _ = window.show();
+        let _ = window.set_focus();
+    }
+    if let Err(e) = app.emit("open-agent", agent) {
+        tracing::warn!(agent, error = %e, "could not open the agent in the window");
+    }
+}
+
+/// Answers the notice's request from the notification.
+fn answer(hub: &Hub, notice: &Popup, allow: bool) {
+    let command = Command::Answer {
+        session_id: notice.agent.clone(),
+        request_id: notice.request.clone(),
+        decision: if allow { Verdict::Allow } else { Verdict::Deny },
+        message: (!allow).then(|| "The user said no (from a notification).".to_owned()),
+        answers: None,
+        suggestion: None,
+        mode: None,
+    };
+    if let Err(e) = tauri::async_runtime::block_on(hub.dispatch(command)) {
+        // Answered elsewhere meanwhile: nothing was decided twice.
+        tracing::info!(agent = notice.agent, error = %e, "a notification's answer came too late");
+    }
+}
