@@ -94,6 +94,16 @@ impl Hub {
         serde_json::from_str(&text).unwrap_or(Value::Null)
     }
 
+    /// `GET path` with the token, as JSON.
+    pub fn get(&self, http: &ureq::Agent, path: &str) -> Value {
+        let mut resp = http
+            .get(format!("http://127.0.0.1:{}{path}", self.port))
+            .header("Authorization", format!("Bearer {}", self.token))
+            .call()
+            .unwrap();
+        serde_json::from_str(&resp.body_mut().read_to_string().unwrap()).unwrap_or(Value::Null)
+    }
+
     pub fn agent_cmd(&self, agent: &str) -> Command {
         let mut cmd = Command::new(BIN);
         let work = self.dir.path().join("data/agents").join(agent);
