@@ -301,7 +301,7 @@ test('a work folder is a path, never a tmux format: #(...) in its name runs noth
     const pwned = join(hub.dir, 'pwned');
     const folder = join(hub.dir, `work#(touch ${pwned})#{pane_pid}`);
     const m = ev.mark();
-    hub.clawmux(['spawn', 'odd', '--work-dir', folder]);
+    hub.clawmux(['spawn', 'odd', '--work-dir', folder, '--trust-folder']);
     await ev.state('odd', 'idle', m);
     assert.equal(hub.tmux(['display-message', '-p', '-t', '=odd:', '#{pane_current_path}']).trim(), folder);
     assert.ok(!existsSync(pwned), 'the folder name ran a command');

@@ -5,7 +5,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ARTIFACTS, openBrowser, openUi, startHub } from './harness.mjs';
 import { bash, claudeBinary, claudeEnv, prepareHome, startModel } from './real-claude.mjs';
@@ -208,6 +208,37 @@ test('the user answers a real agent from the page: the card shows what it will d
     await page.click('#request button.allow');
     await ev.event('assistant_text', 'sky', m, (e) => /Blue/.test(e.text), 60000);
     await page.waitForSelector('#request', { state: 'hidden', timeout: 30000 });
+    assert.deepEqual(errors, []);
+  } finally {
+    await page.close();
+    ev.close();
+    hub.stop();
+    await model.close();
+  }
+});
+
+test('a folder Claude Code was never trusted with: the page asks first, and the agent starts past the dialog', async () => {
+  const model = await startModel(asker());
+  const hub = await startHub({ env: { CLAWMUX_CLAUDE: claude, ...claudeEnv(model.port) } });
+  prepareHome(hub.dir, []); // trusts nothing
+  const project = join(hub.dir, 'project');
+  const ev = await hub.events();
+  const { page, errors } = await openUi(browser, hub);
+  try {
+    await page.click('#new-agent');
+    await page.fill('#spawn-name', 'fresh');
+    await page.fill('#spawn-dir', project);
+    await page.selectOption('#spawn-mode', 'default');
+    await page.click('#spawn-form button[type="submit"]');
+    await page.waitForSelector('#spawn-trust:not([hidden])');
+    assert.match(await page.textContent('#spawn-hint'), /not been trusted with .*project/);
+    assert.equal(existsSync(project), false, 'nothing was made before the user said yes');
+    const m = ev.mark();
+    await page.click('#spawn-trust');
+    await ev.state('fresh', 'idle', m, 60000);
+    const config = JSON.parse(readFileSync(join(hub.dir, '.claude.json'), 'utf8'));
+    assert.equal(config.projects[project].hasTrustDialogAccepted, true);
+    assert.equal(config.hasCompletedOnboarding, true, 'the rest of Claude Code\'s file is kept');
     assert.deepEqual(errors, []);
   } finally {
     await page.close();

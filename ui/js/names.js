@@ -56,6 +56,7 @@ export const Code = Object.freeze({
   AGENT_DEAD: 'agent_dead',
   NOT_RUNNING: 'not_running',
   NOT_MANAGED: 'not_managed',
+  FOLDER_NOT_TRUSTED: 'folder_not_trusted',
   CLAUDE_MISSING: 'claude_missing',
   TMUX_MISSING: 'tmux_missing',
   TMUX_FAILED: 'tmux_failed',

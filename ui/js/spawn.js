@@ -2,6 +2,7 @@
 // typed, with the hub's reason, when the hub refuses.
 
 import { $ } from './dom.js';
+import { Code } from './names.js';
 
 export class SpawnForm {
   /** `onSpawned(info)` gets the new agent's row. */
@@ -19,6 +20,8 @@ export class SpawnForm {
       e.preventDefault();
       this.submit();
     });
+    // Claude Code asks at start in a folder it was never trusted with: the user answers here, first.
+    $('spawn-trust').addEventListener('click', () => this.submit({ trust_folder: true }));
   }
 
   async open() {
@@ -40,10 +43,11 @@ export class SpawnForm {
     }
   }
 
-  async submit() {
+  async submit(extra = {}) {
     const name = $('spawn-name').value.trim();
     const demo = $('spawn-demo').checked;
-    const request = { command: 'spawn', name, demo };
+    const request = { command: 'spawn', name, demo, ...extra };
+    $('spawn-trust').hidden = true;
     if ($('spawn-dir').value.trim()) request.work_dir = $('spawn-dir').value.trim();
     if (!demo && $('spawn-model').value.trim()) request.model = $('spawn-model').value.trim();
     if (!demo && $('spawn-mode').value) request.permission_mode = $('spawn-mode').value;
@@ -56,6 +60,7 @@ export class SpawnForm {
     } catch (e) {
       // The form stays as typed, with the hub's reason.
       $('spawn-hint').textContent = e.message;
+      $('spawn-trust').hidden = e.code !== Code.FOLDER_NOT_TRUSTED;
     }
   }
 }

@@ -31,6 +31,10 @@ pub struct Spawn {
     /// you can, without asking.
     #[arg(long, value_parser = ["default", "acceptEdits", "plan", "auto", "bypassPermissions"])]
     permission_mode: Option<String>,
+    /// Trust the work folder for Claude Code (it asks at start in a folder it was never trusted with,
+    /// and exits unless told yes). A default work folder is trusted without it.
+    #[arg(long)]
+    trust_folder: bool,
     /// Extra flags for Claude Code, after `--`.
     #[arg(last = true)]
     args: Vec<String>,
@@ -70,6 +74,7 @@ pub fn spawn(s: &Spawn) -> Result<(), String> {
         "args": s.args,
         "demo": s.demo,
         "permission_mode": s.permission_mode,
+        "trust_folder": s.trust_folder,
     });
     let info = client
         .post("/api/spawn", None, body.to_string().as_bytes())

@@ -69,6 +69,8 @@ codes! {
     NotRunning = "not_running",
     /// The agent was not started by ClawMux, so ClawMux cannot start or end it.
     NotManaged = "not_managed",
+    /// Claude Code has not been trusted with the work folder: the user must say so first.
+    FolderNotTrusted = "folder_not_trusted",
     /// The `claude` command is not installed.
     ClaudeMissing = "claude_missing",
     /// `tmux` is not installed.

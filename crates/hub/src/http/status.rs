@@ -38,6 +38,7 @@ pub(crate) fn status(code: Code) -> StatusCode {
         | Code::NotRunning
         | Code::NotManaged
         | Code::NotPending
+        | Code::FolderNotTrusted
         | Code::IdempotencyConflict
         | Code::VoiceNotConfigured
         | Code::AlreadyRecording

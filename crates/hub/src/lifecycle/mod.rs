@@ -16,6 +16,7 @@ pub mod pulse;
 pub(crate) mod running;
 mod supervise;
 pub mod tmux;
+pub mod trust;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -57,6 +58,10 @@ pub struct SpawnRequest {
     /// Claude Code's permission mode, kept for restarts.
     #[serde(default)]
     pub permission_mode: Option<launch::PermissionMode>,
+    /// The user trusts the work folder: recorded for Claude Code before it starts (else a folder it was
+    /// never trusted with is refused with `folder_not_trusted`, to be asked).
+    #[serde(default)]
+    pub trust_folder: bool,
 }
 
 impl From<TmuxError> for HubError {
@@ -149,6 +154,12 @@ impl Hub {
             created.undo();
             return Err(cannot_create(&work_dir, &e));
         }
+        if !req.demo {
+            if let Err(e) = self.check_trust(&work_dir, req.trust_folder) {
+                created.undo();
+                return Err(e);
+            }
+        }
         let launch_json = serde_json::to_string(&launch)
             .map_err(|e| HubError::new(Code::Internal, e.to_string()))?;
         let row = match self
@@ -178,6 +189,37 @@ impl Hub {
             session: info.clone(),
         });
         Ok(info)
+    }
+
+    /// Claude Code's trust of `folder`: there already, or given now by the user (recorded), or asked for.
+    /// A default work folder (`<data dir>/agents/<name>`) is ClawMux's own, made empty for the agent: it is
+    /// trusted without asking.
+    fn check_trust(&self, folder: &Path, given: bool) -> Result<(), HubError> {
+        let config = trust::config_file();
+        if trust::trusted(&config, folder) {
+            return Ok(());
+        }
+        let ours = folder.parent() == Some(self.data_dir().join("agents").as_path());
+        if !given && !ours {
+            return Err(HubError::new(
+                Code::FolderNotTrusted,
+                format!(
+                    "Claude Code has not been trusted with {}: it would ask at start, and exit unless told \
+                     yes. Trust the folder to start the agent there",
+                    folder.display()
+                ),
+            ));
+        }
+        trust::trust(&config, folder).map_err(|e| {
+            HubError::new(
+                Code::CannotSave,
+                format!(
+                    "cannot record the trust of {} in {}: {e}",
+                    folder.display(),
+                    config.display()
+                ),
+            )
+        })
     }
 
     /// Writes the agent's instructions and settings and starts its process in tmux, with `resume` the
