@@ -246,6 +246,12 @@ fn agents_need_no_token_on_the_private_socket_and_can_do_only_what_agents_do() {
     for (method, path, body) in [
         ("POST", "/api/spawn", spawn.as_str()),
         ("POST", "/api/command", r#"{"command":"sessions"}"#),
+        // An agent cannot approve its own permission request: answering is the user's.
+        (
+            "POST",
+            "/api/command",
+            r#"{"command":"answer","session_id":"sky","decision":"allow"}"#,
+        ),
         ("GET", "/api/sessions", ""),
         ("GET", "/api/history/sky", ""),
         ("POST", "/api/sessions/sky/terminate", ""),
