@@ -243,6 +243,28 @@ test('an agent out of the loop is reminded, a bounded number of times, and the u
   }
 });
 
+test('an interrupt as a permission dialog opens leaves no "needs you" behind, and the agent is reminded', async () => {
+  // The stand-in replays what the real CLI does (fault injection: the timing cannot be forced on it).
+  const hub = await hubWithStandIn({ CLAWMUX_NUDGE_AFTER_INTERRUPT_MS: '300', CLAWMUX_SUBMIT_WAIT_MS: '500' });
+  const ev = await hub.events();
+  try {
+    let m = ev.mark();
+    hub.clawmux(['spawn', 'racer']);
+    await ev.state('racer', 'idle', m);
+    m = ev.mark();
+    await hub.api('POST', '/api/sessions/racer/messages', { text: 'race: touch never' });
+    await ev.until((e) => ev.seen.indexOf(e) >= m && e.type === 'session_status' && e.session_id === 'racer' && e.needs?.need === 'permission', 10000, 'the late request');
+    const needed = ev.seen.findLastIndex((e) => e.needs?.need === 'permission');
+    // Its hook is killed without an answer: the need ends, and the agent, at its prompt, is reminded.
+    await ev.until((e) => ev.seen.indexOf(e) > needed && e.type === 'session_status' && e.session_id === 'racer' && !e.needs, 10000, 'the need to end');
+    await ev.event('system_text', 'racer', m, (e) => /reminded it \(1 of 3\)/.test(e.text));
+    await ev.state('racer', 'idle', m);
+  } finally {
+    ev.close();
+    hub.stop();
+  }
+});
+
 test('an agent that does not start in time is reported with its terminal', async () => {
   const hub = await hubWithStandIn({ CLAWMUX_START_TIMEOUT_MS: '500' });
   const ev = await hub.events();

@@ -9,7 +9,8 @@
 //! A request ends without an answer from the app when its "needs you" ends some other way (the user answered
 //! in the terminal, the agent was interrupted, its turn or process ended), or when the hook itself goes
 //! away (Claude Code's timeout): the hook then answers nothing, which leaves the dialog to the terminal, and
-//! a late click gets `not_pending`, never a second decision.
+//! a late click gets `not_pending`, never a second decision. A hook that goes away right after an interrupt
+//! belonged to a dialog the interrupt cancelled before it showed: its need ends too.
 
 use std::sync::{Mutex, MutexGuard};
 
@@ -220,8 +221,23 @@ impl Drop for HeldBy {
             return;
         };
         if live.asks.close_if(&self.id) {
+            // Claude Code ended the hook without an answer. Right after an interrupt, that is the dialog
+            // the interrupt cancelled before it showed: its need would otherwise stay for good, and the
+            // agent, taken to wait for the user, would never be reminded. (Answered in the terminal, the
+            // tool's own end clears it; no interrupt came before.)
+            let cancelled = live.run.pulse.borrow().interrupted;
             let (hub, agent) = (self.hub.clone(), self.agent.clone());
-            tokio::spawn(async move { hub.broadcast_status(&agent).await });
+            tokio::spawn(async move {
+                if cancelled {
+                    if let Err(e) = hub
+                        .apply(&agent, Source::Hub, &Event::Interrupted, b"")
+                        .await
+                    {
+                        tracing::warn!(agent, error = %e, "could not end a cancelled request's need");
+                    }
+                }
+                hub.broadcast_status(&agent).await;
+            });
         }
     }
 }
