@@ -6,7 +6,7 @@
 //! Each notification waits for its action on a thread of its own (the wait is a blocking D-Bus call);
 //! the notification server closes it in the end, which ends the thread.
 
-use clawmux_hub::asks::Verdict;
+use clawmux_hub::asks::{AnswerRequest, Verdict};
 use clawmux_hub::{Command, Hub};
 use tauri::{AppHandle, Emitter, Manager};
 
@@ -63,7 +63,7 @@ fn open(app: &AppHandle, agent: &str) {
 
 /// Answers the notice's request from the notification.
 fn answer(hub: &Hub, notice: &Popup, allow: bool) {
-    let command = Command::Answer {
+    let command = Command::Answer(AnswerRequest {
         session_id: notice.agent.clone(),
         request_id: notice.request.clone(),
         decision: if allow { Verdict::Allow } else { Verdict::Deny },
@@ -71,7 +71,7 @@ fn answer(hub: &Hub, notice: &Popup, allow: bool) {
         answers: None,
         suggestion: None,
         mode: None,
-    };
+    });
     if let Err(e) = tauri::async_runtime::block_on(hub.dispatch(command)) {
         // Answered elsewhere meanwhile: nothing was decided twice.
         tracing::info!(agent = notice.agent, error = %e, "a notification's answer came too late");

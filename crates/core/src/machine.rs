@@ -396,26 +396,10 @@ fn overlay(current: &Snapshot, event: &Event, at: Millis) -> Option<AttentionCha
                 tool_name: None,
                 since: at,
             })),
-            // Some approval dialogs fire no PermissionRequest, only this notice (auto mode when its check
-            // cannot be reached): the user is needed all the same, until the turn goes on.
-            HookKind::Notification {
-                message,
-                kind: Some(kind),
-            } if now.is_none()
-                && hook.subagent.is_none()
-                && matches!(kind.as_str(), "permission_prompt" | "agent_needs_input") =>
+            HookKind::Notification { message, kind }
+                if now.is_none() && hook.subagent.is_none() =>
             {
-                Some(AttentionChange::Set(Attention {
-                    need: Need::Permission,
-                    reason: if message.trim().is_empty() {
-                        "Claude Code waits for you in its terminal".to_owned()
-                    } else {
-                        message.trim().to_owned()
-                    },
-                    tool_use_id: current.last_tool.as_ref().and_then(|t| t.id.clone()),
-                    tool_name: current.last_tool.as_ref().map(|t| t.name.clone()),
-                    since: at,
-                }))
+                dialog_notice(current, message, kind.as_deref(), at)
             }
             HookKind::UserPromptSubmit {
                 task_notification: true,
@@ -425,6 +409,30 @@ fn overlay(current: &Snapshot, event: &Event, at: Millis) -> Option<AttentionCha
             | HookKind::Notification { .. } => None,
         },
     }
+}
+
+/// Some approval dialogs fire no PermissionRequest, only a notice (auto mode when its check cannot be
+/// reached): the user is needed all the same, until the turn goes on.
+fn dialog_notice(
+    current: &Snapshot,
+    message: &str,
+    kind: Option<&str>,
+    at: Millis,
+) -> Option<AttentionChange> {
+    if !matches!(kind, Some("permission_prompt" | "agent_needs_input")) {
+        return None;
+    }
+    Some(AttentionChange::Set(Attention {
+        need: Need::Permission,
+        reason: if message.trim().is_empty() {
+            "Claude Code waits for you in its terminal".to_owned()
+        } else {
+            message.trim().to_owned()
+        },
+        tool_use_id: current.last_tool.as_ref().and_then(|t| t.id.clone()),
+        tool_name: current.last_tool.as_ref().map(|t| t.name.clone()),
+        since: at,
+    }))
 }
 
 /// Whether a PostToolUse(Failure) ends a wait: its tool_use_id when the wait borrowed one, else its tool.

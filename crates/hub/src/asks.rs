@@ -52,6 +52,26 @@ pub struct Reply {
     pub mode: Option<PermissionMode>,
 }
 
+/// The `answer` command: an agent, the request meant, and the user's answer.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AnswerRequest {
+    /// The agent.
+    pub session_id: String,
+    /// The request (`needs.request.id`); an answer meant for an earlier one answers nothing.
+    pub request_id: Option<String>,
+    /// Allow, allow always, or deny.
+    pub decision: Verdict,
+    /// Words for Claude: a denial's reason, a plan's feedback.
+    pub message: Option<String>,
+    /// A question's answers: each question's text to the chosen label (labels, or free text).
+    pub answers: Option<Map<String, Value>>,
+    /// For `allow_always`: which of the suggested rules (`needs.request.suggestions`, by place).
+    pub suggestion: Option<usize>,
+    /// For an approved plan: the permission mode to carry on in.
+    pub mode: Option<PermissionMode>,
+}
+
 /// A request as clients see it, under the agent's `needs`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Request {
@@ -250,53 +270,40 @@ impl Hub {
         agent: Option<&str>,
         body: &[u8],
     ) -> Result<Value, HubError> {
-        let value: Value = serde_json::from_slice(body).map_err(|e| {
-            HubError::new(
-                Code::MalformedJson,
-                format!("the hook payload is not JSON: {e}"),
-            )
-        })?;
-        let agent = self.hook_agent(agent, &value)?;
+        let (agent, value) = self.hook_payload(agent, body)?;
         let live = self.live(&agent)?;
         let (event, error) = Event::from_hook_value(&value);
         // The request is open before the event is applied, so the status that shows the need carries it
         // (and a notification of it can offer Allow and Deny).
-        let held = match &event {
-            Event::Hook(Hook {
-                kind: HookKind::PermissionRequest(call),
-                ..
-            }) => {
-                let request = Request {
-                    id: uuid::Uuid::new_v4().simple().to_string()[..12].to_owned(),
-                    tool_name: call.name.clone(),
-                    tool_input: live.asks.input_of(&call.name, &call.input),
-                    suggestions: value
-                        .get("permission_suggestions")
-                        .and_then(Value::as_array)
-                        .cloned()
-                        .unwrap_or_default(),
-                };
-                let (reply, answered) = oneshot::channel();
-                // A newer request replaces an older one still open: the older hook answers nothing.
-                *live.asks.slot() = Some(Open {
-                    request: request.clone(),
-                    reply,
-                });
-                let guard = HeldBy {
-                    hub: self.clone(),
-                    agent: agent.clone(),
-                    id: request.id.clone(),
-                };
-                Some((request, answered, guard))
-            }
-            Event::Hook(_)
-            | Event::WaitConnected
-            | Event::WaitDisconnected
-            | Event::Spawned
-            | Event::Terminated
-            | Event::Interrupted
-            | Event::Transcript(_)
-            | Event::Rejected { .. } => None,
+        let held = if let Event::Hook(Hook {
+            kind: HookKind::PermissionRequest(call),
+            ..
+        }) = &event
+        {
+            let request = Request {
+                id: uuid::Uuid::new_v4().simple().to_string()[..12].to_owned(),
+                tool_name: call.name.clone(),
+                tool_input: live.asks.input_of(&call.name, &call.input),
+                suggestions: value
+                    .get("permission_suggestions")
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default(),
+            };
+            let (reply, answered) = oneshot::channel();
+            // A newer request replaces an older one still open: the older hook answers nothing.
+            *live.asks.slot() = Some(Open {
+                request: request.clone(),
+                reply,
+            });
+            let guard = HeldBy {
+                hub: self.clone(),
+                agent: agent.clone(),
+                id: request.id.clone(),
+            };
+            Some((request, answered, guard))
+        } else {
+            None
         };
         self.apply(&agent, Source::Hook, &event, body).await?;
         self.follow_transcript_of(&agent, &event);
@@ -320,6 +327,19 @@ impl Hub {
         for live in self.lives() {
             live.asks.close();
         }
+    }
+
+    /// The `answer` command.
+    pub async fn answer_request(&self, a: AnswerRequest) -> Result<(), HubError> {
+        let reply = Reply {
+            verdict: Some(a.decision),
+            message: a.message,
+            answers: a.answers,
+            suggestion: a.suggestion,
+            mode: a.mode,
+        };
+        self.answer(&a.session_id, a.request_id.as_deref(), reply)
+            .await
     }
 
     /// The user's answer to `agent`'s open request (`request_id`, if given, must be it).

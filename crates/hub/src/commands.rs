@@ -13,7 +13,7 @@ use clawmux_core::wire::MsgId;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::asks::{Reply, Verdict};
+use crate::asks::AnswerRequest;
 use crate::error::HubError;
 use crate::hub::Hub;
 use crate::lifecycle::SpawnRequest;
@@ -75,22 +75,7 @@ pub enum Command {
         session_id: String,
     },
     /// The user's answer to what an agent needs: its open permission, question or plan request.
-    Answer {
-        /// The agent.
-        session_id: String,
-        /// The request (`needs.request.id`); an answer meant for an earlier one answers nothing.
-        request_id: Option<String>,
-        /// Allow, allow always, or deny.
-        decision: Verdict,
-        /// Words for Claude: a denial's reason, a plan's feedback.
-        message: Option<String>,
-        /// A question's answers: each question's text to the chosen label (labels, or free text).
-        answers: Option<serde_json::Map<String, Value>>,
-        /// For `allow_always`: which of the suggested rules (`needs.request.suggestions`, by place).
-        suggestion: Option<usize>,
-        /// For an approved plan: the permission mode to carry on in.
-        mode: Option<crate::lifecycle::launch::PermissionMode>,
-    },
+    Answer(AnswerRequest),
     /// Whether Claude Code and tmux are installed (the UI offers the demo agent when Claude Code is not).
     Capabilities {},
     /// Imports the conversations of an original installation found in the data folder.
@@ -128,24 +113,8 @@ impl Hub {
                 Ok(json!(self.add_agent(&name, work_dir.as_deref()).await?))
             }
             Command::Spawn(req) => Ok(json!(self.spawn(req).await?)),
-            Command::Answer {
-                session_id,
-                request_id,
-                decision,
-                message,
-                answers,
-                suggestion,
-                mode,
-            } => {
-                let reply = Reply {
-                    verdict: Some(decision),
-                    message,
-                    answers,
-                    suggestion,
-                    mode,
-                };
-                self.answer(&session_id, request_id.as_deref(), reply)
-                    .await?;
+            Command::Answer(answer) => {
+                self.answer_request(answer).await?;
                 Ok(json!({}))
             }
             Command::Terminate { session_id } => Ok(json!(self.terminate(&session_id).await?)),

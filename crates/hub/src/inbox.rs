@@ -88,13 +88,7 @@ impl Hub {
     /// A tool-status hook (`POST /api/hooks/tool-status`): records the event, steps the machine, and hands
     /// the inbox over as additionalContext when it may. `agent` is the `ClawMux-Session` header, if sent.
     pub async fn tool_hook(&self, agent: Option<&str>, body: &[u8]) -> Result<Value, HubError> {
-        let value: Value = serde_json::from_slice(body).map_err(|e| {
-            HubError::new(
-                Code::MalformedJson,
-                format!("the hook payload is not JSON: {e}"),
-            )
-        })?;
-        let agent = self.hook_agent(agent, &value)?;
+        let (agent, value) = self.hook_payload(agent, body)?;
         let (event, error) = Event::from_hook_value(&value);
         self.apply(&agent, Source::Hook, &event, body).await?;
         self.follow_transcript_of(&agent, &event);
@@ -110,12 +104,23 @@ impl Hub {
         self.answer_hook(&agent, hook, &value).await
     }
 
-    /// The agent a hook is for: the `ClawMux-Session` header's, else the one working in the payload's cwd.
-    pub(crate) fn hook_agent(
+    /// A hook's payload, decoded once, and the agent it is for.
+    pub(crate) fn hook_payload(
         &self,
         header: Option<&str>,
-        value: &Value,
-    ) -> Result<String, HubError> {
+        body: &[u8],
+    ) -> Result<(String, Value), HubError> {
+        let value: Value = serde_json::from_slice(body).map_err(|e| {
+            HubError::new(
+                Code::MalformedJson,
+                format!("the hook payload is not JSON: {e}"),
+            )
+        })?;
+        Ok((self.hook_agent(header, &value)?, value))
+    }
+
+    /// The agent a hook is for: the `ClawMux-Session` header's, else the one working in the payload's cwd.
+    fn hook_agent(&self, header: Option<&str>, value: &Value) -> Result<String, HubError> {
         match header {
             Some(a) => Ok(a.to_owned()),
             None => value

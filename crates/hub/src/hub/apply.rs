@@ -72,9 +72,7 @@ impl Hub {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .notify(agent, &applied.before, &applied.decision, &applied.after);
         live.run.pulse.send_modify(|p| p.saw(event, &applied.after));
-        let waiting =
-            |s: &clawmux_core::Snapshot| s.attention.as_ref().is_some_and(|a| a.need.is_waiting());
-        if waiting(&applied.before) && !waiting(&applied.after) {
+        if waits_for_user(&applied.before) && !waits_for_user(&applied.after) {
             // Answered in the terminal, interrupted, or over: the app's request ends unanswered.
             live.asks.close();
         }
@@ -84,19 +82,15 @@ impl Hub {
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         if shown(&applied.before) != shown(&applied.after) && applied.event_id > *last_status {
             *last_status = applied.event_id;
-            let (tool_name, tool_input) = match event {
-                Event::Hook(clawmux_core::Hook {
-                    kind: clawmux_core::hook::HookKind::PreToolUse(call),
-                    ..
-                }) => (Some(call.name.clone()), Some(call.input.clone())),
-                Event::Hook(_)
-                | Event::WaitConnected
-                | Event::WaitDisconnected
-                | Event::Spawned
-                | Event::Terminated
-                | Event::Interrupted
-                | Event::Transcript(_)
-                | Event::Rejected { .. } => (None, None),
+            // The tool, when a tool call caused the change.
+            let (tool_name, tool_input) = if let Event::Hook(clawmux_core::Hook {
+                kind: clawmux_core::hook::HookKind::PreToolUse(call),
+                ..
+            }) = event
+            {
+                (Some(call.name.clone()), Some(call.input.clone()))
+            } else {
+                (None, None)
             };
             self.broadcast(UiEvent::SessionStatus {
                 session_id: agent.to_owned(),
@@ -131,4 +125,9 @@ impl Hub {
 /// What the UI shows of a snapshot: a change to anything else (the watermark, the last tool) is not news.
 fn shown(s: &clawmux_core::Snapshot) -> (State, &str, Millis, Option<&clawmux_core::Attention>) {
     (s.state, &s.activity, s.since, s.attention.as_ref())
+}
+
+/// Whether the snapshot's agent waits for the user (a permission, an answer, a plan approval).
+fn waits_for_user(s: &clawmux_core::Snapshot) -> bool {
+    s.attention.as_ref().is_some_and(|a| a.need.is_waiting())
 }

@@ -127,20 +127,7 @@ impl Hub {
         let name = req.name.as_str();
         let (work_dir, work_str) = self.check_new_agent(name, req.work_dir.as_deref())?;
         self.port()?;
-        let program = if req.demo {
-            self.options().clawmux.clone()
-        } else {
-            let wanted = req.command.as_deref().unwrap_or(&self.options().claude);
-            launch::resolve_program(wanted).ok_or_else(|| {
-                HubError::new(
-                    Code::ClaudeMissing,
-                    format!(
-                        "Claude Code (`{wanted}`) is not installed or not executable; install it, \
-                         name its path, or start the demo agent"
-                    ),
-                )
-            })?
-        };
+        let program = self.program_for(&req)?;
         self.tmux().check().await?;
         let launch = Launch {
             program,
@@ -189,6 +176,24 @@ impl Hub {
             session: info.clone(),
         });
         Ok(info)
+    }
+
+    /// What a spawn runs: `clawmux` itself for the demo agent, else Claude Code (the one asked for, or the
+    /// hub's), which must be installed.
+    fn program_for(&self, req: &SpawnRequest) -> Result<PathBuf, HubError> {
+        if req.demo {
+            return Ok(self.options().clawmux.clone());
+        }
+        let wanted = req.command.as_deref().unwrap_or(&self.options().claude);
+        launch::resolve_program(wanted).ok_or_else(|| {
+            HubError::new(
+                Code::ClaudeMissing,
+                format!(
+                    "Claude Code (`{wanted}`) is not installed or not executable; install it, \
+                     name its path, or start the demo agent"
+                ),
+            )
+        })
     }
 
     /// Claude Code's trust of `folder`: there already, or given now by the user (recorded), or asked for.
