@@ -64,6 +64,15 @@ export async function startHub({ env: extraEnv = {}, prepare } = {}) {
       p.stdout.on('data', (d) => { out += d; });
       return { process: p, done: new Promise((ok) => p.once('exit', () => ok(out))) };
     },
+    /** Runs `clawmux hook <kind>` as `agent` with `payload` on stdin, as Claude Code runs a hook;
+     * resolves with what it printed when it exits (a permission hook waits for its answer). */
+    hook(agent, kind, payload) {
+      const p = spawn(BIN, ['hook', kind], { env: env(agent), cwd: join(dir, 'agents', agent), stdio: ['pipe', 'pipe', 'inherit'] });
+      let out = '';
+      p.stdout.on('data', (d) => { out += d; });
+      p.stdin.end(JSON.stringify(payload));
+      return new Promise((ok) => p.once('exit', () => ok(out)));
+    },
     addAgent(name) {
       mkdirSync(join(dir, 'agents', name), { recursive: true });
       return this.clawmux(['agent', 'add', name, '--work-dir', join(dir, 'agents', name)]);

@@ -116,6 +116,34 @@ test('answers are read aloud in turn, without markdown symbols; stop, and a clea
   }
 });
 
+test('with voice mode on, a question an agent asks is said aloud when it arrives', async () => {
+  const hub = await startHub();
+  const kokoro = await startService(() => [200, 'audio/wav', WAV]);
+  const { page, errors } = await openUi(browser, hub);
+  try {
+    hub.addAgent('sky');
+    await hub.api('POST', '/api/voice/settings', { speech_url: `${kokoro.url}/v1/audio/speech` });
+    await page.reload();
+    await page.waitForSelector('#connection.online');
+    await page.check('#voice-mode');
+    // The agent asks through its permission hook, which waits for the answer.
+    const hook = hub.hook('sky', 'permission', {
+      hook_event_name: 'PermissionRequest', tool_name: 'AskUserQuestion',
+      tool_input: { questions: [{ question: 'Which branch should I use?', header: 'Branch', multiSelect: false, options: [{ label: 'main' }, { label: 'dev' }] }] },
+    });
+    await kokoro.requests(1);
+    assert.match(JSON.parse(kokoro.seen[0].body).input, /^sky needs you\. Question Which branch should I use\?$/);
+    const sky = (await hub.api('GET', '/api/sessions')).find((s) => s.session_id === 'sky');
+    await hub.api('POST', '/api/command', { command: 'answer', session_id: 'sky', request_id: sky.needs.request.id, decision: 'allow', answers: { 'Which branch should I use?': 'dev' } });
+    const printed = JSON.parse(await hook);
+    assert.equal(printed.hookSpecificOutput.decision.updatedInput.answers['Which branch should I use?'], 'dev');
+    assert.deepEqual(errors, []);
+  } finally {
+    hub.stop();
+    await kokoro.close();
+  }
+});
+
 for (const [what, flags, said] of [
   ['without a microphone', [], /^No microphone: /], // no fake device: this machine has none
   ['whose user refuses the microphone', ['--use-fake-device-for-media-stream', '--deny-permission-prompts'], /^The microphone was not allowed/],
