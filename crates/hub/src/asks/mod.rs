@@ -12,6 +12,9 @@
 //! a late click gets `not_pending`, never a second decision. A hook that goes away right after an interrupt
 //! belonged to a dialog the interrupt cancelled before it showed: its need ends too.
 
+mod decision;
+mod plan;
+
 use std::sync::{Mutex, MutexGuard};
 
 use clawmux_core::hook::HookKind;
@@ -24,6 +27,8 @@ use tokio::sync::oneshot;
 use crate::error::HubError;
 use crate::hub::Hub;
 use crate::lifecycle::launch::PermissionMode;
+use decision::decision;
+use plan::{plan_file, read_plan};
 
 /// What the user decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -169,65 +174,6 @@ impl Asks {
     }
 }
 
-/// The plan file a Write or Edit of the agent targets, if it is one: `<...>/.claude/plans/<name>.md`.
-fn plan_file(tool: &str, input: &Value) -> Option<std::path::PathBuf> {
-    if !matches!(tool, "Write" | "Edit" | "MultiEdit") {
-        return None;
-    }
-    let path = std::path::Path::new(input.get("file_path")?.as_str()?);
-    let in_plans = path.parent().is_some_and(|p| {
-        p.file_name().is_some_and(|n| n == "plans")
-            && p.parent()
-                .and_then(|c| c.file_name())
-                .is_some_and(|n| n == ".claude")
-    });
-    (path.is_absolute() && in_plans && path.extension().is_some_and(|e| e == "md"))
-        .then(|| path.to_owned())
-}
-
-/// A plan file's text, if it is a regular file of reasonable size.
-fn read_plan(path: &std::path::Path) -> Option<String> {
-    const MAX_PLAN: u64 = 256 * 1024;
-    let meta = std::fs::symlink_metadata(path).ok()?;
-    if !meta.is_file() || meta.len() > MAX_PLAN {
-        return None;
-    }
-    std::fs::read_to_string(path).ok()
-}
-
-/// The hook's answer to Claude Code for `reply` to `request`.
-fn decision(request: &Request, reply: &Reply) -> Value {
-    let verdict = reply.verdict.unwrap_or(Verdict::Allow);
-    let mut decision = match verdict {
-        Verdict::Allow | Verdict::AllowAlways => json!({ "behavior": "allow" }),
-        Verdict::Deny => json!({
-            "behavior": "deny",
-            "message": reply.message.clone().unwrap_or_else(|| "The user said no.".to_owned()),
-        }),
-    };
-    if verdict == Verdict::AllowAlways {
-        if let Some(rule) = request.suggestions.get(reply.suggestion.unwrap_or(0)) {
-            decision["updatedPermissions"] = json!([rule]);
-        }
-    }
-    if request.tool_name == "ExitPlanMode" && verdict != Verdict::Deny {
-        // An approved plan leaves plan mode: Claude Code takes the approval with the mode to go on in.
-        let mode = reply.mode.unwrap_or(PermissionMode::Default);
-        decision["updatedPermissions"] =
-            json!([{ "type": "setMode", "mode": mode.as_str(), "destination": "session" }]);
-        decision["updatedInput"] = request.tool_input.clone();
-    }
-    if let (Some(answers), Verdict::Allow | Verdict::AllowAlways) = (&reply.answers, verdict) {
-        // AskUserQuestion: the answers go back as the tool's input, beside its questions.
-        let mut input = request.tool_input.clone();
-        if let Some(o) = input.as_object_mut() {
-            o.insert("answers".into(), Value::Object(answers.clone()));
-        }
-        decision["updatedInput"] = input;
-    }
-    json!({ "hookSpecificOutput": { "hookEventName": "PermissionRequest", "decision": decision } })
-}
-
 /// Closes its request when the hook that holds it goes away (Claude Code's timeout, a killed command).
 struct HeldBy {
     hub: Hub,
@@ -370,140 +316,5 @@ impl Hub {
         open.reply.send(reply).map_err(|_| not_pending())?;
         self.broadcast_status(agent).await;
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn request(tool: &str, input: Value, suggestions: Vec<Value>) -> Request {
-        Request {
-            id: "r1".into(),
-            tool_name: tool.into(),
-            tool_input: input,
-            suggestions,
-        }
-    }
-
-    #[test]
-    fn each_verdict_becomes_the_decision_claude_code_reads() {
-        let bash = request(
-            "Bash",
-            json!({"command": "git push"}),
-            vec![json!({"type": "addRules"}), json!({"type": "setMode"})],
-        );
-        let allow = |verdict, message: Option<&str>| Reply {
-            verdict: Some(verdict),
-            message: message.map(str::to_owned),
-            ..Reply::default()
-        };
-        assert_eq!(
-            decision(&bash, &allow(Verdict::Allow, None))["hookSpecificOutput"]["decision"],
-            json!({"behavior": "allow"})
-        );
-        assert_eq!(
-            decision(&bash, &allow(Verdict::AllowAlways, None))["hookSpecificOutput"]["decision"],
-            json!({"behavior": "allow", "updatedPermissions": [{"type": "addRules"}]})
-        );
-        let second = Reply {
-            suggestion: Some(1),
-            ..allow(Verdict::AllowAlways, None)
-        };
-        assert_eq!(
-            decision(&bash, &second)["hookSpecificOutput"]["decision"]["updatedPermissions"],
-            json!([{"type": "setMode"}]),
-            "only the rule the user chose"
-        );
-        let denied = decision(&bash, &allow(Verdict::Deny, Some("not on main")));
-        assert_eq!(
-            denied["hookSpecificOutput"]["hookEventName"],
-            "PermissionRequest"
-        );
-        assert_eq!(
-            denied["hookSpecificOutput"]["decision"],
-            json!({"behavior": "deny", "message": "not on main"})
-        );
-    }
-
-    #[test]
-    fn an_approved_plan_carries_the_plan_and_the_mode_to_go_on_in() {
-        let plan = request("ExitPlanMode", json!({"plan": "# Paint"}), vec![]);
-        let out = decision(
-            &plan,
-            &Reply {
-                verdict: Some(Verdict::Allow),
-                mode: Some(PermissionMode::AcceptEdits),
-                ..Reply::default()
-            },
-        );
-        let d = &out["hookSpecificOutput"]["decision"];
-        assert_eq!(
-            d["updatedInput"]["plan"], "# Paint",
-            "2.1.330 ignores an approval without it"
-        );
-        assert_eq!(d["updatedPermissions"][0]["mode"], "acceptEdits");
-        let kept = decision(
-            &plan,
-            &Reply {
-                verdict: Some(Verdict::Deny),
-                message: Some("smaller steps".into()),
-                ..Reply::default()
-            },
-        );
-        assert_eq!(
-            kept["hookSpecificOutput"]["decision"],
-            json!({"behavior": "deny", "message": "smaller steps"})
-        );
-    }
-
-    #[test]
-    fn only_a_plan_file_of_claude_code_is_taken_for_the_plan() {
-        let write = |path: &str| json!({ "file_path": path, "content": "x" });
-        assert!(plan_file("Write", &write("/home/u/.claude/plans/fancy-plan.md")).is_some());
-        assert!(plan_file("Edit", &write("/home/u/.claude/plans/fancy-plan.md")).is_some());
-        assert!(plan_file("Read", &write("/home/u/.claude/plans/fancy-plan.md")).is_none());
-        for other in [
-            "/etc/passwd",
-            "/home/u/plans/a.md",
-            "/home/u/.claude/plans/a.txt",
-            "plans/a.md",
-        ] {
-            assert!(plan_file("Write", &write(other)).is_none(), "{other}");
-        }
-        let asks = Asks::default();
-        let dir = tempfile::tempdir().unwrap();
-        let plans = dir.path().join(".claude/plans");
-        std::fs::create_dir_all(&plans).unwrap();
-        let file = plans.join("p.md");
-        std::fs::write(&file, "# Paint the fence").unwrap();
-        asks.saw_call("Write", &write(file.to_str().unwrap()));
-        let input = asks.input_of("ExitPlanMode", &json!({}));
-        assert_eq!(input["plan"], "# Paint the fence");
-        assert_eq!(
-            asks.input_of("Bash", &json!({})),
-            json!({}),
-            "only ExitPlanMode takes the plan"
-        );
-    }
-
-    #[test]
-    fn a_questions_answers_go_back_beside_its_questions() {
-        let questions =
-            json!({"questions": [{"question": "Which color?", "options": [{"label": "Blue"}]}]});
-        let ask = request("AskUserQuestion", questions, vec![]);
-        let mut answers = Map::new();
-        answers.insert("Which color?".into(), json!("Blue"));
-        let out = decision(
-            &ask,
-            &Reply {
-                verdict: Some(Verdict::Allow),
-                answers: Some(answers),
-                ..Reply::default()
-            },
-        );
-        let input = &out["hookSpecificOutput"]["decision"]["updatedInput"];
-        assert_eq!(input["answers"]["Which color?"], "Blue");
-        assert_eq!(input["questions"][0]["question"], "Which color?");
     }
 }
