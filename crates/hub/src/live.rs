@@ -4,7 +4,7 @@
 //! - [`Mailbox`] (`mailbox.rs`, used by `inbox.rs` and `http/wait.rs`): the inbox consumer lock, the wait
 //!   slot and its ordering lock, the hand-over flags.
 //! - [`Running`] (`lifecycle/running.rs`): the process, its end, its sign of life, its problem.
-//! - [`Asks`] (`asks.rs`): the permission, question or plan request a hook holds open.
+//! - [`Asks`] (`asks/`): the permission, question or plan request a hook holds open.
 //! - the transcript being followed (`transcript.rs`).
 //! - `last_status`: the status last broadcast (`hub.rs`, `Hub::step`).
 //!
@@ -49,7 +49,7 @@ pub(crate) struct Live {
     pub(crate) mail: Mailbox,
     /// The lifecycle's slice.
     pub(crate) run: Running,
-    /// The request a PermissionRequest hook holds open (`asks.rs`).
+    /// The request a PermissionRequest hook holds open (`asks/`).
     pub(crate) asks: Asks,
     /// The transcript being watched, if a hook has named one.
     transcript: Mutex<Option<Watching>>,
