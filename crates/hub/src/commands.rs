@@ -114,7 +114,7 @@ impl Hub {
             }
             Command::Spawn(req) => Ok(json!(self.spawn(req).await?)),
             Command::Answer(answer) => {
-                self.answer_request(answer).await?;
+                self.answer(answer).await?;
                 Ok(json!({}))
             }
             Command::Terminate { session_id } => Ok(json!(self.terminate(&session_id).await?)),

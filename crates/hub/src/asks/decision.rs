@@ -2,12 +2,12 @@
 
 use serde_json::{json, Value};
 
-use super::{Reply, Request, Verdict};
+use super::{AnswerRequest, Request, Verdict};
 use crate::lifecycle::launch::PermissionMode;
 
 /// The hook's answer to Claude Code for `reply` to `request`.
-pub(super) fn decision(request: &Request, reply: &Reply) -> Value {
-    let verdict = reply.verdict.unwrap_or(Verdict::Allow);
+pub(super) fn decision(request: &Request, reply: &AnswerRequest) -> Value {
+    let verdict = reply.decision;
     let mut decision = match verdict {
         Verdict::Allow | Verdict::AllowAlways => json!({ "behavior": "allow" }),
         Verdict::Deny => json!({
@@ -44,6 +44,19 @@ mod tests {
 
     use super::*;
 
+    /// An answer of `decision` and nothing else.
+    fn reply(decision: Verdict) -> AnswerRequest {
+        AnswerRequest {
+            session_id: "sky".into(),
+            request_id: None,
+            decision,
+            message: None,
+            answers: None,
+            suggestion: None,
+            mode: None,
+        }
+    }
+
     fn request(tool: &str, input: Value, suggestions: Vec<Value>) -> Request {
         Request {
             id: "r1".into(),
@@ -60,10 +73,9 @@ mod tests {
             json!({"command": "git push"}),
             vec![json!({"type": "addRules"}), json!({"type": "setMode"})],
         );
-        let allow = |verdict, message: Option<&str>| Reply {
-            verdict: Some(verdict),
+        let allow = |verdict, message: Option<&str>| AnswerRequest {
             message: message.map(str::to_owned),
-            ..Reply::default()
+            ..reply(verdict)
         };
         assert_eq!(
             decision(&bash, &allow(Verdict::Allow, None))["hookSpecificOutput"]["decision"],
@@ -73,7 +85,7 @@ mod tests {
             decision(&bash, &allow(Verdict::AllowAlways, None))["hookSpecificOutput"]["decision"],
             json!({"behavior": "allow", "updatedPermissions": [{"type": "addRules"}]})
         );
-        let second = Reply {
+        let second = AnswerRequest {
             suggestion: Some(1),
             ..allow(Verdict::AllowAlways, None)
         };
@@ -98,10 +110,9 @@ mod tests {
         let plan = request("ExitPlanMode", json!({"plan": "# Paint"}), vec![]);
         let out = decision(
             &plan,
-            &Reply {
-                verdict: Some(Verdict::Allow),
+            &AnswerRequest {
                 mode: Some(PermissionMode::AcceptEdits),
-                ..Reply::default()
+                ..reply(Verdict::Allow)
             },
         );
         let d = &out["hookSpecificOutput"]["decision"];
@@ -112,10 +123,9 @@ mod tests {
         assert_eq!(d["updatedPermissions"][0]["mode"], "acceptEdits");
         let kept = decision(
             &plan,
-            &Reply {
-                verdict: Some(Verdict::Deny),
+            &AnswerRequest {
                 message: Some("smaller steps".into()),
-                ..Reply::default()
+                ..reply(Verdict::Deny)
             },
         );
         assert_eq!(
@@ -133,10 +143,9 @@ mod tests {
         answers.insert("Which color?".into(), json!("Blue"));
         let out = decision(
             &ask,
-            &Reply {
-                verdict: Some(Verdict::Allow),
+            &AnswerRequest {
                 answers: Some(answers),
-                ..Reply::default()
+                ..reply(Verdict::Allow)
             },
         );
         let input = &out["hookSpecificOutput"]["decision"]["updatedInput"];

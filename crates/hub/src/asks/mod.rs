@@ -42,22 +42,8 @@ pub enum Verdict {
     Deny,
 }
 
-/// The user's answer to a request.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Reply {
-    /// What they decided.
-    pub verdict: Option<Verdict>,
-    /// Words for Claude: a denial's reason, a plan's feedback.
-    pub message: Option<String>,
-    /// A question's answers: each question's text to the chosen label (labels, or free text).
-    pub answers: Option<Map<String, Value>>,
-    /// For "allow always": which of Claude Code's suggestions (by place); the first when not given.
-    pub suggestion: Option<usize>,
-    /// For an approved plan: the permission mode to carry on in (Claude Code's own default when not given).
-    pub mode: Option<PermissionMode>,
-}
-
-/// The `answer` command: an agent, the request meant, and the user's answer.
+/// The `answer` command: an agent, the request meant, and the user's answer. The hook that holds the
+/// request is handed it whole.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AnswerRequest {
@@ -71,9 +57,10 @@ pub struct AnswerRequest {
     pub message: Option<String>,
     /// A question's answers: each question's text to the chosen label (labels, or free text).
     pub answers: Option<Map<String, Value>>,
-    /// For `allow_always`: which of the suggested rules (`needs.request.suggestions`, by place).
+    /// For `allow_always`: which of the suggested rules (`needs.request.suggestions`, by place); the
+    /// first when not given.
     pub suggestion: Option<usize>,
-    /// For an approved plan: the permission mode to carry on in.
+    /// For an approved plan: the permission mode to carry on in (Claude Code's own default when not given).
     pub mode: Option<PermissionMode>,
 }
 
@@ -93,7 +80,7 @@ pub struct Request {
 /// An open request and the hook waiting for its answer.
 struct Open {
     request: Request,
-    reply: oneshot::Sender<Reply>,
+    reply: oneshot::Sender<AnswerRequest>,
 }
 
 /// An agent's slice: the request its PermissionRequest hook holds open, if any, and the last tool call
@@ -275,31 +262,16 @@ impl Hub {
         }
     }
 
-    /// The `answer` command.
-    pub async fn answer_request(&self, a: AnswerRequest) -> Result<(), HubError> {
-        let reply = Reply {
-            verdict: Some(a.decision),
-            message: a.message,
-            answers: a.answers,
-            suggestion: a.suggestion,
-            mode: a.mode,
-        };
-        self.answer(&a.session_id, a.request_id.as_deref(), reply)
-            .await
-    }
-
-    /// The user's answer to `agent`'s open request (`request_id`, if given, must be it).
-    pub async fn answer(
-        &self,
-        agent: &str,
-        request_id: Option<&str>,
-        reply: Reply,
-    ) -> Result<(), HubError> {
-        let live = self.live(agent)?;
+    /// The `answer` command: the user's answer to an agent's open request (`request_id`, if given, must
+    /// be it).
+    pub async fn answer(&self, answer: AnswerRequest) -> Result<(), HubError> {
+        let agent = answer.session_id.clone();
+        let request_id = answer.request_id.clone();
+        let live = self.live(&agent)?;
         let open = {
             let mut slot = live.asks.slot();
             match slot.as_ref() {
-                Some(o) if request_id.is_none_or(|id| id == o.request.id) => slot.take(),
+                Some(o) if request_id.as_ref().is_none_or(|id| *id == o.request.id) => slot.take(),
                 Some(_) | None => None,
             }
         };
@@ -313,8 +285,8 @@ impl Hub {
             )
         };
         let open = open.ok_or_else(not_pending)?;
-        open.reply.send(reply).map_err(|_| not_pending())?;
-        self.broadcast_status(agent).await;
+        open.reply.send(answer).map_err(|_| not_pending())?;
+        self.broadcast_status(&agent).await;
         Ok(())
     }
 }
