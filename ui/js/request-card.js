@@ -18,7 +18,7 @@ function el(tag, className, text) {
 }
 
 /** A rule Claude Code suggests for "always allow", in words. */
-export function suggestionText(s) {
+function suggestionText(s) {
   switch (s?.type) {
     case 'addRules':
       return `Always allow ${(s.rules ?? []).map((r) => (r.ruleContent ? `${r.toolName}(${r.ruleContent})` : r.toolName)).join(', ')}`;
@@ -31,12 +31,12 @@ export function suggestionText(s) {
   }
 }
 
-/** Lines of a change as a diff: the old text's lines with `-`, the new one's with `+`. */
-export function diffLines(before, after) {
-  const lines = [];
-  for (const l of String(before ?? '').split('\n')) if (before) lines.push(['del', `- ${l}`]);
-  for (const l of String(after ?? '').split('\n')) if (after !== undefined) lines.push(['add', `+ ${l}`]);
-  return lines;
+/** Lines of a change as a diff: the old text's lines with `-` (none when it was empty), the new one's with
+ * `+` (none when there is none). */
+function diffLines(before, after) {
+  const old = before ? String(before).split('\n').map((l) => ['del', `- ${l}`]) : [];
+  const added = after !== undefined ? String(after).split('\n').map((l) => ['add', `+ ${l}`]) : [];
+  return [...old, ...added];
 }
 
 /** What the tool will do, as elements. */
