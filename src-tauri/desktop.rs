@@ -1,5 +1,5 @@
-//! The desktop app's state, shared by its commands: the hub it runs, the agent the window shows, and
-//! the push-to-talk recorder.
+//! The desktop app's state, shared by its commands: the hub it runs, the agent the window shows, the
+//! push-to-talk recorder and the terminal panels.
 
 use std::sync::{Arc, Mutex};
 
@@ -7,6 +7,7 @@ use clawmux_core::wire::Code;
 use clawmux_hub::{Hub, HubError};
 
 use crate::recorder::Recorder;
+use crate::terminals::Terminals;
 
 /// The app's state: the hub if it started, or why it did not.
 pub struct Desktop {
@@ -18,6 +19,8 @@ pub struct Desktop {
     pub viewing: Mutex<Option<String>>,
     /// Push-to-talk.
     pub recorder: Arc<Recorder>,
+    /// The terminal panels' viewers.
+    pub terminals: Terminals,
 }
 
 impl Desktop {

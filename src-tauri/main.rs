@@ -16,6 +16,7 @@ mod notices;
 mod recorder;
 mod recording;
 mod start;
+mod terminals;
 
 use tauri::Manager;
 
@@ -46,7 +47,12 @@ fn main() {
             recording::record_start,
             recording::record_stop,
             recording::record_cancel,
-            recording::send_recording
+            recording::send_recording,
+            terminals::terminal_open,
+            terminals::terminal_input,
+            terminals::terminal_resize,
+            terminals::terminal_close,
+            terminals::terminal_close_all
         ])
         .setup(move |app| {
             // The hub starts here, after the single-instance check (a second launch only raises the first

@@ -12,7 +12,7 @@ import {
   APP, APP_ARGS, BUS, DISPLAY, OPENED, PICK, SPEECH, WINDOW_STATE, browser, children, data, dir, launchApp, listening,
   notifications, painted, quitApp, start, until, useApp, windowHub,
 } from './desktop-harness.mjs';
-import { ARTIFACTS, BIN } from './harness.mjs';
+import { ARTIFACTS, BIN, ROOT } from './harness.mjs';
 import { filePart, readWav, startService } from './voice-service.mjs';
 
 useApp();
@@ -280,6 +280,39 @@ test('links in a message open in the user\'s browser; nothing takes the window a
   await until('the navigation was handed outside', () => opened().includes('https://example.invalid/elsewhere'));
   assert.equal(await browser.getUrl(), ui, 'the window still shows the UI');
   assert.ok(await (await browser.$('#connection.online')).isExisting());
+});
+
+test('the window shows an agent\'s terminal beside its chat, and types into it', async () => {
+  await (await browser.$('#connection.online')).waitForExist({ timeout: 20000 });
+  const address = await (await browser.$('#hub-address')).getText();
+  const port = Number(/127\.0\.0\.1:(\d+)/.exec(address)?.[1]);
+  const env = { PATH: process.env.PATH, HOME: dir, CLAWMUX_HOME: data, CLAWMUX_PORT: String(port) };
+  execFileSync(BIN, ['spawn', 'shell', '--command', join(ROOT, 'tests/e2e/fixtures/shell-agent')], { env, encoding: 'utf8' });
+  const row = await browser.$('[data-agent="shell"]');
+  await row.waitForExist({ timeout: 10000 });
+  await row.click();
+  await (await browser.$('#act-terminal')).click();
+  const text = () => browser.execute(() => {
+    const b = window.clawmux.terminal.term?.buffer.active;
+    if (!b) return '';
+    const lines = [];
+    for (let i = 0; i < b.length; i++) lines.push(b.getLine(i).translateToString(true));
+    return lines.join('\n');
+  });
+  let shown = '';
+  await until('the pane\'s prompt in the panel', async () => /\$ /.test((shown = await text())));
+  await (await browser.$('#terminal')).click();
+  // One key per call: WebKitWebDriver loses the second of two equal keys sent in one burst.
+  for (const key of [...'echo window-$((40+2))', 'Enter']) await browser.keys(key);
+  await until('the shell\'s answer in the panel', async () => /^window-42$/m.test((shown = await text()))).catch((e) => { throw new Error(`${e.message}: ${shown}`); });
+  await painted();
+  await browser.saveScreenshot(join(ARTIFACTS, 'desktop-terminal.png'));
+  // The window's viewer is one more tmux client; hiding the panel ends it, and only it.
+  const clients = () => execFileSync('tmux', ['-S', join(data, 'tmux.sock'), 'list-clients', '-t', '=shell'], { encoding: 'utf8' }).trim();
+  assert.equal(clients().split('\n').length, 1);
+  await (await browser.$('#act-terminal')).click();
+  await until('the window\'s viewer detached', () => clients() === '');
+  execFileSync(BIN, ['terminate', 'shell'], { env, encoding: 'utf8' });
 });
 
 test('a second launch only raises the first window: one instance, one hub', async () => {

@@ -9,7 +9,7 @@ import { createInterface } from 'node:readline';
 import { chromium } from 'playwright-core';
 import WebSocket from 'ws';
 
-const ROOT = resolve(import.meta.dirname, '../..');
+export const ROOT = resolve(import.meta.dirname, '../..');
 export const BIN = process.env.CLAWMUX_BIN ?? join(ROOT, 'target/debug/clawmux');
 export const ARTIFACTS = join(ROOT, 'test-artifacts');
 

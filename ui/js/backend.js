@@ -10,6 +10,10 @@ import { PageRecorder } from './voice.js';
 const TOKEN_KEY = 'clawmux.token';
 const SILENCE_LIMIT_MS = 40_000;
 const RETRY_MS = [250, 500, 1000, 2000, 5000];
+/** The terminal's WebSocket protocol; the token travels as a second one, never in the URL. */
+const TERMINAL_PROTOCOL = 'clawmux.terminal.v1';
+const TOKEN_PROTOCOL = 'clawmux.token.';
+const encoder = new TextEncoder();
 
 /** The API token: taken from the URL's fragment once (`#token=...`), then kept for this tab. */
 function takeToken() {
@@ -79,8 +83,10 @@ class DesktopBackend {
       return;
     }
     this.where = `hub on 127.0.0.1:${info.port}`;
-    // A recording a previous page left running (a reload while Talk was held) ends unkept.
+    // A recording a previous page left running (a reload while Talk was held) ends unkept, and its
+    // terminal viewers close.
     await invoke('record_cancel').catch(() => {});
+    await invoke('terminal_close_all').catch(() => {});
     await window.__TAURI__.event.listen('hub', (e) => this.onEvent(e.payload));
     // A notification was clicked: its agent comes on screen.
     await window.__TAURI__.event.listen('open-agent', (e) => this.onEvent({ type: 'open_agent', session_id: e.payload }));
@@ -125,6 +131,57 @@ class DesktopBackend {
   /** A link of a message, in the user's browser (the window itself never leaves the UI). */
   openLink(url) {
     return invoke('open_link', { url });
+  }
+
+  /**
+   * A viewer of `agent`'s terminal at `size` ({cols, rows}): its bytes go to `on.data` (a Uint8Array), what
+   * happens to it to `on.notice` (`attached`, `unavailable`, `ended`, `lost`). Resolves with
+   * `{write(text), resize(cols, rows), close()}`; callbacks never run before it resolves.
+   */
+  async terminal(agent, { cols, rows }, on) {
+    const channel = new window.__TAURI__.core.Channel();
+    let ready = false;
+    const early = [];
+    const deliver = (m) => {
+      if (m instanceof ArrayBuffer) on.data(new Uint8Array(m));
+      else if (Array.isArray(m)) on.data(Uint8Array.from(m));
+      else on.notice(m);
+    };
+    channel.onmessage = (m) => (ready ? deliver(m) : early.push(m));
+    let id = null;
+    try {
+      id = await invoke('terminal_open', { agent, cols, rows, output: channel });
+    } catch (e) {
+      setTimeout(() => on.notice({ type: 'unavailable', code: e.code, message: e.message }));
+    }
+    if (id !== null) {
+      setTimeout(() => {
+        on.notice({ type: 'attached', session_id: agent });
+        ready = true;
+        for (const m of early.splice(0)) deliver(m);
+      });
+    }
+    // Keys go one call at a time, in order (calls in flight together may be taken in any order); what is
+    // typed meanwhile goes with the next call.
+    let typed = '';
+    let sending = false;
+    const flush = async () => {
+      if (sending || !typed || id === null) return;
+      sending = true;
+      const data = typed;
+      typed = '';
+      await invoke('terminal_input', { id, data }).catch(() => {});
+      sending = false;
+      flush();
+    };
+    return {
+      write: (data) => {
+        typed += data;
+        flush();
+      },
+      resize: (c, r) => id !== null && invoke('terminal_resize', { id, cols: c, rows: r }).catch(() => {}),
+      close: () => id !== null && invoke('terminal_close', { id }).catch(() => {}),
+    };
   }
 
   /** Tells the app which agent is on screen (it gets no notification while the window has focus). */
@@ -254,6 +311,49 @@ class BrowserBackend {
   /** Any command of the hub's UI surface (spawn, terminate, restart, interrupt, capabilities, ...). */
   command(command) {
     return this.request('POST', '/api/command', command);
+  }
+
+  /**
+   * A viewer of `agent`'s terminal (as DesktopBackend.terminal): the hub's `/ws/terminal/` WebSocket, the
+   * token offered as a protocol (a URL is what logs keep). Keys go as binary frames, sizes as JSON.
+   */
+  async terminal(agent, { cols, rows }, on) {
+    const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+    const params = new URLSearchParams({ cols: String(cols), rows: String(rows) });
+    const socket = new WebSocket(`${scheme}://${location.host}/ws/terminal/${encodeURIComponent(agent)}?${params}`, [
+      TERMINAL_PROTOCOL,
+      `${TOKEN_PROTOCOL}${this.token}`,
+    ]);
+    socket.binaryType = 'arraybuffer';
+    let over = false;
+    const pending = [];
+    const send = (frame) => (socket.readyState === WebSocket.OPEN ? socket.send(frame) : pending.push(frame));
+    socket.onopen = () => {
+      for (const frame of pending.splice(0)) socket.send(frame);
+    };
+    socket.onmessage = (m) => {
+      if (typeof m.data !== 'string') return on.data(new Uint8Array(m.data));
+      let notice;
+      try {
+        notice = JSON.parse(m.data);
+      } catch {
+        return;
+      }
+      if (notice.type === 'ended' || notice.type === 'unavailable') over = true;
+      on.notice(notice);
+    };
+    socket.onclose = () => {
+      if (!over) on.notice({ type: 'lost' });
+      over = true;
+    };
+    return {
+      write: (data) => send(encoder.encode(data)),
+      resize: (c, r) => send(JSON.stringify({ type: 'resize', cols: c, rows: r })),
+      close: () => {
+        over = true;
+        socket.close();
+      },
+    };
   }
 
   /** A link of a message, in a new tab that cannot reach back to this page. */

@@ -17,6 +17,7 @@ import { Outbox } from './outbox.js';
 import { RequestCard } from './request-card.js';
 import { Sidebar } from './sidebar.js';
 import { SpawnForm } from './spawn.js';
+import { TerminalPanel } from './terminal-panel.js';
 import { MessageStore } from './store.js';
 import { VoicePanel } from './voice-panel.js';
 
@@ -33,6 +34,7 @@ let outbox;
 let importOffer;
 let voice;
 let requests;
+let terminal;
 
 function onConnection(state) {
   const badge = $('connection');
@@ -96,7 +98,8 @@ function upsertSession(s) {
   if (request && request.id !== before?.needs?.request?.id) voice.needed(s.session_id, merged.needs);
   if (s.session_id === current) {
     showAgent(merged);
-    requests.show(current, merged.needs);
+    requests.show(current, merged);
+    terminal.update(merged);
   }
 }
 
@@ -174,7 +177,8 @@ function select(agent) {
   for (const c of conversations.values()) c.element.hidden = c !== conv;
   backend.viewing(agent);
   showAgent(sessions.get(agent) ?? {});
-  requests.show(agent, sessions.get(agent)?.needs);
+  requests.show(agent, sessions.get(agent));
+  terminal.show(agent);
   voice.show();
   if (!$('input').disabled) $('input').focus();
 }
@@ -226,11 +230,12 @@ function start() {
     select(info.session_id);
   });
   voice = new VoicePanel(backend, { current: () => current, session: (agent) => sessions.get(agent) });
-  requests = new RequestCard(backend);
+  terminal = new TerminalPanel(backend);
+  requests = new RequestCard(backend, { openTerminal: () => terminal.setOpen(true) });
   wireChat();
   Promise.resolve(backend.connect()).catch((e) => fatal(e.message ?? String(e)));
   // For tests and debugging: the live objects, read-only in spirit.
-  window.clawmux = { backend, store, conversations, speaker: voice.speaker, listener: voice.listener };
+  window.clawmux = { backend, store, conversations, terminal, speaker: voice.speaker, listener: voice.listener };
 }
 
 start();

@@ -54,7 +54,13 @@ try {
   });
   // A fragment straight from the sanitiser: the HTML is parsed once, not again by innerHTML.
   render = (text) =>
-    DOMPurify.sanitize(marked.parse(text), { RETURN_DOM_FRAGMENT: true, FORBID_TAGS: ['form', 'button', 'textarea', 'select'] });
+    DOMPurify.sanitize(marked.parse(text), {
+      RETURN_DOM_FRAGMENT: true,
+      // No styles either: the page allows inline ones (the terminal's library needs them), and an agent's
+      // message must not restyle the page (hide a card, draw a button where another is).
+      FORBID_TAGS: ['form', 'button', 'textarea', 'select', 'style'],
+      FORBID_ATTR: ['style'],
+    });
 } catch (e) {
   console.warn('markdown libraries missing (run scripts/setup); showing plain text', e);
 }

@@ -4,10 +4,15 @@
 // The card follows the agent's `needs.request`: it closes when the request ends, however it ended, and a
 // click that comes too late says so instead of deciding twice.
 //
+// What the card cannot answer (a dialog no hook reports, a login or rate-limit menu, "needs you" with no
+// open request) it points to the agent's terminal for, with a button that opens it; every card of an agent
+// ClawMux runs has that button too, for the answers the card does not offer.
+//
 // Everything an agent wrote goes in as text (textContent), or through markdown.js for a plan.
 
 import { $, notice } from './dom.js';
 import { renderInto } from './markdown.js';
+import { Launch } from './names.js';
 
 /** An element with a class and text. */
 function el(tag, className, text) {
@@ -74,28 +79,53 @@ function describe(tool, input) {
 }
 
 export class RequestCard {
-  /** `backend` sends the answers; `element` is the card's place. */
-  constructor(backend, element = $('request')) {
+  /** `backend` sends the answers; `openTerminal()` shows the agent's terminal; `element` is the card's place. */
+  constructor(backend, { openTerminal }, element = $('request')) {
     this.backend = backend;
+    this.openTerminal = openTerminal;
     this.element = element;
     this.shown = null;
   }
 
-  /** Shows `agent`'s open request (`needs.request`), or hides the card when there is none. */
-  show(agent, needs) {
+  /** Shows what `agent` (its sidebar row) needs: its open request, or where to answer what has none; hides
+   * the card when it needs nothing. */
+  show(agent, row) {
+    const needs = row?.needs ?? null;
     const request = needs?.request ?? null;
-    const key = request ? `${agent}/${request.id}` : null;
+    const terminal = row?.launch === Launch.CLAUDE || row?.launch === Launch.DEMO;
+    const elsewhere = needs && !request && terminal;
+    const key = request ? `${agent}/${request.id}` : elsewhere ? `${agent}/terminal/${needs.reason}` : null;
     if (key === this.shown) return;
     this.shown = key;
     this.element.replaceChildren();
-    this.element.hidden = !request;
-    if (!request) return;
+    this.element.hidden = key === null;
+    if (key === null) return;
     this.agent = agent;
     this.request = request;
-    this.element.dataset.tool = request.tool_name;
-    if (request.tool_name === 'AskUserQuestion') this.question(request);
-    else if (request.tool_name === 'ExitPlanMode') this.plan(request, needs);
-    else this.permission(request, needs);
+    if (!request) {
+      delete this.element.dataset.tool;
+      this.element.append(
+        el('h3', null, needs.reason),
+        el('p', 'request-detail', 'This cannot be answered from here: answer it in the agent\'s terminal.'),
+      );
+    } else {
+      this.element.dataset.tool = request.tool_name;
+      if (request.tool_name === 'AskUserQuestion') this.question(request);
+      else if (request.tool_name === 'ExitPlanMode') this.plan(request, needs);
+      else this.permission(request, needs);
+    }
+    if (terminal) this.terminalButton();
+  }
+
+  /** "Open the terminal": for what the card cannot answer, or answers differently than wished. */
+  terminalButton() {
+    const open = el('button', 'to-terminal', 'Open the terminal');
+    open.type = 'button';
+    open.title = 'Answer in the agent\'s own terminal';
+    open.addEventListener('click', () => this.openTerminal());
+    const row = el('div', 'row');
+    row.append(open);
+    this.element.append(row);
   }
 
   async send(decision, extra = {}) {

@@ -110,6 +110,12 @@ fn parse_line(line: &str) -> Option<(String, String)> {
 
 impl Demo {
     fn main_loop(&mut self, limit: Option<u64>) -> Result<(), String> {
+        // What its terminal shows (the app's terminal panel, `clawmux attach`): what it does, as Claude
+        // Code shows its own turns.
+        println!(
+            "ClawMux demo agent `{}` (not Claude): it reads NOTES.md, edits it, and answers.",
+            self.name
+        );
         self.command_hook(
             &["hook", "tool-status"],
             json!({"hook_event_name":"SessionStart","source":"startup"}),
@@ -284,6 +290,7 @@ impl Demo {
     /// Works on one message the way a small Claude task would, then answers it.
     fn answer(&mut self, msg_id: &str, text: &str) -> Result<Vec<(String, String)>, String> {
         let mut got = Vec::new();
+        println!("\n> {text}");
         let notes = format!("{}/NOTES.md", self.work_dir);
         for (tool, input) in [
             ("Read", json!({"file_path": notes})),
@@ -292,6 +299,7 @@ impl Demo {
                 json!({"file_path": notes, "old_string": "", "new_string": text}),
             ),
         ] {
+            println!("● {tool} NOTES.md");
             self.pause();
             let (id, handed) = self.tool(tool, input.clone());
             got.extend(handed);

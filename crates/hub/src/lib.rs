@@ -20,6 +20,7 @@ mod mailbox;
 pub mod metrics;
 pub mod notice;
 pub mod observe;
+pub mod terminal;
 pub mod transcript;
 pub mod ui_event;
 pub mod voice;

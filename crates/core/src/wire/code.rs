@@ -81,6 +81,13 @@ codes! {
     CorruptLaunch = "corrupt_launch",
     /// An agent's process could not be ended.
     TerminateFailed = "terminate_failed",
+    // Terminals.
+    /// The agent has no terminal ClawMux can show (it was not started by ClawMux).
+    NoTerminal = "no_terminal",
+    /// A terminal size out of bounds.
+    BadTerminalSize = "bad_terminal_size",
+    /// No terminal viewer by that id (it was closed).
+    NoSuchViewer = "no_such_viewer",
     // Messages.
     /// An empty message.
     EmptyMessage = "empty_message",

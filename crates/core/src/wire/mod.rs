@@ -4,9 +4,11 @@
 use serde::{Deserialize, Serialize};
 
 mod code;
+mod terminal;
 mod wait;
 
 pub use code::Code;
+pub use terminal::{TermSize, TerminalInput, TerminalNotice};
 pub use wait::{StopVerdict, WaitClose, WaitFrame, WaitMessage};
 
 use crate::time::Millis;

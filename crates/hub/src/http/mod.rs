@@ -12,6 +12,7 @@ pub mod browser;
 pub mod local;
 pub mod peers;
 mod status;
+mod terminal;
 mod ui;
 mod wait;
 
@@ -39,6 +40,9 @@ pub const MAX_BODY: usize = 1024 * 1024;
 
 /// The one route that takes the token in its query: the browser's WebSocket.
 const TOKEN_IN_QUERY: &str = "/ws";
+
+/// The routes that take the token as a WebSocket protocol: the terminal's.
+const TOKEN_IN_PROTOCOL: &str = "/ws/terminal/";
 
 /// The header that names the agent a hook or `clawmux send` speaks for.
 pub const SESSION_HEADER: &str = "clawmux-session";
@@ -95,8 +99,21 @@ impl Guard {
             .then(|| req.uri().query())
             .flatten()
             .and_then(|q| q.split('&').find_map(|pair| pair.strip_prefix("token=")));
+        // The terminal's WebSocket carries it as a protocol name instead: in no URL at all.
+        let from_protocol = req
+            .uri()
+            .path()
+            .starts_with(TOKEN_IN_PROTOCOL)
+            .then(|| req.headers().get(header::SEC_WEBSOCKET_PROTOCOL))
+            .flatten()
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| {
+                v.split(',')
+                    .find_map(|p| p.trim().strip_prefix(terminal::TOKEN_PROTOCOL))
+            });
         from_header
             .or(from_query)
+            .or(from_protocol)
             .is_some_and(|given| constant_time_eq(given.as_bytes(), self.token.as_bytes()))
     }
 }
@@ -235,6 +252,7 @@ fn routes(hub: Hub, guard_state: Guard) -> Router {
         .route("/api/history/{id}", get(api::history))
         .route("/ws/wait/{id}", get(wait::upgrade))
         .route("/ws", get(browser::upgrade))
+        .route("/ws/terminal/{id}", get(terminal::upgrade))
         .route("/", get(ui::index))
         .route("/ui/{*path}", get(ui::asset))
         .fallback(|| async { HubError::new(Code::NotFound, "no such endpoint") })

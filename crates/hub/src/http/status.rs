@@ -29,14 +29,18 @@ pub(crate) fn status(code: Code) -> StatusCode {
         | Code::BadVoiceSettings
         | Code::BadText
         | Code::EmptyRecording
-        | Code::BadRecordingId => StatusCode::BAD_REQUEST,
+        | Code::BadRecordingId
+        | Code::BadTerminalSize => StatusCode::BAD_REQUEST,
         Code::Unauthorized => StatusCode::UNAUTHORIZED,
         Code::BadHost | Code::BadOrigin => StatusCode::FORBIDDEN,
-        Code::NotFound | Code::UnknownAgent | Code::NoSuchRecording => StatusCode::NOT_FOUND,
+        Code::NotFound | Code::UnknownAgent | Code::NoSuchRecording | Code::NoSuchViewer => {
+            StatusCode::NOT_FOUND
+        }
         Code::AgentExists
         | Code::AgentDead
         | Code::NotRunning
         | Code::NotManaged
+        | Code::NoTerminal
         | Code::NotPending
         | Code::FolderNotTrusted
         | Code::IdempotencyConflict

@@ -139,6 +139,7 @@ impl Hub {
                 Some(p) if p.ended.is_none() => {
                     let live = self.live(&row.name)?;
                     *live.run.process() = Some(p.pid);
+                    *live.run.last_screen() = None;
                     live.run
                         .pulse
                         .send_modify(|pl| *pl = pulse::Pulse::new(row.snapshot.state));

@@ -65,6 +65,8 @@ impl Hub {
         } else {
             self.how_it_ended(name).await
         };
+        // What the terminal viewers keep once the session is gone (the last lines above are plain text).
+        *live.run.last_screen() = self.tmux().screen(name).await.ok();
         if let Err(e) = self.tmux().kill(name).await {
             tracing::warn!(agent = name, error = %e, "cannot close the agent's tmux session");
         }

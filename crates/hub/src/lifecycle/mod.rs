@@ -262,6 +262,7 @@ impl Hub {
         );
         let live = self.live(name)?;
         *live.run.process() = Some(pid);
+        *live.run.last_screen() = None;
         live.run
             .pulse
             .send_modify(|p| *p = pulse::Pulse::new(State::Starting));

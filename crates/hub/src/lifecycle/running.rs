@@ -24,6 +24,9 @@ pub(crate) struct Running {
     /// What the user must know about the agent now (it did not start, it stopped, it left the loop);
     /// cleared when the agent is back in `clawmux wait`.
     problem: Mutex<Option<String>>,
+    /// Its terminal's screen (with its colours) as its process left it, for the terminal viewers still
+    /// showing it: tmux clears a viewer's screen as the session closes.
+    last_screen: Mutex<Option<String>>,
 }
 
 impl Running {
@@ -35,6 +38,7 @@ impl Running {
             ended: Notify::new(),
             lifecycle: tokio::sync::Mutex::new(()),
             problem: Mutex::new(None),
+            last_screen: Mutex::new(None),
         }
     }
 
@@ -46,6 +50,12 @@ impl Running {
 
     pub(crate) fn problem(&self) -> MutexGuard<'_, Option<String>> {
         self.problem
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    pub(crate) fn last_screen(&self) -> MutexGuard<'_, Option<String>> {
+        self.last_screen
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }

@@ -17,7 +17,9 @@ const CONF: &str = "# Written by ClawMux for its agents' tmux server; rewritten 
 set -g remain-on-exit on\n\
 set -g history-limit 10000\n\
 set -g status-left '[clawmux] #S '\n\
-set -g status-left-length 40\n";
+set -g status-left-length 40\n\
+# The app's terminal panel (and `clawmux attach`) keep what scrolls by: no alternate screen outside.\n\
+set -ga terminal-overrides ',xterm-256color:smcup@:rmcup@'\n";
 
 /// tmux's own default for `update-environment`, kept when ours are added to it.
 const DEFAULT_UPDATE_ENVIRONMENT: &str =
@@ -263,6 +265,14 @@ impl Tmux {
         Ok(kept[from..].join("\n"))
     }
 
+    /// Session `name`'s visible screen, with its colours and attributes as escape sequences, one line per
+    /// row (`\n` between them).
+    pub async fn screen(&self, name: &str) -> Result<String, TmuxError> {
+        let target = format!("={name}:");
+        self.run("capture-pane", ["capture-pane", "-p", "-e", "-t", &target])
+            .await
+    }
+
     /// Ends session `name` (its processes get SIGHUP). A session that is already gone is not an error.
     pub async fn kill(&self, name: &str) -> Result<(), TmuxError> {
         let target = format!("={name}");
@@ -274,6 +284,24 @@ impl Tmux {
             Err(TmuxError::Failed { .. }) if self.pane(name).await?.is_none() => Ok(()),
             Err(e) => Err(e),
         }
+    }
+
+    /// The program and arguments of a tmux client attached to session `name`, for a terminal of the
+    /// hub's own (the terminal panel): UTF-8 forced (`-u`, whatever the hub's locale), the session named
+    /// exactly (`=`), so `sky` never attaches to `sky2`.
+    pub fn attach_argv(&self, name: &str) -> (PathBuf, Vec<std::ffi::OsString>) {
+        let args = [
+            OsStr::new("-u"),
+            OsStr::new("-S"),
+            self.socket.as_os_str(),
+            OsStr::new("attach-session"),
+            OsStr::new("-t"),
+            OsStr::new(&format!("={name}")),
+        ]
+        .iter()
+        .map(|a| a.to_os_string())
+        .collect();
+        (self.program.clone(), args)
     }
 
     /// Presses `key` (a tmux key name such as `Escape` or `Enter`) in session `name`.

@@ -1,0 +1,152 @@
+//! `/ws/terminal/{id}?cols=C&rows=R`: a browser's view of an agent's terminal ([`crate::terminal`]).
+//!
+//! The token comes in the `Sec-WebSocket-Protocol` header, as a second protocol `clawmux.token.<token>`
+//! beside [`PROTOCOL`], which alone is answered: a browser's WebSocket can send no other header, and a URL
+//! is what logs and histories keep. The guard checks it with the Host and the Origin before the upgrade,
+//! so a page of another origin or a request without the token gets a refusal, not a terminal.
+//!
+//! After the upgrade the hub says `attached` (then sends the terminal's bytes as binary frames) or
+//! `unavailable` with why (an observed session, an agent not running) and closes. The viewer sends keys
+//! as binary frames or `{"type":"input","data":..}`, and `{"type":"resize","cols":..,"rows":..}`; a frame
+//! that is neither gets a `refused` notice and changes nothing. When the terminal closes (the agent
+//! ended) the viewer is told `ended` and the connection closes; the screen it drew last stays its own.
+
+use std::time::Duration;
+
+use axum::extract::rejection::QueryRejection;
+use axum::extract::ws::{Message as Ws, WebSocket, WebSocketUpgrade};
+use axum::extract::{Path, Query, State};
+use axum::response::{IntoResponse, Response};
+use clawmux_core::wire::{Code, TermSize, TerminalInput, TerminalNotice};
+use futures_util::stream::SplitSink;
+use futures_util::{SinkExt, StreamExt};
+use serde::Deserialize;
+
+use super::MAX_BODY;
+use crate::error::HubError;
+use crate::hub::Hub;
+use crate::terminal::{self, ViewerControl};
+
+/// The protocol a terminal viewer speaks (the one named back to it).
+pub const PROTOCOL: &str = "clawmux.terminal.v1";
+/// The prefix of the protocol that carries the token.
+pub const TOKEN_PROTOCOL: &str = "clawmux.token.";
+/// WebSocket pings keep an idle panel's connection from counting as idle ([`super::peers`]).
+const PING_EVERY: Duration = Duration::from_secs(15);
+
+#[derive(Deserialize)]
+pub(super) struct Open {
+    cols: u16,
+    rows: u16,
+}
+
+pub(super) async fn upgrade(
+    ws: WebSocketUpgrade,
+    State(hub): State<Hub>,
+    Path(agent): Path<String>,
+    query: Result<Query<Open>, QueryRejection>,
+) -> Response {
+    let Ok(Query(open)) = query else {
+        return HubError::new(
+            Code::BadQuery,
+            "a terminal is opened with ?cols=C&rows=R (numbers)",
+        )
+        .into_response();
+    };
+    let size = match terminal::size(open.cols, open.rows) {
+        Ok(size) => size,
+        Err(e) => return e.into_response(),
+    };
+    let idle = hub.options().idle_timeout;
+    ws.protocols([PROTOCOL])
+        .max_message_size(MAX_BODY)
+        .on_upgrade(move |socket| async move {
+            if let Err(e) = run(hub, agent, size, socket, PING_EVERY.min(idle / 4)).await {
+                tracing::debug!(reason = e, "terminal viewer left");
+            }
+        })
+}
+
+type Tx = SplitSink<WebSocket, Ws>;
+
+async fn notice(tx: &mut Tx, notice: &TerminalNotice) -> Result<(), &'static str> {
+    let text = serde_json::to_string(notice).map_err(|_| "cannot encode")?;
+    tx.send(Ws::Text(text.into()))
+        .await
+        .map_err(|_| "send failed")
+}
+
+async fn run(
+    hub: Hub,
+    agent: String,
+    size: TermSize,
+    socket: WebSocket,
+    ping_every: Duration,
+) -> Result<(), &'static str> {
+    let (mut tx, mut rx) = socket.split();
+    let mut viewer = match hub.open_terminal(&agent, size).await {
+        Ok(viewer) => viewer,
+        Err(e) => {
+            let unavailable = TerminalNotice::Unavailable {
+                code: e.code,
+                message: e.message,
+            };
+            notice(&mut tx, &unavailable).await?;
+            let _ = tx.send(Ws::Close(None)).await;
+            return Ok(());
+        }
+    };
+    let control = viewer.control();
+    notice(
+        &mut tx,
+        &TerminalNotice::Attached {
+            session_id: agent.clone(),
+        },
+    )
+    .await?;
+    let mut ping = tokio::time::interval(ping_every);
+    ping.reset();
+    loop {
+        tokio::select! {
+            out = viewer.next() => match out {
+                Some(bytes) => tx.send(Ws::Binary(bytes.into())).await.map_err(|_| "send failed")?,
+                None => {
+                    notice(&mut tx, &hub.terminal_closed(&agent).await).await?;
+                    let _ = tx.send(Ws::Close(None)).await;
+                    return Ok(());
+                }
+            },
+            msg = rx.next() => match msg {
+                None | Some(Err(_)) | Some(Ok(Ws::Close(_))) => return Ok(()),
+                Some(Ok(Ws::Binary(bytes))) => control.input(bytes.to_vec()),
+                Some(Ok(Ws::Text(text))) => {
+                    if let Err(e) = take(&control, text.as_str()) {
+                        let refused = TerminalNotice::Refused { code: e.code, message: e.message };
+                        notice(&mut tx, &refused).await?;
+                    }
+                }
+                Some(Ok(Ws::Ping(_) | Ws::Pong(_))) => {}
+            },
+            _ = ping.tick() => tx.send(Ws::Ping(Default::default())).await.map_err(|_| "send failed")?,
+        }
+    }
+}
+
+/// Carries out one text frame from a viewer, or says why not (having changed nothing).
+pub fn take(control: &ViewerControl, text: &str) -> Result<(), HubError> {
+    let input: TerminalInput = serde_json::from_str(text).map_err(|e| {
+        HubError::new(
+            Code::MalformedJson,
+            format!("a terminal frame is {{\"type\":\"input\",\"data\":..}} or {{\"type\":\"resize\",\"cols\":..,\"rows\":..}}: {e}"),
+        )
+    })?;
+    match input {
+        TerminalInput::Input { data } => control.input(data.into_bytes()),
+        TerminalInput::Resize { cols, rows } => {
+            control.resize(terminal::size(cols, rows)?).map_err(|e| {
+                HubError::new(Code::Internal, format!("cannot resize the terminal: {e}"))
+            })?
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,95 @@
+//! The agent's terminal, live in the window and the browser: what may be shown, and to whom.
+//!
+//! Every agent ClawMux starts runs in a tmux pane on the hub's own tmux server ([`crate::lifecycle::tmux`]);
+//! a viewer is one more tmux client on it ([`pty`]), so any number of viewers see the same screen, each
+//! leaves without ending anything, and a newcomer gets the current screen at once. The transports (the
+//! `/ws/terminal/{id}` WebSocket, the window's IPC channel) only move bytes and sizes; what can be shown
+//! is decided here, once: agents ClawMux did not start have no pane of ours, and an agent that is not
+//! running has none either (its panel keeps the last screen it saw).
+//!
+//! A terminal can run any command, so it is guarded like starting an agent: only the user's credential
+//! opens one (the token on the port, the window's own IPC), never an agent's (the private socket's
+//! agent routes do not include it).
+
+pub mod pty;
+
+use clawmux_core::wire::{Code, TermSize, TerminalNotice};
+
+use crate::error::HubError;
+use crate::hub::Hub;
+use crate::ui_event::LaunchKind;
+pub use pty::{Viewer, ViewerControl};
+
+/// Why an agent of `launch` kind has no terminal here, if it has none.
+fn no_terminal(agent: &str, launch: LaunchKind) -> Option<String> {
+    match launch {
+        LaunchKind::Claude | LaunchKind::Demo => None,
+        LaunchKind::Observed => Some(format!(
+            "`{agent}` is a Claude Code session of your own, seen through your hooks: it runs in a \
+             terminal ClawMux did not start, so there is none to show here."
+        )),
+        LaunchKind::External => Some(format!(
+            "`{agent}` runs on its own (added with `clawmux agent add`): ClawMux did not start it, so \
+             it has no terminal here."
+        )),
+    }
+}
+
+impl Hub {
+    /// Attaches a new viewer of `agent`'s terminal at `size`. Refuses, having started nothing, an agent
+    /// that does not exist, one ClawMux did not start (`no_terminal`, with why) and one not running.
+    pub async fn open_terminal(&self, agent: &str, size: TermSize) -> Result<Viewer, HubError> {
+        let info = self.session(agent).await?;
+        if let Some(why) = no_terminal(agent, info.launch) {
+            return Err(HubError::new(Code::NoTerminal, why));
+        }
+        if self.tmux().pane(agent).await?.is_none() {
+            return Err(HubError::new(
+                Code::NotRunning,
+                format!("`{agent}` is not running: its terminal shows here again when it starts."),
+            ));
+        }
+        let (program, args) = self.tmux().attach_argv(agent);
+        let home = self.data_dir().to_owned();
+        tokio::task::spawn_blocking(move || Viewer::spawn(&program, &args, size, &home))
+            .await
+            .map_err(|e| {
+                HubError::new(Code::Internal, format!("the terminal's start failed: {e}"))
+            })?
+            .map_err(|e| {
+                HubError::new(
+                    Code::TmuxFailed,
+                    format!("cannot open a terminal for `{agent}`: {e}"),
+                )
+            })
+    }
+
+    /// What a viewer is told once its terminal has closed: the agent ended (or its session is gone),
+    /// with the screen its process left, if the hub saw it end.
+    pub async fn terminal_closed(&self, agent: &str) -> TerminalNotice {
+        let screen = self
+            .live(agent)
+            .ok()
+            .and_then(|live| live.run.last_screen().clone());
+        let message = match self.tmux().pane(agent).await {
+            Ok(Some(_)) => format!("The terminal of `{agent}` closed."),
+            Ok(None) | Err(_) => format!(
+                "`{agent}` ended: this is its last screen. Its terminal shows here again when it starts."
+            ),
+        };
+        TerminalNotice::Ended { message, screen }
+    }
+}
+
+/// A size from a client, checked.
+pub fn size(cols: u16, rows: u16) -> Result<TermSize, HubError> {
+    TermSize::new(cols, rows).ok_or_else(|| {
+        HubError::new(
+            Code::BadTerminalSize,
+            format!(
+                "a terminal is 2 to {max} columns and 1 to {max} rows, not {cols}x{rows}",
+                max = TermSize::MAX
+            ),
+        )
+    })
+}

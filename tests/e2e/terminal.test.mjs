@@ -1,0 +1,238 @@
+// The agent's terminal in the page: Chromium shows a real agent's tmux pane through the hub (xterm.js over
+// the `/ws/terminal/` WebSocket), types into it, resizes it, shares it with a second viewer, keeps its last
+// screen when the agent ends and attaches again when it starts; agents with no pane of ClawMux's say why;
+// and nobody without the user's token, or on another origin, gets a terminal.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { join } from 'node:path';
+import WebSocket from 'ws';
+import { ROOT, openBrowser, openUi, startHub } from './harness.mjs';
+
+const SHELL = join(ROOT, 'tests/e2e/fixtures/shell-agent');
+
+/** The text of the page's terminal: its scrollback and screen, one line per row. */
+function screen(page) {
+  return page.evaluate(() => {
+    const b = window.clawmux.terminal.term?.buffer.active;
+    if (!b) return '';
+    const lines = [];
+    for (let i = 0; i < b.length; i++) lines.push(b.getLine(i).translateToString(true));
+    return lines.join('\n');
+  });
+}
+
+/** Waits until the page's terminal shows `pattern`. */
+async function shows(page, pattern, timeout = 10000) {
+  try {
+    await page.waitForFunction(([source, flags]) => {
+      const b = window.clawmux.terminal.term?.buffer.active;
+      if (!b) return false;
+      let text = '';
+      for (let i = 0; i < b.length; i++) text += `${b.getLine(i).translateToString(true)}\n`;
+      return new RegExp(source, flags).test(text);
+    }, [pattern.source, pattern.flags], { timeout });
+  } catch (e) {
+    throw new Error(`the terminal never showed ${pattern}; it shows:\n${await screen(page)}\n(${e.message})`);
+  }
+}
+
+/** The size tmux gives the agent's window. */
+function paneSize(hub, agent) {
+  const [cols, rows] = hub.tmux(['display-message', '-p', '-t', `=${agent}:`, '#{window_width} #{window_height}']).trim().split(' ').map(Number);
+  return { cols, rows };
+}
+
+/** Opens the agent's terminal panel in a page and waits until it shows `ready`. */
+async function openTerminal(page, agent, ready) {
+  await page.click(`[data-agent="${agent}"]`);
+  if ((await page.getAttribute('#act-terminal', 'aria-pressed')) !== 'true') await page.click('#act-terminal');
+  await page.waitForSelector('#terminal-panel:not([hidden])');
+  if (ready) await shows(page, ready);
+}
+
+async function typeLine(page, line) {
+  await page.click('#terminal');
+  await page.keyboard.type(line);
+  await page.keyboard.press('Enter');
+}
+
+test('the panel shows the pane live, takes keys, follows its size, and is remembered', async () => {
+  const hub = await startHub();
+  const browser = await openBrowser();
+  const { page, errors } = await openUi(browser, hub);
+  const sockets = [];
+  page.on('websocket', (ws) => sockets.push(ws.url()));
+  try {
+    hub.clawmux(['spawn', 'sh', '--command', SHELL]);
+    await page.waitForSelector('[data-agent="sh"]');
+    await openTerminal(page, 'sh', /\$ /);
+    // The shell computes the answer: the keys reached the pane, and its output came back.
+    await typeLine(page, 'echo typed-$((6*7))');
+    await shows(page, /^typed-42$/m);
+
+    // The pane takes the panel's size, and follows it.
+    const before = await page.evaluate(() => ({ cols: window.clawmux.terminal.term.cols, rows: window.clawmux.terminal.term.rows }));
+    assert.equal(paneSize(hub, 'sh').cols, before.cols);
+    await page.setViewportSize({ width: 1500, height: 800 });
+    await page.waitForFunction((cols) => window.clawmux.terminal.term.cols > cols, before.cols);
+    const after = await page.evaluate(() => ({ cols: window.clawmux.terminal.term.cols, rows: window.clawmux.terminal.term.rows }));
+    for (let i = 0; i < 100 && paneSize(hub, 'sh').cols !== after.cols; i++) await new Promise((ok) => setTimeout(ok, 50));
+    assert.equal(paneSize(hub, 'sh').cols, after.cols, 'tmux follows the panel');
+    await typeLine(page, 'stty size');
+    await shows(page, new RegExp(`^\\d+ ${after.cols}$`, 'm'));
+
+    // Shown again after a reload: the panel's state is remembered, and tmux draws the current screen.
+    await page.reload();
+    await page.waitForSelector('#connection.online');
+    await page.click('[data-agent="sh"]');
+    assert.equal(await page.getAttribute('#act-terminal', 'aria-pressed'), 'true');
+    await shows(page, /typed-42/);
+
+    // The token went in no URL: not the page's, not the terminal's WebSocket.
+    const terminalSockets = sockets.filter((u) => u.includes('/ws/terminal/'));
+    assert.ok(terminalSockets.length >= 2, `terminal sockets: ${sockets}`);
+    for (const url of terminalSockets) assert.ok(!url.includes(hub.token), `token in ${url}`);
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    hub.stop();
+  }
+});
+
+test('two viewers see the same terminal; closing one leaves the other and the agent', async () => {
+  const hub = await startHub();
+  const browser = await openBrowser();
+  const a = await openUi(browser, hub);
+  const b = await openUi(browser, hub);
+  try {
+    hub.clawmux(['spawn', 'sh', '--command', SHELL]);
+    await a.page.waitForSelector('[data-agent="sh"]');
+    await b.page.waitForSelector('[data-agent="sh"]');
+    await openTerminal(a.page, 'sh', /\$ /);
+    await openTerminal(b.page, 'sh', /\$ /);
+    assert.equal(hub.tmux(['list-clients', '-t', '=sh']).trim().split('\n').length, 2, 'two tmux clients');
+
+    await typeLine(b.page, 'echo from-$((2+2))b');
+    await shows(a.page, /^from-4b$/m);
+
+    // B hides its panel: only its viewer goes; A still types and sees, and the agent runs on.
+    await b.page.click('#act-terminal');
+    for (let i = 0; i < 100 && hub.tmux(['list-clients', '-t', '=sh']).trim().split('\n').length !== 1; i++) {
+      await new Promise((ok) => setTimeout(ok, 50));
+    }
+    assert.equal(hub.tmux(['list-clients', '-t', '=sh']).trim().split('\n').length, 1, 'one tmux client left');
+    await typeLine(a.page, 'echo still-$((1+1))');
+    await shows(a.page, /^still-2$/m);
+    assert.notEqual((await hub.api('GET', '/api/sessions')).find((s) => s.session_id === 'sh').state, 'dead');
+    assert.deepEqual([...a.errors, ...b.errors], []);
+  } finally {
+    await browser.close();
+    hub.stop();
+  }
+});
+
+test('an agent that ends leaves its last screen, and its terminal comes back when it starts again', async () => {
+  const hub = await startHub();
+  const browser = await openBrowser();
+  const { page, errors } = await openUi(browser, hub);
+  const ev = await hub.events();
+  try {
+    let m = ev.mark();
+    hub.clawmux(['spawn', 'demo1', '--demo']);
+    await ev.state('demo1', 'idle', m);
+    await openTerminal(page, 'demo1', /ClawMux demo agent `demo1`/);
+    await hub.api('POST', '/api/sessions/demo1/messages', { text: 'hello there' });
+    await shows(page, /> hello there/);
+
+    m = ev.mark();
+    hub.clawmux(['terminate', 'demo1']);
+    await ev.state('demo1', 'dead', m);
+    await page.waitForSelector('#terminal-status.ended:not([hidden])');
+    assert.match(await page.textContent('#terminal-status'), /demo1.* ended/);
+    // The screen the agent left is still there (tmux cleared it as the session closed; the hub redraws it).
+    await shows(page, /> hello there[\s\S]*── ended ──/);
+
+    m = ev.mark();
+    hub.clawmux(['restart', 'demo1']);
+    await ev.state('demo1', 'idle', m);
+    await shows(page, /── started again ──/);
+    await page.waitForSelector('#terminal-status', { state: 'hidden' });
+    await shows(page, /started again ──[\s\S]*ClawMux demo agent `demo1`/);
+    assert.deepEqual(errors, []);
+  } finally {
+    ev.close();
+    await browser.close();
+    hub.stop();
+  }
+});
+
+test('agents ClawMux did not start have no terminal, and the panel says why', async () => {
+  const hub = await startHub();
+  const browser = await openBrowser();
+  const { page, errors } = await openUi(browser, hub);
+  try {
+    await hub.api('POST', '/api/observe', { hook_event_name: 'SessionStart', session_id: '9f8e7d6c-1111', cwd: join(hub.dir, 'webapp'), source: 'startup' });
+    hub.addAgent('outside');
+    await page.waitForSelector('[data-agent="webapp-9f8e7d6c"]');
+    await page.waitForSelector('[data-agent="outside"]');
+    await openTerminal(page, 'webapp-9f8e7d6c');
+    await page.waitForFunction(() => /seen through your hooks/.test(document.querySelector('#terminal-status').textContent));
+    await openTerminal(page, 'outside');
+    await page.waitForFunction(() => /runs on its own/.test(document.querySelector('#terminal-status').textContent));
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    hub.stop();
+  }
+});
+
+/** Opens `/ws/terminal/{agent}` as a program would; resolves with the HTTP status of a refusal, or the
+ * first notice of an accepted connection. */
+function connect(hub, agent, { protocols = ['clawmux.terminal.v1'], headers = {}, query = '' } = {}) {
+  return new Promise((ok, fail) => {
+    const ws = new WebSocket(`ws://127.0.0.1:${hub.port}/ws/terminal/${agent}?cols=80&rows=24${query}`, protocols, { headers });
+    ws.on('unexpected-response', (_req, res) => ok({ status: res.statusCode }));
+    ws.on('message', (data, binary) => {
+      if (binary) return;
+      ok({ notice: JSON.parse(String(data)), protocol: ws.protocol });
+      ws.close();
+    });
+    ws.on('error', (e) => (e.message.includes('Unexpected server response') ? null : fail(e)));
+  });
+}
+
+test('a terminal is opened only with the user\'s token, from the hub\'s own page', async () => {
+  const hub = await startHub();
+  try {
+    hub.clawmux(['spawn', 'sh', '--command', SHELL]);
+    const own = { origin: `http://127.0.0.1:${hub.port}` };
+    const token = `clawmux.token.${hub.token}`;
+    assert.deepEqual(await connect(hub, 'sh', { headers: own }), { status: 401 }, 'no token');
+    assert.deepEqual(await connect(hub, 'sh', { headers: own, query: `&token=${hub.token}` }), { status: 401 }, 'the token in the URL');
+    assert.deepEqual(await connect(hub, 'sh', { protocols: ['clawmux.terminal.v1', 'clawmux.token.0000'], headers: own }), { status: 401 }, 'a wrong token');
+    assert.deepEqual(await connect(hub, 'sh', { protocols: ['clawmux.terminal.v1', token], headers: { origin: 'http://evil.example' } }), { status: 403 }, 'another origin');
+    assert.deepEqual(await connect(hub, 'sh', { protocols: ['clawmux.terminal.v1', token], headers: { ...own, host: 'evil.example' } }), { status: 403 }, 'another host');
+    const opened = await connect(hub, 'sh', { protocols: ['clawmux.terminal.v1', token], headers: own });
+    assert.deepEqual(opened.notice, { type: 'attached', session_id: 'sh' });
+    assert.equal(opened.protocol, 'clawmux.terminal.v1', 'the token is not named back');
+    const nobody = await connect(hub, 'nobody', { protocols: ['clawmux.terminal.v1', token], headers: own });
+    assert.equal(nobody.notice.code, 'unknown_agent');
+
+    // The private socket lets an agent do an agent's things without the token; a terminal is not one.
+    const status = await new Promise((ok, fail) => {
+      const req = http.get({
+        socketPath: join(hub.data, 'hub.sock'),
+        path: '/ws/terminal/sh?cols=80&rows=24',
+        headers: { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==', 'Sec-WebSocket-Protocol': 'clawmux.terminal.v1' },
+      });
+      req.on('response', (res) => ok(res.statusCode));
+      req.on('upgrade', () => ok(101));
+      req.on('error', fail);
+    });
+    assert.equal(status, 401, 'an agent cannot open a terminal on the private socket');
+  } finally {
+    hub.stop();
+  }
+});
