@@ -51,6 +51,8 @@ export async function startHub({ env: extraEnv = {}, prepare } = {}) {
   });
   const hub = {
     dir, data, port, token,
+    /** The hub's process id (it changes with a restart). */
+    get pid() { return child.pid; },
     tmuxSocket: join(data, 'tmux.sock'),
     url: `http://127.0.0.1:${port}/#token=${token}`,
     /** Runs `clawmux ...` to completion (as the agent, if named); returns stdout. */

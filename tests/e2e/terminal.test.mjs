@@ -40,7 +40,7 @@ async function shows(page, pattern, timeout = 10000) {
 
 /** The size tmux gives the agent's window. */
 function paneSize(hub, agent) {
-  const [cols, rows] = hub.tmux(['display-message', '-p', '-t', `=${agent}:`, '#{window_width} #{window_height}']).trim().split(' ').map(Number);
+  const [cols, rows] = hub.tmux(['display-message', '-p', '-t', `=${agent}:`, '#{pane_width} #{pane_height}']).trim().split(' ').map(Number);
   return { cols, rows };
 }
 
@@ -80,8 +80,16 @@ test('the panel shows the pane live, takes keys, follows its size, and is rememb
     const after = await page.evaluate(() => ({ cols: window.clawmux.terminal.term.cols, rows: window.clawmux.terminal.term.rows }));
     for (let i = 0; i < 100 && paneSize(hub, 'sh').cols !== after.cols; i++) await new Promise((ok) => setTimeout(ok, 50));
     assert.equal(paneSize(hub, 'sh').cols, after.cols, 'tmux follows the panel');
-    await typeLine(page, 'stty size');
-    await shows(page, new RegExp(`^\\d+ ${after.cols}$`, 'm'));
+    // The shell's own terminal follows (tmux resizes the pane's pty a moment after its window).
+    for (let i = 0; ; i++) {
+      await typeLine(page, 'stty size');
+      try {
+        await shows(page, new RegExp(`^\\d+ ${after.cols}$`, 'm'), 1000);
+        break;
+      } catch (e) {
+        if (i === 10) throw e;
+      }
+    }
 
     // Shown again after a reload: the panel's state is remembered, and tmux draws the current screen.
     await page.reload();
@@ -159,7 +167,10 @@ test('an agent that ends leaves its last screen, and its terminal comes back whe
     await ev.state('demo1', 'idle', m);
     await shows(page, /── started again ──/);
     await page.waitForSelector('#terminal-status', { state: 'hidden' });
-    await shows(page, /started again ──[\s\S]*ClawMux demo agent `demo1`/);
+    // The panel shows the new run, live.
+    await hub.api('POST', '/api/sessions/demo1/messages', { text: 'and again' });
+    await shows(page, /started again ──[\s\S]*> and again/);
+    assert.equal((await screen(page)).split('── started again ──').length, 2, 'one mark for one start');
     assert.deepEqual(errors, []);
   } finally {
     ev.close();
@@ -181,6 +192,33 @@ test('agents ClawMux did not start have no terminal, and the panel says why', as
     await page.waitForFunction(() => /seen through your hooks/.test(document.querySelector('#terminal-status').textContent));
     await openTerminal(page, 'outside');
     await page.waitForFunction(() => /runs on its own/.test(document.querySelector('#terminal-status').textContent));
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    hub.stop();
+  }
+});
+
+test('what the "needs you" card cannot answer, it points to the terminal, which opens on a click', async () => {
+  const hub = await startHub();
+  const browser = await openBrowser();
+  const { page, errors } = await openUi(browser, hub);
+  try {
+    hub.clawmux(['spawn', 'sh', '--command', SHELL]);
+    await page.waitForSelector('[data-agent="sh"]');
+    await page.click('[data-agent="sh"]');
+    // A dialog no hook reports in full: Claude Code only says it needs the user.
+    await hub.api('POST', '/api/hooks/tool-status', { hook_event_name: 'Notification', notification_type: 'agent_needs_input', message: 'Claude needs your input to continue' }, 'sh');
+    await page.waitForSelector('#request:not([hidden])');
+    assert.match(await page.textContent('#request'), /Claude needs your input to continue[\s\S]*answer it in the agent's terminal/);
+    assert.equal(await page.getAttribute('#act-terminal', 'aria-pressed'), 'false');
+    await page.click('#request button.to-terminal');
+    await page.waitForSelector('#terminal-panel:not([hidden])');
+    await shows(page, /\$ /);
+    // The keys go to the pane at once: the panel has the focus.
+    await page.keyboard.type('echo answered-$((3*3))');
+    await page.keyboard.press('Enter');
+    await shows(page, /^answered-9$/m);
     assert.deepEqual(errors, []);
   } finally {
     await browser.close();

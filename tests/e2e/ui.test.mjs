@@ -52,7 +52,7 @@ test('the indicator, the chat status and the messages follow a whole agent cycle
     assert.equal(await dotColour(page, 'sky'), BLUE, 'COMPACTING is Working (blue)');
     await page.waitForSelector('#chat-status .thinking');
 
-    hub.clawmux(['send', '--to', 'user', '--re', id, 'Build is **green**. <img src="data:," onerror="window.pwned=1"><script>window.pwned=2</script>'], 'sky');
+    hub.clawmux(['send', '--to', 'user', '--re', id, 'Build is **green**. <img src="data:," onerror="window.pwned=1"><script>window.pwned=2</script><style>#sidebar{display:none}</style><b style="display:none">x</b>'], 'sky');
     const reply = await page.waitForSelector(`[data-id="${id}"] .replies .msg.kind-assistant`);
     assert.equal(await reply.$eval('.body strong', (el) => el.textContent), 'green');
     // The agent's HTML is shown as the text it wrote: nothing ran, no handler reached the live document
@@ -62,6 +62,9 @@ test('the indicator, the chat status and the messages follow a whole agent cycle
     assert.deepEqual(await page.evaluate(() => [...document.querySelectorAll('#chats *')]
       .flatMap((el) => [...el.attributes].map((a) => a.name)).filter((n) => n.startsWith('on'))), [], 'no event-handler attribute');
     assert.equal(await page.$$eval('#chats img, #chats script', (els) => els.length), 0, 'no element from the agent\'s HTML');
+    // Nor a style (the page allows inline ones, for the terminal): the page looks as it did.
+    assert.equal(await page.$$eval('#chats style, #chats [style]', (els) => els.length), 0, 'no style from the agent');
+    assert.ok(await page.isVisible('#sidebar'));
     hub.clawmux(['send', '--to', 'user', '--re', id], 'sky');
     await page.waitForSelector(`[data-id="${id}"] > .acks .ack`);
 

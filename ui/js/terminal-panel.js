@@ -14,7 +14,8 @@ import { $ } from './dom.js';
 import { Code, State } from './names.js';
 
 const PREFS = 'clawmux.terminal';
-/** Lines kept above the screen: enough to scroll back through a tool's output, bounded in memory. */
+/** Lines kept above the screen: enough to scroll back through a tool's output, bounded in memory (the hub
+ * sends as many lines of the pane's history to a new viewer). */
 const SCROLLBACK = 5000;
 const MIN_WIDTH = 240;
 const RETRY_MS = 1000;
@@ -140,7 +141,7 @@ export class TerminalPanel {
     const runs = row.state !== undefined && row.state !== State.DEAD;
     if (runs && (this.detached === 'ended' || this.detached === 'not_running')) {
       // tmux clears the screen it attaches to: the last one goes up into the scrollback first.
-      this.term?.write(`\r\n\x1b[2m── started again ──\x1b[0m${'\r\n'.repeat(this.term.rows)}`);
+      if (this.detached === 'ended') this.term?.write(`\r\n\x1b[2m── started again ──\x1b[0m${'\r\n'.repeat(this.term.rows)}`);
       this.attach();
     }
   }
@@ -158,6 +159,8 @@ export class TerminalPanel {
     // This attachment's own mark: whatever arrives for an older one (a late byte, a late notice) is dropped.
     const ticket = {};
     this.ticket = ticket;
+    // The hub sends the pane's history again: after a lost connection the old copy goes.
+    if (this.detached === 'lost') this.term.reset();
     this.detached = null;
     this.say('Connecting…');
     const viewer = await this.backend.terminal(this.agent, { cols: this.term.cols, rows: this.term.rows }, {

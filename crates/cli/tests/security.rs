@@ -29,6 +29,7 @@ const ROUTES: &[(&str, &str)] = &[
     ("GET", "/metrics"),
     ("POST", "/api/send"),
     ("POST", "/api/hooks/tool-status"),
+    ("POST", "/api/hooks/permission"),
     ("POST", "/api/hooks/stop"),
     ("POST", "/api/observe"),
     ("GET", "/api/sessions/sky/log/events"),
@@ -36,6 +37,7 @@ const ROUTES: &[(&str, &str)] = &[
     ("GET", "/api/history/sky"),
     ("GET", "/ws/wait/sky"),
     ("GET", "/ws"),
+    ("GET", "/ws/terminal/sky"),
     ("GET", "/no/such/endpoint"),
 ];
 
@@ -83,6 +85,26 @@ fn no_endpoint_answers_without_the_token_and_nothing_changes() {
             ),
         );
         assert_eq!(status, 401, "{method} {path}?token=<the right one>");
+    }
+    // The terminal's WebSocket takes the token as a protocol name: a wrong one, or the right one named
+    // on another route, opens nothing.
+    for (path, protocol) in [
+        (
+            "/ws/terminal/sky?cols=80&rows=24",
+            "clawmux.token.wrong".to_owned(),
+        ),
+        ("/ws", format!("clawmux.token.{}", hub.token)),
+        ("/api/sessions", format!("clawmux.token.{}", hub.token)),
+    ] {
+        let headers = [
+            host.clone(),
+            (
+                "Sec-WebSocket-Protocol",
+                format!("clawmux.terminal.v1, {protocol}"),
+            ),
+        ];
+        let (status, _) = raw(hub.port, &request("GET", path, &headers, ""));
+        assert_eq!(status, 401, "{path} with the protocol {protocol}");
     }
     assert_eq!(hub.get("/api/sessions").1, before, "nothing changed");
     assert!(hub.history("sky").is_empty());
@@ -213,6 +235,22 @@ fn the_token_file_is_private_and_the_token_is_never_logged() {
         ),
     );
     hub.post("/api/hooks/tool-status", Some("sky"), "{not json");
+    // The terminal's WebSocket, whose token travels as a protocol name (sky has no terminal: it is told so).
+    let mut req = format!(
+        "ws://127.0.0.1:{}/ws/terminal/sky?cols=80&rows=24",
+        hub.port
+    )
+    .into_client_request()
+    .unwrap();
+    req.headers_mut().insert(
+        "Sec-WebSocket-Protocol",
+        format!("clawmux.terminal.v1, clawmux.token.{}", hub.token)
+            .parse()
+            .unwrap(),
+    );
+    let (mut terminal, _) = tungstenite::connect(req).unwrap();
+    let told = terminal.read().unwrap();
+    assert!(told.to_string().contains("no_terminal"), "{told}");
     drop(feed);
     let log = std::fs::read_to_string(hub.dir.path().join("hub.log")).unwrap();
     assert!(log.lines().count() > 10, "the log is at trace level: {log}");

@@ -3,7 +3,8 @@
 //! Every route goes through [`guard`]: the hub listens on loopback only, and the API can make agents run
 //! commands, so a request must name a loopback `Host` (a DNS-rebinding page cannot), carry no foreign
 //! `Origin` (a web page in the user's browser cannot), and present the install's token: in the
-//! `Authorization` header, or in the query only where a browser cannot send a header (its WebSocket). The
+//! `Authorization` header; where a browser cannot send a header (its WebSockets), in the query of the feed
+//! (`/ws`) or, for the terminal, as a WebSocket protocol name (`clawmux.token.<token>`), in no URL. The
 //! only web origins trusted are the ones the hub itself serves (`http://127.0.0.1:PORT`, the window's):
 //! `localhost` may name `[::1]`, where the hub does not listen and another user could.
 

@@ -273,6 +273,29 @@ impl Tmux {
             .await
     }
 
+    /// Up to `lines` lines of session `name`'s history (what scrolled off its screen), oldest first, with
+    /// colours; wrapped lines joined, so a terminal of any width wraps them again.
+    pub async fn history(&self, name: &str, lines: u32) -> Result<String, TmuxError> {
+        let target = format!("={name}:");
+        let start = format!("-{lines}");
+        self.run(
+            "capture-pane",
+            [
+                "capture-pane",
+                "-p",
+                "-e",
+                "-J",
+                "-t",
+                &target,
+                "-S",
+                &start,
+                "-E",
+                "-1",
+            ],
+        )
+        .await
+    }
+
     /// Ends session `name` (its processes get SIGHUP). A session that is already gone is not an error.
     pub async fn kill(&self, name: &str) -> Result<(), TmuxError> {
         let target = format!("={name}");

@@ -20,6 +20,21 @@ use crate::hub::Hub;
 use crate::ui_event::LaunchKind;
 pub use pty::{Viewer, ViewerControl};
 
+/// The most history lines a new viewer is sent (the UI keeps 5,000 lines of scrollback).
+const HISTORY_LINES: u32 = 5000;
+
+/// The pane's history as a terminal takes it: rows ended by CR LF, then as many empty rows as the screen
+/// has, so all of it is in the scrollback when the tmux client clears the screen to draw its own.
+fn prelude(history: &str, size: TermSize) -> Vec<u8> {
+    if history.trim().is_empty() {
+        return Vec::new();
+    }
+    let mut out = history.trim_end_matches('\n').replace('\n', "\r\n");
+    out.push_str("\x1b[0m");
+    out.push_str(&"\r\n".repeat(usize::from(size.rows)));
+    out.into_bytes()
+}
+
 /// Why an agent of `launch` kind has no terminal here, if it has none.
 fn no_terminal(agent: &str, launch: LaunchKind) -> Option<String> {
     match launch {
@@ -49,6 +64,14 @@ impl Hub {
                 format!("`{agent}` is not running: its terminal shows here again when it starts."),
             ));
         }
+        // A tmux client draws the screen only: what scrolled off it before comes first, so the viewer can
+        // scroll back through it.
+        let history = self
+            .tmux()
+            .history(agent, HISTORY_LINES)
+            .await
+            .map(|text| prelude(&text, size))
+            .unwrap_or_default();
         let (program, args) = self.tmux().attach_argv(agent);
         let home = self.data_dir().to_owned();
         tokio::task::spawn_blocking(move || Viewer::spawn(&program, &args, size, &home))
@@ -56,6 +79,7 @@ impl Hub {
             .map_err(|e| {
                 HubError::new(Code::Internal, format!("the terminal's start failed: {e}"))
             })?
+            .map(|viewer| viewer.with_prelude(history))
             .map_err(|e| {
                 HubError::new(
                     Code::TmuxFailed,
@@ -92,4 +116,19 @@ pub fn size(cols: u16, rows: u16) -> Result<TermSize, HubError> {
             ),
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn history_goes_above_the_screen() {
+        let size = TermSize::new(80, 3).unwrap();
+        assert!(prelude("\n\n", size).is_empty());
+        assert_eq!(
+            String::from_utf8(prelude("one\n\x1b[31mtwo\n", size)).unwrap(),
+            "one\r\n\x1b[31mtwo\x1b[0m\r\n\r\n\r\n"
+        );
+    }
 }

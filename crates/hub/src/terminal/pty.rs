@@ -22,6 +22,8 @@ const CHUNK: usize = 32 * 1024;
 
 /// One attached viewer: its output, and the handle that types into it, resizes it and ends it.
 pub struct Viewer {
+    /// What the viewer is shown before the tmux client's own output (the pane's history).
+    prelude: Option<Vec<u8>>,
     output: mpsc::Receiver<Vec<u8>>,
     control: ViewerControl,
 }
@@ -107,6 +109,7 @@ impl Viewer {
             .name("terminal-write".into())
             .spawn(move || write_all(writer, &in_rx))?;
         Ok(Viewer {
+            prelude: None,
             output,
             control: ViewerControl {
                 inner: Arc::new(Control {
@@ -118,9 +121,18 @@ impl Viewer {
         })
     }
 
+    /// Shows `bytes` first, before anything the tmux client draws.
+    pub fn with_prelude(mut self, bytes: Vec<u8>) -> Viewer {
+        self.prelude = Some(bytes).filter(|b| !b.is_empty());
+        self
+    }
+
     /// The next output, several chunks that were waiting joined into one; `None` once the terminal has
     /// closed (the session ended, or tmux did).
     pub async fn next(&mut self) -> Option<Vec<u8>> {
+        if let Some(prelude) = self.prelude.take() {
+            return Some(prelude);
+        }
         let mut chunk = self.output.recv().await?;
         while chunk.len() < CHUNK {
             match self.output.try_recv() {
