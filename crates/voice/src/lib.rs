@@ -10,6 +10,7 @@ use std::time::Duration;
 use clawmux_core::wire::Code;
 use serde_json::{json, Value};
 
+pub mod local;
 mod settings;
 
 pub use settings::{VoiceSettings, SETTINGS_FILE};
@@ -34,7 +35,8 @@ pub struct VoiceError {
 }
 
 impl VoiceError {
-    fn new(code: Code, message: impl Into<String>) -> VoiceError {
+    /// Builds an error.
+    pub fn new(code: Code, message: impl Into<String>) -> VoiceError {
         VoiceError {
             code,
             message: message.into(),

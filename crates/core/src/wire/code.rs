@@ -122,6 +122,16 @@ codes! {
     TranscriptionFailed = "transcription_failed",
     /// The speech service failed.
     SpeechFailed = "speech_failed",
+    /// The on-device engine's model is not downloaded yet.
+    ModelNotDownloaded = "model_not_downloaded",
+    /// The on-device engine's model cannot be loaded or run.
+    ModelUnusable = "model_unusable",
+    /// A model download failed (the server, the network, a wrong file).
+    DownloadFailed = "download_failed",
+    /// A model download was cancelled.
+    DownloadCancelled = "download_cancelled",
+    /// A model download is under way already.
+    DownloadInProgress = "download_in_progress",
     /// The transcription is empty: nothing was said.
     NothingHeard = "nothing_heard",
     /// Text to speak that is empty or too long.

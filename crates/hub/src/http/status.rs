@@ -46,13 +46,17 @@ pub(crate) fn status(code: Code) -> StatusCode {
         | Code::IdempotencyConflict
         | Code::VoiceNotConfigured
         | Code::AlreadyRecording
+        | Code::ModelNotDownloaded
+        | Code::DownloadCancelled
+        | Code::DownloadInProgress
         | Code::NotRecording => StatusCode::CONFLICT,
         Code::BodyTooLarge | Code::MessageTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
         Code::NotAudio => StatusCode::UNSUPPORTED_MEDIA_TYPE,
         Code::NothingHeard => StatusCode::UNPROCESSABLE_ENTITY,
-        Code::VoiceServiceUnreachable | Code::TranscriptionFailed | Code::SpeechFailed => {
-            StatusCode::BAD_GATEWAY
-        }
+        Code::VoiceServiceUnreachable
+        | Code::TranscriptionFailed
+        | Code::SpeechFailed
+        | Code::DownloadFailed => StatusCode::BAD_GATEWAY,
         Code::TmuxMissing | Code::NotServing | Code::HubUnavailable | Code::NoMicrophone => {
             StatusCode::SERVICE_UNAVAILABLE
         }
@@ -61,6 +65,7 @@ pub(crate) fn status(code: Code) -> StatusCode {
         | Code::TerminateFailed
         | Code::VoiceSettingsUnreadable
         | Code::RecordingFailed
+        | Code::ModelUnusable
         | Code::CannotSave
         | Code::Startup
         | Code::CorruptStore
