@@ -25,6 +25,14 @@ export const EndReason = Object.freeze({
   EXITED: 'exited',
 });
 
+/** How a speech model's download stands (`DownloadState`). */
+export const DownloadState = Object.freeze({
+  RUNNING: 'running',
+  DONE: 'done',
+  FAILED: 'failed',
+  CANCELLED: 'cancelled',
+});
+
 /** Who speaks in a message (`clawmux_core::wire::Kind`). */
 export const Kind = Object.freeze({
   USER: 'user',

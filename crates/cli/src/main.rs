@@ -16,6 +16,7 @@ mod replay;
 mod send;
 mod serve;
 mod timeline;
+mod voice;
 mod wait;
 
 use std::path::PathBuf;
@@ -32,6 +33,18 @@ use clap::{Parser, Subcommand};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+}
+
+#[derive(Subcommand)]
+enum VoiceCommand {
+    /// The models speech can be heard with on this device: their sizes, which are downloaded.
+    Models,
+    /// Download a model (the hub does it, resumable and checked; Ctrl-C cancels and keeps what came).
+    Download {
+        /// `tiny.en`, `base.en` (the default) or `small.en`.
+        #[arg(default_value = "base.en")]
+        model: String,
+    },
 }
 
 #[derive(Subcommand)]
@@ -114,6 +127,13 @@ enum Command {
     /// Import the conversations of an original ClawMux installation found in the hub's data folder
     /// (`sessions/<agent>/history.json`); running it again imports nothing twice.
     Import {
+        #[command(flatten)]
+        hub: env::HubArgs,
+    },
+    /// Speech to text on this device: the models, and downloading one.
+    Voice {
+        #[command(subcommand)]
+        command: VoiceCommand,
         #[command(flatten)]
         hub: env::HubArgs,
     },
@@ -259,6 +279,10 @@ fn main() -> ExitCode {
         }
         | Command::Status { hub } => agent::list(&hub),
         Command::Open { hub } => agent::open(&hub),
+        Command::Voice { command, hub } => match command {
+            VoiceCommand::Models => voice::models(&hub),
+            VoiceCommand::Download { model } => voice::download(&hub, &model),
+        },
         Command::Import { hub } => agent::import(&hub),
         Command::Spawn(spawn) => lifecycle::spawn(&spawn),
         Command::Terminate { name, hub } => lifecycle::act(&hub, &name, "terminate"),

@@ -187,7 +187,15 @@ fn real_speech_is_transcribed_once_and_never_lost() {
     assert!((0.5..5.0).contains(&seconds), "{seconds} s of speech");
     let kept = hub.data().join("voice/rec-1.wav");
 
-    // No service set: refused, kept.
+    // Nothing to hear it with yet (no service set, and the device's model not downloaded): refused, kept.
+    let (status, v) = post_audio(&hub, "sky", "rec-1", "audio/wav", &audio);
+    assert_eq!(
+        (status, v["code"].as_str()),
+        (409, Some("model_not_downloaded"))
+    );
+    assert!(v["message"].as_str().unwrap().contains("base.en"), "{v}");
+    // The user's own service chosen, but none set: says so.
+    settings(&hub, json!({"speech_to_text": "service"}));
     let (status, v) = post_audio(&hub, "sky", "rec-1", "audio/wav", &audio);
     assert_eq!(
         (status, v["code"].as_str()),

@@ -87,6 +87,17 @@ pub enum Command {
         /// The settings.
         settings: crate::voice::VoiceSettings,
     },
+    /// The speech models the device can use: sizes, which are downloaded, which is downloading.
+    VoiceModels {},
+    /// Starts downloading a speech model (progress on the feed, `model_download`).
+    DownloadModel {
+        /// `tiny.en`, `base.en` or `small.en`.
+        model: clawmux_voice::local::LocalModel,
+    },
+    /// Cancels the model download under way (the partial file is kept).
+    CancelDownload {},
+    /// Loads the speech model now: the user has started talking.
+    WarmVoice {},
     /// A page of a conversation: the latest, after a cursor, or before one.
     History {
         /// The agent.
@@ -127,6 +138,19 @@ impl Hub {
             Command::Import {} => Ok(json!(self.import_original().await)),
             Command::VoiceSettings {} => Ok(self.voice_settings()?.public()),
             Command::SetVoiceSettings { settings } => self.set_voice_settings(settings),
+            Command::VoiceModels {} => Ok(self.voice_models()),
+            Command::DownloadModel { model } => {
+                self.download_model(model)?;
+                Ok(json!({ "downloading": model }))
+            }
+            Command::CancelDownload {} => {
+                self.cancel_download()?;
+                Ok(json!({}))
+            }
+            Command::WarmVoice {} => {
+                self.warm_voice().await?;
+                Ok(json!({}))
+            }
             Command::UserMessage {
                 session_id,
                 text,

@@ -166,6 +166,9 @@ pub struct Options {
     /// How long a connection to the TCP port may send nothing before it is closed
     /// (`CLAWMUX_IDLE_TIMEOUT_MS`, default 60 s).
     pub idle_timeout: Duration,
+    /// Where speech models are downloaded from instead of whisper.cpp's repository (`CLAWMUX_MODELS_URL`:
+    /// a mirror; the files must still be the pinned ones).
+    pub models_url: Option<String>,
 }
 
 impl Options {
@@ -197,6 +200,9 @@ impl Options {
                 crate::lifecycle::launch::BASH_TIMEOUT_MS,
             ),
             idle_timeout: ms("CLAWMUX_IDLE_TIMEOUT_MS", crate::http::peers::IDLE_MS),
+            models_url: std::env::var("CLAWMUX_MODELS_URL")
+                .ok()
+                .filter(|u| !u.is_empty()),
         }
     }
 }

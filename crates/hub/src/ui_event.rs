@@ -193,6 +193,20 @@ pub enum UiEvent {
         /// The problem.
         problem: Option<String>,
     },
+    /// A speech model's download moved on, or ended.
+    ModelDownload {
+        /// The model.
+        model: clawmux_voice::local::LocalModel,
+        /// Bytes downloaded.
+        done: u64,
+        /// Bytes in all.
+        total: u64,
+        /// Under way, or how it ended.
+        state: crate::voice::device::DownloadState,
+        /// Why it failed or stopped.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+    },
     /// The replay from the client's cursor could not be done; the client must reload its history.
     Reset {
         /// Why.
@@ -239,6 +253,7 @@ impl UiEvent {
             | UiEvent::SessionTerminated { .. }
             | UiEvent::SessionProblem { .. }
             | UiEvent::Reset { .. }
+            | UiEvent::ModelDownload { .. }
             | UiEvent::Error { .. } => None,
         }
     }

@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 use clawmux_core::wire::{Code, Kind};
 use clawmux_core::State;
 use clawmux_hub::ui_event::{EndReason, LaunchKind};
+use clawmux_hub::voice::device::DownloadState;
 use serde::Serialize;
 
 /// The values of `export const NAME = Object.freeze({ KEY: 'value', ... })` in names.js.
@@ -41,6 +42,7 @@ fn every_list_in_names_js_is_its_enum() {
     assert_eq!(js_list("State"), rust_list(State::ALL));
     assert_eq!(js_list("Launch"), rust_list(LaunchKind::ALL));
     assert_eq!(js_list("EndReason"), rust_list(EndReason::ALL));
+    assert_eq!(js_list("DownloadState"), rust_list(DownloadState::ALL));
     assert_eq!(js_list("Kind"), rust_list(Kind::ALL));
     assert_eq!(js_list("Code"), rust_list(Code::ALL.iter().copied()));
 }

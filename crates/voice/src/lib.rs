@@ -1,5 +1,5 @@
-//! The voice services ClawMux talks to: speech to text and text to speech through OpenAI-compatible
-//! services the user runs (whisper.cpp's server or faster-whisper-server for `/v1/audio/transcriptions`,
+//! ClawMux's voice: speech to text on the device ([`local`]: whisper.cpp, a model downloaded on first
+//! use), or, as before, speech to text and text to speech through OpenAI-compatible services the user runs (whisper.cpp's server or faster-whisper-server for `/v1/audio/transcriptions`,
 //! Kokoro-FastAPI for `/v1/audio/speech`), and the settings that say where they are.
 //!
 //! Blocking by design (a plain HTTP client with a timeout): the hub calls it off its async threads. Errors
@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 pub mod local;
 mod settings;
 
-pub use settings::{VoiceSettings, SETTINGS_FILE};
+pub use settings::{SpeechToText, VoiceSettings, SETTINGS_FILE};
 
 /// The largest speech answer accepted.
 const MAX_SPEECH: u64 = 20 * 1024 * 1024;

@@ -4,7 +4,18 @@ use clawmux_core::wire::Code;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+use crate::local::LocalModel;
 use crate::VoiceError;
+
+/// Where speech becomes text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SpeechToText {
+    /// On this device, with whisper.cpp and a downloaded model.
+    Device,
+    /// The user's own transcription service.
+    Service,
+}
 
 /// The settings file in the data folder.
 pub const SETTINGS_FILE: &str = "voice.json";
@@ -29,9 +40,20 @@ pub struct VoiceSettings {
     /// The voice.
     #[serde(default = "default_voice")]
     pub speech_voice: String,
+    /// Where speech becomes text; unset: on the device, unless a service is set (as it was before the
+    /// device could).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speech_to_text: Option<SpeechToText>,
+    /// The model the device uses.
+    #[serde(default = "default_local_model")]
+    pub local_model: LocalModel,
     /// A bearer key for the services, if they want one. Never sent back to the UI.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api_key: Option<String>,
+}
+
+fn default_local_model() -> LocalModel {
+    LocalModel::BaseEn
 }
 
 fn default_transcription_model() -> String {
@@ -52,12 +74,24 @@ impl Default for VoiceSettings {
             speech_url: None,
             speech_model: default_speech_model(),
             speech_voice: default_voice(),
+            speech_to_text: None,
+            local_model: default_local_model(),
             api_key: None,
         }
     }
 }
 
 impl VoiceSettings {
+    /// Where speech becomes text.
+    pub fn speech_to_text(&self) -> SpeechToText {
+        self.speech_to_text
+            .unwrap_or(if self.transcription_url.is_some() {
+                SpeechToText::Service
+            } else {
+                SpeechToText::Device
+            })
+    }
+
     /// Refuses an address that is not plain http (the services are the user's own, nearby).
     pub fn check(&self) -> Result<(), VoiceError> {
         for url in [&self.transcription_url, &self.speech_url]
@@ -81,6 +115,7 @@ impl VoiceSettings {
         if let Some(o) = v.as_object_mut() {
             o.remove("api_key");
             o.insert("api_key_set".into(), json!(self.api_key.is_some()));
+            o.insert("speech_to_text".into(), json!(self.speech_to_text()));
         }
         v
     }

@@ -64,6 +64,8 @@ struct Inner {
     tmux: Tmux,
     /// The port the hub serves on (0 until it serves): agents are told it.
     port: AtomicU16,
+    /// Speech to text on the device: the loaded model, the download under way.
+    device_voice: crate::voice::device::DeviceVoice,
 }
 
 /// The wall clock, read only here at the edge: the state machine gets time handed in.
@@ -116,6 +118,7 @@ impl Hub {
                 tmux: Tmux::new(options.tmux.clone(), data_dir),
                 options,
                 port: AtomicU16::new(0),
+                device_voice: Default::default(),
             }),
         })
     }
@@ -139,6 +142,10 @@ impl Hub {
     /// How agents are started and looked after.
     pub fn options(&self) -> &Options {
         &self.inner.options
+    }
+
+    pub(crate) fn device_voice(&self) -> &crate::voice::device::DeviceVoice {
+        &self.inner.device_voice
     }
 
     pub(crate) fn tmux(&self) -> &Tmux {

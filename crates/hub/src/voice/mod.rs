@@ -6,7 +6,12 @@
 //! sends it again with the same id, and the message is stored once (the id is its client key). The file is
 //! removed once its message is stored. The UI names the recording (a plain identifier), the hub the path.
 //!
+//! Speech becomes text on the device ([`device`]: whisper.cpp, the default) or through the user's own
+//! service, as the settings say; either way the recording is kept, retried and stored once the same.
+//!
 //! Speaking never blocks sending: it is a separate request the UI makes after a message arrived.
+
+pub mod device;
 
 use std::path::PathBuf;
 
@@ -203,15 +208,22 @@ impl Hub {
         audio: Vec<u8>,
     ) -> Result<clawmux_core::wire::Message, HubError> {
         let settings = self.voice_settings()?;
-        let name = file
-            .file_name()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .into_owned();
-        let content_type = content_type.to_owned();
-        let text =
-            blocking(move || clawmux_voice::transcribe(&settings, &name, &content_type, &audio))
-                .await?;
+        let text = match settings.speech_to_text() {
+            clawmux_voice::SpeechToText::Device => {
+                self.transcribe_on_device(settings.local_model, content_type, audio)
+                    .await?
+            }
+            clawmux_voice::SpeechToText::Service => {
+                let name = file
+                    .file_name()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+                    .into_owned();
+                let content_type = content_type.to_owned();
+                blocking(move || clawmux_voice::transcribe(&settings, &name, &content_type, &audio))
+                    .await?
+            }
+        };
         let m = self
             .user_message(agent, &text, true, Some(&format!("voice:{recording}")))
             .await?;
