@@ -179,6 +179,27 @@ test('an agent that ends leaves its last screen, and its terminal comes back whe
   }
 });
 
+test('closing a viewer never types into the agent: sixty viewers come and go, the shell hears nothing', async () => {
+  const hub = await startHub();
+  try {
+    hub.clawmux(['spawn', 'sh', '--command', SHELL]);
+    const own = { origin: `http://127.0.0.1:${hub.port}` };
+    for (let i = 0; i < 60; i++) {
+      const opened = await connect(hub, 'sh', { protocols: ['clawmux.terminal.v1', `clawmux.token.${hub.token}`], headers: own });
+      assert.equal(opened.notice?.type, 'attached');
+    }
+    // Every viewer's tmux client is gone, and the shell is still at its first prompt: no newline, no EOF.
+    for (let i = 0; i < 100 && hub.tmux(['list-clients', '-t', '=sh']).trim() !== ''; i++) await new Promise((ok) => setTimeout(ok, 50));
+    assert.equal(hub.tmux(['list-clients', '-t', '=sh']).trim(), '');
+    await new Promise((ok) => setTimeout(ok, 300));
+    assert.equal(hub.tmux(['display-message', '-p', '-t', '=sh:', '#{pane_dead}']).trim(), '0', 'the shell runs');
+    const screen = hub.tmux(['capture-pane', '-p', '-t', '=sh:']).split('\n').filter((l) => l.trim());
+    assert.deepEqual(screen, ['$'], 'nothing was typed into the pane');
+  } finally {
+    hub.stop();
+  }
+});
+
 test('agents ClawMux did not start have no terminal, and the panel says why', async () => {
   const hub = await startHub();
   const browser = await openBrowser();

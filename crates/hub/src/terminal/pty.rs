@@ -6,6 +6,11 @@
 //! the agent never notices. The pty's blocking reads and writes run on two threads of the viewer's own,
 //! so a slow viewer holds up nobody else; its output reaches the async side through a bounded channel,
 //! whose back-pressure stops the reader, then tmux, which drops what that client cannot keep up with.
+//!
+//! `portable-pty`'s writer, when dropped, types a newline and an end-of-file into the terminal (for a
+//! shell it started, that is a goodbye); here the terminal's program is a tmux client that would pass
+//! them on to the agent, which a shell takes for `exit`. So the writer is dropped only once the client
+//! has exited, by the thread that waited for it.
 
 use std::io::{Read, Write};
 use std::path::Path;
@@ -19,6 +24,10 @@ use tokio::sync::mpsc;
 const QUEUED_CHUNKS: usize = 64;
 /// The most read at once from the pty.
 const CHUNK: usize = 32 * 1024;
+
+/// The pty's writer, shared by the thread that writes keys and the one that drops it once the client
+/// has exited.
+type Writer = Arc<Mutex<Option<Box<dyn Write + Send>>>>;
 
 /// One attached viewer: its output, and the handle that types into it, resizes it and ends it.
 pub struct Viewer {
@@ -94,20 +103,24 @@ impl Viewer {
             .master
             .try_clone_reader()
             .map_err(std::io::Error::other)?;
-        let writer = pair.master.take_writer().map_err(std::io::Error::other)?;
+        let writer: Writer = Arc::new(Mutex::new(Some(
+            pair.master.take_writer().map_err(std::io::Error::other)?,
+        )));
 
         let (out_tx, output) = mpsc::channel(QUEUED_CHUNKS);
+        let kept = writer.clone();
         std::thread::Builder::new()
             .name("terminal-read".into())
             .spawn(move || {
                 read_all(reader, &out_tx);
-                // Reaps the client, whichever way it ended.
+                // Reaps the client, whichever way it ended; only then may the writer go (see above).
                 let _ = child.wait();
+                drop(kept.lock().unwrap_or_else(PoisonError::into_inner).take());
             })?;
         let (input, in_rx) = std_mpsc::channel::<Vec<u8>>();
         std::thread::Builder::new()
             .name("terminal-write".into())
-            .spawn(move || write_all(writer, &in_rx))?;
+            .spawn(move || write_all(&writer, &in_rx))?;
         Ok(Viewer {
             prelude: None,
             output,
@@ -184,13 +197,11 @@ fn read_all(mut reader: Box<dyn Read + Send>, out: &mpsc::Sender<Vec<u8>>) {
     }
 }
 
-fn write_all(mut writer: Box<dyn Write + Send>, input: &std_mpsc::Receiver<Vec<u8>>) {
+fn write_all(writer: &Writer, input: &std_mpsc::Receiver<Vec<u8>>) {
     while let Ok(bytes) = input.recv() {
-        if writer
-            .write_all(&bytes)
-            .and_then(|()| writer.flush())
-            .is_err()
-        {
+        let mut slot = writer.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(w) = slot.as_mut() else { return };
+        if w.write_all(&bytes).and_then(|()| w.flush()).is_err() {
             return;
         }
     }
