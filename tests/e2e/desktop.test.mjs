@@ -5,9 +5,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { homedir } from 'node:os';
 import {
   APP, APP_ARGS, BUS, DISPLAY, OPENED, PICK, SPEECH, WINDOW_STATE, browser, children, data, dir, launchApp, listening,
   notifications, painted, quitApp, start, until, useApp, windowHub,
@@ -16,6 +17,9 @@ import { ARTIFACTS, BIN, ROOT } from './harness.mjs';
 import { filePart, readWav, startService } from './voice-service.mjs';
 
 useApp();
+
+/** The model the voice tests hear with (made by scripts/voice-test-model, which scripts/test runs). */
+const MODEL = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'clawmux-tests/whisper/ggml-tiny.en.bin');
 
 test('the app window runs the hub, shows agents, sends a message and notifies when an agent is done', async () => {
   const online = await browser.$('#connection.online');
@@ -213,6 +217,40 @@ test('push-to-talk in the window: the app records real speech, the agent gets it
   assert.equal(await (await browser.$('#notice')).getText(), '', 'no error: the second press was not refused as a recording under way');
   assert.equal(whisper.seen.length, 2, 'nothing sent after Escape');
   assert.deepEqual(readdirSync(join(data, 'voice')), []);
+});
+
+test('voice on the device in the window: Talk held, whisper.cpp in the app hears it, the agent\'s wait prints the words', async (t) => {
+  const { api, env } = await windowHub();
+  // The model as a finished download leaves it (the test model, tiny.en; scripts/voice-test-model).
+  mkdirSync(join(data, 'models'), { recursive: true });
+  copyFileSync(MODEL, join(data, 'models', 'ggml-tiny.en.bin'));
+  t.after(() => rmSync(join(data, 'models'), { recursive: true, force: true }));
+  // The user's own service, as the test before set it, comes back after this one.
+  const before = await api('GET', '/api/voice/settings');
+  t.after(() => api('POST', '/api/voice/settings', { transcription_url: before.transcription_url }));
+  await api('POST', '/api/voice/settings', { speech_to_text: 'device', local_model: 'tiny.en' });
+  // The settings form shows where speech is heard, and that the model is here.
+  await (await browser.$('#voice-settings-open')).click();
+  await browser.waitUntil(async () => /Downloaded/.test(await (await browser.$('#vs-model-state')).getText()), { timeout: 5000, timeoutMsg: 'the model is not shown as downloaded' });
+  assert.equal(await (await browser.$('#vs-stt')).getValue(), 'device');
+  await (await browser.$('#vs-cancel')).click();
+
+  await (await browser.$('[data-agent="sky"]')).click();
+  const wait = spawn(BIN, ['wait'], { env: env('sky'), stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(wait);
+  let printed = '';
+  wait.stdout.on('data', (d) => { printed += d; });
+  await (await browser.$('[data-agent="sky"].indicator-idle')).waitForExist({ timeout: 10000 });
+  const spoken = readWav(readFileSync(SPEECH));
+  const state = await browser.$('#voice-state');
+  const mic = await browser.$('#mic');
+  await mic.click();
+  await browser.waitUntil(async () => (await state.getText()).startsWith('Listening'), { timeout: 5000, timeoutMsg: 'never listened' });
+  await new Promise((ok) => setTimeout(ok, (spoken.samples.length * 1000) / spoken.rate + 300));
+  const released = Date.now();
+  await mic.click();
+  await until('the agent printed the words', () => /\[VOICE id:msg-[0-9a-f]{8} from:user\] .*run the tests/i.test(printed), 20000);
+  console.log(`Talk released to the words printed by the agent's wait (tiny.en, in the app): ${Date.now() - released} ms`);
 });
 
 test('a speech service set in the voice settings form reads the answers instead of the voices of the window', async (t) => {

@@ -1,15 +1,16 @@
 // Voice in the browser UI, with real speech: espeak-ng speaks a sentence into a WAV, Chromium's fake
-// microphone plays it, the UI records it (MediaRecorder) while Space is held, the hub sends it to a
-// transcription service run here that checks it got real audio of the right length and format, and the
-// agent receives the words as a voice message. Speaking goes through a speech service run here (headless
+// microphone plays it, the UI records it (an AudioWorklet, made a WAV) while Space is held, and the hub
+// hears it on the device (whisper.cpp with the test model, tiny.en) or sends it to a transcription
+// service run here that checks it got real audio of the right length and format; the agent receives the
+// words as a voice message. Speaking goes through a speech service run here (headless
 // Chromium has no voices of its own), with markdown and code not read as symbols.
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { ARTIFACTS, openBrowser, openUi, startHub } from './harness.mjs';
 import { filePart, startService } from './voice-service.mjs';
 
@@ -24,7 +25,9 @@ before(async () => {
 });
 after(async () => { await browser?.close(); });
 
-const EBML = Buffer.from([0x1a, 0x45, 0xdf, 0xa3]);
+const RIFF = Buffer.from('RIFF');
+/** The model the voice tests hear with (made by scripts/voice-test-model, which scripts/test runs). */
+const MODEL = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'clawmux-tests/whisper/ggml-tiny.en.bin');
 
 test('held Space records real speech, the hub transcribes it, the agent gets a voice message; a failure keeps it for a retry', async () => {
   const hub = await startHub();
@@ -33,8 +36,9 @@ test('held Space records real speech, the hub transcribes it, the agent gets a v
   const whisper = await startService((path, body, headers) => {
     const file = filePart(body, headers['content-type']);
     heard.push(file);
-    // Real audio, whole: a WebM (Opus) recording, of at least the second of speech it was held for.
-    const real = path === '/v1/audio/transcriptions' && file.subarray(0, 4).equals(EBML) && file.length > 4000;
+    // Real audio, whole: a WAV of at least the second of speech it was held for (16-bit samples at the
+    // device's rate, 16,000 a second at the least).
+    const real = path === '/v1/audio/transcriptions' && file.subarray(0, 4).equals(RIFF) && file.length > 32000;
     if (!up) return [503, 'application/json', '{"error":"loading the model"}'];
     return real ? [200, 'application/json', '{"text":"please run the tests"}'] : [400, 'application/json', '{"error":"not audio"}'];
   });
@@ -76,6 +80,34 @@ test('held Space records real speech, the hub transcribes it, the agent gets a v
   } finally {
     hub.stop();
     await whisper.close();
+  }
+});
+
+test('speech is heard on the device: held Space, whisper.cpp in the hub, the agent gets the words', async () => {
+  const hub = await startHub({
+    prepare: (data) => {
+      mkdirSync(join(data, 'models'), { recursive: true });
+      copyFileSync(MODEL, join(data, 'models', 'ggml-tiny.en.bin'));
+    },
+  });
+  const { page, errors } = await openUi(browser, hub);
+  try {
+    // The default is the device; the test model is tiny.en.
+    await hub.api('POST', '/api/voice/settings', { local_model: 'tiny.en' });
+    hub.addAgent('sky');
+    await page.click('[data-agent="sky"]');
+    const wait = hub.wait('sky');
+    await page.waitForSelector('[data-agent="sky"].indicator-idle');
+    await page.click('#chats');
+    await page.keyboard.down('Space');
+    await page.waitForSelector('#voice-state.listening');
+    await page.waitForTimeout(2500); // the length of the recording, not a wait for an event
+    await page.keyboard.up('Space');
+    const printed = await wait.done;
+    assert.match(printed, /^\[VOICE id:msg-[0-9a-f]{8} from:user\] .*run the tests/im);
+    assert.deepEqual(errors, []);
+  } finally {
+    hub.stop();
   }
 });
 

@@ -75,6 +75,9 @@ function onEvent(e) {
       // conversation takes its latest page again; the store and the views ignore what they already have.
       for (const conv of conversations.values()) loadLatest(conv);
       break;
+    case 'model_download':
+      voice.downloadProgress(e);
+      break;
     case 'open_agent':
       if (sessions.has(e.session_id)) select(e.session_id);
       break;

@@ -4,7 +4,7 @@
 // screen to be sent again under the same id.
 
 import { $, notice } from './dom.js';
-import { Launch } from './names.js';
+import { Code, Launch } from './names.js';
 import { Listener, Speaker } from './voice.js';
 import { VoiceSettingsForm } from './voice-settings.js';
 
@@ -80,6 +80,17 @@ export class VoicePanel {
     this.show();
   }
 
+  /** Starts listening; the hub loads its speech model meanwhile, so the words do not wait for it. */
+  talk() {
+    this.backend.command({ command: 'warm_voice' }).catch(() => {});
+    this.listener.start();
+  }
+
+  /** A `model_download` event: the settings form shows it. */
+  downloadProgress(e) {
+    this.settings.progress(e);
+  }
+
   /** A recording goes to the agent on screen; one that fails stays on screen to be sent again (same id). */
   async sendRecording(agent, clip, recording = clip.recording ?? crypto.randomUUID()) {
     notice('Transcribing…');
@@ -88,6 +99,14 @@ export class VoicePanel {
       notice(clip.truncated ? 'Sent, though only its first 25 MiB (about 4.5 minutes) were recorded.' : '');
     } catch (e) {
       notice(`Not sent: ${e.message}`);
+      if (e.code === Code.MODEL_NOT_DOWNLOADED) {
+        const get = document.createElement('button');
+        get.type = 'button';
+        get.className = 'get-model';
+        get.textContent = 'Get the model';
+        get.addEventListener('click', () => this.settings.open());
+        $('notice').append(get);
+      }
       const retry = document.createElement('button');
       retry.type = 'button';
       retry.className = 'retry-recording';
@@ -102,7 +121,7 @@ export class VoicePanel {
     const agentOnScreen = () => this.current() && this.session(this.current())?.launch !== Launch.OBSERVED;
     $('mic').addEventListener('click', () => {
       if (listener.listening) listener.stop();
-      else if (agentOnScreen()) listener.start();
+      else if (agentOnScreen()) this.talk();
     });
     $('speak-stop').addEventListener('click', () => speaker.stop());
     $('speak-skip').addEventListener('click', () => speaker.skip());
@@ -116,7 +135,7 @@ export class VoicePanel {
         listener.cancel();
       } else if (e.code === 'Space' && !e.repeat && !typing() && agentOnScreen()) {
         e.preventDefault();
-        listener.start();
+        this.talk();
       }
     });
     document.addEventListener('keyup', (e) => {

@@ -1,7 +1,19 @@
-// The voice settings form: where speech becomes text and text speech. The hub keeps them; the key is
-// never shown back (empty keeps it), and a bad address is refused with the hub's reason, nothing saved.
+// The voice settings form: where speech becomes text (on this device with a downloaded model, or the
+// user's own service) and where text becomes speech. The hub keeps them; the key is never shown back
+// (empty keeps it), and a bad address is refused with the hub's reason, nothing saved.
+//
+// The device's models are listed with the disk each takes and whether it is here; a download shows its
+// progress (the hub's `model_download` events) and can be cancelled, keeping what came for the next try.
 
 import { $ } from './dom.js';
+import { DownloadState } from './names.js';
+
+const MIB = 1024 * 1024;
+const LABELS = {
+  'tiny.en': 'tiny.en: fastest, least accurate',
+  'base.en': 'base.en: fast and good (recommended)',
+  'small.en': 'small.en: most accurate, slower',
+};
 
 export class VoiceSettingsForm {
   /** `onSaved(settings)` gets what the hub saved. */
@@ -9,12 +21,17 @@ export class VoiceSettingsForm {
     this.backend = backend;
     this.onSaved = onSaved;
     this.loaded = {};
+    this.models = [];
     $('voice-settings-open').addEventListener('click', () => this.open());
     $('vs-cancel').addEventListener('click', () => { $('voice-settings').hidden = true; });
     $('voice-settings').addEventListener('submit', (e) => {
       e.preventDefault();
       this.save();
     });
+    $('vs-stt').addEventListener('change', () => this.showEngine());
+    $('vs-model').addEventListener('change', () => this.showModel());
+    $('vs-download').addEventListener('click', () => this.download());
+    $('vs-download-cancel').addEventListener('click', () => this.backend.command({ command: 'cancel_download' }).catch(() => {}));
   }
 
   async open() {
@@ -23,15 +40,83 @@ export class VoiceSettingsForm {
     try {
       const settings = await this.backend.command({ command: 'voice_settings' });
       this.loaded = settings;
+      $('vs-stt').value = settings.speech_to_text;
       $('vs-transcription').value = settings.transcription_url ?? '';
       $('vs-speech').value = settings.speech_url ?? '';
       $('vs-voice').value = settings.speech_voice ?? '';
       $('vs-key').value = '';
       $('vs-key').placeholder = settings.api_key_set ? 'set (leave empty to keep it)' : 'none';
-      $('vs-transcription').focus();
+      await this.loadModels(settings.local_model);
+      this.showEngine();
+      $('vs-stt').focus();
     } catch (e) {
       $('vs-hint').textContent = e.message;
     }
+  }
+
+  async loadModels(selected = $('vs-model').value) {
+    this.models = (await this.backend.command({ command: 'voice_models' })).models;
+    const select = $('vs-model');
+    select.replaceChildren(...this.models.map((m) => {
+      const option = document.createElement('option');
+      option.value = m.model;
+      option.textContent = `${LABELS[m.model] ?? m.model} (${Math.round(m.size / MIB)} MiB${m.downloaded ? ', downloaded' : ''})`;
+      return option;
+    }));
+    select.value = selected || 'base.en';
+    this.showModel();
+  }
+
+  showEngine() {
+    const device = $('vs-stt').value === 'device';
+    $('vs-device').hidden = !device;
+    $('vs-service').hidden = device;
+  }
+
+  /** The chosen model: here, being downloaded, or to download. */
+  showModel() {
+    const m = this.models.find((x) => x.model === $('vs-model').value);
+    if (!m) return;
+    const state = $('vs-model-state');
+    state.className = 'state';
+    $('vs-download').hidden = m.downloaded || m.downloading;
+    $('vs-download').textContent = m.partial ? 'Resume the download' : `Download (${Math.round(m.size / MIB)} MiB)`;
+    $('vs-download-cancel').hidden = !m.downloading;
+    $('vs-progress').hidden = !m.downloading;
+    if (m.downloaded) state.textContent = 'Downloaded: speech is heard on this device.';
+    else if (m.downloading) state.textContent = 'Downloading…';
+    else if (m.failure) {
+      state.textContent = m.failure;
+      state.classList.add('failed');
+    } else state.textContent = 'Not downloaded yet: it is downloaded once, then speech never leaves this device.';
+  }
+
+  async download() {
+    try {
+      await this.backend.command({ command: 'download_model', model: $('vs-model').value });
+      await this.loadModels();
+    } catch (e) {
+      $('vs-hint').textContent = e.message;
+    }
+  }
+
+  /** A `model_download` event from the hub. */
+  progress(e) {
+    const m = this.models.find((x) => x.model === e.model);
+    if (!m) return;
+    if (e.state === DownloadState.RUNNING) {
+      m.downloading = true;
+      if ($('vs-model').value === e.model) {
+        $('vs-progress').hidden = false;
+        $('vs-progress').value = e.total ? e.done / e.total : 0;
+        $('vs-model-state').textContent = `Downloading… ${(e.done / MIB).toFixed(1)} of ${(e.total / MIB).toFixed(1)} MiB`;
+        $('vs-download').hidden = true;
+        $('vs-download-cancel').hidden = false;
+      }
+      return;
+    }
+    // It ended: the list says how.
+    if (!$('voice-settings').hidden) this.loadModels().catch(() => {});
   }
 
   async save() {
@@ -39,6 +124,8 @@ export class VoiceSettingsForm {
     const value = (id) => $(id).value.trim() || null;
     const settings = {
       ...loaded,
+      speech_to_text: $('vs-stt').value,
+      local_model: $('vs-model').value || loaded.local_model,
       transcription_url: value('vs-transcription'),
       speech_url: value('vs-speech'),
       speech_voice: value('vs-voice') ?? loaded.speech_voice ?? 'af_sky',

@@ -133,42 +133,85 @@ export class Speaker {
 }
 
 /** Records in the page: getUserMedia + MediaRecorder (a plain browser). Its clip is a Blob. */
+/** 16-bit mono PCM WAV of `chunks` (Float32Arrays) at `rate`. */
+function wav(chunks, rate) {
+  const count = chunks.reduce((n, c) => n + c.length, 0);
+  const out = new DataView(new ArrayBuffer(44 + count * 2));
+  const text = (at, s) => [...s].forEach((ch, i) => out.setUint8(at + i, ch.charCodeAt(0)));
+  text(0, 'RIFF');
+  out.setUint32(4, 36 + count * 2, true);
+  text(8, 'WAVEfmt ');
+  out.setUint32(16, 16, true);
+  out.setUint16(20, 1, true);
+  out.setUint16(22, 1, true);
+  out.setUint32(24, rate, true);
+  out.setUint32(28, rate * 2, true);
+  out.setUint16(32, 2, true);
+  out.setUint16(34, 16, true);
+  text(36, 'data');
+  out.setUint32(40, count * 2, true);
+  let at = 44;
+  for (const c of chunks) {
+    for (const x of c) {
+      out.setInt16(at, Math.max(-1, Math.min(1, x)) * 0x7fff, true);
+      at += 2;
+    }
+  }
+  return new Blob([out.buffer], { type: 'audio/wav' });
+}
+
+/**
+ * Push-to-talk in a browser: the microphone's samples, as the page hears them (an AudioWorklet), made a
+ * WAV at the device's rate. A WAV is what every transcriber takes, the hub's own on-device engine
+ * included (it resamples to 16 kHz). `start()` resolves once samples flow: "Listening" means it.
+ */
 export class PageRecorder {
   async start() {
-    if (!navigator.mediaDevices?.getUserMedia || !window.MediaRecorder) {
+    if (!navigator.mediaDevices?.getUserMedia || !window.AudioWorkletNode) {
       throw new Error('This window cannot record: no microphone access here.');
     }
     try {
-      this.stream = await navigator.mediaDevices.getUserMedia({ audio: true });
+      this.stream = await navigator.mediaDevices.getUserMedia({ audio: { channelCount: 1 } });
     } catch (e) {
       throw new Error(e.name === 'NotAllowedError'
         ? 'The microphone was not allowed: allow it for this page and try again.'
         : `No microphone: ${e.message || e.name}`);
     }
-    const type = ['audio/webm;codecs=opus', 'audio/ogg;codecs=opus', 'audio/mp4'].find((t) => MediaRecorder.isTypeSupported(t)) ?? '';
-    this.recorder = new MediaRecorder(this.stream, type ? { mimeType: type } : {});
-    this.type = (this.recorder.mimeType || type || 'audio/webm').split(';')[0];
+    this.context = new AudioContext();
+    await this.context.audioWorklet.addModule(new URL('./pcm-worklet.js', import.meta.url));
+    this.node = new AudioWorkletNode(this.context, 'clawmux-pcm');
     this.chunks = [];
-    this.recorder.ondataavailable = (e) => { if (e.data.size) this.chunks.push(e.data); };
-    this.recorder.start();
-  }
-
-  /** Resolves with the recording. */
-  stop() {
-    return new Promise((resolve, reject) => {
-      this.recorder.onstop = () => {
-        for (const t of this.stream.getTracks()) t.stop();
-        const blob = new Blob(this.chunks, { type: this.type });
-        if (blob.size) resolve(blob);
-        else reject(new Error('Nothing was recorded: is the microphone on?'));
+    const flowing = new Promise((ok) => {
+      this.node.port.onmessage = (e) => {
+        this.chunks.push(e.data);
+        ok();
       };
-      this.recorder.stop();
     });
+    this.context.createMediaStreamSource(this.stream).connect(this.node);
+    // Pulled by the output (the node writes nothing to it: silence), so it runs.
+    this.node.connect(this.context.destination);
+    await this.context.resume();
+    await flowing;
   }
 
-  cancel() {
-    this.recorder.onstop = () => { for (const t of this.stream.getTracks()) t.stop(); };
-    this.recorder.stop();
+  release() {
+    this.node.port.onmessage = null;
+    this.node.disconnect();
+    for (const t of this.stream.getTracks()) t.stop();
+    return this.context.close();
+  }
+
+  /** Resolves with the recording (a WAV blob). */
+  async stop() {
+    const rate = this.context.sampleRate;
+    await this.release();
+    const samples = this.chunks.reduce((n, c) => n + c.length, 0);
+    if (!samples) throw new Error('Nothing was recorded: is the microphone on?');
+    return wav(this.chunks, rate);
+  }
+
+  async cancel() {
+    await this.release();
   }
 }
 

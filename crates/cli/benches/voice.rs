@@ -1,0 +1,150 @@
+//! Prints the on-device voice figures with the real release hub: the model's load, and the time from a
+//! recording posted (Talk released) to its words stored, for a 3 s and a 15 s clip of real speech
+//! (espeak-ng), and the hub's peak memory; for each model found:
+//! - tiny.en: the test model (`scripts/voice-test-model`), which hears the words;
+//! - base.en-sized: a model of base.en's sizes with zero weights (`tests/voice-model/shaped_model.py`;
+//!   no registry here ships base.en): the same arithmetic in the encoder, with the text ended after a
+//!   token or two (a real sentence decodes ten or so more, a few ms each), so it hears nothing and the
+//!   hub answers `nothing_heard` after the same work.
+//!
+//! Run: `cargo bench -p clawmux --bench voice` (or `scripts/bench`, which makes both models).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+// The hub benchmark's helpers; this one uses a few of them.
+#[path = "hub/support.rs"]
+#[allow(dead_code)]
+mod support;
+
+use support::{ms, pct, Hub};
+
+const RUNS: usize = 5;
+const SHORT: &str = "please run the tests and tell me the result";
+const LONG: &str = "please run the whole test suite, then look at the failures one by one, fix the \
+    flaky browser test first, and when everything is green, write a short summary of what changed and \
+    what is still left for tomorrow morning";
+
+fn cache() -> PathBuf {
+    std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache"))
+        .join("clawmux-tests/whisper")
+}
+
+fn speech(dir: &std::path::Path, name: &str, words: &str) -> (Vec<u8>, f64) {
+    let file = dir.join(name);
+    assert!(Command::new("espeak-ng")
+        .arg("-w")
+        .arg(&file)
+        .arg(words)
+        .status()
+        .unwrap()
+        .success());
+    let bytes = std::fs::read(&file).unwrap();
+    // espeak-ng: 16-bit mono, its rate in the header.
+    let rate = u32::from_le_bytes(bytes[24..28].try_into().unwrap());
+    let seconds = (bytes.len() - 44) as f64 / f64::from(rate * 2);
+    (bytes, seconds)
+}
+
+fn peak_mb(hub: &Hub) -> f64 {
+    let status = std::fs::read_to_string(format!("/proc/{}/status", hub.child.id())).unwrap();
+    let kb: f64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .unwrap()
+        .trim()
+        .trim_end_matches(" kB")
+        .parse()
+        .unwrap();
+    kb / 1024.0
+}
+
+fn main() {
+    let models = [
+        (
+            "tiny.en",
+            cache().join("ggml-tiny.en.bin"),
+            "tiny.en (the test model)",
+        ),
+        (
+            "base.en",
+            cache().join("ggml-base.en-shaped.bin"),
+            "base.en-sized (zero weights)",
+        ),
+    ];
+    for (name, file, label) in models {
+        if !file.exists() {
+            println!(
+                "{label}: {} is missing (scripts/bench makes it)",
+                file.display()
+            );
+            continue;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("data/models")).unwrap();
+        std::fs::copy(
+            &file,
+            dir.path().join(format!("data/models/ggml-{name}.bin")),
+        )
+        .unwrap();
+        let (short, short_s) = speech(dir.path(), "short.wav", SHORT);
+        let (long, long_s) = speech(dir.path(), "long.wav", LONG);
+        let hub = Hub::start(dir);
+        let http = hub.http();
+        hub.add(&http, "sky");
+        hub.post(
+            &http,
+            "/api/voice/settings",
+            None,
+            &json!({"speech_to_text": "device", "local_model": name}).to_string(),
+        );
+        let rss_before = hub.rss_mb();
+        let started = Instant::now();
+        hub.post(&http, "/api/command", None, r#"{"command":"warm_voice"}"#);
+        let load = started.elapsed();
+        println!("{label}: model load (warm_voice, when Talk is pressed) {}; hub RSS {rss_before:.0} -> {:.0} MB", ms(load), hub.rss_mb());
+        for (clip, audio, seconds) in [("3 s", &short, short_s), ("15 s", &long, long_s)] {
+            let mut times: Vec<Duration> = Vec::new();
+            let mut heard = String::new();
+            for run in 0..RUNS {
+                let started = Instant::now();
+                let mut resp = http
+                    .post(
+                        format!(
+                            "http://127.0.0.1:{}/api/sessions/sky/voice?recording=r{clip}{run}",
+                            hub.port
+                        )
+                        .replace(' ', ""),
+                    )
+                    .header("Authorization", format!("Bearer {}", hub.token))
+                    .header("Content-Type", "audio/wav")
+                    .send(audio.as_slice())
+                    .unwrap();
+                times.push(started.elapsed());
+                let body = resp.body_mut().read_to_string().unwrap_or_default();
+                heard = serde_json::from_str::<serde_json::Value>(&body)
+                    .ok()
+                    .and_then(|v| {
+                        v["text"]
+                            .as_str()
+                            .map(str::to_owned)
+                            .or_else(|| v["code"].as_str().map(str::to_owned))
+                    })
+                    .unwrap_or(body);
+            }
+            println!(
+                "  {clip} clip ({seconds:.1} s of speech): posted to stored p50 {}, max {} (target for 3 s with base.en: < 1 s); heard: {heard}",
+                ms(pct(&mut times, 50)),
+                ms(pct(&mut times, 100)),
+            );
+        }
+        println!("  hub peak memory (VmHWM): {:.0} MB", peak_mb(&hub));
+    }
+}
