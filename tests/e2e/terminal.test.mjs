@@ -91,6 +91,23 @@ test('the panel shows the pane live, takes keys, follows its size, and is rememb
       }
     }
 
+    // Copy and paste as in a terminal: Ctrl+Shift+C copies the selection, Ctrl+Shift+V types it.
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: `http://127.0.0.1:${hub.port}` });
+    await page.evaluate(() => {
+      const term = window.clawmux.terminal.term;
+      const b = term.buffer.active;
+      for (let i = b.length - 1; i >= 0; i--) {
+        if (b.getLine(i).translateToString(true) === 'typed-42') return term.select(0, i, 8);
+      }
+      throw new Error('no typed-42 line');
+    });
+    await page.keyboard.press('Control+Shift+C');
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), 'typed-42');
+    await page.keyboard.type('echo pasted-');
+    await page.keyboard.press('Control+Shift+V');
+    await page.keyboard.press('Enter');
+    await shows(page, /^pasted-typed-42$/m);
+
     // Shown again after a reload: the panel's state is remembered, and tmux draws the current screen.
     await page.reload();
     await page.waitForSelector('#connection.online');
