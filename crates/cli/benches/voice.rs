@@ -28,7 +28,8 @@ const RUNS: usize = 5;
 const SHORT: &str = "please run the tests and tell me the result";
 const LONG: &str = "please run the whole test suite, then look at the failures one by one, fix the \
     flaky browser test first, and when everything is green, write a short summary of what changed and \
-    what is still left for tomorrow morning";
+    what is still left for tomorrow morning, and put the notes in the usual folder so that the others \
+    can read them before the meeting";
 
 fn cache() -> PathBuf {
     std::env::var_os("XDG_CACHE_HOME")
@@ -140,7 +141,7 @@ fn main() {
                     .unwrap_or(body);
             }
             println!(
-                "  {clip} clip ({seconds:.1} s of speech): posted to stored p50 {}, max {} (target for 3 s with base.en: < 1 s); heard: {heard}",
+                "  {clip} clip ({seconds:.1} s of speech): posted to stored p50 {}, max {}; heard: {heard}",
                 ms(pct(&mut times, 50)),
                 ms(pct(&mut times, 100)),
             );
