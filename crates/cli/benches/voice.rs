@@ -54,19 +54,6 @@ fn speech(dir: &std::path::Path, name: &str, words: &str) -> (Vec<u8>, f64) {
     (bytes, seconds)
 }
 
-fn peak_mb(hub: &Hub) -> f64 {
-    let status = std::fs::read_to_string(format!("/proc/{}/status", hub.child.id())).unwrap();
-    let kb: f64 = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .unwrap()
-        .trim()
-        .trim_end_matches(" kB")
-        .parse()
-        .unwrap();
-    kb / 1024.0
-}
-
 fn main() {
     let models = [
         (
@@ -146,6 +133,6 @@ fn main() {
                 ms(pct(&mut times, 100)),
             );
         }
-        println!("  hub peak memory (VmHWM): {:.0} MB", peak_mb(&hub));
+        println!("  hub peak memory (VmHWM): {:.0} MB", hub.peak_mb());
     }
 }

@@ -4,6 +4,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+mod common;
+
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -15,22 +17,8 @@ use clawmux_core::wire::Code;
 use clawmux_voice::local::{download, ModelFile, Progress, Timeouts};
 use sha2::{Digest, Sha256};
 
-/// The converted test model: made by `scripts/voice-test-model` (which `scripts/test` runs first).
 fn model() -> Vec<u8> {
-    let path = std::env::var_os("CLAWMUX_TEST_MODEL")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            let cache = std::env::var_os("XDG_CACHE_HOME")
-                .map(PathBuf::from)
-                .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache"));
-            cache.join("clawmux-tests/whisper/ggml-tiny.en.bin")
-        });
-    std::fs::read(&path).unwrap_or_else(|e| {
-        panic!(
-            "the test model {} is missing ({e}): run scripts/voice-test-model",
-            path.display()
-        )
-    })
+    std::fs::read(common::model_path()).unwrap()
 }
 
 fn sha256(bytes: &[u8]) -> String {

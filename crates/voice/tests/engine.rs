@@ -4,6 +4,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -11,20 +13,7 @@ use clawmux_core::wire::Code;
 use clawmux_voice::local::{decode_wav, to_16k, Engine};
 
 fn model() -> PathBuf {
-    let path = std::env::var_os("CLAWMUX_TEST_MODEL")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            let cache = std::env::var_os("XDG_CACHE_HOME")
-                .map(PathBuf::from)
-                .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache"));
-            cache.join("clawmux-tests/whisper/ggml-tiny.en.bin")
-        });
-    assert!(
-        path.exists(),
-        "the test model {} is missing: run scripts/voice-test-model",
-        path.display()
-    );
-    path
+    common::model_path()
 }
 
 fn speech(text: &str) -> Vec<u8> {

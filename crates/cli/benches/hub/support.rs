@@ -147,10 +147,20 @@ impl Hub {
     }
 
     pub fn rss_mb(&self) -> f64 {
+        self.status_mb("VmRSS:")
+    }
+
+    /// The highest resident memory so far (the voice benchmark's).
+    #[allow(dead_code)]
+    pub fn peak_mb(&self) -> f64 {
+        self.status_mb("VmHWM:")
+    }
+
+    fn status_mb(&self, field: &str) -> f64 {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
         let kb: f64 = status
             .lines()
-            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .find_map(|l| l.strip_prefix(field))
             .unwrap()
             .trim()
             .trim_end_matches(" kB")
