@@ -8,7 +8,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import http from 'node:http';
 import { join } from 'node:path';
 import { homedir, tmpdir } from 'node:os';
 import { ARTIFACTS, openBrowser, openUi, startHub } from './harness.mjs';
@@ -108,6 +109,48 @@ test('speech is heard on the device: held Space, whisper.cpp in the hub, the age
     assert.deepEqual(errors, []);
   } finally {
     hub.stop();
+  }
+});
+
+test('the voice settings download the model with progress, and a cancel keeps what came for the next try', async () => {
+  // A mirror on port 0 that sends the test model slowly (64 KiB every 20 ms), so the progress shows.
+  const body = readFileSync(MODEL);
+  const mirror = http.createServer((req, res) => {
+    res.writeHead(200, { 'Content-Length': body.length });
+    let at = 0;
+    const next = () => {
+      if (at >= body.length || res.destroyed) return res.end();
+      res.write(body.subarray(at, at + 65536));
+      at += 65536;
+      setTimeout(next, 20);
+    };
+    next();
+  });
+  await new Promise((ok) => mirror.listen(0, '127.0.0.1', ok));
+  const hub = await startHub({ env: { CLAWMUX_MODELS_URL: `http://127.0.0.1:${mirror.address().port}` } });
+  const { page, errors } = await openUi(browser, hub);
+  try {
+    await page.click('#voice-settings-open');
+    await page.waitForSelector('#vs-model option[value="tiny.en"]', { state: 'attached' });
+    assert.equal(await page.inputValue('#vs-stt'), 'device', 'on the device by default');
+    assert.match(await page.textContent('#vs-model option[value="base.en"]'), /141 MiB/);
+    await page.selectOption('#vs-model', 'tiny.en');
+    assert.match(await page.textContent('#vs-model-state'), /Not downloaded yet/);
+    await page.click('#vs-download');
+    await page.waitForFunction(() => document.querySelector('#vs-progress').value > 0.01);
+    assert.match(await page.textContent('#vs-model-state'), /Downloading… [\d.]+ of 74\.1 MiB/);
+    await page.screenshot({ path: join(ARTIFACTS, 'voice-download.png') });
+    await page.click('#vs-download-cancel');
+    await page.waitForSelector('#vs-model-state.failed');
+    assert.match(await page.textContent('#vs-model-state'), /cancelled at \d+ of 77704715 bytes; it resumes from there/);
+    assert.equal(await page.textContent('#vs-download'), 'Resume the download');
+    assert.ok(existsSync(join(hub.data, 'models', 'ggml-tiny.en.bin.part')), 'the partial file is kept');
+    assert.ok(!existsSync(join(hub.data, 'models', 'ggml-tiny.en.bin')), 'no model file');
+    assert.deepEqual(errors, []);
+  } finally {
+    hub.stop();
+    mirror.closeAllConnections();
+    mirror.close();
   }
 });
 
