@@ -8,18 +8,14 @@ import { spawn, execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { homedir } from 'node:os';
 import {
   APP, APP_ARGS, BUS, DISPLAY, OPENED, PICK, SPEECH, WINDOW_STATE, browser, children, data, dir, launchApp, listening,
   notifications, painted, quitApp, start, until, useApp, windowHub,
 } from './desktop-harness.mjs';
-import { ARTIFACTS, BIN, ROOT } from './harness.mjs';
+import { ARTIFACTS, BIN, ROOT, TEST_MODEL as MODEL } from './harness.mjs';
 import { filePart, readWav, startService } from './voice-service.mjs';
 
 useApp();
-
-/** The model the voice tests hear with (made by scripts/voice-test-model, which scripts/test runs). */
-const MODEL = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'clawmux-tests/whisper/ggml-tiny.en.bin');
 
 test('the app window runs the hub, shows agents, sends a message and notifies when an agent is done', async () => {
   const online = await browser.$('#connection.online');

@@ -3,7 +3,7 @@
 
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { chromium } from 'playwright-core';
@@ -23,6 +23,9 @@ export function agentProcesses(data) {
 
 /** The stand-in for Claude Code (tests/stand-in/claude), which runs the hooks of its --settings file. */
 export const STAND_IN = join(ROOT, 'tests/stand-in/claude');
+/** The whisper.cpp model the voice tests hear with (Whisper tiny.en, made by scripts/voice-test-model,
+ * which scripts/test runs). */
+export const TEST_MODEL = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'clawmux-tests/whisper/ggml-tiny.en.bin');
 
 /** Starts `clawmux serve` on `port` (0: a free one); resolves with the child and its port. */
 async function serve(data, dir, port, extraEnv) {

@@ -11,8 +11,8 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
-import { homedir, tmpdir } from 'node:os';
-import { ARTIFACTS, openBrowser, openUi, startHub } from './harness.mjs';
+import { tmpdir } from 'node:os';
+import { ARTIFACTS, TEST_MODEL as MODEL, openBrowser, openUi, startHub } from './harness.mjs';
 import { filePart, startService } from './voice-service.mjs';
 
 const SPEECH = join(tmpdir(), `clawmux-voice-${process.pid}.wav`);
@@ -27,8 +27,6 @@ before(async () => {
 after(async () => { await browser?.close(); });
 
 const RIFF = Buffer.from('RIFF');
-/** The model the voice tests hear with (made by scripts/voice-test-model, which scripts/test runs). */
-const MODEL = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'clawmux-tests/whisper/ggml-tiny.en.bin');
 
 test('held Space records real speech, the hub transcribes it, the agent gets a voice message; a failure keeps it for a retry', async () => {
   const hub = await startHub();

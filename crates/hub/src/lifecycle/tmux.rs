@@ -248,14 +248,8 @@ impl Tmux {
 
     /// The last `lines` lines of session `name`'s terminal that are not blank.
     pub async fn last_lines(&self, name: &str, lines: u32) -> Result<String, TmuxError> {
-        let target = format!("={name}:");
         let start = format!("-{lines}");
-        let out = self
-            .run(
-                "capture-pane",
-                ["capture-pane", "-p", "-J", "-t", &target, "-S", &start],
-            )
-            .await?;
+        let out = self.capture(name, &["-J", "-S", &start]).await?;
         let kept: Vec<&str> = out
             .lines()
             .map(str::trim_end)
@@ -268,32 +262,24 @@ impl Tmux {
     /// Session `name`'s visible screen, with its colours and attributes as escape sequences, one line per
     /// row (`\n` between them).
     pub async fn screen(&self, name: &str) -> Result<String, TmuxError> {
-        let target = format!("={name}:");
-        self.run("capture-pane", ["capture-pane", "-p", "-e", "-t", &target])
-            .await
+        self.capture(name, &["-e"]).await
     }
 
     /// Up to `lines` lines of session `name`'s history (what scrolled off its screen), oldest first, with
     /// colours; wrapped lines joined, so a terminal of any width wraps them again.
     pub async fn history(&self, name: &str, lines: u32) -> Result<String, TmuxError> {
-        let target = format!("={name}:");
         let start = format!("-{lines}");
-        self.run(
-            "capture-pane",
-            [
-                "capture-pane",
-                "-p",
-                "-e",
-                "-J",
-                "-t",
-                &target,
-                "-S",
-                &start,
-                "-E",
-                "-1",
-            ],
-        )
-        .await
+        self.capture(name, &["-e", "-J", "-S", &start, "-E", "-1"])
+            .await
+    }
+
+    /// What `capture-pane -p` prints of session `name`'s pane with `options`.
+    async fn capture(&self, name: &str, options: &[&str]) -> Result<String, TmuxError> {
+        let target = format!("={name}:");
+        let args = ["capture-pane", "-p", "-t", &target]
+            .into_iter()
+            .chain(options.iter().copied());
+        self.run("capture-pane", args).await
     }
 
     /// Ends session `name` (its processes get SIGHUP). A session that is already gone is not an error.

@@ -65,10 +65,6 @@ impl DownloadState {
 }
 
 impl Hub {
-    fn device(&self) -> &DeviceVoice {
-        self.device_voice()
-    }
-
     /// The folder of the downloaded models.
     pub fn models_dir(&self) -> PathBuf {
         self.data_dir().join("models")
@@ -87,14 +83,14 @@ impl Hub {
     pub fn voice_models(&self) -> Value {
         let dir = self.models_dir();
         let downloading = self
-            .device()
+            .device_voice()
             .download
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .as_ref()
             .map(|(m, _)| *m);
         let failures = self
-            .device()
+            .device_voice()
             .failures
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -102,10 +98,9 @@ impl Hub {
         let models: Vec<Value> = LocalModel::ALL
             .into_iter()
             .map(|m| {
-                let part =
-                    std::fs::metadata(format!("{}{}", m.path(&dir).display(), local::PART_SUFFIX))
-                        .map(|md| md.len())
-                        .ok();
+                let part = std::fs::metadata(local::part_path(&m.path(&dir)))
+                    .map(|md| md.len())
+                    .ok();
                 json!({
                     "model": m,
                     "size": m.file().size,
@@ -123,17 +118,19 @@ impl Hub {
     /// called when the user starts talking, so the words are not kept waiting for it.
     pub async fn warm_voice(&self) -> Result<(), HubError> {
         let settings = self.voice_settings()?;
-        if settings.speech_to_text() != clawmux_voice::SpeechToText::Device
-            || !settings.local_model.path(&self.models_dir()).is_file()
-        {
+        if settings.speech_to_text() != clawmux_voice::SpeechToText::Device {
             return Ok(());
         }
-        self.engine(settings.local_model).await.map(drop)
+        match self.engine(settings.local_model).await {
+            // Nothing to warm yet: the recording that follows says so, and keeps itself.
+            Err(e) if e.code == Code::ModelNotDownloaded => Ok(()),
+            other => other.map(drop),
+        }
     }
 
     /// The engine with `model` loaded (loading it, in place of another, if need be).
     async fn engine(&self, model: LocalModel) -> Result<Arc<Engine>, HubError> {
-        let mut loaded = self.device().engine.lock().await;
+        let mut loaded = self.device_voice().engine.lock().await;
         if let Some((m, engine)) = loaded.as_ref() {
             if *m == model {
                 return Ok(engine.clone());
@@ -176,7 +173,7 @@ impl Hub {
             ));
         }
         let engine = self.engine(model).await?;
-        let _one = self.device().running.lock().await;
+        let _one = self.device_voice().running.lock().await;
         tokio::task::spawn_blocking(move || {
             let (samples, rate) = local::decode_wav(&audio)?;
             engine.transcribe(&local::to_16k(&samples, rate)?)
@@ -191,7 +188,7 @@ impl Hub {
         let cancel = Arc::new(AtomicBool::new(false));
         {
             let mut current = self
-                .device()
+                .device_voice()
                 .download
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner);
@@ -203,7 +200,7 @@ impl Hub {
             }
             *current = Some((model, cancel.clone()));
         }
-        self.device()
+        self.device_voice()
             .failures
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -230,7 +227,7 @@ impl Hub {
             };
             let result = local::download(&file, &dest, Timeouts::default(), &cancel, &mut tell);
             let done = std::fs::metadata(&dest)
-                .or_else(|_| std::fs::metadata(format!("{}{}", dest.display(), local::PART_SUFFIX)))
+                .or_else(|_| std::fs::metadata(local::part_path(&dest)))
                 .map(|m| m.len())
                 .unwrap_or(0);
             let (state, message) = match result {
@@ -243,7 +240,7 @@ impl Hub {
             match &message {
                 Some(why) => {
                     tracing::warn!(%model, why, "the model's download ended");
-                    hub.device()
+                    hub.device_voice()
                         .failures
                         .lock()
                         .unwrap_or_else(PoisonError::into_inner)
@@ -251,7 +248,7 @@ impl Hub {
                 }
                 None => tracing::info!(%model, "the model is downloaded"),
             }
-            *hub.device()
+            *hub.device_voice()
                 .download
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner) = None;
@@ -269,7 +266,7 @@ impl Hub {
     /// Cancels the download under way (its partial file is kept for the next try).
     pub fn cancel_download(&self) -> Result<(), HubError> {
         match self
-            .device()
+            .device_voice()
             .download
             .lock()
             .unwrap_or_else(PoisonError::into_inner)

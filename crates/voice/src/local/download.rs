@@ -23,7 +23,7 @@ use super::ModelFile;
 use crate::VoiceError;
 
 /// The partial file's suffix.
-pub const PART_SUFFIX: &str = ".part";
+const PART_SUFFIX: &str = ".part";
 /// Tries in one download, each of which must have made progress.
 const TRIES: u32 = 5;
 /// How often a waiting download looks at its cancel flag.
@@ -64,7 +64,8 @@ fn failed(message: impl Into<String>) -> VoiceError {
     VoiceError::new(Code::DownloadFailed, message)
 }
 
-fn part_path(dest: &Path) -> PathBuf {
+/// Where the bytes of a download to `dest` go until they are checked.
+pub fn part_path(dest: &Path) -> PathBuf {
     let mut name = dest.as_os_str().to_owned();
     name.push(PART_SUFFIX);
     PathBuf::from(name)

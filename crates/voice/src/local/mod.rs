@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-pub use download::{download, Cancel, Progress, Timeouts, PART_SUFFIX};
+pub use download::{download, part_path, Cancel, Progress, Timeouts};
 pub use engine::{decode_wav, to_16k, Engine, SAMPLE_RATE};
 
 /// Where whisper.cpp's models are published.
