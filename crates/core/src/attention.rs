@@ -71,6 +71,9 @@ pub struct Attention {
     pub tool_name: Option<String>,
     /// When it began (source time).
     pub since: Millis,
+    /// Raised by a notice alone (a Notification, which no later hook closes): the user may dismiss it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub notice: bool,
 }
 
 /// How a decision changed the overlay.

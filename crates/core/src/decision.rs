@@ -39,6 +39,8 @@ pub enum Reason {
     Subagent,
     /// A transcript line older than a decision already made: too late to overwrite it.
     Stale,
+    /// A dismissal, but nothing a notice alone raised is waiting (a request ends with its tool call).
+    NothingToDismiss,
 }
 
 impl std::fmt::Display for Reason {
@@ -52,6 +54,9 @@ impl std::fmt::Display for Reason {
             Reason::Rejected(why) => write!(f, "rejected: {why}"),
             Reason::Subagent => f.write_str("a subagent's event"),
             Reason::Stale => f.write_str("older than a decision already made"),
+            Reason::NothingToDismiss => {
+                f.write_str("nothing a notice alone raised was waiting to be dismissed")
+            }
         }
     }
 }

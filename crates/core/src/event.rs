@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::hook::{self, Hook, HookError};
+use crate::opinion::Opinion;
 use crate::transcript::Entry;
 
 /// Who reported an event. Recorded with every decision so a wrong indicator can be traced to its cause.
@@ -71,6 +72,11 @@ pub enum Event {
     Hook(Hook),
     /// A line of the agent's transcript that the machine has a rule for.
     Transcript(Entry),
+    /// The user dismissed a "needs you" that only a notice raised (no later hook would close it).
+    Dismissed,
+    /// Claude Code's own view of the session disagreed with ours for a while. Recorded so the explanation
+    /// and a report show both views; it never changes anything (`opinion.rs`).
+    SecondOpinion(Opinion),
     /// An event that could not be used (malformed, or with no rule). It is kept so the decision log shows
     /// it was seen and why nothing happened.
     Rejected {
@@ -87,6 +93,8 @@ const WAIT_DISCONNECT: &str = "wait:disconnect";
 const SPAWN: &str = "agent:spawn";
 const TERMINATE: &str = "agent:terminate";
 const INTERRUPT: &str = "agent:interrupt";
+const DISMISS: &str = "agent:dismiss";
+const SECOND_OPINION: &str = "claude:status";
 
 impl Event {
     /// The stored kind and trigger name: `wait:connect`, `agent:terminate`, `hook:PreToolUse`, ...
@@ -97,6 +105,8 @@ impl Event {
             Event::Spawned => SPAWN.to_owned(),
             Event::Terminated => TERMINATE.to_owned(),
             Event::Interrupted => INTERRUPT.to_owned(),
+            Event::Dismissed => DISMISS.to_owned(),
+            Event::SecondOpinion(_) => SECOND_OPINION.to_owned(),
             Event::Hook(h) => format!("hook:{}", h.name()),
             Event::Transcript(e) => e.kind().to_owned(),
             Event::Rejected { kind, .. } => kind.clone(),
@@ -147,6 +157,14 @@ impl Event {
             SPAWN => Event::Spawned,
             TERMINATE => Event::Terminated,
             INTERRUPT => Event::Interrupted,
+            DISMISS => Event::Dismissed,
+            SECOND_OPINION => match serde_json::from_slice::<Opinion>(payload) {
+                Ok(opinion) => Event::SecondOpinion(opinion),
+                Err(_) => Event::Rejected {
+                    kind: SECOND_OPINION.to_owned(),
+                    error: "unreadable second opinion".to_owned(),
+                },
+            },
             k if k.starts_with("hook:") => Event::from_hook_payload(payload).0,
             k if k.starts_with("transcript:") => match serde_json::from_slice::<Entry>(payload) {
                 Ok(entry) if entry.kind() == k => Event::Transcript(entry),
@@ -186,9 +204,21 @@ mod tests {
             Event::Spawned,
             Event::Terminated,
             Event::Interrupted,
+            Event::Dismissed,
         ] {
             assert_eq!(Event::from_stored(&e.kind(), b""), e);
         }
+        let opinion = Opinion {
+            status: crate::opinion::ClaudeStatus::Idle,
+            waiting_for: None,
+            for_ms: 5000,
+            why: "w".into(),
+        };
+        let payload = serde_json::to_vec(&opinion).unwrap();
+        assert_eq!(
+            Event::from_stored("claude:status", &payload),
+            Event::SecondOpinion(opinion)
+        );
         let entry = Entry::ToolResult {
             tool_use_id: "t".into(),
             rejected: true,

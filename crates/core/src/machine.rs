@@ -62,6 +62,9 @@ enum Verdict {
 
 /// Steps the machine. Pure: the same inputs always give the same outputs, and no input panics.
 pub fn step(current: &Snapshot, event: &Event, source: Source, at: Millis) -> (Snapshot, Decision) {
+    if let Event::SecondOpinion(opinion) = event {
+        return noted(current, event, source, at, opinion.why.clone());
+    }
     let (verdict, detail) = match before_the_tables(current, event, source, at) {
         Some(reason) => (Verdict::Suppress(reason), None),
         None if current.observed => decide_observed(current, event),
@@ -115,6 +118,29 @@ pub fn step(current: &Snapshot, event: &Event, source: Source, at: Millis) -> (S
     (next, decision)
 }
 
+/// Claude Code's own view, recorded beside ours: nothing changes, not even the watermark, so a replay with
+/// or without it decides everything else alike.
+fn noted(
+    current: &Snapshot,
+    event: &Event,
+    source: Source,
+    at: Millis,
+    detail: String,
+) -> (Snapshot, Decision) {
+    let decision = Decision {
+        trigger: event.kind(),
+        source,
+        at,
+        from: current.state,
+        to: current.state,
+        activity: None,
+        outcome: Outcome::Stayed,
+        detail: Some(detail),
+        attention: None,
+    };
+    (current.clone(), decision)
+}
+
 /// The rules before either table: subagents, stale transcript lines, the dead.
 fn before_the_tables(
     current: &Snapshot,
@@ -129,11 +155,15 @@ fn before_the_tables(
         Event::Transcript(_) if source == Source::Transcript && at < current.watermark => {
             Some(Reason::Stale)
         }
-        Event::Transcript(_) | Event::Interrupted if current.state == State::Dead => {
+        Event::Transcript(_) | Event::Interrupted | Event::Dismissed
+            if current.state == State::Dead =>
+        {
             Some(Reason::AgentDead)
         }
         Event::Transcript(_)
         | Event::Interrupted
+        | Event::Dismissed
+        | Event::SecondOpinion(_)
         | Event::Hook(_)
         | Event::WaitConnected
         | Event::WaitDisconnected
@@ -149,6 +179,12 @@ fn decide(current: &Snapshot, event: &Event) -> (Verdict, Option<String>) {
     match event {
         Event::Rejected { error, .. } => (Verdict::Suppress(Reason::Rejected(error.clone())), None),
         Event::Interrupted => (Verdict::Stay(interrupted_text(state)), None),
+        Event::Dismissed => match &current.attention {
+            Some(a) if a.notice => (Verdict::Stay(None), Some(a.reason.clone())),
+            Some(_) | None => (Verdict::Suppress(Reason::NothingToDismiss), None),
+        },
+        // Handled before the tables (`noted`); here for completeness.
+        Event::SecondOpinion(o) => (Verdict::Stay(None), Some(o.why.clone())),
         Event::Transcript(entry) => transcript_verdict(state, entry),
         Event::Spawned => match state {
             Dead => (Verdict::Move(Starting, Some(String::new())), None),
@@ -282,6 +318,8 @@ fn decide_observed(current: &Snapshot, event: &Event) -> (Verdict, Option<String
             | Event::WaitDisconnected
             | Event::Spawned
             | Event::Terminated
+            | Event::Dismissed
+            | Event::SecondOpinion(_)
             | Event::Rejected { .. }
             | Event::Transcript(_)
             | Event::Hook(_) => decide(current, event),
@@ -337,7 +375,10 @@ fn overlay(current: &Snapshot, event: &Event, at: Millis) -> Option<AttentionCha
         Event::WaitConnected | Event::Spawned | Event::Terminated | Event::Interrupted => {
             clear_if(any)
         }
-        Event::WaitDisconnected | Event::Rejected { .. } => None,
+        Event::WaitDisconnected | Event::Rejected { .. } | Event::SecondOpinion(_) => None,
+        Event::Dismissed => now
+            .filter(|a| a.notice)
+            .map(|a| AttentionChange::Cleared { need: a.need }),
         Event::Transcript(Entry::Interrupted) => clear_if(waiting),
         Event::Transcript(Entry::ToolResult { tool_use_id, .. }) => now
             .filter(|a| a.need.is_waiting() && a.tool_use_id.as_deref() == Some(tool_use_id))
@@ -366,6 +407,7 @@ fn overlay(current: &Snapshot, event: &Event, at: Millis) -> Option<AttentionCha
                     tool_use_id: borrowed,
                     tool_name: Some(call.name.clone()),
                     since: at,
+                    notice: false,
                 }))
             }
             HookKind::PostToolUse {
@@ -395,6 +437,7 @@ fn overlay(current: &Snapshot, event: &Event, at: Millis) -> Option<AttentionCha
                 tool_use_id: None,
                 tool_name: None,
                 since: at,
+                notice: false,
             })),
             HookKind::Notification { message, kind }
                 if now.is_none() && hook.subagent.is_none() =>
@@ -432,6 +475,7 @@ fn dialog_notice(
         tool_use_id: current.last_tool.as_ref().and_then(|t| t.id.clone()),
         tool_name: current.last_tool.as_ref().map(|t| t.name.clone()),
         since: at,
+        notice: true,
     }))
 }
 
@@ -458,6 +502,8 @@ fn last_tool(current: &Snapshot, event: &Event) -> Option<ToolRef> {
         | Event::WaitConnected
         | Event::WaitDisconnected
         | Event::Interrupted
+        | Event::Dismissed
+        | Event::SecondOpinion(_)
         | Event::Transcript(_)
         | Event::Rejected { .. } => current.last_tool.clone(),
     }

@@ -9,6 +9,14 @@
 //! - `{"expect": {"state": "processing", "needs": "permission", "activity": "Reading a.rs"}}`: what must
 //!   hold after the events above it (`needs: null` means nothing; a field left out is not checked).
 //!
+//! A report of a wrong indicator (`clawmux report`) adds three kinds of line, so that a span taken from the
+//! middle of an agent's life replays alone and says whether it reproduces what the user saw:
+//! - `{"start": {snapshot}}`: the agent's snapshot before the span's first event (before any event);
+//! - an event's `"decision": {...}`: the decision recorded for it when it happened, compared with the
+//!   replayed one;
+//! - `{"shown": {"state": ..., "needs": ...}}`: what the indicator showed at the end of the span;
+//! - `{"transcript": {...}}`: a line of Claude Code's transcript of that span, for people (not replayed).
+//!
 //! So an agent's exported events replay as they are, and a wrong indicator becomes a test case by adding
 //! the header and one `expect` line.
 
@@ -38,6 +46,16 @@ enum Record {
     Expect {
         expect: Expectation,
     },
+    Start {
+        start: Snapshot,
+    },
+    Shown {
+        shown: Expectation,
+    },
+    Transcript {
+        #[allow(dead_code)]
+        transcript: Value,
+    },
     Event {
         at: i64,
         source: String,
@@ -45,6 +63,8 @@ enum Record {
         kind: Option<String>,
         #[serde(default)]
         payload: Value,
+        #[serde(default)]
+        decision: Option<Decision>,
     },
 }
 
@@ -65,7 +85,7 @@ pub struct Expectation {
 
 impl Expectation {
     /// Everything that holds of `s`.
-    fn of(s: &Snapshot) -> Expectation {
+    pub fn of(s: &Snapshot) -> Expectation {
         Expectation {
             state: Some(s.state),
             needs: Some(s.attention.as_ref().map(|a| a.need)),
@@ -121,9 +141,24 @@ impl Check {
     }
 }
 
+/// A replayed decision that differs from the one recorded when the event happened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mismatch {
+    /// Its line (1-based).
+    pub line: usize,
+    /// What was recorded then.
+    pub recorded: Decision,
+    /// What the machine decides now.
+    pub replayed: Decision,
+}
+
 /// The result of a replay.
 #[derive(Debug, Clone)]
 pub struct Replay {
+    /// What the indicator showed at the end, per a report's `shown` line.
+    pub shown: Option<Expectation>,
+    /// Replayed decisions that differ from the recorded ones (state, outcome or "needs you").
+    pub mismatches: Vec<Mismatch>,
     /// The header's case name, if any.
     pub case: Option<String>,
     /// What a person saw, and what was right, per the header.
@@ -143,6 +178,33 @@ impl Replay {
     pub fn passed(&self) -> bool {
         self.checks.iter().all(Check::holds)
     }
+
+    /// Whether the machine ends where the indicator was when the report was made (`None`: no `shown`).
+    pub fn reproduces_shown(&self) -> Option<bool> {
+        self.shown.as_ref().map(|want| {
+            Check {
+                line: 0,
+                want: want.clone(),
+                got: Expectation::of(&self.end),
+            }
+            .holds()
+        })
+    }
+}
+
+/// Whether a replayed decision says what the recorded one said (the texts aside, which a redacted report
+/// does not keep).
+fn same_decision(recorded: &Decision, replayed: &Decision) -> bool {
+    let need = |d: &Decision| match &d.attention {
+        Some(crate::AttentionChange::Set(a)) => Some((true, a.need)),
+        Some(crate::AttentionChange::Cleared { need }) => Some((false, *need)),
+        None => None,
+    };
+    recorded.trigger == replayed.trigger
+        && recorded.from == replayed.from
+        && recorded.to == replayed.to
+        && std::mem::discriminant(&recorded.outcome) == std::mem::discriminant(&replayed.outcome)
+        && need(recorded) == need(replayed)
 }
 
 /// Why a sequence could not be replayed.
@@ -158,6 +220,8 @@ pub struct ReplayError {
 impl Replay {
     fn empty() -> Replay {
         Replay {
+            shown: None,
+            mismatches: Vec::new(),
             case: None,
             seen: None,
             right: None,
@@ -186,6 +250,7 @@ fn recorded_event(kind: Option<&str>, payload: Value) -> Event {
 /// Replays a sequence from its first event's time on.
 pub fn replay(text: &str) -> Result<Replay, ReplayError> {
     let mut out = Replay::empty();
+    let mut started = false;
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
         if raw.trim().is_empty() {
@@ -217,24 +282,41 @@ pub fn replay(text: &str) -> Result<Replay, ReplayError> {
                 want: expect,
                 got: Expectation::of(&out.end),
             }),
+            Record::Start { start } => {
+                if !out.decisions.is_empty() {
+                    return Err(err("the start must come before the first event".into()));
+                }
+                out.end = start;
+                started = true;
+            }
+            Record::Shown { shown } => out.shown = Some(shown),
+            Record::Transcript { .. } => {}
             Record::Event {
                 at,
                 source,
                 kind,
                 payload,
+                decision,
             } => {
                 let source = Source::parse(&source)
                     .ok_or_else(|| err(format!("unknown source `{source}`")))?;
                 let event = recorded_event(kind.as_deref(), payload);
-                if out.decisions.is_empty() {
+                if out.decisions.is_empty() && !started {
                     let observed = out.end.observed;
                     out.end = Snapshot {
                         observed,
                         ..Snapshot::new(Millis(at))
                     };
                 }
-                let (next, decision) = step(&out.end, &event, source, Millis(at));
-                out.decisions.push((line, decision));
+                let (next, replayed) = step(&out.end, &event, source, Millis(at));
+                if let Some(recorded) = decision.filter(|d| !same_decision(d, &replayed)) {
+                    out.mismatches.push(Mismatch {
+                        line,
+                        recorded,
+                        replayed: replayed.clone(),
+                    });
+                }
+                out.decisions.push((line, replayed));
                 out.end = next;
             }
         }
@@ -270,5 +352,29 @@ mod tests {
             "{\"at\":1,\"source\":\"hub\",\"kind\":\"agent:spawn\"}\n{\"case\":\"late\"}"
         )
         .is_err());
+    }
+
+    #[test]
+    fn a_report_starts_mid_life_and_says_whether_it_reproduces_what_was_shown() {
+        let mut start = Snapshot::new(Millis(100));
+        start.state = State::Idle;
+        let start = serde_json::json!({ "start": start });
+        let recorded = r#"{"trigger":"wait:disconnect","source":"wait","at":200,"from":"idle","to":"processing","activity":null,"outcome":"moved","detail":null}"#;
+        let wrong = r#"{"trigger":"wait:disconnect","source":"wait","at":200,"from":"idle","to":"idle","activity":null,"outcome":"stayed","detail":null}"#;
+        let text = format!(
+            "{{\"case\":\"r\"}}\n{start}\n{{\"transcript\":{{\"type\":\"user\"}}}}\n\
+             {{\"at\":200,\"source\":\"wait\",\"kind\":\"wait:disconnect\",\"decision\":{recorded}}}\n\
+             {{\"at\":300,\"source\":\"wait\",\"kind\":\"wait:disconnect\",\"decision\":{wrong}}}\n\
+             {{\"shown\":{{\"state\":\"processing\",\"needs\":null}}}}\n"
+        );
+        let r = replay(&text).unwrap();
+        assert_eq!(r.end.state, State::Processing, "from the start line, not from Starting");
+        assert_eq!(r.reproduces_shown(), Some(true));
+        assert_eq!(r.mismatches.len(), 1, "the second line's recorded decision is not the machine's");
+        assert_eq!(r.mismatches[0].line, 5);
+        let shown_idle = text.replace(r#""shown":{"state":"processing""#, r#""shown":{"state":"idle""#);
+        assert_eq!(replay(&shown_idle).unwrap().reproduces_shown(), Some(false));
+        let late_start = format!("{{\"at\":1,\"source\":\"wait\",\"kind\":\"wait:connect\"}}\n{start}\n");
+        assert!(replay(&late_start).is_err());
     }
 }

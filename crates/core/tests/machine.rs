@@ -261,6 +261,13 @@ fn any_event() -> impl Strategy<Value = Event> {
                 Event::from_hook_payload(body.to_string().as_bytes()).0
             }),
         Just(Event::Interrupted),
+        Just(Event::Dismissed),
+        Just(Event::SecondOpinion(clawmux_core::opinion::Opinion {
+            status: clawmux_core::opinion::ClaudeStatus::Busy,
+            waiting_for: None,
+            for_ms: 5000,
+            why: "w".into(),
+        })),
         Just(Event::Transcript(Entry::Interrupted)),
         (prop::sample::select(vec!["t1", "t2"]), any::<bool>()).prop_map(|(id, rejected)| {
             Event::Transcript(Entry::ToolResult { tool_use_id: id.to_owned(), rejected })
@@ -286,6 +293,13 @@ proptest! {
                 Outcome::Moved => prop_assert_ne!(d.from, d.to),
                 Outcome::Stayed => prop_assert_eq!(d.from, d.to),
                 Outcome::Suppressed(_) => prop_assert_eq!(&next, &s),
+            }
+            // Claude Code's own view is recorded, never acted on; a dismissal ends only a notice's need.
+            if matches!(e, Event::SecondOpinion(_)) {
+                prop_assert_eq!(&next, &s);
+            }
+            if matches!(e, Event::Dismissed) && next.attention != s.attention {
+                prop_assert!(s.attention.as_ref().is_some_and(|a| a.notice));
             }
             // A subagent never moves the main agent, nor its overlay.
             if let Event::Hook(Hook { subagent: Some(_), .. }) = e {

@@ -111,6 +111,7 @@ mod tests {
             tool_use_id: None,
             tool_name: None,
             since: Millis(1),
+            notice: false,
         }
     }
 

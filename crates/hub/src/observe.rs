@@ -96,6 +96,8 @@ impl Hub {
                     | Event::Spawned
                     | Event::Terminated
                     | Event::Interrupted
+                    | Event::Dismissed
+                    | Event::SecondOpinion(_)
                     | Event::Transcript(_)
                     | Event::Rejected { .. } => false,
                 };

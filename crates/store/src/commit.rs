@@ -205,6 +205,8 @@ fn bind_events<'q>(mut q: Query<'q>, decided: &'q [Decided]) -> Query<'q> {
             | Event::Spawned
             | Event::Terminated
             | Event::Interrupted
+            | Event::Dismissed
+            | Event::SecondOpinion(_)
             | Event::Transcript(_)
             | Event::Hook(_) => None,
         };

@@ -71,7 +71,10 @@ impl Pulse {
                 self.tool_running = false;
                 self.interrupted = false;
             }
-            Event::WaitDisconnected | Event::Rejected { .. } => {}
+            Event::WaitDisconnected
+            | Event::Rejected { .. }
+            | Event::Dismissed
+            | Event::SecondOpinion(_) => {}
         }
     }
 }

@@ -1,0 +1,485 @@
+//! Why the indicator says what it says, in words: the explanation a click on it opens, and `clawmux
+//! explain`.
+//!
+//! Every decision is recorded; this turns the latest of them and the rules of `docs/STATE-MACHINE.md` into
+//! what a person asks when an indicator looks wrong: what it says and since when, which event (from which
+//! source) set it, what will end it, and what happened lately, ignored events with their reasons. It is a
+//! pure function of the snapshot and the decisions, so every sentence is a unit test.
+
+use serde::Serialize;
+
+use crate::attention::Need;
+use crate::decision::{Decision, Outcome};
+use crate::event::Source;
+use crate::opinion::ClaudeStatus;
+use crate::state::{Snapshot, State};
+use crate::time::Millis;
+
+/// How the hub runs the agent, as far as what ends a state is concerned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Run {
+    /// The hub starts it (Claude Code or the demo agent) and watches its process.
+    Managed,
+    /// It runs on its own (`clawmux agent add`): the hub cannot start it.
+    External,
+    /// A Claude Code session seen through the user's hooks.
+    Observed,
+}
+
+/// What the hub knows beside the decisions.
+#[derive(Debug, Clone)]
+pub struct Context {
+    /// How the agent runs.
+    pub run: Run,
+    /// For a managed agent that is starting: when the hub gives up waiting for its first `clawmux wait`.
+    pub start_deadline: Option<Millis>,
+    /// Whether the app can answer the open request itself (a PermissionRequest hook waits for it).
+    pub request_open: bool,
+    /// Claude Code's own view now (its session file), if the hub reads one for this agent.
+    pub claude_now: Option<ClaudeStatus>,
+}
+
+/// The event that set something, in words.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Cause {
+    /// When it happened at its source.
+    pub at: Millis,
+    /// Who reported it.
+    pub source: Source,
+    /// The source in words.
+    pub source_words: &'static str,
+    /// The event's stored kind (`hook:PreToolUse`).
+    pub trigger: String,
+    /// The event in words.
+    pub words: String,
+    /// The decision's note (a tool and its call id, a notice's text), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+/// One recent decision, in words.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Line {
+    /// What happened and who said so.
+    #[serde(flatten)]
+    pub cause: Cause,
+    /// `moved`, `stayed` or `suppressed`.
+    pub outcome: &'static str,
+    /// What the machine did with it, in words (the reason, for an ignored event).
+    pub result: String,
+}
+
+/// The "needs you" overlay, explained.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NeedsExplained {
+    /// What for.
+    pub need: Need,
+    /// The line the sidebar shows.
+    pub reason: String,
+    /// Since when.
+    pub since: Millis,
+    /// The tool call it waits on, if known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_name: Option<String>,
+    /// That call's id, if known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_use_id: Option<String>,
+    /// The event that raised it.
+    pub set_by: Option<Cause>,
+    /// What will close it.
+    pub ends: Vec<String>,
+    /// A notice alone raised it: the user may dismiss it.
+    pub dismissable: bool,
+}
+
+/// The whole explanation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Explanation {
+    /// The canonical state.
+    pub state: State,
+    /// What the sidebar shows (`Needs you`, `Working`, ...).
+    pub shown: &'static str,
+    /// When the agent entered its state.
+    pub since: Millis,
+    /// The status text.
+    pub activity: String,
+    /// The event that moved the agent into its state, if it is still among the recorded decisions.
+    pub set_by: Option<Cause>,
+    /// What will end the state.
+    pub ends: Vec<String>,
+    /// For a starting agent the hub supervises: until when it waits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub until: Option<Millis>,
+    /// "Needs you", if the agent needs the user.
+    pub needs: Option<NeedsExplained>,
+    /// Claude Code's own view now, when the hub reads it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub claude_now: Option<ClaudeStatus>,
+    /// The latest recorded disagreement with Claude Code's own view, since the agent entered its state.
+    pub disagreement: Option<Line>,
+    /// The latest decisions, newest first.
+    pub recent: Vec<Line>,
+}
+
+/// Explains `s`. `recent` are the agent's latest decisions, oldest first; `moved` the decision that moved
+/// it into its state and `raised` the one that set its "needs you", when they are older than `recent`.
+pub fn explain(
+    s: &Snapshot,
+    recent: &[Decision],
+    moved: Option<&Decision>,
+    raised: Option<&Decision>,
+    ctx: &Context,
+) -> Explanation {
+    let set_by = recent
+        .iter()
+        .rev()
+        .find(|d| d.outcome == Outcome::Moved && d.to == s.state)
+        .or(moved)
+        .map(cause);
+    let needs = s.attention.as_ref().map(|a| {
+        let set_by = recent
+            .iter()
+            .rev()
+            .find(|d| matches!(&d.attention, Some(crate::AttentionChange::Set(x)) if x.since == a.since))
+            .or(raised)
+            .map(cause);
+        NeedsExplained {
+            need: a.need,
+            reason: a.reason.clone(),
+            since: a.since,
+            tool_name: a.tool_name.clone(),
+            tool_use_id: a.tool_use_id.clone(),
+            set_by,
+            ends: needs_end(a, ctx.request_open),
+            dismissable: a.notice,
+        }
+    });
+    let disagreement = recent
+        .iter()
+        .rev()
+        .filter(|d| d.at >= s.since)
+        .find(|d| d.trigger == "claude:status")
+        .map(line);
+    Explanation {
+        state: s.state,
+        shown: shown(s),
+        since: s.since,
+        activity: s.activity.clone(),
+        set_by,
+        ends: state_ends(s.state, ctx.run),
+        until: ctx.start_deadline.filter(|_| s.state == State::Starting),
+        needs,
+        claude_now: ctx.claude_now,
+        disagreement,
+        recent: recent.iter().rev().map(line).collect(),
+    }
+}
+
+/// What the sidebar shows for a snapshot.
+pub fn shown(s: &Snapshot) -> &'static str {
+    match (&s.attention, s.state) {
+        (Some(_), _) => "Needs you",
+        (None, State::Starting) => "Starting",
+        (None, State::Idle) => "Idle",
+        (None, State::Processing | State::Compacting) => "Working",
+        (None, State::Dead) => "Offline",
+    }
+}
+
+/// A decision's event, in words.
+pub fn cause(d: &Decision) -> Cause {
+    Cause {
+        at: d.at,
+        source: d.source,
+        source_words: source_words(d.source),
+        trigger: d.trigger.clone(),
+        words: trigger_words(&d.trigger),
+        detail: d.detail.clone(),
+    }
+}
+
+/// A decision, in words.
+pub fn line(d: &Decision) -> Line {
+    let (outcome, result) = match &d.outcome {
+        Outcome::Moved => ("moved", format!("{} → {}", d.from, d.to)),
+        Outcome::Stayed if d.trigger == "claude:status" => (
+            "stayed",
+            "recorded beside ours; never changes the indicator".to_owned(),
+        ),
+        Outcome::Stayed => ("stayed", format!("stayed {}", d.from)),
+        Outcome::Suppressed(why) => ("suppressed", format!("ignored: {why}")),
+    };
+    let result = match &d.attention {
+        Some(crate::AttentionChange::Set(a)) => format!("{result}; needs you: {}", a.reason),
+        Some(crate::AttentionChange::Cleared { need }) => {
+            format!("{result}; no longer needs you ({})", need.as_str())
+        }
+        None => result,
+    };
+    Line {
+        cause: cause(d),
+        outcome,
+        result,
+    }
+}
+
+/// Who reported an event, in words.
+pub fn source_words(source: Source) -> &'static str {
+    match source {
+        Source::Hook => "a Claude Code hook",
+        Source::Wait => "the agent's clawmux wait",
+        Source::Hub => "the hub",
+        Source::Cli => "the clawmux command",
+        Source::Ui => "the window or a browser",
+        Source::Transcript => "Claude Code's transcript",
+    }
+}
+
+/// An event's stored kind, in words.
+pub fn trigger_words(trigger: &str) -> String {
+    let words = match trigger {
+        "wait:connect" => "clawmux wait connected: the agent waits for a message",
+        "wait:disconnect" => "clawmux wait ended: the agent took a message or left its wait",
+        "agent:spawn" => "the hub started the agent's process",
+        "agent:terminate" => "the agent's process ended",
+        "agent:interrupt" => "an interrupt (Escape in its terminal)",
+        "agent:dismiss" => "the user dismissed the notice",
+        "claude:status" => "Claude Code's own view of the session disagreed with ours",
+        "transcript:interrupted" => "the transcript shows an interrupt",
+        "transcript:tool_result" => "the transcript shows a tool call's result",
+        "hook:SessionStart" => "the session started (SessionStart)",
+        "hook:PreToolUse" => "Claude Code was about to run a tool (PreToolUse)",
+        "hook:PostToolUse" => "a tool call ended (PostToolUse)",
+        "hook:PostToolUseFailure" => "a tool call failed (PostToolUseFailure)",
+        "hook:PermissionRequest" => "Claude Code opened a permission dialog (PermissionRequest)",
+        "hook:Notification" => "Claude Code showed a notice (Notification)",
+        "hook:UserPromptSubmit" => "a prompt was submitted (UserPromptSubmit)",
+        "hook:Stop" => "Claude Code ended its turn (Stop)",
+        "hook:StopFailure" => "the turn ended on an API error (StopFailure)",
+        "hook:PreCompact" => "compaction began (PreCompact)",
+        "hook:SessionEnd" => "the session ended (SessionEnd)",
+        other => return format!("an event the machine has no rule for ({other})"),
+    };
+    words.to_owned()
+}
+
+/// What ends a state, by how the agent runs.
+fn state_ends(state: State, run: Run) -> Vec<String> {
+    let observed = run == Run::Observed;
+    let lines: &[&str] = match (state, run) {
+        (State::Starting, Run::Observed) => &["its SessionStart or first prompt (then Idle or Working)"],
+        (State::Starting, Run::Managed | Run::External) => &[
+            "its first clawmux wait connecting (then Idle)",
+            "its process ending (then Offline)",
+        ],
+        (State::Idle, _) if observed => &[
+            "a prompt or a tool call (then Working)",
+            "SessionEnd (then Offline)",
+        ],
+        (State::Idle, _) => &[
+            "a message: its clawmux wait takes it and ends (then Working)",
+            "its process ending (then Offline)",
+        ],
+        (State::Processing, _) if observed => &[
+            "Stop, StopFailure or an interrupt (then Idle)",
+            "PreCompact (then Compacting)",
+            "SessionEnd (then Offline)",
+        ],
+        (State::Processing, _) => &[
+            "its next clawmux wait connecting (then Idle)",
+            "PreCompact (then Compacting)",
+            "its process ending (then Offline)",
+        ],
+        (State::Compacting, _) if observed => &[
+            "PreToolUse or SessionStart `compact` (then Working)",
+            "Stop (then Idle)",
+            "SessionEnd (then Offline)",
+        ],
+        (State::Compacting, _) => &[
+            "a clawmux wait connecting (then Idle)",
+            "the next PreToolUse (then Working)",
+            "its process ending (then Offline)",
+        ],
+        (State::Dead, Run::Managed) => &["a restart (then Starting)"],
+        (State::Dead, Run::Observed) => &["a SessionStart of the same session (then Idle)"],
+        (State::Dead, Run::External) => &["nothing ClawMux can do: the agent runs on its own"],
+    };
+    let mut ends: Vec<String> = lines.iter().map(|l| (*l).to_owned()).collect();
+    if state == State::Starting && run == Run::Managed {
+        ends.push("if no clawmux wait connects in time, the hub reports it did not start".to_owned());
+    }
+    ends
+}
+
+/// What closes a "needs you".
+fn needs_end(a: &crate::Attention, request_open: bool) -> Vec<String> {
+    if a.need == Need::Error {
+        return vec!["the next prompt, tool call or clawmux wait".to_owned()];
+    }
+    let mut ends = Vec::new();
+    if request_open {
+        ends.push("your answer here, in the window".to_owned());
+    }
+    let tool = a.tool_name.as_deref().unwrap_or("the tool");
+    ends.push(match &a.tool_use_id {
+        Some(id) => format!(
+            "the end of tool call {id} ({tool}): its PostToolUse or PostToolUseFailure, or its tool_result in the transcript"
+        ),
+        None => format!("the next PostToolUse or PostToolUseFailure of {tool}"),
+    });
+    if a.need == Need::PlanApproval {
+        ends.push("(a plan approval fires no PostToolUse: the transcript's tool_result ends it)".to_owned());
+    }
+    ends.push(
+        "a prompt from the user, an interrupt, the end of the turn (Stop) or of the session, a clawmux wait connecting, or the process ending"
+            .to_owned(),
+    );
+    if a.notice {
+        ends.push(
+            "dismissing it: a notice alone raised it, and no later hook closes it".to_owned(),
+        );
+    }
+    ends
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::Event;
+    use crate::machine::step;
+
+    fn ctx(run: Run) -> Context {
+        Context {
+            run,
+            start_deadline: Some(Millis(91_000)),
+            request_open: false,
+            claude_now: None,
+        }
+    }
+
+    fn run(events: &[(Event, Source, i64)]) -> (Snapshot, Vec<Decision>) {
+        let mut s = Snapshot::new(Millis(0));
+        let mut ds = Vec::new();
+        for (e, src, at) in events {
+            let (next, d) = step(&s, e, *src, Millis(*at));
+            s = next;
+            ds.push(d);
+        }
+        (s, ds)
+    }
+
+    fn hook(json: &str) -> Event {
+        Event::from_hook_payload(json.as_bytes()).0
+    }
+
+    #[test]
+    fn a_starting_agent_says_what_the_hub_waits_for_and_until_when() {
+        let (s, ds) = run(&[]);
+        let e = explain(&s, &ds, None, None, &ctx(Run::Managed));
+        assert_eq!(e.shown, "Starting");
+        assert_eq!(e.until, Some(Millis(91_000)));
+        assert!(e.ends[0].contains("first clawmux wait"));
+        assert!(e.set_by.is_none());
+        let observed = explain(&s, &ds, None, None, &ctx(Run::Observed));
+        assert!(observed.ends[0].contains("SessionStart"));
+    }
+
+    #[test]
+    fn the_event_that_set_the_state_and_the_need_in_words() {
+        let (s, ds) = run(&[
+            (Event::WaitConnected, Source::Wait, 10),
+            (Event::WaitDisconnected, Source::Wait, 20),
+            (
+                hook(r#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_use_id":"t1","tool_input":{"command":"git push"}}"#),
+                Source::Hook,
+                30,
+            ),
+            (
+                hook(r#"{"hook_event_name":"PreToolUse","tool_name":"Read","agent_id":"sub","tool_input":{}}"#),
+                Source::Hook,
+                35,
+            ),
+            (
+                hook(r#"{"hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"git push"}}"#),
+                Source::Hook,
+                40,
+            ),
+        ]);
+        let e = explain(&s, &ds, None, None, &ctx(Run::Managed));
+        assert_eq!(e.shown, "Needs you");
+        assert_eq!(e.since, Millis(20));
+        let set_by = e.set_by.unwrap();
+        assert_eq!(set_by.trigger, "wait:disconnect");
+        assert_eq!(set_by.source_words, "the agent's clawmux wait");
+        let needs = e.needs.unwrap();
+        assert_eq!(needs.tool_use_id.as_deref(), Some("t1"));
+        assert_eq!(needs.set_by.unwrap().trigger, "hook:PermissionRequest");
+        assert!(needs.ends[0].contains("tool call t1 (Bash)"), "{:?}", needs.ends);
+        assert!(!needs.dismissable);
+        assert_eq!(e.recent.len(), 5);
+        assert_eq!(e.recent[0].cause.trigger, "hook:PermissionRequest");
+        let ignored = &e.recent[1];
+        assert_eq!(ignored.outcome, "suppressed");
+        assert_eq!(ignored.result, "ignored: a subagent's event");
+        assert_eq!(e.recent[3].result, "idle → processing");
+    }
+
+    #[test]
+    fn a_notice_alone_can_be_dismissed_and_that_is_recorded() {
+        let (s, mut ds) = run(&[
+            (Event::WaitConnected, Source::Wait, 10),
+            (Event::WaitDisconnected, Source::Wait, 20),
+            (
+                hook(r#"{"hook_event_name":"Notification","message":"Claude needs your permission","notification_type":"permission_prompt"}"#),
+                Source::Hook,
+                30,
+            ),
+        ]);
+        let e = explain(&s, &ds, None, None, &ctx(Run::Managed));
+        let needs = e.needs.unwrap();
+        assert!(needs.dismissable);
+        assert!(needs.ends.last().unwrap().contains("dismissing"));
+        let (after, d) = step(&s, &Event::Dismissed, Source::Ui, Millis(40));
+        assert!(after.attention.is_none());
+        ds.push(d);
+        let e = explain(&after, &ds, None, None, &ctx(Run::Managed));
+        assert_eq!(e.shown, "Working");
+        assert_eq!(e.recent[0].cause.words, "the user dismissed the notice");
+        assert!(e.recent[0].result.contains("no longer needs you"));
+        // Nothing to dismiss: suppressed with a reason.
+        let (_, d) = step(&after, &Event::Dismissed, Source::Ui, Millis(50));
+        assert!(line(&d).result.contains("nothing a notice alone raised"));
+    }
+
+    #[test]
+    fn a_second_opinion_is_shown_and_changes_nothing() {
+        let (s, mut ds) = run(&[(Event::WaitConnected, Source::Wait, 10)]);
+        let opinion = crate::opinion::Opinion {
+            status: ClaudeStatus::Idle,
+            waiting_for: None,
+            for_ms: 5000,
+            why: "Claude Code is at its prompt".into(),
+        };
+        let (after, d) = step(&s, &Event::SecondOpinion(opinion), Source::Hub, Millis(9000));
+        assert_eq!(after, s, "not even the watermark moves");
+        ds.push(d);
+        let mut c = ctx(Run::Managed);
+        c.claude_now = Some(ClaudeStatus::Idle);
+        let e = explain(&after, &ds, None, None, &c);
+        let dis = e.disagreement.unwrap();
+        assert_eq!(dis.cause.detail.as_deref(), Some("Claude Code is at its prompt"));
+        assert_eq!(e.claude_now, Some(ClaudeStatus::Idle));
+        assert_eq!(e.set_by.unwrap().trigger, "wait:connect");
+    }
+
+    #[test]
+    fn older_causes_come_from_the_hub_when_the_window_is_short() {
+        let (s, ds) = run(&[
+            (Event::WaitConnected, Source::Wait, 10),
+            (hook(r#"{"hook_event_name":"Stop"}"#), Source::Hook, 20),
+        ]);
+        let e = explain(&s, &ds[1..], Some(&ds[0]), None, &ctx(Run::External));
+        assert_eq!(e.set_by.unwrap().trigger, "wait:connect");
+        assert!(trigger_words("hook:Bogus").contains("no rule"));
+    }
+}
