@@ -78,6 +78,7 @@ export const Code = Object.freeze({
   BAD_MESSAGE_ID: 'bad_message_id',
   BAD_CURSOR: 'bad_cursor',
   NOT_PENDING: 'not_pending',
+  NOT_DISMISSABLE: 'not_dismissable',
   UNKNOWN_CURSOR: 'unknown_cursor',
   UNKNOWN_PARENT: 'unknown_parent',
   IDEMPOTENCY_CONFLICT: 'idempotency_conflict',

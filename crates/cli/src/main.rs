@@ -9,6 +9,7 @@ mod agent;
 mod client;
 mod demo;
 mod env;
+mod explain;
 mod hook;
 mod install;
 mod lifecycle;
@@ -163,8 +164,27 @@ enum Command {
         #[command(flatten)]
         hub: env::HubArgs,
     },
-    /// Replay a recorded event sequence (JSON lines: a tests/corpus case or an exported events log)
-    /// through the state machine and check its `expect` lines; exit 1 if one fails.
+    /// Why an agent's indicator says what it says: since when, the event that set it, what ends it, the
+    /// latest decisions (ignored ones with their reasons) and Claude Code's own view.
+    Explain {
+        /// The agent.
+        name: String,
+        #[command(flatten)]
+        hub: env::HubArgs,
+    },
+    /// The indicator looks wrong: write one case file of the agent's recent events, decisions and
+    /// transcript lines, what it showed and what was right (texts redacted unless --keep-texts).
+    Report(explain::ReportArgs),
+    /// Dismiss a "needs you" that a notice alone raised (no later hook would close it).
+    Dismiss {
+        /// The agent.
+        name: String,
+        #[command(flatten)]
+        hub: env::HubArgs,
+    },
+    /// Replay a recorded event sequence (JSON lines: a tests/corpus case, an exported events log or a
+    /// `clawmux report` file) through the state machine: says whether it reproduces what was shown, and
+    /// checks its `expect` lines; exit 1 if one fails.
     Replay {
         /// The file.
         file: PathBuf,
@@ -269,6 +289,9 @@ fn main() -> ExitCode {
             hub,
         } => timeline::run(&hub, &name, from, to, transcript.as_deref()),
         Command::Replay { file } => replay::run(&file),
+        Command::Explain { name, hub } => explain::explain(&hub, &name),
+        Command::Report(report) => explain::report(&report),
+        Command::Dismiss { name, hub } => explain::dismiss(&hub, &name),
         Command::Agent {
             command: AgentCommand::Add { name, work_dir },
             hub,

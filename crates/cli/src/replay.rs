@@ -36,6 +36,26 @@ pub fn run(file: &Path) -> Result<(), String> {
         };
         println!("line {line:>4}  {:<28} {outcome}{needs}", d.trigger);
     }
+    for m in &r.mismatches {
+        println!(
+            "line {:>4}  DIFFERS recorded {} -> {} ({}), replayed {} -> {} ({})",
+            m.line,
+            m.recorded.from,
+            m.recorded.to,
+            outcome_word(&m.recorded.outcome),
+            m.replayed.from,
+            m.replayed.to,
+            outcome_word(&m.replayed.outcome)
+        );
+    }
+    if let (Some(shown), Some(same)) = (&r.shown, r.reproduces_shown()) {
+        let shown = serde_json::to_string(shown).unwrap_or_default();
+        if same {
+            println!("reproduces what was shown: {shown}");
+        } else {
+            println!("does NOT reproduce what was shown: {shown} was shown");
+        }
+    }
     let failed: Vec<_> = r.checks.iter().filter(|c| !c.holds()).collect();
     for c in &r.checks {
         let verdict = if c.holds() { "ok  " } else { "FAIL" };
@@ -64,5 +84,13 @@ pub fn run(file: &Path) -> Result<(), String> {
             failed.len(),
             r.checks.len()
         ))
+    }
+}
+
+fn outcome_word(o: &clawmux_core::Outcome) -> &'static str {
+    match o {
+        clawmux_core::Outcome::Moved => "moved",
+        clawmux_core::Outcome::Stayed => "stayed",
+        clawmux_core::Outcome::Suppressed(_) => "suppressed",
     }
 }

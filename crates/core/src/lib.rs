@@ -16,6 +16,7 @@ pub mod observe;
 pub mod opinion;
 pub mod redact;
 pub mod replay;
+pub mod report;
 pub mod state;
 pub mod time;
 pub mod transcript;

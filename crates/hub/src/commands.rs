@@ -76,6 +76,18 @@ pub enum Command {
     },
     /// The user's answer to what an agent needs: its open permission, question or plan request.
     Answer(AnswerRequest),
+    /// Why the agent's indicator says what it says (`clawmux explain`).
+    Explain {
+        /// The agent.
+        session_id: String,
+    },
+    /// Dismisses a "needs you" that only a notice raised (no later hook would close it).
+    Dismiss {
+        /// The agent.
+        session_id: String,
+    },
+    /// A case file of a wrong indicator ("This looks wrong", `clawmux report`).
+    Report(crate::explain::ReportRequest),
     /// Whether Claude Code and tmux are installed (the UI offers the demo agent when Claude Code is not).
     Capabilities {},
     /// Imports the conversations of an original installation found in the data folder.
@@ -134,6 +146,12 @@ impl Hub {
                 self.interrupt(&session_id).await?;
                 Ok(json!({}))
             }
+            Command::Explain { session_id } => Ok(json!(self.explain(&session_id).await?)),
+            Command::Dismiss { session_id } => {
+                self.dismiss(&session_id, clawmux_core::Source::Ui).await?;
+                Ok(json!({}))
+            }
+            Command::Report(req) => Ok(json!(self.report(req).await?)),
             Command::Capabilities {} => Ok(self.capabilities().await),
             Command::Import {} => Ok(json!(self.import_original().await)),
             Command::VoiceSettings {} => Ok(self.voice_settings()?.public()),

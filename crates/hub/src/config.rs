@@ -169,6 +169,9 @@ pub struct Options {
     /// Where speech models are downloaded from instead of whisper.cpp's repository (`CLAWMUX_MODELS_URL`:
     /// a mirror; the files must still be the pinned ones).
     pub models_url: Option<String>,
+    /// How long Claude Code's own view of a session may disagree with ours before the disagreement is
+    /// recorded (`CLAWMUX_SECOND_OPINION_MS`, default 5 s).
+    pub second_opinion_after: Duration,
 }
 
 impl Options {
@@ -203,6 +206,7 @@ impl Options {
             models_url: std::env::var("CLAWMUX_MODELS_URL")
                 .ok()
                 .filter(|u| !u.is_empty()),
+            second_opinion_after: ms("CLAWMUX_SECOND_OPINION_MS", 5_000),
         }
     }
 }

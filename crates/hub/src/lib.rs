@@ -10,6 +10,7 @@ pub mod commands;
 pub mod config;
 pub mod diagnose;
 pub mod error;
+pub mod explain;
 pub mod http;
 pub mod hub;
 pub mod import;
@@ -20,6 +21,7 @@ mod mailbox;
 pub mod metrics;
 pub mod notice;
 pub mod observe;
+mod opinion;
 pub mod terminal;
 pub mod transcript;
 pub mod ui_event;
@@ -59,6 +61,7 @@ pub async fn serve(
             tracing::warn!(error = %e, "could not check the agents' waits after start");
         }
     });
+    let watching = tokio::spawn(hub.clone().watch_claude_sessions());
     let (stop, stopping) = tokio::sync::watch::channel(false);
     let closing = hub.clone();
     tokio::spawn(async move {
@@ -76,6 +79,7 @@ pub async fn serve(
     let listener = http::peers::UserOnly::new(listener, hub.options().idle_timeout);
     let tcp = axum::serve(listener, app).with_graceful_shutdown(until(stopping));
     let served = tokio::try_join!(tcp.into_future(), local.into_future()).map(drop);
+    watching.abort();
     // A socket file left behind would be taken for a hub that is gone; remove it on the way out.
     let _ = std::fs::remove_file(http::local::socket_path(hub.data_dir()));
     served

@@ -174,6 +174,20 @@ impl Store {
         row.as_ref().map(agent_from_row).transpose()
     }
 
+    /// The agent (spawned or observed) whose Claude Code conversation is `claude_session_id`, if any.
+    pub async fn agent_by_claude_session(
+        &self,
+        claude_session_id: &str,
+    ) -> Result<Option<AgentRow>, StoreError> {
+        let row = sqlx::query(&format!(
+            "SELECT {AGENT_COLUMNS} FROM agents WHERE claude_session_id = ?1 ORDER BY observed LIMIT 1"
+        ))
+        .bind(claude_session_id)
+        .fetch_optional(&self.reader)
+        .await?;
+        row.as_ref().map(agent_from_row).transpose()
+    }
+
     /// Records how the hub starts an agent.
     pub async fn set_launch(&self, name: &str, launch: &str) -> Result<(), StoreError> {
         let done = sqlx::query("UPDATE agents SET launch = ?2 WHERE name = ?1")

@@ -78,34 +78,7 @@ impl Store {
     /// Recomputes an agent's snapshot from its stored events alone, from registration on.
     pub async fn replay(&self, agent: &str) -> Result<Snapshot, StoreError> {
         let row = self.agent(agent).await?;
-        let created = row.created_at;
-        let rows = sqlx::query(
-            "SELECT source, kind, payload, source_time FROM agent_events WHERE agent = ?1 ORDER BY id",
-        )
-        .bind(agent)
-        .fetch_all(&self.reader)
-        .await?;
-        let mut snapshot = if row.snapshot.observed {
-            Snapshot::observed(created)
-        } else {
-            Snapshot::new(created)
-        };
-        for row in rows {
-            let source: String = row.try_get("source")?;
-            let source = Source::parse(&source)
-                .ok_or_else(|| StoreError::Corrupt(format!("event source `{source}`")))?;
-            let kind: String = row.try_get("kind")?;
-            let payload: Vec<u8> = row.try_get("payload")?;
-            let event = Event::from_stored(&kind, &payload);
-            snapshot = step(
-                &snapshot,
-                &event,
-                source,
-                Millis(row.try_get("source_time")?),
-            )
-            .0;
-        }
-        Ok(snapshot)
+        self.replay_before(&row, i64::MAX).await
     }
 
     /// An agent's raw events after `after_id`, oldest first, at most `limit`.
@@ -158,6 +131,149 @@ impl Store {
         .fetch_all(&self.reader)
         .await?;
         rows.iter().map(decision_from_row).collect()
+    }
+}
+
+/// An agent's events from a moment on, each with the decision recorded for it, and its snapshot before
+/// the first of them: a span that replays alone (`clawmux report`).
+#[derive(Debug, Clone)]
+pub struct Span {
+    /// The snapshot before the span's first event.
+    pub start: Snapshot,
+    /// The events, oldest first, with their raw payloads and recorded decisions.
+    pub events: Vec<(StoredEvent, Vec<u8>, Option<Decision>)>,
+}
+
+/// The columns of a decision row.
+const DECISION_COLUMNS: &str = "id, event_id, agent, trigger, source, source_time, from_state, to_state, \
+     activity, outcome, reason, detail, attention";
+
+impl Store {
+    /// An agent's latest decisions, oldest first, at most `limit`.
+    pub async fn recent_decisions(
+        &self,
+        agent: &str,
+        limit: u32,
+    ) -> Result<Vec<StoredDecision>, StoreError> {
+        let rows = sqlx::query(&format!(
+            "SELECT {DECISION_COLUMNS} FROM transitions WHERE agent = ?1 ORDER BY id DESC LIMIT ?2"
+        ))
+        .bind(agent)
+        .bind(limit)
+        .fetch_all(&self.reader)
+        .await?;
+        let mut out = rows
+            .iter()
+            .map(decision_from_row)
+            .collect::<Result<Vec<_>, _>>()?;
+        out.reverse();
+        Ok(out)
+    }
+
+    /// The latest decision that moved the agent, and the latest that raised its "needs you".
+    pub async fn latest_causes(
+        &self,
+        agent: &str,
+    ) -> Result<(Option<StoredDecision>, Option<StoredDecision>), StoreError> {
+        let moved_sql = format!(
+            "SELECT {DECISION_COLUMNS} FROM transitions WHERE agent = ?1 AND outcome = 'moved' \
+             ORDER BY id DESC LIMIT 1"
+        );
+        let raised_sql = format!(
+            "SELECT {DECISION_COLUMNS} FROM transitions WHERE agent = ?1 \
+             AND attention LIKE '{{\"change\":\"set\"%' ORDER BY id DESC LIMIT 1"
+        );
+        let moved = sqlx::query(&moved_sql)
+            .bind(agent)
+            .fetch_optional(&self.reader)
+            .await?;
+        let raised = sqlx::query(&raised_sql)
+            .bind(agent)
+            .fetch_optional(&self.reader)
+            .await?;
+        Ok((
+            moved.as_ref().map(decision_from_row).transpose()?,
+            raised.as_ref().map(decision_from_row).transpose()?,
+        ))
+    }
+
+    /// The agent's events received at or after `since` (at most `limit`, the latest), with their decisions,
+    /// and its snapshot before them.
+    pub async fn span(&self, agent: &str, since: Millis, limit: u32) -> Result<Span, StoreError> {
+        let row = self.agent(agent).await?;
+        let rows = sqlx::query(
+            "SELECT e.id, e.agent, e.source, e.kind, e.payload, e.source_time, e.received_at, e.error \
+             FROM agent_events e WHERE e.agent = ?1 AND e.received_at >= ?2 ORDER BY e.id DESC LIMIT ?3",
+        )
+        .bind(agent)
+        .bind(since.0)
+        .bind(limit)
+        .fetch_all(&self.reader)
+        .await?;
+        let mut events = Vec::with_capacity(rows.len());
+        for r in rows.iter().rev() {
+            let payload: Vec<u8> = r.try_get("payload")?;
+            let event = StoredEvent {
+                id: r.try_get("id")?,
+                agent: r.try_get("agent")?,
+                source: r.try_get("source")?,
+                kind: r.try_get("kind")?,
+                payload: String::from_utf8_lossy(&payload).into_owned(),
+                source_time: Millis(r.try_get("source_time")?),
+                received_at: Millis(r.try_get("received_at")?),
+                error: r.try_get("error")?,
+            };
+            let decision = sqlx::query(&format!(
+                "SELECT {DECISION_COLUMNS} FROM transitions WHERE event_id = ?1"
+            ))
+            .bind(event.id)
+            .fetch_optional(&self.reader)
+            .await?;
+            let decision = decision
+                .as_ref()
+                .map(decision_from_row)
+                .transpose()?
+                .map(|d| d.decision);
+            events.push((event, payload, decision));
+        }
+        let first = events.first().map_or(i64::MAX, |(e, _, _)| e.id);
+        let start = self.replay_before(&row, first).await?;
+        Ok(Span { start, events })
+    }
+
+    /// The agent's snapshot from its events before `event_id`.
+    async fn replay_before(
+        &self,
+        row: &crate::AgentRow,
+        event_id: i64,
+    ) -> Result<Snapshot, StoreError> {
+        let rows = sqlx::query(
+            "SELECT source, kind, payload, source_time FROM agent_events WHERE agent = ?1 AND id < ?2 ORDER BY id",
+        )
+        .bind(&row.name)
+        .bind(event_id)
+        .fetch_all(&self.reader)
+        .await?;
+        let mut snapshot = if row.snapshot.observed {
+            Snapshot::observed(row.created_at)
+        } else {
+            Snapshot::new(row.created_at)
+        };
+        for r in rows {
+            let source: String = r.try_get("source")?;
+            let source = Source::parse(&source)
+                .ok_or_else(|| StoreError::Corrupt(format!("event source `{source}`")))?;
+            let kind: String = r.try_get("kind")?;
+            let payload: Vec<u8> = r.try_get("payload")?;
+            snapshot = step(
+                &snapshot,
+                &Event::from_stored(&kind, &payload),
+                source,
+                Millis(r.try_get("source_time")?),
+            )
+            .0;
+        }
+        Ok(snapshot)
     }
 }
 

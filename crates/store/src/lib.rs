@@ -39,7 +39,7 @@ use tokio::sync::{Mutex, MutexGuard};
 
 pub use agents::AgentRow;
 pub use error::StoreError;
-pub use events::{Applied, Incoming, StoredDecision, StoredEvent};
+pub use events::{Applied, Incoming, Span, StoredDecision, StoredEvent};
 pub use import::check_history;
 pub use import::Imported;
 pub use inbox::Channel;

@@ -99,6 +99,8 @@ codes! {
     BadCursor = "bad_cursor",
     /// The agent is not waiting for that answer (any more).
     NotPending = "not_pending",
+    /// A dismissal, but what the agent needs was not raised by a notice alone.
+    NotDismissable = "not_dismissable",
     /// A cursor that names no message of that conversation.
     UnknownCursor = "unknown_cursor",
     /// A reply or acknowledgement to a message that does not exist.

@@ -42,6 +42,7 @@ pub(crate) fn status(code: Code) -> StatusCode {
         | Code::NotManaged
         | Code::NoTerminal
         | Code::NotPending
+        | Code::NotDismissable
         | Code::FolderNotTrusted
         | Code::IdempotencyConflict
         | Code::VoiceNotConfigured

@@ -72,6 +72,10 @@ impl Hub {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .notify(agent, &applied.before, &applied.decision, &applied.after);
         live.run.pulse.send_modify(|p| p.saw(event, &applied.after));
+        if starts_a_session(event) {
+            // Claude Code's sessions folder exists once a session runs: its watcher may start now.
+            self.poke_claude_sessions();
+        }
         if waits_for_user(&applied.before) && !waits_for_user(&applied.after) {
             // Answered in the terminal, interrupted, or over: the app's request ends unanswered.
             live.asks.close();
@@ -130,4 +134,20 @@ fn shown(s: &clawmux_core::Snapshot) -> (State, &str, Millis, Option<&clawmux_co
 /// Whether the snapshot's agent waits for the user (a permission, an answer, a plan approval).
 fn waits_for_user(s: &clawmux_core::Snapshot) -> bool {
     s.attention.as_ref().is_some_and(|a| a.need.is_waiting())
+}
+
+/// A process or Claude Code session began.
+fn starts_a_session(event: &Event) -> bool {
+    match event {
+        Event::Spawned => true,
+        Event::Hook(h) => h.event() == clawmux_core::HookEvent::SessionStart,
+        Event::WaitConnected
+        | Event::WaitDisconnected
+        | Event::Terminated
+        | Event::Interrupted
+        | Event::Dismissed
+        | Event::SecondOpinion(_)
+        | Event::Transcript(_)
+        | Event::Rejected { .. } => false,
+    }
 }

@@ -66,6 +66,10 @@ struct Inner {
     port: AtomicU16,
     /// Speech to text on the device: the loaded model, the download under way.
     device_voice: crate::voice::device::DeviceVoice,
+    /// Claude Code's own view of each session, beside ours (`opinion.rs`).
+    opinions: crate::opinion::Opinions,
+    /// Wakes the watcher of Claude Code's sessions to look for its folder again (an agent started).
+    claude_poke: tokio::sync::Notify,
 }
 
 /// The wall clock, read only here at the edge: the state machine gets time handed in.
@@ -103,6 +107,7 @@ impl Hub {
         observers.subscribe(Box::new(LogObserver));
         let metrics = SharedMetrics::default();
         observers.subscribe(Box::new(metrics.clone()));
+        let options_second_opinion = options.second_opinion_after;
         Ok(Hub {
             inner: Arc::new(Inner {
                 store,
@@ -119,6 +124,10 @@ impl Hub {
                 options,
                 port: AtomicU16::new(0),
                 device_voice: Default::default(),
+                opinions: std::sync::Arc::new(std::sync::Mutex::new(crate::opinion::Judge::new(
+                    options_second_opinion,
+                ))),
+                claude_poke: tokio::sync::Notify::new(),
             }),
         })
     }
@@ -146,6 +155,20 @@ impl Hub {
 
     pub(crate) fn device_voice(&self) -> &crate::voice::device::DeviceVoice {
         &self.inner.device_voice
+    }
+
+    pub(crate) fn opinions(&self) -> &crate::opinion::Opinions {
+        &self.inner.opinions
+    }
+
+    /// What the watcher of Claude Code's sessions waits on while their folder does not exist.
+    pub(crate) fn inner_poke(&self) -> &tokio::sync::Notify {
+        &self.inner.claude_poke
+    }
+
+    /// An agent started or a session appeared: Claude Code's sessions folder may exist now.
+    pub(crate) fn poke_claude_sessions(&self) {
+        self.inner.claude_poke.notify_one();
     }
 
     pub(crate) fn tmux(&self) -> &Tmux {

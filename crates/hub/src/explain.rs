@@ -1,0 +1,229 @@
+//! The indicator, explained and reported: what a click on it opens (`explain`), dismissing a need a notice
+//! alone raised (`dismiss`), and "This looks wrong" (`report`), one self-contained case file.
+//!
+//! The words and the file's format are the core's (`clawmux_core::explain`, `clawmux_core::report`): this
+//! module only gathers what they need from the store, the live agent and its transcript.
+
+use std::path::{Path, PathBuf};
+
+use clawmux_core::explain::{explain, Context, Explanation, Run};
+use clawmux_core::report::{case_file, Case, CaseFile, RecordedEvent};
+use clawmux_core::wire::Code;
+use clawmux_core::{Event, Millis, Source};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::HubError;
+use crate::hub::{now, Hub};
+
+/// How many of the latest decisions an explanation lists.
+const RECENT: u32 = 20;
+/// The most events a report carries (the latest of its span).
+const REPORT_EVENTS: u32 = 5_000;
+/// A report's span when none is asked for: the last ten minutes.
+pub const DEFAULT_SPAN_MS: u64 = 10 * 60 * 1000;
+/// The most of a transcript a report reads (its end).
+const TRANSCRIPT_TAIL: u64 = 32 * 1024 * 1024;
+/// Where the window's reports are saved, in the data folder.
+pub const REPORTS_DIR: &str = "reports";
+
+/// What `report` is asked for.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReportRequest {
+    /// The agent.
+    pub session_id: String,
+    /// How far back the span goes, in milliseconds (default ten minutes).
+    #[serde(default)]
+    pub since_ms: Option<u64>,
+    /// The end of the span (default now): a preview and its save name the same span.
+    #[serde(default)]
+    pub until: Option<Millis>,
+    /// What the user says was right (`idle`, `working`, `needs:answer`, `not-needed`, ...).
+    #[serde(default)]
+    pub right: Option<String>,
+    /// Keep message texts, tool inputs and paths (they are redacted otherwise).
+    #[serde(default)]
+    pub keep: bool,
+    /// Save it in the data folder's `reports/` (the window's "Save"); otherwise only return it.
+    #[serde(default)]
+    pub save: bool,
+}
+
+/// A report, as returned.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Report {
+    /// The file and what was taken out.
+    #[serde(flatten)]
+    pub file: CaseFile,
+    /// The span's end, to ask for the same span again.
+    pub until: Millis,
+    /// Where it was saved, when it was.
+    pub path: Option<PathBuf>,
+}
+
+impl Hub {
+    /// Why an agent's indicator says what it says.
+    pub async fn explain(&self, agent: &str) -> Result<Explanation, HubError> {
+        let store = self.store();
+        let row = store.agent(agent).await?;
+        let recent: Vec<_> = store
+            .recent_decisions(agent, RECENT)
+            .await?
+            .into_iter()
+            .map(|d| d.decision)
+            .collect();
+        let (moved, raised) = store.latest_causes(agent).await?;
+        let live = self.live(agent)?;
+        let run = if row.snapshot.observed {
+            Run::Observed
+        } else if row.launch.is_some() {
+            Run::Managed
+        } else {
+            Run::External
+        };
+        let start_deadline = (run == Run::Managed).then(|| {
+            let timeout = i64::try_from(self.options().start_timeout.as_millis()).unwrap_or(0);
+            Millis(row.snapshot.since.0.saturating_add(timeout))
+        });
+        let ctx = Context {
+            run,
+            start_deadline,
+            request_open: live.asks.current().is_some(),
+            claude_now: self.opinions_lock().theirs(agent),
+        };
+        Ok(explain(
+            &row.snapshot,
+            &recent,
+            moved.as_ref().map(|d| &d.decision),
+            raised.as_ref().map(|d| &d.decision),
+            &ctx,
+        ))
+    }
+
+    /// Dismisses a "needs you" that only a notice raised; anything else is refused and changes nothing.
+    pub async fn dismiss(&self, agent: &str, source: Source) -> Result<(), HubError> {
+        let notice = self
+            .store()
+            .agent(agent)
+            .await?
+            .snapshot
+            .attention
+            .is_some_and(|a| a.notice);
+        if !notice {
+            return Err(HubError::new(
+                Code::NotDismissable,
+                format!(
+                    "{agent} needs nothing that a notice alone raised: a request ends with its tool call, \
+                     an answer from the window, or the end of the turn"
+                ),
+            ));
+        }
+        let applied = self.apply(agent, source, &Event::Dismissed, b"").await?;
+        match applied.decision.outcome {
+            clawmux_core::Outcome::Suppressed(why) => {
+                Err(HubError::new(Code::NotDismissable, why.to_string()))
+            }
+            clawmux_core::Outcome::Moved | clawmux_core::Outcome::Stayed => Ok(()),
+        }
+    }
+
+    /// A case file of the agent's recent span: its events and decisions, its transcript's lines, what the
+    /// indicator shows and what the user says was right; saved in `reports/` when asked.
+    pub async fn report(&self, req: ReportRequest) -> Result<Report, HubError> {
+        let agent = req.session_id.as_str();
+        let right = req
+            .right
+            .as_deref()
+            .map(clawmux_core::report::parse_right)
+            .transpose()
+            .map_err(|e| HubError::new(Code::BadQuery, e))?;
+        let until = req.until.unwrap_or_else(now);
+        let span_ms = i64::try_from(req.since_ms.unwrap_or(DEFAULT_SPAN_MS)).unwrap_or(i64::MAX);
+        let from = Millis(until.0.saturating_sub(span_ms));
+        let store = self.store();
+        let row = store.agent(agent).await?;
+        let span = store.span(agent, from, REPORT_EVENTS).await?;
+        let events: Vec<RecordedEvent> = span
+            .events
+            .into_iter()
+            .filter(|(e, _, _)| e.received_at <= until)
+            .filter_map(|(e, payload, decision)| {
+                Some(RecordedEvent {
+                    at: e.source_time,
+                    source: Source::parse(&e.source)?,
+                    kind: e.kind,
+                    payload,
+                    decision,
+                })
+            })
+            .collect();
+        let path = self.live(agent)?.transcript().as_ref().map(|w| w.path.clone());
+        let transcript = match path {
+            Some(path) => tokio::task::spawn_blocking(move || transcript_lines(&path, from, until))
+                .await
+                .unwrap_or_default(),
+            None => Vec::new(),
+        };
+        let file = case_file(&Case {
+            agent,
+            from,
+            to: until,
+            start: &span.start,
+            events: &events,
+            transcript: &transcript,
+            shown: &row.snapshot,
+            right,
+            keep: req.keep,
+        });
+        let path = if req.save {
+            Some(self.save_report(agent, until, &file.text)?)
+        } else {
+            None
+        };
+        Ok(Report { file, until, path })
+    }
+
+    /// Writes a report into `<data dir>/reports/` (0600, in the 0700 data folder).
+    fn save_report(&self, agent: &str, at: Millis, text: &str) -> Result<PathBuf, HubError> {
+        let dir = self.data_dir().join(REPORTS_DIR);
+        std::fs::create_dir_all(&dir).map_err(|e| crate::hub::cannot_create(&dir, &e))?;
+        let path = dir.join(format!("{agent}-{}.jsonl", at.0));
+        crate::config::write_private(&path, text.as_bytes()).map_err(|e| {
+            HubError::new(
+                Code::CannotSave,
+                format!("cannot write {}: {e}", path.display()),
+            )
+        })?;
+        Ok(path)
+    }
+}
+
+/// The transcript's lines whose `timestamp` falls in the span, read from the file's last
+/// [`TRANSCRIPT_TAIL`] bytes.
+fn transcript_lines(path: &Path, from: Millis, until: Millis) -> Vec<(Millis, Value)> {
+    use std::io::{Read, Seek, SeekFrom};
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return Vec::new();
+    };
+    let len = file.metadata().map_or(0, |m| m.len());
+    let start = len.saturating_sub(TRANSCRIPT_TAIL);
+    let mut bytes = Vec::new();
+    if file.seek(SeekFrom::Start(start)).is_err() || file.read_to_end(&mut bytes).is_err() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for line in bytes.split(|b| *b == b'\n') {
+        let Ok(value) = serde_json::from_slice::<Value>(line) else {
+            continue; // a line cut by the tail, or half written
+        };
+        let at = value
+            .get("timestamp")
+            .and_then(Value::as_str)
+            .and_then(clawmux_core::transcript::parse_time);
+        if let Some(at) = at.filter(|at| *at >= from && *at <= until) {
+            out.push((at, value));
+        }
+    }
+    out
+}

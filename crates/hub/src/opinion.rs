@@ -1,0 +1,395 @@
+//! A second opinion on each agent's indicator: Claude Code's own view of its session, read as it changes.
+//!
+//! Claude Code 2.1 writes `<claude dir>/sessions/<pid>.json` (status `idle`, `busy` or `waiting`) while a
+//! process runs and removes it when it ends. The hub watches that folder (inotify through `notify`, never a
+//! poll), matches each file's `sessionId` to an agent (spawned and observed agents know theirs), and keeps
+//! the latest status. It never moves our state (`clawmux_core::opinion`); when the two views disagree for
+//! longer than [`Options::second_opinion_after`](crate::config::Options) the disagreement is recorded
+//! once, as a decision (`claude:status`), so the explanation and a report show both views. Only the
+//! `.json` files are read (the folder also holds each session's peer key, which is none of our business).
+//!
+//! [`Judge`] holds the rule over time and needs no hub: the watcher and the hub's status feed tell it what
+//! each side says, and it says when a disagreement has lasted long enough to record.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use clawmux_core::opinion::{disagreement, ClaudeStatus, Opinion};
+use clawmux_core::{Attention, Event, Snapshot, Source, State};
+use notify::Watcher;
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use crate::hub::Hub;
+use crate::ui_event::UiEvent;
+
+/// What the two sides say of one agent, and the disagreement under way.
+#[derive(Debug, Default)]
+struct Sides {
+    ours: Option<Snapshot>,
+    theirs: Option<(ClaudeStatus, Option<String>)>,
+    episode: Option<Episode>,
+}
+
+#[derive(Debug)]
+struct Episode {
+    id: u64,
+    why: String,
+    since: Instant,
+    recorded: bool,
+}
+
+/// A disagreement to look at again when it may have lasted long enough.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Due {
+    pub(crate) agent: String,
+    pub(crate) episode: u64,
+    pub(crate) at: Instant,
+}
+
+/// The rule over time: a disagreement is recorded once it has lasted `after`, once per episode.
+#[derive(Debug)]
+pub(crate) struct Judge {
+    after: Duration,
+    agents: HashMap<String, Sides>,
+    next: u64,
+}
+
+impl Judge {
+    pub(crate) fn new(after: Duration) -> Judge {
+        Judge {
+            after,
+            agents: HashMap::new(),
+            next: 1,
+        }
+    }
+
+    /// Claude Code's view of `agent` now.
+    pub(crate) fn theirs(&self, agent: &str) -> Option<ClaudeStatus> {
+        self.agents.get(agent)?.theirs.as_ref().map(|(s, _)| *s)
+    }
+
+    /// Whether our side of `agent` is known.
+    pub(crate) fn knows_ours(&self, agent: &str) -> bool {
+        self.agents.get(agent).is_some_and(|s| s.ours.is_some())
+    }
+
+    /// Claude Code's file says `status` now.
+    pub(crate) fn their_view(
+        &mut self,
+        agent: &str,
+        status: ClaudeStatus,
+        waiting_for: Option<String>,
+        now: Instant,
+    ) -> Option<Due> {
+        self.agents.entry(agent.to_owned()).or_default().theirs = Some((status, waiting_for));
+        self.judge(agent, now)
+    }
+
+    /// Our indicator shows `ours` now.
+    pub(crate) fn our_view(&mut self, agent: &str, ours: Snapshot, now: Instant) -> Option<Due> {
+        self.agents.entry(agent.to_owned()).or_default().ours = Some(ours);
+        self.judge(agent, now)
+    }
+
+    fn judge(&mut self, agent: &str, now: Instant) -> Option<Due> {
+        let sides = self.agents.get_mut(agent)?;
+        let why = match (&sides.ours, &sides.theirs) {
+            (Some(ours), Some((theirs, _))) => disagreement(ours, *theirs),
+            _ => None,
+        };
+        match (why, &sides.episode) {
+            (None, _) => {
+                sides.episode = None;
+                None
+            }
+            (Some(why), Some(e)) if e.why == why => None,
+            (Some(why), _) => {
+                let id = self.next;
+                self.next += 1;
+                sides.episode = Some(Episode {
+                    id,
+                    why,
+                    since: now,
+                    recorded: false,
+                });
+                Some(Due {
+                    agent: agent.to_owned(),
+                    episode: id,
+                    at: now + self.after,
+                })
+            }
+        }
+    }
+
+    /// The disagreement to record, if episode `due` is still under way, has lasted long enough and was
+    /// not recorded yet.
+    pub(crate) fn take_due(&mut self, due: &Due, now: Instant) -> Option<Opinion> {
+        let sides = self.agents.get_mut(&due.agent)?;
+        let (status, waiting_for) = sides.theirs.clone()?;
+        let episode = sides.episode.as_mut()?;
+        let lasted = now.saturating_duration_since(episode.since);
+        if episode.id != due.episode || episode.recorded || lasted < self.after {
+            return None;
+        }
+        episode.recorded = true;
+        Some(Opinion {
+            status,
+            waiting_for,
+            for_ms: u64::try_from(lasted.as_millis()).unwrap_or(u64::MAX),
+            why: episode.why.clone(),
+        })
+    }
+}
+
+/// The feature as the hub holds it.
+pub(crate) type Opinions = Arc<Mutex<Judge>>;
+
+/// One session file, as much of it as the rule needs.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+struct SessionFile {
+    #[serde(rename = "sessionId")]
+    session_id: String,
+    status: String,
+    #[serde(rename = "waitingFor", default)]
+    waiting_for: Option<String>,
+}
+
+/// Claude Code's folder of running sessions: `$CLAUDE_CONFIG_DIR/sessions`, else `~/.claude/sessions`.
+pub fn sessions_dir() -> Option<PathBuf> {
+    match std::env::var_os("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty()) {
+        Some(dir) => Some(PathBuf::from(dir).join("sessions")),
+        None => std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .map(|h| PathBuf::from(h).join(".claude").join("sessions")),
+    }
+}
+
+/// Reads one session file; `None` for anything that is not one (a key file, half written, too large).
+fn read_session(path: &Path) -> Option<SessionFile> {
+    if path.extension().is_none_or(|e| e != "json") {
+        return None;
+    }
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > 64 * 1024 {
+        return None;
+    }
+    serde_json::from_slice(&std::fs::read(path).ok()?).ok()
+}
+
+/// What the watcher loop hears.
+enum Heard {
+    File(PathBuf),
+    Due(Due),
+}
+
+impl Hub {
+    /// Watches Claude Code's session files for the rest of the hub's life. Starts watching when the folder
+    /// exists; until then, each agent's start or first hook pokes it to look again.
+    pub(crate) async fn watch_claude_sessions(self) {
+        let Some(dir) = sessions_dir() else { return };
+        let mut ours = self.subscribe();
+        let (tx, mut rx) = mpsc::unbounded_channel::<Heard>();
+        let mut watcher = None;
+        // Which file said which session, so a removed file (the process ended) is known.
+        let mut files: HashMap<PathBuf, String> = HashMap::new();
+        loop {
+            if watcher.is_none() && dir.is_dir() {
+                let send = tx.clone();
+                let made = notify::recommended_watcher(move |e: notify::Result<notify::Event>| {
+                    if let Ok(e) = e {
+                        for p in e.paths {
+                            let _ = send.send(Heard::File(p));
+                        }
+                    }
+                })
+                .and_then(|mut w| w.watch(&dir, notify::RecursiveMode::NonRecursive).map(|()| w));
+                match made {
+                    Ok(w) => {
+                        watcher = Some(w);
+                        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                            let _ = tx.send(Heard::File(entry.path()));
+                        }
+                    }
+                    Err(e) => tracing::debug!(error = %e, "cannot watch Claude Code's sessions yet"),
+                }
+            }
+            tokio::select! {
+                heard = rx.recv() => match heard {
+                    Some(Heard::File(path)) => self.session_file_changed(&path, &mut files, &tx).await,
+                    Some(Heard::Due(due)) => self.record_if_due(&due).await,
+                    None => return,
+                },
+                event = ours.recv() => match event {
+                    Ok(UiEvent::SessionStatus { session_id, state, needs, .. }) => {
+                        let attention = needs.map(|n| n.attention);
+                        self.our_status_changed(&session_id, state, attention, &tx).await;
+                    }
+                    Ok(_) => {}
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                },
+                () = self.inner_poke().notified(), if watcher.is_none() => {}
+            }
+        }
+    }
+
+    async fn session_file_changed(
+        &self,
+        path: &Path,
+        files: &mut HashMap<PathBuf, String>,
+        tx: &mpsc::UnboundedSender<Heard>,
+    ) {
+        let read = {
+            let path = path.to_owned();
+            tokio::task::spawn_blocking(move || read_session(&path))
+                .await
+                .ok()
+                .flatten()
+        };
+        let (session, status, waiting_for) = match read {
+            Some(f) => {
+                files.insert(path.to_owned(), f.session_id.clone());
+                (f.session_id, ClaudeStatus::parse(&f.status), f.waiting_for)
+            }
+            None if !path.exists() => match files.remove(path) {
+                Some(session) => (session, ClaudeStatus::Gone, None),
+                None => return,
+            },
+            None => return,
+        };
+        let Ok(Some(row)) = self.store().agent_by_claude_session(&session).await else {
+            return;
+        };
+        if !self.opinions_lock().knows_ours(&row.name) {
+            let _ = self
+                .opinions_lock()
+                .our_view(&row.name, row.snapshot.clone(), Instant::now());
+        }
+        let due = self
+            .opinions_lock()
+            .their_view(&row.name, status, waiting_for, Instant::now());
+        schedule(due, tx);
+    }
+
+    async fn our_status_changed(
+        &self,
+        agent: &str,
+        state: State,
+        attention: Option<Attention>,
+        tx: &mpsc::UnboundedSender<Heard>,
+    ) {
+        if self.opinions_lock().theirs(agent).is_none() {
+            return; // Claude Code has said nothing of it: nothing to compare
+        }
+        let Ok(row) = self.store().agent(agent).await else {
+            return;
+        };
+        let mut ours = row.snapshot;
+        ours.state = state;
+        ours.attention = attention;
+        let due = self.opinions_lock().our_view(agent, ours, Instant::now());
+        schedule(due, tx);
+    }
+
+    async fn record_if_due(&self, due: &Due) {
+        let opinion = self.opinions_lock().take_due(due, Instant::now());
+        let Some(opinion) = opinion else { return };
+        let payload = serde_json::to_vec(&opinion).unwrap_or_default();
+        tracing::info!(agent = %due.agent, why = %opinion.why, "Claude Code's own view disagrees");
+        if let Err(e) = self
+            .apply(&due.agent, Source::Hub, &Event::SecondOpinion(opinion), &payload)
+            .await
+        {
+            tracing::warn!(agent = %due.agent, error = %e, "cannot record Claude Code's view");
+        }
+    }
+
+    pub(crate) fn opinions_lock(&self) -> std::sync::MutexGuard<'_, Judge> {
+        self.opinions()
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// Looks at a disagreement again when it may have lasted long enough.
+fn schedule(due: Option<Due>, tx: &mpsc::UnboundedSender<Heard>) {
+    let Some(due) = due else { return };
+    let tx = tx.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep_until(due.at).await;
+        let _ = tx.send(Heard::Due(due));
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clawmux_core::Millis;
+
+    fn snap(state: State) -> Snapshot {
+        let mut s = Snapshot::new(Millis(0));
+        s.state = state;
+        s
+    }
+
+    #[test]
+    fn a_disagreement_is_recorded_once_after_it_lasted() {
+        let t0 = Instant::now();
+        let mut j = Judge::new(Duration::from_secs(5));
+        assert_eq!(j.our_view("sky", snap(State::Idle), t0), None, "nothing to compare yet");
+        let due = j
+            .their_view("sky", ClaudeStatus::Idle, None, t0)
+            .expect("a spawned agent at its prompt while we say idle");
+        assert_eq!(due.at, t0 + Duration::from_secs(5));
+        assert_eq!(j.take_due(&due, t0 + Duration::from_secs(4)), None, "too soon");
+        let o = j.take_due(&due, t0 + Duration::from_secs(5)).unwrap();
+        assert_eq!(o.status, ClaudeStatus::Idle);
+        assert_eq!(o.for_ms, 5000);
+        assert_eq!(j.take_due(&due, t0 + Duration::from_secs(9)), None, "once");
+        // The same disagreement said again is the same episode.
+        assert_eq!(j.their_view("sky", ClaudeStatus::Idle, None, t0 + Duration::from_secs(10)), None);
+    }
+
+    #[test]
+    fn agreement_in_time_records_nothing() {
+        let t0 = Instant::now();
+        let mut j = Judge::new(Duration::from_secs(5));
+        j.our_view("sky", snap(State::Processing), t0);
+        let due = j.their_view("sky", ClaudeStatus::Waiting, Some("permission prompt".into()), t0).unwrap();
+        // Our side catches up: the permission hook arrived.
+        let mut needs = snap(State::Processing);
+        needs.attention = Some(Attention {
+            need: clawmux_core::Need::Permission,
+            reason: "Permission: x".into(),
+            tool_use_id: None,
+            tool_name: None,
+            since: Millis(1),
+            notice: false,
+        });
+        assert_eq!(j.our_view("sky", needs, t0 + Duration::from_secs(1)), None);
+        assert_eq!(j.take_due(&due, t0 + Duration::from_secs(6)), None);
+        // A new disagreement is a new episode.
+        let again = j.their_view("sky", ClaudeStatus::Busy, None, t0 + Duration::from_secs(7)).unwrap();
+        assert_ne!(again.episode, due.episode);
+        assert_eq!(j.theirs("sky"), Some(ClaudeStatus::Busy));
+    }
+
+    #[test]
+    fn only_session_files_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let json = dir.path().join("12.json");
+        std::fs::write(&json, r#"{"pid":12,"sessionId":"abc","status":"waiting","waitingFor":"permission prompt"}"#).unwrap();
+        let key = dir.path().join("12.f00.key");
+        std::fs::write(&key, r#"{"sessionId":"abc","status":"idle"}"#).unwrap();
+        let half = dir.path().join("13.json");
+        std::fs::write(&half, r#"{"pid":13,"sessionId":"#).unwrap();
+        let f = read_session(&json).unwrap();
+        assert_eq!((f.session_id.as_str(), f.status.as_str()), ("abc", "waiting"));
+        assert_eq!(f.waiting_for.as_deref(), Some("permission prompt"));
+        assert_eq!(read_session(&key), None);
+        assert_eq!(read_session(&half), None);
+    }
+}
