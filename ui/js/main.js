@@ -11,6 +11,7 @@ import { showAgent } from './agent-panel.js';
 import { createBackend } from './backend.js';
 import { Conversation } from './chat.js';
 import { $, notice } from './dom.js';
+import { ExplainPanel } from './explain-panel.js';
 import { ImportOffer } from './importer.js';
 import { Kind } from './names.js';
 import { Outbox } from './outbox.js';
@@ -35,6 +36,7 @@ let importOffer;
 let voice;
 let requests;
 let terminal;
+let explanation;
 
 function onConnection(state) {
   const badge = $('connection');
@@ -99,6 +101,7 @@ function upsertSession(s) {
   sidebar.upsert(s);
   const request = merged.needs?.request;
   if (request && request.id !== before?.needs?.request?.id) voice.needed(s.session_id, merged.needs);
+  if (s.state !== undefined || s.needs !== undefined) explanation.changed(s.session_id);
   if (s.session_id === current) {
     showAgent(merged);
     requests.show(current, merged);
@@ -219,7 +222,7 @@ function wireChat() {
 }
 
 function start() {
-  sidebar = new Sidebar($('agents'), select);
+  sidebar = new Sidebar($('agents'), select, (agent) => explanation.open(agent));
   try {
     backend = createBackend({ onEvent, onConnection, cursor: () => store.cursor() });
   } catch (e) {
@@ -234,11 +237,12 @@ function start() {
   });
   voice = new VoicePanel(backend, { current: () => current, session: (agent) => sessions.get(agent) });
   terminal = new TerminalPanel(backend);
+  explanation = new ExplainPanel(backend);
   requests = new RequestCard(backend, { openTerminal: () => terminal.setOpen(true) });
   wireChat();
   Promise.resolve(backend.connect()).catch((e) => fatal(e.message ?? String(e)));
   // For tests and debugging: the live objects, read-only in spirit.
-  window.clawmux = { backend, store, conversations, terminal, speaker: voice.speaker, listener: voice.listener };
+  window.clawmux = { backend, store, conversations, terminal, explanation, speaker: voice.speaker, listener: voice.listener };
 }
 
 start();

@@ -17,9 +17,11 @@ export function indicator(state) {
 }
 
 export class Sidebar {
-  constructor(list, onSelect) {
+  /** `onExplain(agent)`: its indicator or its "needs you" line was clicked (the explanation opens). */
+  constructor(list, onSelect, onExplain) {
     this.list = list;
     this.onSelect = onSelect;
+    this.onExplain = onExplain;
     /** @type {Map<string, HTMLElement>} */
     this.items = new Map();
   }
@@ -33,7 +35,14 @@ export class Sidebar {
       item.dataset.agent = session.session_id;
       item.innerHTML = '<span class="dot"></span><span class="name"></span><span class="unread"></span><span class="label"></span><span class="activity"></span><span class="needs"></span><span class="problem"></span>';
       item.querySelector('.name').textContent = session.session_id;
-      item.addEventListener('click', () => this.onSelect(session.session_id));
+      for (const part of item.querySelectorAll('.dot, .label, .needs')) {
+        part.classList.add('explains');
+        part.title = 'Why does it say this?';
+      }
+      item.addEventListener('click', (e) => {
+        this.onSelect(session.session_id);
+        if (e.target.closest('.explains')) this.onExplain(session.session_id);
+      });
       const after = [...this.items.keys()].sort().find((name) => name > session.session_id);
       this.list.insertBefore(item, after ? this.items.get(after) : null);
       this.items.set(session.session_id, item);
