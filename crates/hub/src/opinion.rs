@@ -186,39 +186,59 @@ enum Heard {
 }
 
 impl Hub {
-    /// Watches Claude Code's session files for the rest of the hub's life. Starts watching when the folder
-    /// exists; until then, each agent's start or first hook pokes it to look again.
+    /// Watches Claude Code's session files for the rest of the hub's life. Until their folder exists, the
+    /// nearest folder above it that does is watched for it to appear (and an agent's start pokes it).
     pub(crate) async fn watch_claude_sessions(self) {
         let Some(dir) = sessions_dir() else { return };
         let mut ours = self.subscribe();
         let (tx, mut rx) = mpsc::unbounded_channel::<Heard>();
-        let mut watcher = None;
+        // What is watched: the sessions folder itself (true), or a folder above it (false).
+        let mut watching: Option<(notify::RecommendedWatcher, PathBuf)> = None;
         // Which file said which session, so a removed file (the process ended) is known.
         let mut files: HashMap<PathBuf, String> = HashMap::new();
+        let mut look = true;
         loop {
-            if watcher.is_none() && dir.is_dir() {
-                let send = tx.clone();
-                let made = notify::recommended_watcher(move |e: notify::Result<notify::Event>| {
-                    if let Ok(e) = e {
-                        for p in e.paths {
-                            let _ = send.send(Heard::File(p));
+            if look {
+                look = false;
+                let target = std::iter::successors(Some(dir.as_path()), |d| d.parent())
+                    .take(3)
+                    .find(|d| d.is_dir())
+                    .filter(|t| watching.as_ref().is_none_or(|(_, w)| w != t));
+                if let Some(target) = target {
+                    let on_dir = target == dir;
+                    let send = tx.clone();
+                    let made = notify::recommended_watcher(move |e: notify::Result<notify::Event>| {
+                        if let Ok(e) = e {
+                            for p in e.paths {
+                                let _ = send.send(Heard::File(p));
+                            }
+                        }
+                    })
+                    .and_then(|mut w| {
+                        w.watch(target, notify::RecursiveMode::NonRecursive)
+                            .map(|()| w)
+                    });
+                    match made {
+                        Ok(w) => {
+                            watching = Some((w, target.to_owned()));
+                            if on_dir {
+                                for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                                    let _ = tx.send(Heard::File(entry.path()));
+                                }
+                            }
+                        }
+                        Err(e) => {
+                            tracing::debug!(error = %e, "cannot watch Claude Code's sessions yet");
                         }
                     }
-                })
-                .and_then(|mut w| w.watch(&dir, notify::RecursiveMode::NonRecursive).map(|()| w));
-                match made {
-                    Ok(w) => {
-                        watcher = Some(w);
-                        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-                            let _ = tx.send(Heard::File(entry.path()));
-                        }
-                    }
-                    Err(e) => tracing::debug!(error = %e, "cannot watch Claude Code's sessions yet"),
                 }
             }
             tokio::select! {
                 heard = rx.recv() => match heard {
-                    Some(Heard::File(path)) => self.session_file_changed(&path, &mut files, &tx).await,
+                    Some(Heard::File(path)) if path.parent() == Some(dir.as_path()) => {
+                        self.session_file_changed(&path, &mut files, &tx).await;
+                    }
+                    Some(Heard::File(_)) => look = true,
                     Some(Heard::Due(due)) => self.record_if_due(&due).await,
                     None => return,
                 },
@@ -231,7 +251,7 @@ impl Hub {
                     Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
                     Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
                 },
-                () = self.inner_poke().notified(), if watcher.is_none() => {}
+                () = self.inner_poke().notified() => look = true,
             }
         }
     }
@@ -299,11 +319,13 @@ impl Hub {
         let Some(opinion) = opinion else { return };
         let payload = serde_json::to_vec(&opinion).unwrap_or_default();
         tracing::info!(agent = %due.agent, why = %opinion.why, "Claude Code's own view disagrees");
-        if let Err(e) = self
+        match self
             .apply(&due.agent, Source::Hub, &Event::SecondOpinion(opinion), &payload)
             .await
         {
-            tracing::warn!(agent = %due.agent, error = %e, "cannot record Claude Code's view");
+            // The indicator is unchanged, but an open explanation has something new to show.
+            Ok(_) => self.broadcast_status(&due.agent).await,
+            Err(e) => tracing::warn!(agent = %due.agent, error = %e, "cannot record Claude Code's view"),
         }
     }
 
