@@ -75,12 +75,12 @@ pub async fn start_hub(data_dir: &Path, microphone: Source) -> Desktop {
     };
     let mut last_error = String::new();
     for port in PORTS {
-        match tokio::net::TcpListener::bind(("127.0.0.1", port)).await {
-            Ok(listener) => {
+        match clawmux_hub::http::peers::Loopback::bind(port).await {
+            Ok(listeners) => {
                 let serving = hub.clone();
                 tauri::async_runtime::spawn(async move {
                     if let Err(e) =
-                        clawmux_hub::serve(listener, serving, std::future::pending()).await
+                        clawmux_hub::serve(listeners, serving, std::future::pending()).await
                     {
                         tracing::error!(error = %e, "the hub stopped serving");
                     }

@@ -43,7 +43,12 @@ fn cause_line(c: &Value) -> String {
 /// Prints the explanation.
 pub fn explain(args: &HubArgs, name: &str) -> Result<(), String> {
     let e = command(args, &json!({"command": "explain", "session_id": name}))?;
-    println!("{name}: {} ({}) since {}", text(&e, "shown"), text(&e, "state"), time(&e["since"]));
+    println!(
+        "{name}: {} ({}) since {}",
+        text(&e, "shown"),
+        text(&e, "state"),
+        time(&e["since"])
+    );
     if !text(&e, "activity").is_empty() {
         println!("  status: {}", text(&e, "activity"));
     }
@@ -59,7 +64,11 @@ pub fn explain(args: &HubArgs, name: &str) -> Result<(), String> {
         println!("  the hub waits until {}", time(until));
     }
     if let Some(n) = e.get("needs").filter(|v| !v.is_null()) {
-        println!("  needs you: {} since {}", text(n, "reason"), time(&n["since"]));
+        println!(
+            "  needs you: {} since {}",
+            text(n, "reason"),
+            time(&n["since"])
+        );
         if let Some(id) = n.get("tool_use_id").and_then(Value::as_str) {
             println!("    waits on tool call {id} ({})", text(n, "tool_name"));
         }

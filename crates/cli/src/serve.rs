@@ -45,20 +45,29 @@ pub fn run(
                 data_dir.join(clawmux_hub::config::TOKEN_FILE).display()
             );
         }
-        let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| {
-            if e.kind() == std::io::ErrorKind::AddrInUse {
-                format!("port {port} is already in use (another hub?); choose another with --port")
+        let in_use = |e: std::io::Error| {
+            if e.kind() == std::io::ErrorKind::AddrInUse && port != 0 {
+                format!("port {port} is already in use ({e}); choose another with --port")
             } else {
                 format!("cannot listen on {addr}: {e}")
             }
-        })?;
-        let bound = listener.local_addr().map_err(|e| e.to_string())?;
+        };
+        let listeners = if bind.is_loopback() {
+            clawmux_hub::http::peers::Loopback::bind(port)
+                .await
+                .map_err(in_use)?
+        } else {
+            clawmux_hub::http::peers::Loopback::single(
+                tokio::net::TcpListener::bind(addr).await.map_err(in_use)?,
+            )
+        };
+        let bound = listeners.v4.local_addr().map_err(|e| e.to_string())?;
         // The first line of stdout, which scripts and tests read to learn the port.
         println!(
             "clawmux hub listening on http://{bound} (data: {})",
             data_dir.display()
         );
-        clawmux_hub::serve(listener, hub, shutdown_signal())
+        clawmux_hub::serve(listeners, hub, shutdown_signal())
             .await
             .map_err(|e| format!("the hub stopped: {e}"))
     })

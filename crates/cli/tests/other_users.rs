@@ -368,3 +368,215 @@ for pid in filter(lambda p: p.isdigit() and p != str(os.getpid()), os.listdir("/
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Tries to listen on `[::1]:PORT` (with every reuse option a listener can ask for); prints the outcome.
+const LISTEN_V6: &str = r#"
+import errno, socket, sys
+s = socket.socket(socket.AF_INET6)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+try:
+    s.bind(("::1", int(sys.argv[1]))); s.listen(8); print("LISTENING", flush=True)
+except OSError as e:
+    print(errno.errorcode.get(e.errno, e.errno), flush=True)
+"#;
+
+#[test]
+fn localhost_reaches_the_hub_on_either_loopback_address_and_no_other_user_can_listen_beside_it() {
+    let hub = TestHub::start();
+    let v6 = match TcpStream::connect(("::1", hub.port)) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("SKIPPED: this machine has no IPv6 loopback ({e}); nobody can listen there");
+            return;
+        }
+    };
+    // A browser that resolves localhost to ::1 reaches the hub itself.
+    let mut v6 = v6;
+    let req = request(
+        "GET",
+        "/api/health",
+        &[
+            ("Host", format!("localhost:{}", hub.port)),
+            ("Authorization", format!("Bearer {}", hub.token)),
+        ],
+        "",
+    );
+    v6.write_all(req.as_bytes()).unwrap();
+    let mut answer = String::new();
+    v6.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    let Some(other) = OtherUser::make("clawmux-t-v6") else {
+        return;
+    };
+    let out = other
+        .command(
+            "/usr/bin/python3",
+            &["-c", LISTEN_V6, &hub.port.to_string()],
+        )
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "EADDRINUSE");
+}
+
+/// Holds `n` idle connections to the port (those accepted or queued within a moment each), made from 8
+/// threads at once.
+fn hold(port: u16, n: usize) -> Vec<TcpStream> {
+    std::thread::scope(|s| {
+        let makers: Vec<_> = (0..8)
+            .map(|_| {
+                s.spawn(move || {
+                    (0..n / 8)
+                        .filter_map(|_| {
+                            let addr = ([127, 0, 0, 1], port).into();
+                            TcpStream::connect_timeout(&addr, Duration::from_millis(20)).ok()
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        makers.into_iter().flat_map(|m| m.join().unwrap()).collect()
+    })
+}
+
+#[test]
+fn a_flood_of_idle_connections_at_a_limit_of_1024_files_leaves_the_agents_and_the_user_served() {
+    // The usual desktop limit, soft and hard: the hub cannot raise it, so its budget must hold.
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let mut hub = Command::new("prlimit")
+        .args([
+            "--nofile=1024:1024",
+            "--",
+            BIN,
+            "serve",
+            "--port",
+            "0",
+            "--data-dir",
+        ])
+        .arg(&data)
+        .env_clear()
+        .env("HOME", dir.path())
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(hub.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    let port: u16 = line
+        .split("127.0.0.1:")
+        .nth(1)
+        .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|p| p.parse().ok())
+        .unwrap();
+    let limits = std::fs::read_to_string(format!("/proc/{}/limits", hub.id())).unwrap();
+    assert!(
+        limits
+            .lines()
+            .any(|l| l.starts_with("Max open files") && l.split_whitespace().nth(3) == Some("1024")),
+        "{limits}"
+    );
+    let clawmux = |args: &[&str], agent: Option<&str>, stdin: &str| {
+        let mut cmd = Command::new(BIN);
+        cmd.env_clear()
+            .env("HOME", dir.path())
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("CLAWMUX_HOME", &data)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        if let Some(a) = agent {
+            cmd.env("CLAWMUX_SESSION_ID", a);
+        }
+        let mut child = cmd.spawn().unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(stdin.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    std::fs::create_dir_all(dir.path().join("sky")).unwrap();
+    let work = dir.path().join("sky");
+    assert!(
+        clawmux(
+            &["agent", "add", "sky", "--work-dir", work.to_str().unwrap()],
+            None,
+            ""
+        )
+        .0
+    );
+
+    // A hostile agent (it runs as the user) holds 2,000 connections to the TCP port.
+    let flood = hold(port, 2000);
+    let descriptors = std::fs::read_dir(format!("/proc/{}/fd", hub.id()))
+        .unwrap()
+        .count();
+    eprintln!(
+        "flood: {} connections made, the hub holds {descriptors} descriptors",
+        flood.len()
+    );
+    assert!(
+        descriptors < 1024 - 128,
+        "headroom kept: {descriptors} descriptors open"
+    );
+    // The agents' socket and everything behind it (the store, new files) still serve.
+    let started = std::time::Instant::now();
+    let (ok, out) = clawmux(
+        &["hook", "tool-status"],
+        Some("sky"),
+        r#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_use_id":"t1","tool_input":{"command":"make"}}"#,
+    );
+    assert!(ok, "the hook ran: {out}");
+    let (ok, status) = clawmux(&["status"], None, "");
+    assert!(ok && status.contains("sky"), "{status}");
+    std::fs::create_dir_all(dir.path().join("rain")).unwrap();
+    let rain = dir.path().join("rain");
+    assert!(
+        clawmux(
+            &["agent", "add", "rain", "--work-dir", rain.to_str().unwrap()],
+            None,
+            ""
+        )
+        .0
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    // The flood gone, the port serves again.
+    drop(flood);
+    let mut again = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    let token = std::fs::read_to_string(data.join("token")).unwrap();
+    again
+        .write_all(
+            request(
+                "GET",
+                "/api/health",
+                &[
+                    ("Host", format!("127.0.0.1:{port}")),
+                    ("Authorization", format!("Bearer {token}")),
+                ],
+                "",
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+    let mut answer = String::new();
+    again.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    hub.kill().unwrap();
+    hub.wait().unwrap();
+}

@@ -267,7 +267,9 @@ pub fn trigger_words(trigger: &str) -> String {
 fn state_ends(state: State, run: Run) -> Vec<String> {
     let observed = run == Run::Observed;
     let lines: &[&str] = match (state, run) {
-        (State::Starting, Run::Observed) => &["its SessionStart or first prompt (then Idle or Working)"],
+        (State::Starting, Run::Observed) => {
+            &["its SessionStart or first prompt (then Idle or Working)"]
+        }
         (State::Starting, Run::Managed | Run::External) => &[
             "its first clawmux wait connecting (then Idle)",
             "its process ending (then Offline)",
@@ -306,7 +308,9 @@ fn state_ends(state: State, run: Run) -> Vec<String> {
     };
     let mut ends: Vec<String> = lines.iter().map(|l| (*l).to_owned()).collect();
     if state == State::Starting && run == Run::Managed {
-        ends.push("if no clawmux wait connects in time, the hub reports it did not start".to_owned());
+        ends.push(
+            "if no clawmux wait connects in time, the hub reports it did not start".to_owned(),
+        );
     }
     ends
 }
@@ -328,7 +332,10 @@ fn needs_end(a: &crate::Attention, request_open: bool) -> Vec<String> {
         None => format!("the next PostToolUse or PostToolUseFailure of {tool}"),
     });
     if a.need == Need::PlanApproval {
-        ends.push("(a plan approval fires no PostToolUse: the transcript's tool_result ends it)".to_owned());
+        ends.push(
+            "(a plan approval fires no PostToolUse: the transcript's tool_result ends it)"
+                .to_owned(),
+        );
     }
     ends.push(
         "a prompt from the user, an interrupt, the end of the turn (Stop) or of the session, a clawmux wait connecting, or the process ending"
@@ -390,17 +397,23 @@ mod tests {
             (Event::WaitConnected, Source::Wait, 10),
             (Event::WaitDisconnected, Source::Wait, 20),
             (
-                hook(r#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_use_id":"t1","tool_input":{"command":"git push"}}"#),
+                hook(
+                    r#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_use_id":"t1","tool_input":{"command":"git push"}}"#,
+                ),
                 Source::Hook,
                 30,
             ),
             (
-                hook(r#"{"hook_event_name":"PreToolUse","tool_name":"Read","agent_id":"sub","tool_input":{}}"#),
+                hook(
+                    r#"{"hook_event_name":"PreToolUse","tool_name":"Read","agent_id":"sub","tool_input":{}}"#,
+                ),
                 Source::Hook,
                 35,
             ),
             (
-                hook(r#"{"hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"git push"}}"#),
+                hook(
+                    r#"{"hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"git push"}}"#,
+                ),
                 Source::Hook,
                 40,
             ),
@@ -414,7 +427,11 @@ mod tests {
         let needs = e.needs.unwrap();
         assert_eq!(needs.tool_use_id.as_deref(), Some("t1"));
         assert_eq!(needs.set_by.unwrap().trigger, "hook:PermissionRequest");
-        assert!(needs.ends[0].contains("tool call t1 (Bash)"), "{:?}", needs.ends);
+        assert!(
+            needs.ends[0].contains("tool call t1 (Bash)"),
+            "{:?}",
+            needs.ends
+        );
         assert!(!needs.dismissable);
         assert_eq!(e.recent.len(), 5);
         assert_eq!(e.recent[0].cause.trigger, "hook:PermissionRequest");
@@ -430,7 +447,9 @@ mod tests {
             (Event::WaitConnected, Source::Wait, 10),
             (Event::WaitDisconnected, Source::Wait, 20),
             (
-                hook(r#"{"hook_event_name":"Notification","message":"Claude needs your permission","notification_type":"permission_prompt"}"#),
+                hook(
+                    r#"{"hook_event_name":"Notification","message":"Claude needs your permission","notification_type":"permission_prompt"}"#,
+                ),
                 Source::Hook,
                 30,
             ),
@@ -460,14 +479,22 @@ mod tests {
             for_ms: 5000,
             why: "Claude Code is at its prompt".into(),
         };
-        let (after, d) = step(&s, &Event::SecondOpinion(opinion), Source::Hub, Millis(9000));
+        let (after, d) = step(
+            &s,
+            &Event::SecondOpinion(opinion),
+            Source::Hub,
+            Millis(9000),
+        );
         assert_eq!(after, s, "not even the watermark moves");
         ds.push(d);
         let mut c = ctx(Run::Managed);
         c.claude_now = Some(ClaudeStatus::Idle);
         let e = explain(&after, &ds, None, None, &c);
         let dis = e.disagreement.unwrap();
-        assert_eq!(dis.cause.detail.as_deref(), Some("Claude Code is at its prompt"));
+        assert_eq!(
+            dis.cause.detail.as_deref(),
+            Some("Claude Code is at its prompt")
+        );
         assert_eq!(e.claude_now, Some(ClaudeStatus::Idle));
         assert_eq!(e.set_by.unwrap().trigger, "wait:connect");
     }

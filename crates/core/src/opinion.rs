@@ -147,7 +147,10 @@ mod tests {
         let idle = snap(State::Idle, false, None);
         assert_eq!(disagreement(&idle, ClaudeStatus::Busy), None);
         let why = disagreement(&idle, ClaudeStatus::Idle).unwrap();
-        assert!(why.contains("at its prompt") && why.contains("Idle"), "{why}");
+        assert!(
+            why.contains("at its prompt") && why.contains("Idle"),
+            "{why}"
+        );
         let working = snap(State::Processing, false, None);
         assert_eq!(disagreement(&working, ClaudeStatus::Busy), None);
         assert!(disagreement(&working, ClaudeStatus::Idle).is_some());

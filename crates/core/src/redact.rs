@@ -126,7 +126,8 @@ mod tests {
         let (out, _) = redact(&prompt);
         let (e, _) = Event::from_hook_value(&out);
         assert_eq!(e, Event::from_hook_value(&prompt).0);
-        let user = serde_json::json!({"hook_event_name": "UserPromptSubmit", "prompt": "delete it all"});
+        let user =
+            serde_json::json!({"hook_event_name": "UserPromptSubmit", "prompt": "delete it all"});
         assert_eq!(redact(&user).0["prompt"], REDACTED);
     }
 

@@ -368,13 +368,25 @@ mod tests {
              {{\"shown\":{{\"state\":\"processing\",\"needs\":null}}}}\n"
         );
         let r = replay(&text).unwrap();
-        assert_eq!(r.end.state, State::Processing, "from the start line, not from Starting");
+        assert_eq!(
+            r.end.state,
+            State::Processing,
+            "from the start line, not from Starting"
+        );
         assert_eq!(r.reproduces_shown(), Some(true));
-        assert_eq!(r.mismatches.len(), 1, "the second line's recorded decision is not the machine's");
+        assert_eq!(
+            r.mismatches.len(),
+            1,
+            "the second line's recorded decision is not the machine's"
+        );
         assert_eq!(r.mismatches[0].line, 5);
-        let shown_idle = text.replace(r#""shown":{"state":"processing""#, r#""shown":{"state":"idle""#);
+        let shown_idle = text.replace(
+            r#""shown":{"state":"processing""#,
+            r#""shown":{"state":"idle""#,
+        );
         assert_eq!(replay(&shown_idle).unwrap().reproduces_shown(), Some(false));
-        let late_start = format!("{{\"at\":1,\"source\":\"wait\",\"kind\":\"wait:connect\"}}\n{start}\n");
+        let late_start =
+            format!("{{\"at\":1,\"source\":\"wait\",\"kind\":\"wait:connect\"}}\n{start}\n");
         assert!(replay(&late_start).is_err());
     }
 }

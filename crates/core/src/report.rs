@@ -98,9 +98,14 @@ pub fn case_file(case: &Case<'_>) -> CaseFile {
         let payload = match serde_json::from_slice::<Value>(&e.payload) {
             Ok(v) => value(&v, case.keep, &mut count),
             Err(_) if e.payload.is_empty() => Value::Null,
-            Err(_) => Value::String(text(&String::from_utf8_lossy(&e.payload), case.keep, &mut count)),
+            Err(_) => Value::String(text(
+                &String::from_utf8_lossy(&e.payload),
+                case.keep,
+                &mut count,
+            )),
         };
-        let mut line = json!({ "at": e.at, "source": e.source, "kind": e.kind, "payload": payload });
+        let mut line =
+            json!({ "at": e.at, "source": e.source, "kind": e.kind, "payload": payload });
         if let Some(d) = &e.decision {
             line["decision"] = decision(d, case.keep, &mut count);
         }
@@ -144,7 +149,9 @@ pub fn parse_right(said: &str) -> Result<Expectation, String> {
         ]
         .into_iter()
         .find(|n| n.as_str() == need)
-        .ok_or_else(|| format!("unknown need `{need}`: permission, answer, plan_approval or error"))?;
+        .ok_or_else(|| {
+            format!("unknown need `{need}`: permission, answer, plan_approval or error")
+        })?;
         return Ok(Expectation {
             needs: Some(Some(need)),
             ..none
@@ -234,7 +241,13 @@ mod tests {
     use crate::machine::step;
     use crate::replay::replay;
 
-    fn recorded(s: &mut Snapshot, e: &Event, source: Source, payload: &[u8], at: i64) -> RecordedEvent {
+    fn recorded(
+        s: &mut Snapshot,
+        e: &Event,
+        source: Source,
+        payload: &[u8],
+        at: i64,
+    ) -> RecordedEvent {
         let (next, d) = step(s, e, source, Millis(at));
         *s = next;
         RecordedEvent {
@@ -254,8 +267,20 @@ mod tests {
         let perm = br#"{"hook_event_name":"PermissionRequest","tool_name":"Bash","cwd":"/home/ann/p","tool_input":{"command":"rm -rf /home/ann/p/build"}}"#;
         let events = vec![
             recorded(&mut s, &Event::WaitDisconnected, Source::Wait, b"", 10),
-            recorded(&mut s, &Event::from_hook_payload(pre).0, Source::Hook, pre, 20),
-            recorded(&mut s, &Event::from_hook_payload(perm).0, Source::Hook, perm, 30),
+            recorded(
+                &mut s,
+                &Event::from_hook_payload(pre).0,
+                Source::Hook,
+                pre,
+                20,
+            ),
+            recorded(
+                &mut s,
+                &Event::from_hook_payload(perm).0,
+                Source::Hook,
+                perm,
+                30,
+            ),
         ];
         (start, s, events)
     }
@@ -286,7 +311,10 @@ mod tests {
         let r = replay(&file.text).unwrap();
         assert_eq!(r.reproduces_shown(), Some(true));
         assert!(r.mismatches.is_empty(), "{:?}", r.mismatches);
-        assert!(!r.passed(), "what was right (idle) is not what the machine gives");
+        assert!(
+            !r.passed(),
+            "what was right (idle) is not what the machine gives"
+        );
         assert_eq!(r.right.as_deref(), Some("idle"));
         // Kept, the texts are there.
         let kept = case_file(&Case {
@@ -310,11 +338,19 @@ mod tests {
 
     #[test]
     fn what_was_right_is_parsed_or_refused_clearly() {
-        assert_eq!(parse_right("working").unwrap().state, Some(State::Processing));
+        assert_eq!(
+            parse_right("working").unwrap().state,
+            Some(State::Processing)
+        );
         assert_eq!(parse_right("Offline").unwrap().state, Some(State::Dead));
-        assert_eq!(parse_right("needs:answer").unwrap().needs, Some(Some(Need::Answer)));
+        assert_eq!(
+            parse_right("needs:answer").unwrap().needs,
+            Some(Some(Need::Answer))
+        );
         assert_eq!(parse_right("not-needed").unwrap().needs, Some(None));
         assert!(parse_right("sleepy").unwrap_err().contains("not a state"));
-        assert!(parse_right("needs:coffee").unwrap_err().contains("unknown need"));
+        assert!(parse_right("needs:coffee")
+            .unwrap_err()
+            .contains("unknown need"));
     }
 }

@@ -158,7 +158,11 @@ impl Hub {
                 })
             })
             .collect();
-        let path = self.live(agent)?.transcript().as_ref().map(|w| w.path.clone());
+        let path = self
+            .live(agent)?
+            .transcript()
+            .as_ref()
+            .map(|w| w.path.clone());
         let transcript = match path {
             Some(path) => tokio::task::spawn_blocking(move || transcript_lines(&path, from, until))
                 .await

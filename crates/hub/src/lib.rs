@@ -34,16 +34,19 @@ pub use error::HubError;
 pub use hub::Hub;
 pub use inbox::Waiter;
 
-/// Serves the hub on `listener` (browsers, other clients with the token) and on its private socket in the
-/// data folder (agents, hooks and the `clawmux` command: [`http::local`]) until `shutdown` completes.
+/// Serves the hub on `listeners` (browsers, other clients with the token: 127.0.0.1 and [::1] at one port,
+/// [`http::peers::Loopback`]) and on its private socket in the data folder (agents, hooks and the `clawmux`
+/// command: [`http::local`]) until `shutdown` completes. Raises the soft limit of open files to the hard
+/// one and keeps descriptors back from TCP connections, so a flood of them leaves the window and the
+/// agents served.
 /// Refuses to start when another hub already serves the same data folder.
 pub async fn serve(
-    listener: tokio::net::TcpListener,
+    listeners: http::peers::Loopback,
     hub: Hub,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let socket = http::local::PrivateSocket::bind(hub.data_dir()).await?;
-    let addr = listener.local_addr()?;
+    let addr = listeners.v4.local_addr()?;
     let port = addr.port();
     if !addr.ip().is_loopback() {
         tracing::warn!(%addr, "the hub listens beyond this machine");
@@ -76,9 +79,25 @@ pub async fn serve(
     let local = axum::serve(socket, http::local_router(hub.clone()))
         .with_graceful_shutdown(until(stopping.clone()));
     let app = http::router(hub.clone(), addr);
-    let listener = http::peers::UserOnly::new(listener, hub.options().idle_timeout);
-    let tcp = axum::serve(listener, app).with_graceful_shutdown(until(stopping));
-    let served = tokio::try_join!(tcp.into_future(), local.into_future()).map(drop);
+    // Connections on both loopback addresses share one budget of descriptors.
+    let budget = http::peers::Budget::from_limit();
+    let idle = hub.options().idle_timeout;
+    let tcp = axum::serve(
+        http::peers::UserOnly::new(listeners.v4, idle, budget.clone()),
+        app.clone(),
+    )
+    .with_graceful_shutdown(until(stopping.clone()));
+    let v6 = async move {
+        match listeners.v6 {
+            Some(v6) => {
+                axum::serve(http::peers::UserOnly::new(v6, idle, budget), app)
+                    .with_graceful_shutdown(until(stopping))
+                    .await
+            }
+            None => Ok(()),
+        }
+    };
+    let served = tokio::try_join!(tcp.into_future(), v6, local.into_future()).map(drop);
     watching.abort();
     // A socket file left behind would be taken for a hub that is gone; remove it on the way out.
     let _ = std::fs::remove_file(http::local::socket_path(hub.data_dir()));

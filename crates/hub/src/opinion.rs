@@ -207,22 +207,24 @@ impl Hub {
                 if let Some(target) = target {
                     let on_dir = target == dir;
                     let send = tx.clone();
-                    let made = notify::recommended_watcher(move |e: notify::Result<notify::Event>| {
-                        if let Ok(e) = e {
-                            for p in e.paths {
-                                let _ = send.send(Heard::File(p));
+                    let made =
+                        notify::recommended_watcher(move |e: notify::Result<notify::Event>| {
+                            if let Ok(e) = e {
+                                for p in e.paths {
+                                    let _ = send.send(Heard::File(p));
+                                }
                             }
-                        }
-                    })
-                    .and_then(|mut w| {
-                        w.watch(target, notify::RecursiveMode::NonRecursive)
-                            .map(|()| w)
-                    });
+                        })
+                        .and_then(|mut w| {
+                            w.watch(target, notify::RecursiveMode::NonRecursive)
+                                .map(|()| w)
+                        });
                     match made {
                         Ok(w) => {
                             watching = Some((w, target.to_owned()));
                             if on_dir {
-                                for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                                for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten()
+                                {
                                     let _ = tx.send(Heard::File(entry.path()));
                                 }
                             }
@@ -320,12 +322,19 @@ impl Hub {
         let payload = serde_json::to_vec(&opinion).unwrap_or_default();
         tracing::info!(agent = %due.agent, why = %opinion.why, "Claude Code's own view disagrees");
         match self
-            .apply(&due.agent, Source::Hub, &Event::SecondOpinion(opinion), &payload)
+            .apply(
+                &due.agent,
+                Source::Hub,
+                &Event::SecondOpinion(opinion),
+                &payload,
+            )
             .await
         {
             // The indicator is unchanged, but an open explanation has something new to show.
             Ok(_) => self.broadcast_status(&due.agent).await,
-            Err(e) => tracing::warn!(agent = %due.agent, error = %e, "cannot record Claude Code's view"),
+            Err(e) => {
+                tracing::warn!(agent = %due.agent, error = %e, "cannot record Claude Code's view")
+            }
         }
     }
 
@@ -361,18 +370,34 @@ mod tests {
     fn a_disagreement_is_recorded_once_after_it_lasted() {
         let t0 = Instant::now();
         let mut j = Judge::new(Duration::from_secs(5));
-        assert_eq!(j.our_view("sky", snap(State::Idle), t0), None, "nothing to compare yet");
+        assert_eq!(
+            j.our_view("sky", snap(State::Idle), t0),
+            None,
+            "nothing to compare yet"
+        );
         let due = j
             .their_view("sky", ClaudeStatus::Idle, None, t0)
             .expect("a spawned agent at its prompt while we say idle");
         assert_eq!(due.at, t0 + Duration::from_secs(5));
-        assert_eq!(j.take_due(&due, t0 + Duration::from_secs(4)), None, "too soon");
+        assert_eq!(
+            j.take_due(&due, t0 + Duration::from_secs(4)),
+            None,
+            "too soon"
+        );
         let o = j.take_due(&due, t0 + Duration::from_secs(5)).unwrap();
         assert_eq!(o.status, ClaudeStatus::Idle);
         assert_eq!(o.for_ms, 5000);
         assert_eq!(j.take_due(&due, t0 + Duration::from_secs(9)), None, "once");
         // The same disagreement said again is the same episode.
-        assert_eq!(j.their_view("sky", ClaudeStatus::Idle, None, t0 + Duration::from_secs(10)), None);
+        assert_eq!(
+            j.their_view(
+                "sky",
+                ClaudeStatus::Idle,
+                None,
+                t0 + Duration::from_secs(10)
+            ),
+            None
+        );
     }
 
     #[test]
@@ -380,7 +405,14 @@ mod tests {
         let t0 = Instant::now();
         let mut j = Judge::new(Duration::from_secs(5));
         j.our_view("sky", snap(State::Processing), t0);
-        let due = j.their_view("sky", ClaudeStatus::Waiting, Some("permission prompt".into()), t0).unwrap();
+        let due = j
+            .their_view(
+                "sky",
+                ClaudeStatus::Waiting,
+                Some("permission prompt".into()),
+                t0,
+            )
+            .unwrap();
         // Our side catches up: the permission hook arrived.
         let mut needs = snap(State::Processing);
         needs.attention = Some(Attention {
@@ -394,7 +426,9 @@ mod tests {
         assert_eq!(j.our_view("sky", needs, t0 + Duration::from_secs(1)), None);
         assert_eq!(j.take_due(&due, t0 + Duration::from_secs(6)), None);
         // A new disagreement is a new episode.
-        let again = j.their_view("sky", ClaudeStatus::Busy, None, t0 + Duration::from_secs(7)).unwrap();
+        let again = j
+            .their_view("sky", ClaudeStatus::Busy, None, t0 + Duration::from_secs(7))
+            .unwrap();
         assert_ne!(again.episode, due.episode);
         assert_eq!(j.theirs("sky"), Some(ClaudeStatus::Busy));
     }
@@ -403,13 +437,20 @@ mod tests {
     fn only_session_files_are_read() {
         let dir = tempfile::tempdir().unwrap();
         let json = dir.path().join("12.json");
-        std::fs::write(&json, r#"{"pid":12,"sessionId":"abc","status":"waiting","waitingFor":"permission prompt"}"#).unwrap();
+        std::fs::write(
+            &json,
+            r#"{"pid":12,"sessionId":"abc","status":"waiting","waitingFor":"permission prompt"}"#,
+        )
+        .unwrap();
         let key = dir.path().join("12.f00.key");
         std::fs::write(&key, r#"{"sessionId":"abc","status":"idle"}"#).unwrap();
         let half = dir.path().join("13.json");
         std::fs::write(&half, r#"{"pid":13,"sessionId":"#).unwrap();
         let f = read_session(&json).unwrap();
-        assert_eq!((f.session_id.as_str(), f.status.as_str()), ("abc", "waiting"));
+        assert_eq!(
+            (f.session_id.as_str(), f.status.as_str()),
+            ("abc", "waiting")
+        );
         assert_eq!(f.waiting_for.as_deref(), Some("permission prompt"));
         assert_eq!(read_session(&key), None);
         assert_eq!(read_session(&half), None);

@@ -145,7 +145,8 @@ pub struct Span {
 }
 
 /// The columns of a decision row.
-const DECISION_COLUMNS: &str = "id, event_id, agent, trigger, source, source_time, from_state, to_state, \
+const DECISION_COLUMNS: &str =
+    "id, event_id, agent, trigger, source, source_time, from_state, to_state, \
      activity, outcome, reason, detail, attention";
 
 impl Store {

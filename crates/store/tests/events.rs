@@ -275,21 +275,60 @@ impl<F: std::future::Future> std::future::Future for DropAfter<F> {
 async fn a_span_replays_alone_and_the_latest_causes_are_found() {
     let (_dir, store) = fresh().await;
     apply(&store, "sky", Source::Wait, &Event::WaitConnected, b"", 10).await;
-    apply(&store, "sky", Source::Wait, &Event::WaitDisconnected, b"", 20).await;
+    apply(
+        &store,
+        "sky",
+        Source::Wait,
+        &Event::WaitDisconnected,
+        b"",
+        20,
+    )
+    .await;
     let body = br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_use_id":"t1","tool_input":{}}"#;
-    apply(&store, "sky", Source::Hook, &Event::from_hook_payload(body).0, body, 30).await;
+    apply(
+        &store,
+        "sky",
+        Source::Hook,
+        &Event::from_hook_payload(body).0,
+        body,
+        30,
+    )
+    .await;
     let body = br#"{"hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{}}"#;
-    apply(&store, "sky", Source::Hook, &Event::from_hook_payload(body).0, body, 40).await;
-    apply(&store, "sky", Source::Hook, &Event::from_hook_payload(b"{}").0, b"{}", 50).await;
+    apply(
+        &store,
+        "sky",
+        Source::Hook,
+        &Event::from_hook_payload(body).0,
+        body,
+        40,
+    )
+    .await;
+    apply(
+        &store,
+        "sky",
+        Source::Hook,
+        &Event::from_hook_payload(b"{}").0,
+        b"{}",
+        50,
+    )
+    .await;
 
     let span = store.span("sky", Millis(25), 100).await.unwrap();
-    assert_eq!(span.start.state, State::Processing, "the snapshot before the span");
+    assert_eq!(
+        span.start.state,
+        State::Processing,
+        "the snapshot before the span"
+    );
     assert_eq!(span.events.len(), 3);
     assert_eq!(span.events[0].0.kind, "hook:PreToolUse");
     assert_eq!(span.events[0].1, br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_use_id":"t1","tool_input":{}}"#);
     assert!(span.events.iter().all(|(_, _, d)| d.is_some()));
     // Only the latest `limit` of the span.
-    assert_eq!(store.span("sky", Millis(0), 2).await.unwrap().events.len(), 2);
+    assert_eq!(
+        store.span("sky", Millis(0), 2).await.unwrap().events.len(),
+        2
+    );
 
     let recent = store.recent_decisions("sky", 2).await.unwrap();
     assert_eq!(recent.len(), 2);
@@ -297,5 +336,8 @@ async fn a_span_replays_alone_and_the_latest_causes_are_found() {
     let (moved, raised) = store.latest_causes("sky").await.unwrap();
     assert_eq!(moved.unwrap().decision.trigger, "wait:disconnect");
     assert_eq!(raised.unwrap().decision.trigger, "hook:PermissionRequest");
-    assert_eq!(store.replay("sky").await.unwrap(), store.agent("sky").await.unwrap().snapshot);
+    assert_eq!(
+        store.replay("sky").await.unwrap(),
+        store.agent("sky").await.unwrap().snapshot
+    );
 }

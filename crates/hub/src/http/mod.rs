@@ -5,8 +5,9 @@
 //! `Origin` (a web page in the user's browser cannot), and present the install's token: in the
 //! `Authorization` header; where a browser cannot send a header (its WebSockets), in the query of the feed
 //! (`/ws`) or, for the terminal, as a WebSocket protocol name (`clawmux.token.<token>`), in no URL. The
-//! only web origins trusted are the ones the hub itself serves (`http://127.0.0.1:PORT`, the window's):
-//! `localhost` may name `[::1]`, where the hub does not listen and another user could.
+//! only web origins trusted are the ones the hub itself serves (`http://127.0.0.1:PORT`, the window's).
+//! The hub holds `[::1]:PORT` beside `127.0.0.1:PORT` (`peers::Loopback`), so a `localhost` that resolves to
+//! either reaches the hub and no other user's server.
 
 mod api;
 pub mod browser;
