@@ -134,6 +134,31 @@ test('a permission is answered from its notification, and clicking a notificatio
   await browser.waitUntil(async () => (await (await browser.$('#chat-title')).getText()) === 'moon', { timeout: 10000, timeoutMsg: 'the click did not open moon' });
 });
 
+test('in the window, a click on the indicator explains it, and "This looks wrong" saves a redacted report', async () => {
+  // moon still needs a permission (the last hook of the test before).
+  await (await browser.$('[data-agent="moon"].needs-you')).waitForExist({ timeout: 10000 });
+  await (await browser.$('[data-agent="moon"] .dot')).click();
+  const state = await browser.$('#explain[data-agent="moon"] [data-field="state"]');
+  await state.waitForExist({ timeout: 10000 });
+  assert.equal(await state.getText(), 'moon: Needs you');
+  assert.match(await (await browser.$('#explain [data-field="needs-set-by"]')).getText(), /Claude Code opened a permission dialog \(PermissionRequest\)/);
+  assert.match(await (await browser.$('#explain [data-field="needs-ends"]')).getText(), /the end of tool call t1 \(Bash\): its PostToolUse or PostToolUseFailure/);
+  await (await browser.$('#explain .explain-wrong')).click();
+  const preview = await browser.$('#explain [data-field="report-preview"]');
+  await browser.waitUntil(async () => (await preview.getText()).includes('"case"'), { timeout: 10000, timeoutMsg: 'no preview' });
+  const text = await preview.getText();
+  assert.ok(text.includes('‹redacted›') && !text.includes('rm -rf dist'), 'redacted before anything is written');
+  await painted();
+  await browser.saveScreenshot(join(ARTIFACTS, 'desktop-explain.png'));
+  await (await browser.$('#explain [data-action="saveReport"]')).click();
+  const saved = await browser.$('#explain [data-field="report-saved"]');
+  await browser.waitUntil(async () => (await saved.getText()).startsWith('Saved: '), { timeout: 10000, timeoutMsg: 'not saved' });
+  const path = /^Saved: (\S+)\./.exec(await saved.getText())[1];
+  assert.ok(path.startsWith(join(data, 'reports')));
+  assert.ok(!readFileSync(path, 'utf8').includes('rm -rf dist'));
+  await (await browser.$('#explain [data-action="close"]')).click();
+});
+
 test('the window reads an answer aloud with its own voices, and says when it is done', async () => {
   const { clawmux } = await windowHub();
   await (await browser.$('[data-agent="sky"]')).click();
