@@ -1,15 +1,66 @@
 #!/usr/bin/env bash
-# Builds the desktop app's .deb (debug, to stay quick) and checks that it ships both programs: the app and
-# the `clawmux` command agents run, and that it depends on the WebKitGTK runtime and on ALSA (push-to-talk).
+# The package a user installs, built and used as they would: builds the desktop app's .deb, checks what it
+# holds (both programs, the menu entry with its name and category, the runtime dependencies), installs it
+# with apt, runs the installed `clawmux-desktop` under Xvfb with the source tree's ui/ hidden (so the window
+# can only show the UI the binary carries) through tests/e2e/installed-package.mjs, then removes the
+# package and checks nothing of it is left.
+#
+# The app itself is built in debug to keep the test command under its time (a release build of the app
+# adds 8-10 minutes here); the `clawmux` it ships is the release build a user gets (beforeBundleCommand),
+# and Tauri embeds the UI in either build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+root=$PWD
 npx --yes @tauri-apps/cli@2.12.5 build --bundles deb --debug --ci >/dev/null
-deb=$(ls target/debug/bundle/deb/ClawMux_*_amd64.deb)
+deb=$(ls target/debug/bundle/deb/clawmux_*_amd64.deb)
+fail() { echo "package: $*"; exit 1; }
+
 contents=$(dpkg-deb -c "$deb")
-for path in usr/bin/clawmux-desktop usr/bin/clawmux usr/share/applications/ClawMux.desktop; do
-    grep -qE " (\./)?$path\$" <<<"$contents" || { echo "package: $path is missing from $deb"; exit 1; }
+for path in usr/bin/clawmux-desktop usr/bin/clawmux usr/share/applications/clawmux.desktop; do
+    grep -qE " (\./)?$path\$" <<<"$contents" || fail "$path is missing from $deb"
 done
+[ "$(dpkg-deb -f "$deb" Package)" = clawmux ] || fail "the package is named $(dpkg-deb -f "$deb" Package), not clawmux"
 depends=$(dpkg-deb -f "$deb" Depends)
-grep -q libwebkit2gtk-4.1 <<<"$depends" || { echo "package: no WebKitGTK dependency: $depends"; exit 1; }
-grep -q libasound2 <<<"$depends" || { echo "package: no ALSA dependency (the microphone): $depends"; exit 1; }
-echo "package: $deb ($(du -h "$deb" | cut -f1)) ships clawmux-desktop and clawmux"
+grep -q libwebkit2gtk-4.1 <<<"$depends" || fail "no WebKitGTK dependency: $depends"
+grep -q libasound2 <<<"$depends" || fail "no ALSA dependency (the microphone): $depends"
+entry=$(dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/share/applications/clawmux.desktop 2>/dev/null \
+    || dpkg-deb --fsys-tarfile "$deb" | tar -xO usr/share/applications/clawmux.desktop)
+grep -qx 'Name=ClawMux' <<<"$entry" || fail "the menu entry's name is not ClawMux: $entry"
+grep -qE '^Categories=.*Development;' <<<"$entry" || fail "the menu entry has no category: $entry"
+grep -qx 'Exec=clawmux-desktop' <<<"$entry" || fail "the menu entry does not start clawmux-desktop: $entry"
+echo "package: $deb ($(du -h "$deb" | cut -f1)) ships clawmux-desktop and clawmux, menu entry ClawMux (Development)"
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "package: SKIPPED installing it: not root (apt needs root; run the test command as root to check it)"
+    exit 0
+fi
+if dpkg-query -W -f='${Status}' clawmux 2>/dev/null | grep -q "install ok installed"; then
+    fail "a clawmux package is installed already; this test installs and removes its own"
+fi
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$root/$deb" >/dev/null
+files=$(dpkg -L clawmux | while read -r f; do [ -f "$f" ] && echo "$f"; done)
+removed=0
+remove() {
+    [ "$removed" = 1 ] && return
+    removed=1
+    DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq clawmux >/dev/null
+}
+trap remove EXIT
+[ -x /usr/bin/clawmux-desktop ] && [ -x /usr/bin/clawmux ] || fail "installed, but the programs are not in /usr/bin"
+/usr/bin/clawmux --version >/dev/null || fail "the installed clawmux does not run"
+
+# The installed app, with the source tree's ui/ out of sight: an empty folder is mounted over it in a mount
+# namespace of the test's own, which nothing outside it sees.
+empty=$(mktemp -d)
+CLAWMUX_DESKTOP=/usr/bin/clawmux-desktop unshare --mount --propagation private -- sh -c \
+    'mount --bind "$1" "$2/ui" && exec node --test --test-concurrency=1 "$2/tests/e2e/installed-package.mjs"' \
+    sh "$empty" "$root"
+rmdir "$empty"
+
+remove
+if dpkg-query -W -f='${Status}' clawmux 2>/dev/null | grep -q "installed"; then
+    fail "still installed after apt-get purge"
+fi
+left=$(while read -r f; do [ -n "$f" ] && [ -e "$f" ] && echo "$f"; done <<<"$files")
+[ -z "$left" ] || fail "left behind after removal: $left"
+echo "package: installed with apt, used under Xvfb, removed; nothing of it left"

@@ -53,7 +53,11 @@ test('the indicator, the chat status and the messages follow a whole agent cycle
     await page.waitForSelector('#chat-status .thinking');
 
     hub.clawmux(['send', '--to', 'user', '--re', id, 'Build is **green**. <img src="data:," onerror="window.pwned=1"><script>window.pwned=2</script><style>#sidebar{display:none}</style><b style="display:none">x</b>'], 'sky');
-    const reply = await page.waitForSelector(`[data-id="${id}"] .replies .msg.kind-assistant`);
+    // The answer is the agent's own message, after the question, tied to it by a quote of it.
+    const reply = await page.waitForSelector(`.msg.kind-assistant:has(.reply-to[data-reply-to="${id}"])`);
+    assert.equal(await page.$(`[data-id="${id}"] .msg`), null, "nothing is drawn inside the question's bubble");
+    assert.match(await reply.$eval('.reply-to', (el) => el.textContent), /^↪ in reply to you: “Please check the build”$/);
+    assert.equal(await reply.evaluate((el) => el.previousElementSibling?.dataset.id), id, 'right after what it answers');
     assert.equal(await reply.$eval('.body strong', (el) => el.textContent), 'green');
     // The agent's HTML is shown as the text it wrote: nothing ran, no handler reached the live document
     // (and the page's CSP had nothing to block: `errors` below).
@@ -394,6 +398,64 @@ test('unread counts: an agent off screen counts its answers; coming back to it c
     assert.equal(await badge('sky'), '1');
     await page.click('[data-agent="sky"]');
     await page.waitForFunction(() => document.querySelector('[data-agent="sky"] .unread').textContent === '');
+    assert.deepEqual(errors, []);
+  } finally {
+    hub.stop();
+  }
+});
+
+test('a first run says what to do, placeholders look like placeholders, selects are readable in the dark theme', async () => {
+  const hub = await startHub();
+  const { page, errors } = await openUi(browser, hub);
+  try {
+    // No agent yet: the first screen says what to do, not "Pick an agent".
+    await page.waitForSelector('#welcome:not([hidden])');
+    assert.equal(await page.textContent('#chat-title'), 'Welcome');
+    const steps = await page.$$eval('#welcome li:not([hidden]) strong', (s) => s.map((e) => e.textContent));
+    assert.ok(steps.includes('Try the demo agent') && steps.includes('Bring in the sessions you already run'), steps.join(' | '));
+    assert.match(await page.textContent('#welcome-hooks'), /clawmux hooks install/);
+    // Claude Code is not on this hub's PATH: it says how to install it.
+    assert.match(await page.textContent('#welcome-install'), /npm install -g @anthropic-ai\/claude-code/);
+    await page.screenshot({ path: join(ARTIFACTS, 'first-run.png') });
+
+    // The new-agent form: a placeholder is dim and slanted, a typed value is not.
+    await page.click('#new-agent');
+    const look = (sel, pseudo) => page.$eval(sel, (el, p) => {
+      const s = getComputedStyle(el, p);
+      return { color: s.color, style: s.fontStyle, background: s.backgroundColor };
+    }, pseudo);
+    const placeholder = await look('#spawn-name', '::placeholder');
+    await page.fill('#spawn-model', 'opus');
+    const typed = await look('#spawn-model', null);
+    assert.notEqual(placeholder.color, typed.color, 'a placeholder is not drawn like a value');
+    assert.equal(placeholder.style, 'italic');
+    assert.equal(typed.style, 'normal');
+    assert.match(await page.getAttribute('#spawn-name', 'placeholder'), /^required/);
+    // A closed select is drawn dark with light text, like the fields around it.
+    const select = await look('#spawn-mode', null);
+    const luminance = (rgb) => { const [r, g, b] = rgb.match(/\d+/g).map(Number); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+    assert.ok(luminance(select.background) < 60, `select background ${select.background}`);
+    assert.ok(luminance(select.color) > 180, `select text ${select.color}`);
+    assert.equal(await page.$eval('#spawn-mode', (el) => getComputedStyle(el).appearance), 'none');
+    await page.screenshot({ path: join(ARTIFACTS, 'first-run-new-agent.png') });
+    await page.click('#spawn-cancel');
+
+    // "Start the demo agent" from the first screen: the agent comes, the first screen goes.
+    await page.click('#welcome-try-demo');
+    await page.waitForSelector('[data-agent="demo"][data-state="idle"]', { timeout: 20000 });
+    await page.waitForSelector('#welcome[hidden]', { state: 'attached' });
+    assert.equal(await page.textContent('#chat-title'), 'demo');
+    await page.fill('#input', 'hello demo');
+    await page.keyboard.press('Enter');
+    const reply = await page.waitForSelector('.msg.kind-assistant:has(.reply-to)', { timeout: 20000 });
+    assert.match(await reply.textContent(), /hello demo/);
+    // The reply is the agent's own message, in its own place, not inside the user's bubble.
+    const [user, agent] = await Promise.all([
+      page.$eval('.msg.kind-user', (el) => el.getBoundingClientRect().right),
+      reply.evaluate((el) => el.getBoundingClientRect().left),
+    ]);
+    assert.ok(agent < user, 'the answer stands on the agent\'s side');
+    await page.screenshot({ path: join(ARTIFACTS, 'first-run-answered.png') });
     assert.deepEqual(errors, []);
   } finally {
     hub.stop();

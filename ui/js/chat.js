@@ -1,7 +1,9 @@
 // The conversations. Append-only: every message element is created once and never re-created or
 // re-rendered; a conversation's container is kept when another is shown. Messages are placed by seq, so a
-// live message that arrives before the first history page still ends up after it. Replies sit under
-// their parent; a thumbs-up (ack) is a mark on the message it acknowledges.
+// live message that arrives before the first history page still ends up after it. A reply is a message of
+// its own, in its speaker's place (an agent's answer is never drawn inside the user's bubble), tied to
+// what it answers by a quote of it that leads back to it; a thumbs-up (ack) is a mark on the message it
+// acknowledges.
 
 import { renderInto } from './markdown.js';
 import { Kind } from './names.js';
@@ -48,9 +50,33 @@ export class Conversation {
       return mark;
     }
     const element = this.render(m);
-    this.place(parent ? parent.querySelector(':scope > .replies') : this.list, element, m.seq);
+    if (m.parent_id) element.prepend(this.replyTo(m.parent_id, parent));
+    this.place(this.list, element, m.seq);
     this.elements.set(m.id, element);
     return element;
+  }
+
+  /** The line that ties a reply to what it answers: a quote of it (when it is on screen), a click away. */
+  replyTo(parentId, parent) {
+    const line = document.createElement('button');
+    line.type = 'button';
+    line.className = 'reply-to';
+    line.dataset.replyTo = parentId;
+    const quoted = parent?.querySelector(':scope > .body')?.textContent.trim().replace(/\s+/g, ' ') ?? '';
+    const who = parent?.classList.contains(`kind-${Kind.USER}`) ? 'you' : 'a message';
+    line.textContent = quoted
+      ? `↪ in reply to ${who}: “${quoted.length > 80 ? `${quoted.slice(0, 80)}…` : quoted}”`
+      : '↪ in reply to an earlier message';
+    line.title = 'Show the message this answers';
+    line.addEventListener('click', () => {
+      const target = this.elements.get(parentId);
+      if (!target) return;
+      target.scrollIntoView({ block: 'center', behavior: 'smooth' });
+      target.classList.remove('flash');
+      void target.offsetWidth;
+      target.classList.add('flash');
+    });
+    return line;
   }
 
   render(m) {
@@ -69,9 +95,8 @@ export class Conversation {
     else renderInto(body, m.text);
     const acks = document.createElement('div');
     acks.className = 'acks';
-    const replies = document.createElement('div');
-    replies.className = 'replies';
-    element.append(meta, body, acks, replies);
+    element.append(meta, body, acks);
+    if (m.parent_id) element.classList.add('is-reply');
     return element;
   }
 

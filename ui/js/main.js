@@ -62,6 +62,7 @@ function onEvent(e) {
     case 'session_list':
       for (const s of e.sessions) upsertSession(s);
       if (!current && e.sessions.length) select(e.sessions[0].session_id);
+      welcome();
       break;
     case 'session_spawned':
       upsertSession(e.session);
@@ -94,10 +95,40 @@ function onEvent(e) {
   }
 }
 
+/** The first screen: with no agent yet, what to do (start one, try the demo, install Claude Code, bring in
+ * the sessions already running); gone with the first agent. */
+async function welcome() {
+  const none = sessions.size === 0;
+  $('welcome').hidden = !none;
+  if (!none) return;
+  $('chat-title').textContent = 'Welcome';
+  try {
+    const caps = await backend.command({ command: 'capabilities' });
+    $('welcome-install').hidden = Boolean(caps.claude);
+    $('welcome-start').hidden = !caps.claude;
+  } catch (e) {
+    notice(e.message);
+  }
+}
+
+async function startDemo() {
+  let name = 'demo';
+  for (let n = 2; sessions.has(name); n += 1) name = `demo-${n}`;
+  notice('');
+  try {
+    const info = await backend.command({ command: 'spawn', name, demo: true });
+    upsertSession(info);
+    select(info.session_id);
+  } catch (e) {
+    notice(`The demo agent could not start: ${e.message}`);
+  }
+}
+
 function upsertSession(s) {
   const before = sessions.get(s.session_id);
   const merged = { ...before, ...s };
   sessions.set(s.session_id, merged);
+  if (!before) $('welcome').hidden = true;
   sidebar.upsert(s);
   const request = merged.needs?.request;
   if (request && request.id !== before?.needs?.request?.id) voice.needed(s.session_id, merged.needs);
@@ -240,6 +271,8 @@ function start() {
   explanation = new ExplainPanel(backend);
   requests = new RequestCard(backend, { openTerminal: () => terminal.setOpen(true) });
   wireChat();
+  $('welcome-spawn').addEventListener('click', () => $('new-agent').click());
+  $('welcome-try-demo').addEventListener('click', startDemo);
   Promise.resolve(backend.connect()).catch((e) => fatal(e.message ?? String(e)));
   // For tests and debugging: the live objects, read-only in spirit.
   window.clawmux = { backend, store, conversations, terminal, explanation, speaker: voice.speaker, listener: voice.listener };

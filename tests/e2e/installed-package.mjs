@@ -1,0 +1,56 @@
+// The package a user installs, used as a new user would (run by tests/package.sh after it installed the
+// .deb with apt, with the source tree's ui/ hidden, so the window can only show the UI the binary carries):
+// the installed `clawmux-desktop` under Xvfb shows the first screen, "+ New agent" starts the demo agent
+// with the installed `clawmux` (Claude Code is not on the window's PATH), and a message is answered.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { APP, browser, data, painted, useApp } from './desktop-harness.mjs';
+import { ARTIFACTS } from './harness.mjs';
+
+useApp();
+
+/** The programs running with this data folder in their environment (the hub's agents). */
+function agentExes() {
+  const out = [];
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      if (!readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`CLAWMUX_HOME=${data}`)) continue;
+      out.push(readlinkSync(`/proc/${pid}/exe`));
+    } catch { /* gone, or not ours */ }
+  }
+  return out;
+}
+
+test('the installed app: its first screen says what to do, "+ New agent" starts the demo with the installed clawmux, and it answers', async () => {
+  assert.equal(APP, '/usr/bin/clawmux-desktop', 'the installed program, not the build tree');
+  await (await browser.$('#connection.online')).waitForExist({ timeout: 20000 });
+  const welcome = await browser.$('#welcome');
+  await welcome.waitForDisplayed({ timeout: 10000 });
+  assert.match(await welcome.getText(), /Start an agent|Try the demo agent/);
+  assert.match(await (await browser.$('#welcome-install')).getText(), /npm install -g @anthropic-ai\/claude-code/, 'says how to install Claude Code, which is not on its PATH');
+  await painted();
+  await browser.saveScreenshot(join(ARTIFACTS, 'installed-first-screen.png'));
+
+  await (await browser.$('#new-agent')).click();
+  await browser.waitUntil(async () => (await (await browser.$('#spawn-hint')).getText()).includes('Claude Code is not installed'), { timeout: 10000, timeoutMsg: 'no hint about Claude Code' });
+  assert.equal(await (await browser.$('#spawn-demo')).isSelected(), true, 'the demo is offered');
+  await (await browser.$('#spawn-name')).setValue('moon');
+  await painted();
+  await browser.saveScreenshot(join(ARTIFACTS, 'installed-new-agent.png'));
+  await (await browser.$('#spawn-form button[type="submit"]')).click();
+  await (await browser.$('[data-agent="moon"].indicator-idle')).waitForExist({ timeout: 30000 });
+  const exes = agentExes();
+  assert.ok(exes.includes('/usr/bin/clawmux'), `the demo agent runs the installed clawmux: ${exes.join(', ')}`);
+  assert.ok(!exes.some((e) => e.includes('/target/')), `nothing from the build tree runs: ${exes.join(', ')}`);
+
+  await (await browser.$('#input')).setValue('hello from the installed app');
+  await browser.keys('Enter');
+  const reply = await browser.$('.msg.kind-assistant:has(.reply-to)');
+  await reply.waitForExist({ timeout: 30000 });
+  assert.match(await reply.getText(), /hello from the installed app/);
+  await painted();
+  await browser.saveScreenshot(join(ARTIFACTS, 'installed-answered.png'));
+});
