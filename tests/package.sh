@@ -38,10 +38,10 @@ if dpkg-query -W -f='${Status}' clawmux 2>/dev/null | grep -q "install ok instal
     fail "a clawmux package is installed already; this test installs and removes its own"
 fi
 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$root/$deb" >/dev/null
-files=$(dpkg -L clawmux | while read -r f; do [ -f "$f" ] && echo "$f"; done)
+files=$(dpkg -L clawmux | while read -r f; do if [ -f "$f" ]; then echo "$f"; fi; done)
 removed=0
 remove() {
-    [ "$removed" = 1 ] && return
+    if [ "$removed" = 1 ]; then return 0; fi
     removed=1
     DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq clawmux >/dev/null
 }
@@ -61,6 +61,6 @@ remove
 if dpkg-query -W -f='${Status}' clawmux 2>/dev/null | grep -q "installed"; then
     fail "still installed after apt-get purge"
 fi
-left=$(while read -r f; do [ -n "$f" ] && [ -e "$f" ] && echo "$f"; done <<<"$files")
+left=$(while read -r f; do if [ -n "$f" ] && [ -e "$f" ]; then echo "$f"; fi; done <<<"$files")
 [ -z "$left" ] || fail "left behind after removal: $left"
 echo "package: installed with apt, used under Xvfb, removed; nothing of it left"

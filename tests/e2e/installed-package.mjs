@@ -37,6 +37,15 @@ test('the installed app: its first screen says what to do, "+ New agent" starts 
   await (await browser.$('#new-agent')).click();
   await browser.waitUntil(async () => (await (await browser.$('#spawn-hint')).getText()).includes('Claude Code is not installed'), { timeout: 10000, timeoutMsg: 'no hint about Claude Code' });
   assert.equal(await (await browser.$('#spawn-demo')).isSelected(), true, 'the demo is offered');
+  // In WebKitGTK too: a closed select is dark with light text (the screenshot shows the placeholders,
+  // whose style WebKit's getComputedStyle does not report).
+  const looks = await browser.execute(() => {
+    const select = getComputedStyle(document.getElementById('spawn-mode'));
+    return { background: select.backgroundColor, color: select.color, appearance: select.appearance };
+  });
+  const luminance = (rgb) => { const [r, g, b] = rgb.match(/\d+/g).map(Number); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  assert.ok(luminance(looks.background) < 60 && luminance(looks.color) > 180, JSON.stringify(looks));
+  assert.equal(looks.appearance, 'none');
   await (await browser.$('#spawn-name')).setValue('moon');
   await painted();
   await browser.saveScreenshot(join(ARTIFACTS, 'installed-new-agent.png'));
