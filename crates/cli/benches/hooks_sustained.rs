@@ -39,7 +39,11 @@ fn hook(socket: &Path, agent: &str, body: &str) -> Duration {
     let mut answer = Vec::new();
     s.read_to_end(&mut answer).unwrap();
     let took = start.elapsed();
-    assert!(answer.starts_with(b"HTTP/1.1 200"), "{}", String::from_utf8_lossy(&answer));
+    assert!(
+        answer.starts_with(b"HTTP/1.1 200"),
+        "{}",
+        String::from_utf8_lossy(&answer)
+    );
     took
 }
 

@@ -341,3 +341,65 @@ async fn a_span_replays_alone_and_the_latest_causes_are_found() {
         store.agent("sky").await.unwrap().snapshot
     );
 }
+
+/// The WAL header's checkpoint sequence number: it counts the times the WAL was started over.
+fn wal_restarts(wal: &std::path::Path) -> u32 {
+    let head = std::fs::read(wal)
+        .map(|b| b.get(12..16).map(<[u8]>::to_vec))
+        .ok()
+        .flatten();
+    head.map_or(0, |b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+/// Under steady writes and reads, the WAL is started over again and again (a PASSIVE checkpoint alone
+/// never catches up with a writer that does not stop): its size levels off instead of growing for as long
+/// as agents work.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_wal_is_started_over_under_steady_writes_and_reads() {
+    let (dir, store) = fresh().await;
+    let wal = dir.path().join("clawmux.db-wal");
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let reader = {
+        let (store, stop) = (store.clone(), stop.clone());
+        tokio::spawn(async move {
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                store.agent("sky").await.unwrap();
+            }
+        })
+    };
+    let body = br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_use_id":"t","tool_input":{"command":"make"}}"#;
+    let (event, _) = Event::from_hook_payload(body);
+    let restarts_before = wal_restarts(&wal);
+    let started = std::time::Instant::now();
+    let (mut first_half, mut second_half) = (0u64, 0u64);
+    let mut t = 10;
+    // Writes for 8 s: several checkpoints, and many times the limit's worth of WAL.
+    while started.elapsed() < std::time::Duration::from_secs(8) {
+        for _ in 0..20 {
+            t += 1;
+            apply(&store, "sky", Source::Hook, &event, body, t).await;
+        }
+        let size = std::fs::metadata(&wal).map_or(0, |m| m.len());
+        if started.elapsed() < std::time::Duration::from_secs(4) {
+            first_half = first_half.max(size);
+        } else {
+            second_half = second_half.max(size);
+        }
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    reader.await.unwrap();
+    let restarts = wal_restarts(&wal).wrapping_sub(restarts_before);
+    eprintln!(
+        "{} events; the WAL started over {restarts} times; its size {:.1} MB in the first 4 s, {:.1} MB in the next",
+        t - 10,
+        first_half as f64 / 1e6,
+        second_half as f64 / 1e6
+    );
+    assert!(restarts >= 3, "the WAL was started over {restarts} times");
+    // Started over, the WAL is written again from its start: its file stops growing. Without a restart
+    // it would have doubled from the first 4 s to the next.
+    assert!(
+        second_half < first_half * 2,
+        "the WAL keeps growing: {first_half} then {second_half} bytes"
+    );
+}
