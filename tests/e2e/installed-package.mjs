@@ -3,7 +3,8 @@
 // the installed `clawmux-desktop` under Xvfb shows the first screen, "+ New agent" starts the demo agent
 // with the installed `clawmux` (Claude Code is not on the window's PATH), and a message is answered.
 
-import { test } from 'node:test';
+import { after, test } from 'node:test';
+import { execFileSync } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,6 +12,12 @@ import { APP, browser, data, painted, useApp } from './desktop-harness.mjs';
 import { ARTIFACTS } from './harness.mjs';
 
 useApp();
+
+// The agent the test starts runs in tmux, which outlives the window: the test ends it; should it fail
+// first, the tmux server goes here, so nothing of the package keeps running once it is removed.
+after(() => {
+  try { execFileSync('tmux', ['-S', join(data, 'tmux.sock'), 'kill-server'], { stdio: 'ignore' }); } catch { /* none */ }
+});
 
 /** The programs running with this data folder in their environment (the hub's agents). */
 function agentExes() {
@@ -62,4 +69,6 @@ test('the installed app: its first screen says what to do, "+ New agent" starts 
   assert.match(await reply.getText(), /hello from the installed app/);
   await painted();
   await browser.saveScreenshot(join(ARTIFACTS, 'installed-answered.png'));
+  execFileSync('/usr/bin/clawmux', ['terminate', 'moon'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, CLAWMUX_HOME: data }, stdio: 'ignore' });
+  await (await browser.$('[data-agent="moon"].indicator-offline')).waitForExist({ timeout: 10000 });
 });
