@@ -292,7 +292,7 @@ mod tests {
             Millis(25),
             json!({"type": "assistant", "message": {"content": [{"type": "text", "text": "I will clean the build"}]}}),
         )];
-        let file = case_file(&Case {
+        let case = Case {
             agent: "sky",
             from: Millis(5),
             to: Millis(40),
@@ -302,7 +302,8 @@ mod tests {
             shown: &shown,
             right: Some(parse_right("idle").unwrap()),
             keep: false,
-        });
+        };
+        let file = case_file(&case);
         for secret in ["ann", "rm -rf", "clean the build", "/home"] {
             assert!(!file.text.contains(secret), "{secret} is in\n{}", file.text);
         }
@@ -320,17 +321,7 @@ mod tests {
         let kept = case_file(&Case {
             keep: true,
             right: None,
-            ..Case {
-                agent: "sky",
-                from: Millis(5),
-                to: Millis(40),
-                start: &start,
-                events: &events,
-                transcript: &transcript,
-                shown: &shown,
-                right: None,
-                keep: true,
-            }
+            ..case
         });
         assert!(kept.text.contains("rm -rf") && kept.text.contains("clean the build"));
         assert!(replay(&kept.text).unwrap().passed());

@@ -98,19 +98,7 @@ impl Store {
         .fetch_all(&self.reader)
         .await?;
         rows.iter()
-            .map(|r| {
-                let payload: Vec<u8> = r.try_get("payload")?;
-                Ok(StoredEvent {
-                    id: r.try_get("id")?,
-                    agent: r.try_get("agent")?,
-                    source: r.try_get("source")?,
-                    kind: r.try_get("kind")?,
-                    payload: String::from_utf8_lossy(&payload).into_owned(),
-                    source_time: Millis(r.try_get("source_time")?),
-                    received_at: Millis(r.try_get("received_at")?),
-                    error: r.try_get("error")?,
-                })
-            })
+            .map(|r| event_from_row(r).map(|(event, _)| event))
             .collect()
     }
 
@@ -213,17 +201,7 @@ impl Store {
         .await?;
         let mut events = Vec::with_capacity(rows.len());
         for r in rows.iter().rev() {
-            let payload: Vec<u8> = r.try_get("payload")?;
-            let event = StoredEvent {
-                id: r.try_get("id")?,
-                agent: r.try_get("agent")?,
-                source: r.try_get("source")?,
-                kind: r.try_get("kind")?,
-                payload: String::from_utf8_lossy(&payload).into_owned(),
-                source_time: Millis(r.try_get("source_time")?),
-                received_at: Millis(r.try_get("received_at")?),
-                error: r.try_get("error")?,
-            };
+            let (event, payload) = event_from_row(r)?;
             let decision = sqlx::query(&format!(
                 "SELECT {DECISION_COLUMNS} FROM transitions WHERE event_id = ?1"
             ))
@@ -276,6 +254,22 @@ impl Store {
         }
         Ok(snapshot)
     }
+}
+
+/// A stored event row, and its raw payload.
+fn event_from_row(r: &sqlx::sqlite::SqliteRow) -> Result<(StoredEvent, Vec<u8>), StoreError> {
+    let payload: Vec<u8> = r.try_get("payload")?;
+    let event = StoredEvent {
+        id: r.try_get("id")?,
+        agent: r.try_get("agent")?,
+        source: r.try_get("source")?,
+        kind: r.try_get("kind")?,
+        payload: String::from_utf8_lossy(&payload).into_owned(),
+        source_time: Millis(r.try_get("source_time")?),
+        received_at: Millis(r.try_get("received_at")?),
+        error: r.try_get("error")?,
+    };
+    Ok((event, payload))
 }
 
 fn decision_from_row(r: &sqlx::sqlite::SqliteRow) -> Result<StoredDecision, StoreError> {

@@ -284,35 +284,14 @@ async fn a_span_replays_alone_and_the_latest_causes_are_found() {
         20,
     )
     .await;
-    let body = br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_use_id":"t1","tool_input":{}}"#;
-    apply(
-        &store,
-        "sky",
-        Source::Hook,
-        &Event::from_hook_payload(body).0,
-        body,
-        30,
-    )
-    .await;
-    let body = br#"{"hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{}}"#;
-    apply(
-        &store,
-        "sky",
-        Source::Hook,
-        &Event::from_hook_payload(body).0,
-        body,
-        40,
-    )
-    .await;
-    apply(
-        &store,
-        "sky",
-        Source::Hook,
-        &Event::from_hook_payload(b"{}").0,
-        b"{}",
-        50,
-    )
-    .await;
+    for (body, t) in [
+        (&br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_use_id":"t1","tool_input":{}}"#[..], 30),
+        (br#"{"hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{}}"#, 40),
+        (b"{}", 50),
+    ] {
+        let (event, _) = Event::from_hook_payload(body);
+        apply(&store, "sky", Source::Hook, &event, body, t).await;
+    }
 
     let span = store.span("sky", Millis(25), 100).await.unwrap();
     assert_eq!(
