@@ -84,7 +84,7 @@ fn main() {
                 let mut mine = Vec::new();
                 let mut i = 0u64;
                 while !stop.load(Ordering::Relaxed) {
-                    let body = if i % 2 == 0 {
+                    let body = if i.is_multiple_of(2) {
                         serde_json::json!({
                             "hook_event_name": "PreToolUse", "session_id": format!("c-{agent}"), "cwd": cwd,
                             "transcript_path": format!("/home/user/.claude/projects/p{a}/s.jsonl"),
@@ -120,7 +120,7 @@ fn main() {
     samples.retain(|(at, _)| *at > Duration::from_secs(1));
     let n = samples.len();
     let mut by_time = samples.clone();
-    by_time.sort_by(|a, b| b.1.cmp(&a.1));
+    by_time.sort_by_key(|s| std::cmp::Reverse(s.1));
     let mut lat: Vec<Duration> = samples.iter().map(|s| s.1).collect();
     lat.sort();
     let at = |p: f64| lat[((n as f64 * p) as usize).min(n - 1)];
