@@ -73,13 +73,18 @@ enum Record {
 #[serde(deny_unknown_fields)]
 pub struct Expectation {
     /// The canonical state.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state: Option<State>,
-    /// The "needs you" overlay: `Some(None)` is "nothing needed".
-    #[serde(default, with = "double_option")]
+    /// The "needs you" overlay: `Some(None)` is "nothing needed" (written `null`); `None`, not checked
+    /// (left out).
+    #[serde(
+        default,
+        with = "double_option",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub needs: Option<Option<Need>>,
     /// The status_text.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub activity: Option<String>,
 }
 

@@ -317,6 +317,13 @@ mod tests {
             "what was right (idle) is not what the machine gives"
         );
         assert_eq!(r.right.as_deref(), Some("idle"));
+        // What was right is checked as said: a state alone does not also demand that nothing is needed.
+        assert!(
+            file.text.ends_with("{\"expect\":{\"state\":\"idle\"}}\n"),
+            "{}",
+            file.text
+        );
+        assert_eq!(r.checks[0].want.needs, None);
         // Kept, the texts are there.
         let kept = case_file(&Case {
             keep: true,

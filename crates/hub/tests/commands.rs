@@ -70,6 +70,27 @@ fn every_command_runs_through_dispatch() {
             );
         }
 
+        // The indicator explained, dismissed, reported.
+        let explained = hub.dispatch(command(json!({"command": "explain", "session_id": "sky"}))).await.unwrap();
+        assert_eq!((explained["shown"].clone(), explained["state"].clone()), (json!("Starting"), json!("starting")));
+        assert!(explained.get("until").is_none(), "the hub does not start sky: it sets it no deadline");
+        assert_eq!(
+            refused(json!({"command": "dismiss", "session_id": "sky"})).await,
+            Code::NotDismissable
+        );
+        let report = hub
+            .dispatch(command(json!({"command": "report", "session_id": "sky", "right": "idle"})))
+            .await
+            .unwrap();
+        let text = report["text"].as_str().unwrap();
+        assert!(text.contains("\"case\":\"sky: the indicator looked wrong\""), "{report}");
+        assert!(text.ends_with("{\"expect\":{\"state\":\"idle\"}}\n"), "{report}");
+        assert_eq!(report["path"], json!(null), "nothing saved unless asked");
+        assert_eq!(
+            refused(json!({"command": "report", "session_id": "sky", "right": "sleepy"})).await,
+            Code::BadQuery
+        );
+
         let caps = hub.dispatch(command(json!({"command": "capabilities"}))).await.unwrap();
         assert!(caps["tmux"].is_boolean() && caps["to_import"] == 0, "{caps}");
         let imported = hub.dispatch(command(json!({"command": "import"}))).await.unwrap();
