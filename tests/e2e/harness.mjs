@@ -121,6 +121,13 @@ export async function startHub({ env: extraEnv = {}, prepare } = {}) {
   return hub;
 }
 
+/** `promise`, or a failure saying what did not come within `ms`: a test fails instead of waiting for ever. */
+export function within(promise, ms, what) {
+  let timer;
+  const late = new Promise((_, fail) => { timer = setTimeout(() => fail(new Error(`${what}: nothing within ${ms} ms`)), ms); });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 export async function openBrowser(extraArgs = []) {
   mkdirSync(ARTIFACTS, { recursive: true });
   const browser = await chromium.launch({

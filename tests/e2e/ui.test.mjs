@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ARTIFACTS, openBrowser, openUi, startHub } from './harness.mjs';
+import { ARTIFACTS, openBrowser, openUi, startHub, within } from './harness.mjs';
 
 let browser;
 before(async () => { browser = await openBrowser(); });
@@ -39,7 +39,7 @@ test('the indicator, the chat status and the messages follow a whole agent cycle
 
     await page.fill('#input', 'Please **check** the build');
     await page.keyboard.press('Enter');
-    const printed = await wait.done;
+    const printed = await within(wait.done, 60000, "the agent's wait printing the message");
     const id = /\[MSG id:(msg-[0-9a-f]{8}) from:user\] Please \*\*check\*\* the build/.exec(printed)?.[1];
     assert.ok(id, `the wait printed ${printed}`);
     await indicatorIs(page, 'sky', 'indicator-working', BLUE);
@@ -324,7 +324,7 @@ test('"Needs you" paints over the indicator with its reason until the tool call 
     await page.click('[data-agent="sky"]');
     await page.fill('#input', 'deploy it');
     await page.keyboard.press('Enter');
-    await wait.done;
+    await within(wait.done, 60000, "the agent's wait ending");
     await indicatorIs(page, 'sky', 'indicator-working', BLUE);
 
     const hook = (body) => hub.api('POST', '/api/hooks/tool-status', body, 'sky');

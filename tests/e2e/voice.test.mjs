@@ -12,7 +12,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { ARTIFACTS, TEST_MODEL as MODEL, openBrowser, openUi, startHub } from './harness.mjs';
+import { ARTIFACTS, TEST_MODEL as MODEL, openBrowser, openUi, startHub, within } from './harness.mjs';
 import { filePart, startService } from './voice-service.mjs';
 
 const SPEECH = join(tmpdir(), `clawmux-voice-${process.pid}.wav`);
@@ -62,7 +62,7 @@ test('held Space records real speech, the hub transcribes it, the agent gets a v
     await page.screenshot({ path: join(ARTIFACTS, 'voice-retry.png') });
     up = true;
     await page.click('.retry-recording');
-    const printed = await wait.done;
+    const printed = await within(wait.done, 60000, "the agent's wait printing the message");
     assert.match(printed, /^\[VOICE id:msg-[0-9a-f]{8} from:user\] please run the tests$/m);
     assert.equal(heard.length, 2);
     assert.ok(heard[1].equals(heard[0]), 'the retry sent the same recording');
@@ -102,7 +102,7 @@ test('speech is heard on the device: held Space, whisper.cpp in the hub, the age
     await page.waitForSelector('#voice-state.listening');
     await page.waitForTimeout(2500); // the length of the recording, not a wait for an event
     await page.keyboard.up('Space');
-    const printed = await wait.done;
+    const printed = await within(wait.done, 60000, "the agent's wait printing the message");
     assert.match(printed, /^\[VOICE id:msg-[0-9a-f]{8} from:user\] .*run the tests/im);
     assert.deepEqual(errors, []);
   } finally {

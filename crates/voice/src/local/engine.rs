@@ -148,10 +148,14 @@ pub fn to_16k(samples: &[f32], rate: u32) -> Result<Vec<f32>, VoiceError> {
         out.extend_from_slice(&frames[0]);
         rest = later;
     }
-    let frames = resampler
-        .process_partial(Some(&[rest]), None)
-        .map_err(|e| fail(&e))?;
-    out.extend_from_slice(&frames[0]);
+    // A recording of a whole number of chunks leaves nothing here (an empty input is an error to rubato;
+    // browsers record in blocks of 128 frames, so one recording in eight is such a one).
+    if !rest.is_empty() {
+        let frames = resampler
+            .process_partial(Some(&[rest]), None)
+            .map_err(|e| fail(&e))?;
+        out.extend_from_slice(&frames[0]);
+    }
     // What the resampler still holds (its delay) comes out with an empty last call.
     let frames = resampler
         .process_partial::<&[f32]>(None, None)
@@ -165,6 +169,16 @@ pub fn to_16k(samples: &[f32], rate: u32) -> Result<Vec<f32>, VoiceError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_recording_of_whole_chunks_is_resampled_too() {
+        // 112 chunks of 1,024 frames at 44.1 kHz: 2.6 s, as a browser's 128-frame blocks can add up to.
+        let samples = vec![0.25f32; 1024 * 112];
+        let out = to_16k(&samples, 44_100).unwrap();
+        assert_eq!(out.len(), 1024 * 112 * 16_000 / 44_100);
+        let one_more = vec![0.25f32; 1024 * 112 + 1];
+        assert!(to_16k(&one_more, 44_100).is_ok());
+    }
 
     #[test]
     fn resampling_keeps_the_length_and_the_tone() {
