@@ -17,10 +17,9 @@ fn command(args: &HubArgs, body: &Value) -> Result<Value, String> {
         .map_err(|e| e.to_string())
 }
 
+/// A time field of the hub's answer, as the CLI prints times.
 fn time(at: &Value) -> String {
-    let ms = at.as_i64().unwrap_or(0);
-    let t = std::time::UNIX_EPOCH + Duration::from_millis(u64::try_from(ms).unwrap_or(0));
-    humantime::format_rfc3339_millis(t).to_string()
+    crate::timeline::show(clawmux_core::Millis(at.as_i64().unwrap_or(0)))
 }
 
 fn text<'a>(v: &'a Value, key: &str) -> &'a str {

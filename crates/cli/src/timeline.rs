@@ -162,7 +162,8 @@ pub fn parse_bound(text: &str) -> Result<Millis, String> {
         })
 }
 
-fn show(at: Millis) -> String {
+/// A time as the CLI prints it (RFC 3339, milliseconds, UTC).
+pub(crate) fn show(at: Millis) -> String {
     let t = std::time::UNIX_EPOCH + Duration::from_millis(u64::try_from(at.0).unwrap_or(0));
     humantime::format_rfc3339_millis(t).to_string()
 }

@@ -94,6 +94,21 @@ impl Judge {
         self.judge(agent, now)
     }
 
+    /// Our indicator moved: its state and "needs you" now. Nothing to do until Claude Code has said
+    /// something of the agent (its first word brings our whole snapshot, `our_view`).
+    pub(crate) fn our_status(
+        &mut self,
+        agent: &str,
+        state: State,
+        attention: Option<Attention>,
+        now: Instant,
+    ) -> Option<Due> {
+        let ours = self.agents.get_mut(agent)?.ours.as_mut()?;
+        ours.state = state;
+        ours.attention = attention;
+        self.judge(agent, now)
+    }
+
     fn judge(&mut self, agent: &str, now: Instant) -> Option<Due> {
         let sides = self.agents.get_mut(agent)?;
         let why = match (&sides.ours, &sides.theirs) {
@@ -247,7 +262,7 @@ impl Hub {
                 event = ours.recv() => match event {
                     Ok(UiEvent::SessionStatus { session_id, state, needs, .. }) => {
                         let attention = needs.map(|n| n.attention);
-                        self.our_status_changed(&session_id, state, attention, &tx).await;
+                        self.our_status_changed(&session_id, state, attention, &tx);
                     }
                     Ok(_) => {}
                     Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
@@ -296,23 +311,16 @@ impl Hub {
         schedule(due, tx);
     }
 
-    async fn our_status_changed(
+    fn our_status_changed(
         &self,
         agent: &str,
         state: State,
         attention: Option<Attention>,
         tx: &mpsc::UnboundedSender<Heard>,
     ) {
-        if self.opinions_lock().theirs(agent).is_none() {
-            return; // Claude Code has said nothing of it: nothing to compare
-        }
-        let Ok(row) = self.store().agent(agent).await else {
-            return;
-        };
-        let mut ours = row.snapshot;
-        ours.state = state;
-        ours.attention = attention;
-        let due = self.opinions_lock().our_view(agent, ours, Instant::now());
+        let due = self
+            .opinions_lock()
+            .our_status(agent, state, attention, Instant::now());
         schedule(due, tx);
     }
 
@@ -431,6 +439,15 @@ mod tests {
             .unwrap();
         assert_ne!(again.episode, due.episode);
         assert_eq!(j.theirs("sky"), Some(ClaudeStatus::Busy));
+        // A status alone, of an agent Claude Code said nothing of, is nothing to compare.
+        assert_eq!(j.our_status("moon", State::Idle, None, t0), None);
+        assert!(!j.knows_ours("moon"));
+        // Our side moves to what Claude Code says: the disagreement ends.
+        assert_eq!(
+            j.our_status("sky", State::Processing, None, t0 + Duration::from_secs(8)),
+            None
+        );
+        assert_eq!(j.take_due(&again, t0 + Duration::from_secs(13)), None);
     }
 
     #[test]

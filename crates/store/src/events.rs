@@ -199,23 +199,26 @@ impl Store {
         .bind(limit)
         .fetch_all(&self.reader)
         .await?;
+        let first = rows.last().map_or(Ok(i64::MAX), |r| r.try_get("id"))?;
+        // The span's decisions in one query, not one per event.
+        let decided = sqlx::query(&format!(
+            "SELECT {DECISION_COLUMNS} FROM transitions WHERE agent = ?1 AND event_id >= ?2"
+        ))
+        .bind(agent)
+        .bind(first)
+        .fetch_all(&self.reader)
+        .await?;
+        let mut decisions = std::collections::HashMap::with_capacity(decided.len());
+        for r in &decided {
+            let d = decision_from_row(r)?;
+            decisions.insert(d.event_id, d.decision);
+        }
         let mut events = Vec::with_capacity(rows.len());
         for r in rows.iter().rev() {
             let (event, payload) = event_from_row(r)?;
-            let decision = sqlx::query(&format!(
-                "SELECT {DECISION_COLUMNS} FROM transitions WHERE event_id = ?1"
-            ))
-            .bind(event.id)
-            .fetch_optional(&self.reader)
-            .await?;
-            let decision = decision
-                .as_ref()
-                .map(decision_from_row)
-                .transpose()?
-                .map(|d| d.decision);
+            let decision = decisions.remove(&event.id);
             events.push((event, payload, decision));
         }
-        let first = events.first().map_or(i64::MAX, |(e, _, _)| e.id);
         let start = self.replay_before(&row, first).await?;
         Ok(Span { start, events })
     }

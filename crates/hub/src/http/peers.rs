@@ -75,12 +75,8 @@ impl Loopback {
 
 /// The machine has no IPv6 loopback (no `::1`, or IPv6 off): nobody can listen there either.
 fn no_ipv6_loopback(e: &io::Error) -> bool {
-    e.kind() == io::ErrorKind::AddrNotAvailable || e.raw_os_error() == Some(libc_eafnosupport())
-}
-
-/// `EAFNOSUPPORT` on Linux.
-const fn libc_eafnosupport() -> i32 {
-    97
+    e.kind() == io::ErrorKind::AddrNotAvailable
+        || e.raw_os_error() == Some(rustix::io::Errno::AFNOSUPPORT.raw_os_error())
 }
 
 /// How many TCP connections the hub holds at once: what the descriptor limit leaves once
