@@ -4,16 +4,12 @@
 //! and the faults: no service, a service down, garbage answers, not audio, too big. Nothing is lost: the
 //! recording is kept until its message is stored, and a retry stores it once.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
-
-mod common;
-
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 
-use common::TestHub;
+use crate::common::TestHub;
 use serde_json::{json, Value};
 
 /// What a WAV file's header says.

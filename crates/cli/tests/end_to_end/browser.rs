@@ -1,12 +1,8 @@
 //! The browser's side of the hub end to end: its feed, its sends, the page it is served.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
-
-mod common;
-
 use std::time::Duration;
 
-use common::{wait_until, TestHub};
+use crate::common::{wait_until, TestHub};
 use serde_json::json;
 
 const SEC: Duration = Duration::from_secs(1);

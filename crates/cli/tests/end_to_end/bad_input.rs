@@ -1,10 +1,6 @@
 //! Every bad input an agent or a client can send gets a clear error, stores nothing, and the hub keeps serving.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
-
-mod common;
-
-use common::TestHub;
+use crate::common::TestHub;
 use serde_json::{json, Value};
 
 #[test]

@@ -6,16 +6,12 @@
 //! after a warm-up and at the end, printed, and must not grow without bound; every message to a real agent
 //! is answered.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
-
-mod common;
-
 use std::process::{Child, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::TestHub;
+use crate::common::TestHub;
 use serde_json::json;
 
 const AGENTS: usize = 50;
@@ -182,7 +178,7 @@ fn soak() {
         hub.run(None, &["spawn", name, "--", "--permission-mode", "default"]);
     }
     let all_idle = || real.iter().all(|n| hub.session(n)["state"] == "idle");
-    common::wait_until(Duration::from_secs(90), all_idle);
+    crate::common::wait_until(Duration::from_secs(90), all_idle);
     let names = agent_names();
     let mut agents: Vec<Child> = names
         .iter()

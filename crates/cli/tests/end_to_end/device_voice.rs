@@ -4,17 +4,13 @@
 //! the recording for a retry; and the model's download through the hub, told on the UI feed, refusing a
 //! file that is not the pinned one.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
-
-mod common;
-
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
-use common::{start_wait, TestHub};
+use crate::common::{start_wait, TestHub};
 use serde_json::json;
 
 fn test_model() -> PathBuf {

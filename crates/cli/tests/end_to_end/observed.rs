@@ -1,16 +1,12 @@
 //! Claude Code sessions ClawMux did not start, seen through the hooks `clawmux hooks install` puts in the user's settings.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
-
-mod common;
-
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::feed::needs_is;
-use common::{wait_until, TestHub, BIN};
+use crate::common::feed::needs_is;
+use crate::common::{wait_until, TestHub, BIN};
 use serde_json::{json, Value};
 
 const SECS5: Duration = Duration::from_secs(5);

@@ -1,16 +1,12 @@
 //! SIGKILL the hub in the middle of a stream of sends: every acknowledged message is stored exactly once,
 //! every agent's state is what its recorded events say, and agents carry on after a restart.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
-
-mod common;
-
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{start_wait, TestHub};
+use crate::common::{start_wait, TestHub};
 use serde_json::json;
 
 #[test]

@@ -1,14 +1,10 @@
 //! `clawmux wait` end to end: the real hub, the real binary as the agent's wait, every way a wait ends.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
-
-mod common;
-
 use std::io::Read;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use common::{start_wait, wait_until, TestHub};
+use crate::common::{start_wait, wait_until, TestHub};
 use serde_json::json;
 
 const SEC: Duration = Duration::from_secs(1);
@@ -224,7 +220,7 @@ fn a_wait_ends_by_itself_when_nobody_is_left_and_removes_only_its_own_pid_file()
         .current_dir(hub.work_dir("sky"))
         .args([
             "-c",
-            &format!("'{}' wait & echo $!; exec sleep 60", common::BIN),
+            &format!("'{}' wait & echo $!; exec sleep 60", crate::common::BIN),
         ])
         .stdout(Stdio::piped());
     let mut shell = shell.spawn().unwrap();

@@ -2,13 +2,9 @@
 //! there, and `clawmux import` brings each agent's conversation in, once, with a line per agent and a
 //! clear error for a bad file.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
-
-mod common;
-
 use std::time::Duration;
 
-use common::TestHub;
+use crate::common::TestHub;
 
 const SKY: &str = r#"{"claude_session_id":"0b1c-uuid","messages":[
     {"role":"user","text":"hi","ts":1760000000.5,"id":"msg-0000aaaa"},

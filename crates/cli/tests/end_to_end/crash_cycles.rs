@@ -9,17 +9,13 @@
 //!
 //! It prints the counts: messages sent, acknowledged, found, duplicated, lost.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
-
-mod common;
-
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use common::TestHub;
+use crate::common::TestHub;
 use serde_json::{json, Value};
 
 const AGENTS: [&str; 3] = ["sky", "moon", "sun"];
@@ -220,7 +216,9 @@ fn crash_cycles_lose_and_duplicate_nothing() {
             .map(|s| {
                 let connected = Arc::new(AtomicBool::new(false));
                 let h = browser(hub.port, hub.token.clone(), s.clone(), connected.clone());
-                common::wait_until(Duration::from_secs(5), || connected.load(Ordering::SeqCst));
+                crate::common::wait_until(Duration::from_secs(5), || {
+                    connected.load(Ordering::SeqCst)
+                });
                 h
             })
             .collect();
@@ -300,7 +298,7 @@ fn crash_cycles_lose_and_duplicate_nothing() {
     for s in &seen {
         let connected = Arc::new(AtomicBool::new(false));
         let h = browser(hub.port, hub.token.clone(), s.clone(), connected.clone());
-        common::wait_until(Duration::from_secs(10), || {
+        crate::common::wait_until(Duration::from_secs(10), || {
             let s = s.lock().unwrap();
             all.keys()
                 .filter(|id| **id != first)

@@ -1,17 +1,13 @@
 //! Another account on the same machine: it cannot read the data folder, stand in for the hub, hold its port, or reach its private socket; agents there need no token and can do only what agents do.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
-
-mod common;
-
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::other_user::OtherUser;
-use common::raw_http::{raw, request};
-use common::{TestHub, BIN};
+use crate::common::other_user::OtherUser;
+use crate::common::raw_http::{raw, request};
+use crate::common::{TestHub, BIN};
 use serde_json::json;
 
 /// A stand-in hub, run by another user on the port the hub left: it records every connection and answers

@@ -2,17 +2,13 @@
 //! (`clawmux serve`), real hook requests, a real transcript file watched with inotify, the real `clawmux`
 //! binary run as Claude Code runs an installed hook, and `clawmux replay` on an exported log.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
-
-mod common;
-
 use std::io::Write;
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::feed::needs_is;
-use common::{wait_until, TestHub, BIN};
+use crate::common::feed::needs_is;
+use crate::common::{wait_until, TestHub, BIN};
 use serde_json::{json, Value};
 
 const SECS5: Duration = Duration::from_secs(5);

@@ -1,13 +1,9 @@
 //! The agent protocol end to end: the real hub, the real `clawmux` binary as agent and hook.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
-
-mod common;
-
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use common::{start_wait, wait_until, TestHub};
+use crate::common::{start_wait, wait_until, TestHub};
 use serde_json::{json, Value};
 
 const SEC: Duration = Duration::from_secs(1);
@@ -63,7 +59,7 @@ fn tool_hooks_hand_the_inbox_over_once_and_the_stop_hook_insists_on_an_answer() 
             "PATH",
             format!(
                 "{}:/usr/bin:/bin",
-                std::path::Path::new(common::BIN)
+                std::path::Path::new(crate::common::BIN)
                     .parent()
                     .unwrap()
                     .display()

@@ -1,0 +1,22 @@
+//! The `clawmux` binary end to end, as one test binary (one link instead of one per file): a real hub
+//! (`clawmux serve`) in a temporary data folder, real sockets, the real `clawmux` run as an agent and its
+//! hooks run it. Each module is one area; `common` is the hub and the helpers they share.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+mod common;
+
+mod attention;
+mod bad_input;
+mod browser;
+mod crash;
+mod crash_cycles;
+mod device_voice;
+mod import;
+mod observed;
+mod other_users;
+mod protocol;
+mod security;
+mod soak;
+mod voice;
+mod waits;
