@@ -13,6 +13,9 @@ use tokio::sync::broadcast::error::RecvError;
 use crate::desktop::Desktop;
 use crate::notices::{self, Popup};
 
+/// The Tauri event that carries the hub's events to the window (`ui/js/backend.js` listens to it).
+pub const HUB_EVENT: &str = "hub";
+
 /// Forwards the hub's events for as long as the app runs.
 pub fn forward(app: AppHandle) {
     let Ok(hub) = app.state::<Desktop>().hub.clone() else {
@@ -62,7 +65,7 @@ pub fn forward(app: AppHandle) {
                     None => {}
                 }
             }
-            if let Err(e) = app.emit("hub", &event) {
+            if let Err(e) = app.emit(HUB_EVENT, &event) {
                 tracing::warn!(error = %e, "could not pass an event to the window");
             }
         }

@@ -17,6 +17,8 @@ mod recorder;
 mod recording;
 mod start;
 mod terminals;
+#[cfg(test)]
+mod ui_names;
 
 use tauri::Manager;
 

@@ -10,6 +10,9 @@ use clawmux_hub::asks::{AnswerRequest, Verdict};
 use clawmux_hub::{Command, Hub};
 use tauri::{AppHandle, Emitter, Manager};
 
+/// The Tauri event that asks the window to open an agent (a notification was clicked).
+pub const OPEN_AGENT_EVENT: &str = "open-agent";
+
 /// A notification to show.
 pub struct Popup {
     /// The agent it is about.
@@ -56,7 +59,7 @@ fn open(app: &AppHandle, agent: &str) {
         let _ = window.show();
         let _ = window.set_focus();
     }
-    if let Err(e) = app.emit("open-agent", agent) {
+    if let Err(e) = app.emit(OPEN_AGENT_EVENT, agent) {
         tracing::warn!(agent, error = %e, "could not open the agent in the window");
     }
 }

@@ -6,6 +6,7 @@
 // the gap. A connection that stays silent past two of the hub's 15 s pings is taken for dead and replaced.
 
 import { PageRecorder } from './voice.js';
+import { Command, TerminalInput, TerminalNotice, UiEvent } from './names.js';
 
 const TOKEN_KEY = 'clawmux.token';
 const SILENCE_LIMIT_MS = 40_000;
@@ -91,7 +92,7 @@ class DesktopBackend {
     // A notification was clicked: its agent comes on screen.
     await window.__TAURI__.event.listen('open-agent', (e) => this.onEvent({ type: 'open_agent', session_id: e.payload }));
     // Listening first, then the list: no change can fall between them.
-    this.onEvent({ type: 'session_list', sessions: await this.command({ command: 'sessions' }) });
+    this.onEvent({ type: UiEvent.SESSION_LIST, sessions: await this.command({ command: Command.SESSIONS }) });
     this.onConnection('online');
   }
 
@@ -117,15 +118,15 @@ class DesktopBackend {
   dropConnection() {}
 
   history(sessionId, { before, limit = 100 } = {}) {
-    return this.command({ command: 'history', session_id: sessionId, before, limit });
+    return this.command({ command: Command.HISTORY, session_id: sessionId, before, limit });
   }
 
   sendMessage(sessionId, text, clientId) {
-    return this.command({ command: 'user_message', session_id: sessionId, text, client_id: clientId });
+    return this.command({ command: Command.USER_MESSAGE, session_id: sessionId, text, client_id: clientId });
   }
 
   markRead(sessionId, upTo) {
-    return this.command({ command: 'mark_read', session_id: sessionId, up_to: upTo });
+    return this.command({ command: Command.MARK_READ, session_id: sessionId, up_to: upTo });
   }
 
   /** A link of a message, in the user's browser (the window itself never leaves the UI). */
@@ -152,11 +153,11 @@ class DesktopBackend {
     try {
       id = await invoke('terminal_open', { agent, cols, rows, output: channel });
     } catch (e) {
-      setTimeout(() => on.notice({ type: 'unavailable', code: e.code, message: e.message }));
+      setTimeout(() => on.notice({ type: TerminalNotice.UNAVAILABLE, code: e.code, message: e.message }));
     }
     if (id !== null) {
       setTimeout(() => {
-        on.notice({ type: 'attached', session_id: agent });
+        on.notice({ type: TerminalNotice.ATTACHED, session_id: agent });
         ready = true;
         for (const m of early.splice(0)) deliver(m);
       });
@@ -229,7 +230,7 @@ class BrowserBackend {
       } catch {
         return;
       }
-      if (event.type !== 'ping') this.onEvent(event);
+      if (event.type !== UiEvent.PING) this.onEvent(event);
     };
     socket.onclose = () => {
       if (this.socket !== socket) return;
@@ -339,7 +340,7 @@ class BrowserBackend {
       } catch {
         return;
       }
-      if (notice.type === 'ended' || notice.type === 'unavailable') over = true;
+      if (notice.type === TerminalNotice.ENDED || notice.type === TerminalNotice.UNAVAILABLE) over = true;
       on.notice(notice);
     };
     socket.onclose = () => {
@@ -348,7 +349,7 @@ class BrowserBackend {
     };
     return {
       write: (data) => send(encoder.encode(data)),
-      resize: (c, r) => send(JSON.stringify({ type: 'resize', cols: c, rows: r })),
+      resize: (c, r) => send(JSON.stringify({ type: TerminalInput.RESIZE, cols: c, rows: r })),
       close: () => {
         over = true;
         socket.close();

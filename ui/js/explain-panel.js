@@ -8,13 +8,14 @@
 // Every field has a `data-field` so a test can check each one. Everything the hub says goes in as text.
 
 import { $, notice } from './dom.js';
+import { Command, State } from './names.js';
 
 const RIGHT = [
   ['', 'Not sure'],
-  ['starting', 'Starting'],
-  ['idle', 'Idle'],
+  [State.STARTING, 'Starting'],
+  [State.IDLE, 'Idle'],
   ['working', 'Working'],
-  ['compacting', 'Compacting'],
+  [State.COMPACTING, 'Compacting'],
   ['offline', 'Offline'],
   ['needs:permission', 'Needs you: a permission'],
   ['needs:answer', 'Needs you: an answer'],
@@ -89,7 +90,7 @@ export class ExplainPanel {
     const agent = this.agent;
     let e;
     try {
-      e = await this.backend.command({ command: 'explain', session_id: agent });
+      e = await this.backend.command({ command: Command.EXPLAIN, session_id: agent });
     } catch (err) {
       notice(`Cannot explain ${agent}'s indicator: ${err.message}`);
       return;
@@ -175,7 +176,7 @@ export class ExplainPanel {
 
   async dismiss() {
     try {
-      await this.backend.command({ command: 'dismiss', session_id: this.agent });
+      await this.backend.command({ command: Command.DISMISS, session_id: this.agent });
       await this.refresh();
     } catch (err) {
       notice(`Cannot dismiss: ${err.message}`);
@@ -224,7 +225,7 @@ export class ExplainPanel {
 
   request(save) {
     return {
-      command: 'report',
+      command: Command.REPORT,
       session_id: this.agent,
       since_ms: Number($('report-span').value) * 60_000,
       until: this.until ?? undefined,

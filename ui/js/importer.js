@@ -2,6 +2,7 @@
 // and harmless to accept twice (the hub imports each conversation once).
 
 import { $ } from './dom.js';
+import { Command } from './names.js';
 
 export class ImportOffer {
   constructor(backend) {
@@ -15,7 +16,7 @@ export class ImportOffer {
   async offer() {
     if (this.offered) return;
     this.offered = true;
-    const caps = await this.backend.command({ command: 'capabilities' }).catch(() => null);
+    const caps = await this.backend.command({ command: Command.CAPABILITIES }).catch(() => null);
     if (!caps?.to_import) return;
     $('import-text').textContent =
       `Found ${caps.to_import} agent conversation(s) of an earlier ClawMux in the data folder. Import them?`;
@@ -25,7 +26,7 @@ export class ImportOffer {
   async run() {
     $('import-go').disabled = true;
     try {
-      const report = await this.backend.command({ command: 'import' });
+      const report = await this.backend.command({ command: Command.IMPORT });
       const failed = report.filter((r) => r.error);
       const imported = report.length - failed.length;
       $('import-text').textContent = [

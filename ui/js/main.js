@@ -13,7 +13,7 @@ import { Conversation } from './chat.js';
 import { $, notice } from './dom.js';
 import { ExplainPanel } from './explain-panel.js';
 import { ImportOffer } from './importer.js';
-import { Kind } from './names.js';
+import { Command, Kind, UiEvent } from './names.js';
 import { Outbox } from './outbox.js';
 import { RequestCard } from './request-card.js';
 import { Sidebar } from './sidebar.js';
@@ -23,7 +23,7 @@ import { MessageStore } from './store.js';
 import { VoicePanel } from './voice-panel.js';
 
 const PAGE = 100;
-const MESSAGE_EVENTS = new Set(['user_text', 'assistant_text', 'agent_message', 'user_ack', 'activity_text', 'system_text']);
+const MESSAGE_EVENTS = new Set([UiEvent.USER_TEXT, UiEvent.ASSISTANT_TEXT, UiEvent.AGENT_MESSAGE, UiEvent.USER_ACK, UiEvent.ACTIVITY_TEXT, UiEvent.SYSTEM_TEXT]);
 
 const store = new MessageStore();
 const sessions = new Map();
@@ -59,32 +59,32 @@ function fatal(message) {
 function onEvent(e) {
   if (MESSAGE_EVENTS.has(e.type)) return onMessage(e);
   switch (e.type) {
-    case 'session_list':
+    case UiEvent.SESSION_LIST:
       for (const s of e.sessions) upsertSession(s);
       if (!current && e.sessions.length) select(e.sessions[0].session_id);
       welcome();
       break;
-    case 'session_spawned':
+    case UiEvent.SESSION_SPAWNED:
       upsertSession(e.session);
       break;
-    case 'session_status':
+    case UiEvent.SESSION_STATUS:
       upsertSession({ session_id: e.session_id, state: e.state, activity: e.activity, needs: e.needs ?? null });
       break;
-    case 'session_problem':
+    case UiEvent.SESSION_PROBLEM:
       upsertSession({ session_id: e.session_id, problem: e.problem });
       break;
-    case 'reset':
+    case UiEvent.RESET:
       // We may have missed messages (an unknown cursor, or the window fell behind): every open
       // conversation takes its latest page again; the store and the views ignore what they already have.
       for (const conv of conversations.values()) loadLatest(conv);
       break;
-    case 'model_download':
+    case UiEvent.MODEL_DOWNLOAD:
       voice.downloadProgress(e);
       break;
     case 'open_agent':
       if (sessions.has(e.session_id)) select(e.session_id);
       break;
-    case 'error':
+    case UiEvent.ERROR:
       notice(e.message);
       break;
     case 'fatal':
@@ -103,7 +103,7 @@ async function welcome() {
   if (!none) return;
   $('chat-title').textContent = 'Welcome';
   try {
-    const caps = await backend.command({ command: 'capabilities' });
+    const caps = await backend.command({ command: Command.CAPABILITIES });
     $('welcome-install').hidden = Boolean(caps.claude);
     $('welcome-start').hidden = !caps.claude;
   } catch (e) {
@@ -116,7 +116,7 @@ async function startDemo() {
   for (let n = 2; sessions.has(name); n += 1) name = `demo-${n}`;
   notice('');
   try {
-    const info = await backend.command({ command: 'spawn', name, demo: true });
+    const info = await backend.command({ command: Command.SPAWN, name, demo: true });
     upsertSession(info);
     select(info.session_id);
   } catch (e) {
@@ -237,9 +237,9 @@ function wireChat() {
     e.preventDefault();
     Promise.resolve(backend.openLink(link.href)).catch((err) => notice(err.message));
   });
-  $('act-interrupt').addEventListener('click', () => act('interrupt'));
-  $('act-restart').addEventListener('click', () => act('restart'));
-  $('act-terminate').addEventListener('click', () => act('terminate'));
+  $('act-interrupt').addEventListener('click', () => act(Command.INTERRUPT));
+  $('act-restart').addEventListener('click', () => act(Command.RESTART));
+  $('act-terminate').addEventListener('click', () => act(Command.TERMINATE));
   $('composer').addEventListener('submit', (e) => {
     e.preventDefault();
     send();

@@ -1,6 +1,8 @@
-// The wire's names, in one place for the whole UI: agent states, how an agent runs, why it ended, message
-// kinds and error codes. The hub's Rust enums are the source; a test (crates/hub/tests/ui_names.rs) fails
-// when a list here and its enum differ, so a renamed state breaks a test instead of the sidebar.
+// The wire's names, in one place for the whole UI: the events the hub sends, the commands it takes, agent
+// states, how an agent runs, why it ended, message kinds, error codes, the answers to a request, permission
+// modes, voice settings and the terminal's frames. The hub's Rust enums are the source; a test
+// (crates/hub/tests/ui_names.rs) fails when a list here and its enum differ, or when a UI file spells one
+// of these names as a literal instead of taking it from here, so a rename breaks a test instead of the UI.
 
 /** An agent's state (`clawmux_core::State`). */
 export const State = Object.freeze({
@@ -112,4 +114,92 @@ export const Code = Object.freeze({
   CORRUPT_STORE: 'corrupt_store',
   DATABASE: 'database',
   INTERNAL: 'internal',
+});
+
+/** The `type` of each event the hub sends to the UI (`UiEventType`). */
+export const UiEvent = Object.freeze({
+  SESSION_LIST: 'session_list',
+  SESSION_STATUS: 'session_status',
+  USER_TEXT: 'user_text',
+  ASSISTANT_TEXT: 'assistant_text',
+  AGENT_MESSAGE: 'agent_message',
+  USER_ACK: 'user_ack',
+  ACTIVITY_TEXT: 'activity_text',
+  SYSTEM_TEXT: 'system_text',
+  INBOX_UPDATE: 'inbox_update',
+  SESSION_SPAWNED: 'session_spawned',
+  SESSION_TERMINATED: 'session_terminated',
+  SESSION_PROBLEM: 'session_problem',
+  MODEL_DOWNLOAD: 'model_download',
+  RESET: 'reset',
+  PING: 'ping',
+  ERROR: 'error',
+});
+
+/** The commands of the hub's UI surface (`CommandName`). */
+export const Command = Object.freeze({
+  SESSIONS: 'sessions',
+  ADD_AGENT: 'add_agent',
+  USER_MESSAGE: 'user_message',
+  MARK_READ: 'mark_read',
+  SPAWN: 'spawn',
+  TERMINATE: 'terminate',
+  RESTART: 'restart',
+  INTERRUPT: 'interrupt',
+  ANSWER: 'answer',
+  EXPLAIN: 'explain',
+  DISMISS: 'dismiss',
+  REPORT: 'report',
+  CAPABILITIES: 'capabilities',
+  IMPORT: 'import',
+  VOICE_SETTINGS: 'voice_settings',
+  SET_VOICE_SETTINGS: 'set_voice_settings',
+  VOICE_MODELS: 'voice_models',
+  DOWNLOAD_MODEL: 'download_model',
+  CANCEL_DOWNLOAD: 'cancel_download',
+  WARM_VOICE: 'warm_voice',
+  HISTORY: 'history',
+});
+
+/** The user's answer to a request (`Verdict`). */
+export const Verdict = Object.freeze({
+  ALLOW: 'allow',
+  ALLOW_ALWAYS: 'allow_always',
+  DENY: 'deny',
+});
+
+/** Claude Code's permission modes (`PermissionMode`), as its `--permission-mode` spells them. */
+export const PermissionMode = Object.freeze({
+  DEFAULT: 'default',
+  ACCEPT_EDITS: 'acceptEdits',
+  PLAN: 'plan',
+  AUTO: 'auto',
+  BYPASS_PERMISSIONS: 'bypassPermissions',
+});
+
+/** Where speech becomes text (`clawmux_voice::SpeechToText`). */
+export const SpeechToText = Object.freeze({
+  DEVICE: 'device',
+  SERVICE: 'service',
+});
+
+/** The speech models the device can download (`clawmux_voice::local::LocalModel`). */
+export const LocalModel = Object.freeze({
+  TINY_EN: 'tiny.en',
+  BASE_EN: 'base.en',
+  SMALL_EN: 'small.en',
+});
+
+/** The `type` of what the hub tells a terminal viewer besides the bytes (`TerminalNoticeType`). */
+export const TerminalNotice = Object.freeze({
+  ATTACHED: 'attached',
+  UNAVAILABLE: 'unavailable',
+  REFUSED: 'refused',
+  ENDED: 'ended',
+});
+
+/** The `type` of what a terminal viewer sends besides keys (`TerminalInputType`). */
+export const TerminalInput = Object.freeze({
+  INPUT: 'input',
+  RESIZE: 'resize',
 });

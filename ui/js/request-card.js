@@ -12,7 +12,7 @@
 
 import { $, notice } from './dom.js';
 import { renderInto } from './markdown.js';
-import { Launch } from './names.js';
+import { Command, Launch, PermissionMode, Verdict } from './names.js';
 
 /** An element with a class and text. */
 function el(tag, className, text) {
@@ -131,7 +131,7 @@ export class RequestCard {
   async send(decision, extra = {}) {
     for (const b of this.element.querySelectorAll('button')) b.disabled = true;
     try {
-      await this.backend.command({ command: 'answer', session_id: this.agent, request_id: this.request.id, decision, ...extra });
+      await this.backend.command({ command: Command.ANSWER, session_id: this.agent, request_id: this.request.id, decision, ...extra });
     } catch (e) {
       // Answered in the terminal, or the agent moved on: nothing was decided twice.
       notice(e.message);
@@ -145,19 +145,19 @@ export class RequestCard {
     const row = el('div', 'row');
     const allow = el('button', 'allow', 'Allow');
     allow.type = 'button';
-    allow.addEventListener('click', () => this.send('allow'));
+    allow.addEventListener('click', () => this.send(Verdict.ALLOW));
     row.append(allow);
     for (const [i, s] of request.suggestions.entries()) {
       const always = el('button', 'allow-always', suggestionText(s));
       always.type = 'button';
-      always.addEventListener('click', () => this.send('allow_always', { suggestion: i }));
+      always.addEventListener('click', () => this.send(Verdict.ALLOW_ALWAYS, { suggestion: i }));
       row.append(always);
     }
     const reason = el('input', 'deny-reason');
     reason.placeholder = 'Why not (Claude reads it)';
     const deny = el('button', 'deny', 'Deny');
     deny.type = 'button';
-    deny.addEventListener('click', () => this.send('deny', reason.value.trim() ? { message: reason.value.trim() } : {}));
+    deny.addEventListener('click', () => this.send(Verdict.DENY, reason.value.trim() ? { message: reason.value.trim() } : {}));
     row.append(reason, deny);
     card.append(row);
   }
@@ -193,7 +193,7 @@ export class RequestCard {
         if (other.value.trim()) chosen.push(other.value.trim());
         answers[q.question] = q.multiSelect ? chosen.join(', ') : (chosen[0] ?? '');
       }
-      this.send('allow', { answers });
+      this.send(Verdict.ALLOW, { answers });
     });
     const row = el('div', 'row');
     row.append(send);
@@ -213,19 +213,19 @@ export class RequestCard {
     }
     const row = el('div', 'row');
     const mode = el('select', 'plan-mode');
-    for (const [value, text] of [['default', 'then ask before changes'], ['acceptEdits', 'then edit without asking'], ['auto', 'then Claude Code\'s auto mode']]) {
+    for (const [value, text] of [[PermissionMode.DEFAULT, 'then ask before changes'], [PermissionMode.ACCEPT_EDITS, 'then edit without asking'], [PermissionMode.AUTO, 'then Claude Code\'s auto mode']]) {
       const option = el('option', null, text);
       option.value = value;
       mode.append(option);
     }
     const approve = el('button', 'allow', 'Approve');
     approve.type = 'button';
-    approve.addEventListener('click', () => this.send('allow', { mode: mode.value }));
+    approve.addEventListener('click', () => this.send(Verdict.ALLOW, { mode: mode.value }));
     const feedback = el('input', 'deny-reason');
     feedback.placeholder = 'What to change (Claude keeps planning)';
     const keep = el('button', 'deny', 'Keep planning');
     keep.type = 'button';
-    keep.addEventListener('click', () => this.send('deny', { message: feedback.value.trim() || 'Keep planning.' }));
+    keep.addEventListener('click', () => this.send(Verdict.DENY, { message: feedback.value.trim() || 'Keep planning.' }));
     row.append(approve, mode, feedback, keep);
     card.append(row);
   }

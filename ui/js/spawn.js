@@ -2,7 +2,7 @@
 // typed, with the hub's reason, when the hub refuses.
 
 import { $ } from './dom.js';
-import { Code } from './names.js';
+import { Code, Command, PermissionMode } from './names.js';
 
 export class SpawnForm {
   /** `onSpawned(info)` gets the new agent's row. */
@@ -12,7 +12,7 @@ export class SpawnForm {
     $('new-agent').addEventListener('click', () => this.open());
     $('spawn-cancel').addEventListener('click', () => { $('spawn-form').hidden = true; });
     $('spawn-mode').addEventListener('change', () => {
-      $('spawn-hint').textContent = $('spawn-mode').value === 'bypassPermissions'
+      $('spawn-hint').textContent = $('spawn-mode').value === PermissionMode.BYPASS_PERMISSIONS
         ? 'Never ask: the agent can do anything you can do on this machine, without asking you first.'
         : '';
     });
@@ -29,7 +29,7 @@ export class SpawnForm {
     form.hidden = false;
     $('spawn-name').focus();
     try {
-      const caps = await this.backend.command({ command: 'capabilities' });
+      const caps = await this.backend.command({ command: Command.CAPABILITIES });
       const hints = [];
       if (!caps.claude) {
         hints.push('Claude Code is not installed here: the built-in demo agent will run instead.');
@@ -46,7 +46,7 @@ export class SpawnForm {
   async submit(extra = {}) {
     const name = $('spawn-name').value.trim();
     const demo = $('spawn-demo').checked;
-    const request = { command: 'spawn', name, demo, ...extra };
+    const request = { command: Command.SPAWN, name, demo, ...extra };
     $('spawn-trust').hidden = true;
     if ($('spawn-dir').value.trim()) request.work_dir = $('spawn-dir').value.trim();
     if (!demo && $('spawn-model').value.trim()) request.model = $('spawn-model').value.trim();

@@ -11,7 +11,7 @@
 import { FitAddon } from '../vendor/addon-fit.mjs';
 import { Terminal } from '../vendor/xterm.mjs';
 import { $ } from './dom.js';
-import { Code, State } from './names.js';
+import { Code, State, TerminalNotice } from './names.js';
 
 const PREFS = 'clawmux.terminal';
 /** Lines kept above the screen: enough to scroll back through a tool's output, bounded in memory (the hub
@@ -180,22 +180,22 @@ export class TerminalPanel {
 
   notice(n) {
     switch (n.type) {
-      case 'attached':
+      case TerminalNotice.ATTACHED:
         this.attempt = 0;
         this.say('');
         break;
-      case 'unavailable':
+      case TerminalNotice.UNAVAILABLE:
         this.detach(n.code === Code.NOT_RUNNING ? 'not_running' : 'unavailable');
         this.say(n.message, 'unavailable');
         break;
-      case 'ended':
+      case TerminalNotice.ENDED:
         this.detach('ended');
         // tmux cleared the screen as the session closed: draw again the one the agent left.
         if (n.screen) this.term.write(`\x1b[0m\x1b[H\x1b[2J${n.screen.replace(/\n+$/, '').replace(/\n/g, '\r\n')}`);
         this.term.write('\r\n\x1b[2m── ended ──\x1b[0m\r\n');
         this.say(n.message, 'ended');
         break;
-      case 'refused':
+      case TerminalNotice.REFUSED:
         this.say(n.message, 'unavailable');
         break;
       case 'lost': {

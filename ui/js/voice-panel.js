@@ -4,7 +4,7 @@
 // screen to be sent again under the same id.
 
 import { $, notice } from './dom.js';
-import { Code, Launch } from './names.js';
+import { Code, Command, Launch } from './names.js';
 import { Listener, Speaker } from './voice.js';
 import { VoiceSettingsForm } from './voice-settings.js';
 
@@ -22,7 +22,7 @@ export class VoicePanel {
     this.current = current;
     this.session = session;
     this.speaker = new Speaker({ backend, onChange: () => this.show(), onProblem: notice });
-    backend.command({ command: 'voice_settings' })
+    backend.command({ command: Command.VOICE_SETTINGS })
       .then((settings) => { this.speaker.preferService = Boolean(settings.speech_url); })
       .catch(() => {});
     this.settings = new VoiceSettingsForm(backend, (saved) => {
@@ -82,7 +82,7 @@ export class VoicePanel {
 
   /** Starts listening; the hub loads its speech model meanwhile, so the words do not wait for it. */
   talk() {
-    this.backend.command({ command: 'warm_voice' }).catch(() => {});
+    this.backend.command({ command: Command.WARM_VOICE }).catch(() => {});
     this.listener.start();
   }
 

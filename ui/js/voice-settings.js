@@ -6,13 +6,13 @@
 // progress (the hub's `model_download` events) and can be cancelled, keeping what came for the next try.
 
 import { $ } from './dom.js';
-import { DownloadState } from './names.js';
+import { Command, DownloadState, LocalModel, SpeechToText } from './names.js';
 
 const MIB = 1024 * 1024;
 const LABELS = {
-  'tiny.en': 'tiny.en: fastest, least accurate',
-  'base.en': 'base.en: fast and good (recommended)',
-  'small.en': 'small.en: most accurate, slower',
+  [LocalModel.TINY_EN]: 'tiny.en: fastest, least accurate',
+  [LocalModel.BASE_EN]: 'base.en: fast and good (recommended)',
+  [LocalModel.SMALL_EN]: 'small.en: most accurate, slower',
 };
 
 export class VoiceSettingsForm {
@@ -31,14 +31,14 @@ export class VoiceSettingsForm {
     $('vs-stt').addEventListener('change', () => this.showEngine());
     $('vs-model').addEventListener('change', () => this.showModel());
     $('vs-download').addEventListener('click', () => this.download());
-    $('vs-download-cancel').addEventListener('click', () => this.backend.command({ command: 'cancel_download' }).catch(() => {}));
+    $('vs-download-cancel').addEventListener('click', () => this.backend.command({ command: Command.CANCEL_DOWNLOAD }).catch(() => {}));
   }
 
   async open() {
     $('voice-settings').hidden = false;
     $('vs-hint').textContent = '';
     try {
-      const settings = await this.backend.command({ command: 'voice_settings' });
+      const settings = await this.backend.command({ command: Command.VOICE_SETTINGS });
       this.loaded = settings;
       $('vs-stt').value = settings.speech_to_text;
       $('vs-transcription').value = settings.transcription_url ?? '';
@@ -55,7 +55,7 @@ export class VoiceSettingsForm {
   }
 
   async loadModels(selected = $('vs-model').value) {
-    this.models = (await this.backend.command({ command: 'voice_models' })).models;
+    this.models = (await this.backend.command({ command: Command.VOICE_MODELS })).models;
     const select = $('vs-model');
     select.replaceChildren(...this.models.map((m) => {
       const option = document.createElement('option');
@@ -68,7 +68,7 @@ export class VoiceSettingsForm {
   }
 
   showEngine() {
-    const device = $('vs-stt').value === 'device';
+    const device = $('vs-stt').value === SpeechToText.DEVICE;
     $('vs-device').hidden = !device;
     $('vs-service').hidden = device;
   }
@@ -93,7 +93,7 @@ export class VoiceSettingsForm {
 
   async download() {
     try {
-      await this.backend.command({ command: 'download_model', model: $('vs-model').value });
+      await this.backend.command({ command: Command.DOWNLOAD_MODEL, model: $('vs-model').value });
       await this.loadModels();
     } catch (e) {
       $('vs-hint').textContent = e.message;
@@ -132,7 +132,7 @@ export class VoiceSettingsForm {
     };
     if (value('vs-key')) settings.api_key = value('vs-key');
     try {
-      const saved = await this.backend.command({ command: 'set_voice_settings', settings });
+      const saved = await this.backend.command({ command: Command.SET_VOICE_SETTINGS, settings });
       $('voice-settings').hidden = true;
       this.onSaved(saved);
     } catch (e) {

@@ -24,9 +24,16 @@ pub const MAX_PAGE: u32 = 1000;
 /// The page size when none is asked for.
 pub const DEFAULT_PAGE: u32 = 100;
 
-/// A request from the user's window.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+/// A request from the user's window. Its `command` names, as [`CommandName`], are the list the UI's
+/// `names.js` is checked against.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, strum::EnumDiscriminants)]
 #[serde(tag = "command", rename_all = "snake_case", deny_unknown_fields)]
+#[strum_discriminants(
+    name(CommandName),
+    doc = "The name of a [`Command`], as the UI sends it.",
+    derive(serde::Serialize, strum::EnumIter),
+    serde(rename_all = "snake_case")
+)]
 pub enum Command {
     /// Every agent as the sidebar shows it. (A struct variant with no fields, not a unit variant: serde
     /// ignores unknown fields on unit variants of a tagged enum, and no transport may pass those on.)

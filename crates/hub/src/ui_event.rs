@@ -129,9 +129,16 @@ impl SessionInfo {
     }
 }
 
-/// An event pushed to every connected UI.
-#[derive(Debug, Clone, Serialize)]
+/// An event pushed to every connected UI. Its `type` names, as [`UiEventType`], are the list the UI's
+/// `names.js` is checked against.
+#[derive(Debug, Clone, Serialize, strum::EnumDiscriminants)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[strum_discriminants(
+    name(UiEventType),
+    doc = "The `type` of a [`UiEvent`], as the UI matches it.",
+    derive(Serialize, strum::EnumIter),
+    serde(rename_all = "snake_case")
+)]
 pub enum UiEvent {
     /// Every agent (sent first on connect).
     SessionList {
@@ -212,6 +219,8 @@ pub enum UiEvent {
         /// Why.
         reason: String,
     },
+    /// Keeps a browser's connection alive (the WebSocket only).
+    Ping,
     /// A request sent over the socket failed.
     Error {
         /// Stable code.
@@ -254,6 +263,7 @@ impl UiEvent {
             | UiEvent::SessionProblem { .. }
             | UiEvent::Reset { .. }
             | UiEvent::ModelDownload { .. }
+            | UiEvent::Ping
             | UiEvent::Error { .. } => None,
         }
     }

@@ -1,19 +1,31 @@
-//! The UI reads the wire's names from `ui/js/names.js`; each list there must be exactly its Rust enum.
+//! The UI reads the wire's names from `ui/js/names.js`; each list there must be exactly its Rust enum, the
+//! UI's other files must take those names from it instead of spelling them, and the form's choices in
+//! `index.html` must be the enums' values.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
 
-use clawmux_core::wire::{Code, Kind};
+use clawmux_core::wire::{Code, Kind, TerminalInputType, TerminalNoticeType};
 use clawmux_core::State;
-use clawmux_hub::ui_event::{EndReason, LaunchKind};
+use clawmux_hub::asks::Verdict;
+use clawmux_hub::commands::CommandName;
+use clawmux_hub::lifecycle::launch::PermissionMode;
+use clawmux_hub::ui_event::{EndReason, LaunchKind, UiEventType};
 use clawmux_hub::voice::device::DownloadState;
+use clawmux_voice::local::LocalModel;
+use clawmux_voice::SpeechToText;
 use serde::Serialize;
+use strum::IntoEnumIterator;
+
+fn ui() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ui")
+}
 
 /// The values of `export const NAME = Object.freeze({ KEY: 'value', ... })` in names.js.
 fn js_list(name: &str) -> BTreeSet<String> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../ui/js/names.js");
-    let js = std::fs::read_to_string(path).unwrap();
+    let js = std::fs::read_to_string(ui().join("js/names.js")).unwrap();
     let start = js
         .find(&format!("export const {name} = Object.freeze({{"))
         .unwrap_or_else(|| panic!("names.js has no list {name}"));
@@ -37,12 +49,132 @@ fn rust_list<T: Serialize>(all: impl IntoIterator<Item = T>) -> BTreeSet<String>
         .collect()
 }
 
+/// Every list names.js holds, by its name there, with its Rust enum's values.
+fn lists() -> Vec<(&'static str, BTreeSet<String>)> {
+    vec![
+        ("State", rust_list(State::ALL)),
+        ("Launch", rust_list(LaunchKind::ALL)),
+        ("EndReason", rust_list(EndReason::ALL)),
+        ("DownloadState", rust_list(DownloadState::ALL)),
+        ("Kind", rust_list(Kind::ALL)),
+        ("Code", rust_list(Code::ALL.iter().copied())),
+        ("UiEvent", rust_list(UiEventType::iter())),
+        ("Command", rust_list(CommandName::iter())),
+        ("Verdict", rust_list(Verdict::iter())),
+        ("PermissionMode", rust_list(PermissionMode::iter())),
+        ("SpeechToText", rust_list(SpeechToText::iter())),
+        ("LocalModel", rust_list(LocalModel::ALL)),
+        ("TerminalNotice", rust_list(TerminalNoticeType::iter())),
+        ("TerminalInput", rust_list(TerminalInputType::iter())),
+    ]
+}
+
 #[test]
 fn every_list_in_names_js_is_its_enum() {
-    assert_eq!(js_list("State"), rust_list(State::ALL));
-    assert_eq!(js_list("Launch"), rust_list(LaunchKind::ALL));
-    assert_eq!(js_list("EndReason"), rust_list(EndReason::ALL));
-    assert_eq!(js_list("DownloadState"), rust_list(DownloadState::ALL));
-    assert_eq!(js_list("Kind"), rust_list(Kind::ALL));
-    assert_eq!(js_list("Code"), rust_list(Code::ALL.iter().copied()));
+    for (name, rust) in lists() {
+        assert_eq!(js_list(name), rust, "names.js' {name}");
+    }
+}
+
+#[test]
+fn a_command_name_is_what_the_command_deserialises_from() {
+    // The names come from the enum's variants by the same rule serde uses; a command with its name and no
+    // fields is refused for a missing field or taken, never as an unknown command.
+    for name in rust_list(CommandName::iter()) {
+        let err =
+            serde_json::from_value::<clawmux_hub::Command>(serde_json::json!({ "command": name }))
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
+        assert!(!err.contains("unknown variant"), "{name}: {err}");
+    }
+}
+
+/// The single-quoted literals in the places where the UI names an event, a command, a notice, an answer or
+/// a choice: `command: 'x'`, `case 'x'`, `type === 'x'`, `type: 'x'`, `send('x'`, `act('x'`, `.value ===
+/// 'x'`, `['x', ...]` and `'x': ...` as a key.
+fn literals_in_name_places(js: &str) -> Vec<String> {
+    const PLACES: [&str; 9] = [
+        "command: '",
+        "case '",
+        "type === '",
+        "type !== '",
+        "type: '",
+        "send('",
+        "act('",
+        "value === '",
+        "['",
+    ];
+    let mut found = Vec::new();
+    for line in js.lines() {
+        let trimmed = line.trim_start();
+        let mut starts: Vec<usize> = PLACES
+            .iter()
+            .flat_map(|p| line.match_indices(p).map(move |(i, _)| i + p.len()))
+            .collect();
+        if trimmed.starts_with('\'') {
+            starts.push(line.len() - trimmed.len() + 1);
+        }
+        for start in starts {
+            if let Some(end) = line[start..].find('\'') {
+                found.push(line[start..start + end].to_owned());
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn no_ui_file_spells_a_wire_name_it_can_take_from_names_js() {
+    let names: BTreeSet<String> = lists().into_iter().flat_map(|(_, l)| l).collect();
+    let mut spelled = Vec::new();
+    for entry in std::fs::read_dir(ui().join("js")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.file_name().unwrap() == "names.js" || path.extension().is_none_or(|e| e != "js") {
+            continue;
+        }
+        let js = std::fs::read_to_string(&path).unwrap();
+        for literal in literals_in_name_places(&js) {
+            if names.contains(&literal) {
+                spelled.push(format!("{}: '{literal}'", path.display()));
+            }
+        }
+    }
+    assert!(spelled.is_empty(), "take these from names.js: {spelled:#?}");
+}
+
+#[test]
+fn the_literal_check_finds_what_it_looks_for() {
+    let js = "x({ command: 'spawn' });\n  case 'reset':\n  if (e.type === 'ended') {}\n  'tiny.en': 'fast',\n  this.send('allow');\n  [['default', 'ask']]";
+    assert_eq!(
+        literals_in_name_places(js),
+        ["spawn", "reset", "ended", "tiny.en", "allow", "default"]
+    );
+}
+
+/// The `value`s of the options of `<select id="ID">` in index.html.
+fn select_values(html: &str, id: &str) -> BTreeSet<String> {
+    let start = html
+        .find(&format!("<select id=\"{id}\""))
+        .unwrap_or_else(|| panic!("index.html has no select {id}"));
+    let body = &html[start..];
+    let body = &body[..body.find("</select>").unwrap()];
+    body.match_indices("<option value=\"")
+        .map(|(i, p)| {
+            let rest = &body[i + p.len()..];
+            rest[..rest.find('"').unwrap()].to_owned()
+        })
+        .collect()
+}
+
+#[test]
+fn the_forms_offer_exactly_the_enums_values() {
+    let html = std::fs::read_to_string(ui().join("index.html")).unwrap();
+    let mut modes = rust_list(PermissionMode::iter());
+    modes.insert(String::new()); // Claude Code's default: no flag
+    assert_eq!(select_values(&html, "spawn-mode"), modes);
+    assert_eq!(
+        select_values(&html, "vs-stt"),
+        rust_list(SpeechToText::iter())
+    );
 }

@@ -8,7 +8,7 @@ use crate::local::LocalModel;
 use crate::VoiceError;
 
 /// Where speech becomes text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::EnumIter)]
 #[serde(rename_all = "snake_case")]
 pub enum SpeechToText {
     /// On this device, with whisper.cpp and a downloaded model.

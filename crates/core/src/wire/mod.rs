@@ -8,7 +8,9 @@ mod terminal;
 mod wait;
 
 pub use code::Code;
-pub use terminal::{TermSize, TerminalInput, TerminalNotice};
+pub use terminal::{
+    TermSize, TerminalInput, TerminalInputType, TerminalNotice, TerminalNoticeType,
+};
 pub use wait::{StopVerdict, WaitClose, WaitFrame, WaitMessage};
 
 use crate::time::Millis;

@@ -29,8 +29,14 @@ impl TermSize {
 }
 
 /// What a viewer sends to the hub (text frames; a binary frame is input as it is).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, strum::EnumDiscriminants)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[strum_discriminants(
+    name(TerminalInputType),
+    doc = "The `type` of a [`TerminalInput`], as a viewer sends it.",
+    derive(Serialize, strum::EnumIter),
+    serde(rename_all = "snake_case")
+)]
 pub enum TerminalInput {
     /// Keys typed or text pasted, as the terminal encodes them.
     Input {
@@ -47,8 +53,14 @@ pub enum TerminalInput {
 }
 
 /// What the hub tells a viewer besides the terminal's bytes (text frames).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, strum::EnumDiscriminants)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[strum_discriminants(
+    name(TerminalNoticeType),
+    doc = "The `type` of a [`TerminalNotice`], as a viewer matches it.",
+    derive(Serialize, strum::EnumIter),
+    serde(rename_all = "snake_case")
+)]
 pub enum TerminalNotice {
     /// The terminal is shown: the bytes follow.
     Attached {

@@ -31,7 +31,7 @@ use decision::decision;
 use plan::{plan_file, read_plan};
 
 /// What the user decided.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::EnumIter)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// Let the tool run (approve the plan; send the answers).

@@ -152,7 +152,7 @@ async fn run(hub: Hub, cursor: Option<String>, socket: WebSocket) -> Result<(), 
             },
             _ = ping.tick() => {
                 tx.send(Ws::Ping(Default::default())).await.map_err(|_| "send failed")?;
-                tx.send(Ws::Text(r#"{"type":"ping"}"#.into())).await.map_err(|_| "send failed")?;
+                send(&mut tx, &UiEvent::Ping).await?;
             }
             frame = rx.next() => match frame {
                 Some(Ok(Ws::Text(text))) => handle(&hub, &mut tx, &text).await?,

@@ -26,7 +26,7 @@ pub struct Launch {
 }
 
 /// Claude Code's permission modes, as its `--permission-mode` spells them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::EnumIter)]
 #[serde(rename_all = "camelCase")]
 pub enum PermissionMode {
     /// Ask before anything that changes something.

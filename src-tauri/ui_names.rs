@@ -1,0 +1,46 @@
+//! The names the window's JavaScript shares with this crate: the IPC commands `ui/js/backend.js` invokes
+//! are the ones `main.rs` registers, and the events it listens to are the ones this crate emits. A renamed
+//! command or event fails here instead of leaving the window deaf.
+
+use std::collections::BTreeSet;
+
+const BACKEND_JS: &str = include_str!("../ui/js/backend.js");
+const MAIN_RS: &str = include_str!("main.rs");
+
+/// Every `'name'` that follows `call(` in `js`.
+fn called(js: &str, call: &str) -> BTreeSet<String> {
+    let open = format!("{call}('");
+    js.match_indices(&open)
+        .filter_map(|(i, _)| {
+            let rest = &js[i + open.len()..];
+            rest.find('\'').map(|end| rest[..end].to_owned())
+        })
+        .collect()
+}
+
+/// The functions `generate_handler![...]` registers in main.rs, by name.
+fn registered() -> BTreeSet<String> {
+    let start = MAIN_RS.find("generate_handler![").unwrap_or(0);
+    let list = &MAIN_RS[start..];
+    let list = &list["generate_handler![".len()..list.find(']').unwrap_or(0)];
+    list.split(',')
+        .filter_map(|path| path.trim().rsplit("::").next())
+        .filter(|name| !name.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn the_window_invokes_exactly_the_registered_commands() {
+    let registered = registered();
+    assert!(registered.len() > 10, "main.rs registers {registered:?}");
+    assert_eq!(called(BACKEND_JS, "invoke"), registered);
+}
+
+#[test]
+fn the_window_listens_to_the_events_this_crate_emits() {
+    let emitted: BTreeSet<String> = [crate::events::HUB_EVENT, crate::notices::OPEN_AGENT_EVENT]
+        .map(str::to_owned)
+        .into();
+    assert_eq!(called(BACKEND_JS, "listen"), emitted);
+}
