@@ -12,6 +12,7 @@ use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use clawmux_core::wire::Code;
 use serde_json::Value;
 
 use crate::env::HubAddr;
@@ -28,8 +29,8 @@ pub enum CallError {
     Api {
         /// HTTP status.
         status: u16,
-        /// Its code.
-        code: String,
+        /// Its code; `None` when the answer carried none this command knows (a hub of another version).
+        code: Option<Code>,
         /// Its message.
         message: String,
     },
@@ -39,7 +40,16 @@ impl std::fmt::Display for CallError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             CallError::Unreachable(why) => write!(f, "the hub is not reachable: {why}"),
-            CallError::Api { code, message, .. } => write!(f, "{message} ({code})"),
+            CallError::Api {
+                code: Some(code),
+                message,
+                ..
+            } => write!(f, "{message} ({code})"),
+            CallError::Api {
+                code: None,
+                message,
+                status,
+            } => write!(f, "{message} (HTTP {status})"),
         }
     }
 }
@@ -101,7 +111,7 @@ impl Client {
         let field = |k: &str| value.get(k).and_then(Value::as_str).map(str::to_owned);
         CallError::Api {
             status: answer.status,
-            code: field("code").unwrap_or_else(|| "http_error".into()),
+            code: field("code").and_then(|c| c.parse().ok()),
             message: field("message").unwrap_or_else(|| format!("HTTP {}", answer.status)),
         }
     }

@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use clawmux_core::wire::Code;
 use serde_json::{json, Value};
 
 use crate::client::{CallError, Client};
@@ -64,7 +65,11 @@ pub fn run(args: &HubArgs, name: &str, pace_ms: u64, limit: Option<u64>) -> Resu
     let client = Client::new(&hub, Duration::from_secs(5));
     let body = json!({ "name": name }).to_string();
     match client.post("/api/agents", None, body.as_bytes()) {
-        Ok(_) | Err(CallError::Api { status: 409, .. }) => {}
+        Ok(_)
+        | Err(CallError::Api {
+            code: Some(Code::AgentExists),
+            ..
+        }) => {}
         Err(e) => return Err(e.to_string()),
     }
     let sessions = client.get("/api/sessions").map_err(|e| e.to_string())?;

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use clawmux_core::wire::Code;
 use serde_json::{json, Value};
 
 use crate::client::{CallError, Client};
@@ -61,7 +62,10 @@ pub fn download(args: &HubArgs, model: &str) -> Result<(), String> {
     ) {
         Ok(_) => {}
         // Already under way (from the window, say): follow it.
-        Err(CallError::Api { code, .. }) if code == "download_in_progress" => {}
+        Err(CallError::Api {
+            code: Some(Code::DownloadInProgress),
+            ..
+        }) => {}
         Err(e) => return Err(e.to_string()),
     }
     let interrupted = Arc::new(AtomicBool::new(false));
