@@ -161,8 +161,8 @@ impl Hub {
             Command::Report(req) => Ok(json!(self.report(req).await?)),
             Command::Capabilities {} => Ok(self.capabilities().await),
             Command::Import {} => Ok(json!(self.import_original().await)),
-            Command::VoiceSettings {} => Ok(self.voice_settings()?.public()),
-            Command::SetVoiceSettings { settings } => self.set_voice_settings(settings),
+            Command::VoiceSettings {} => Ok(self.voice_settings().await?.public()),
+            Command::SetVoiceSettings { settings } => self.set_voice_settings(settings).await,
             Command::VoiceModels {} => Ok(self.voice_models()),
             Command::DownloadModel { model } => {
                 self.download_model(model)?;

@@ -188,7 +188,7 @@ impl Hub {
         let messages = self.store().take_inbox(agent, Channel::Hook, now()).await?;
         if !messages.is_empty() {
             live.mail.hook_delivered.store(true, Ordering::SeqCst);
-            if let Err(e) = std::fs::write(live.mail.sentinel(), b"") {
+            if let Err(e) = tokio::fs::write(live.mail.sentinel(), b"").await {
                 tracing::warn!(agent, error = %e, "cannot write the .hook_delivered sentinel");
             }
             self.inbox_changed(agent).await;
@@ -204,7 +204,7 @@ impl Hub {
         self.follow_transcript_of(agent, &event);
         let _guard = live.mail.consumer.lock().await;
         if live.mail.hook_delivered.swap(false, Ordering::SeqCst) {
-            let _ = std::fs::remove_file(live.mail.sentinel());
+            let _ = tokio::fs::remove_file(live.mail.sentinel()).await;
             return Ok(StopVerdict {
                 block: true,
                 reason: "You were handed new message(s) during your last tool calls (see the hook context). \
@@ -275,7 +275,7 @@ impl Hub {
         *live.mail.waiter() = Some((id, signals.clone()));
         // Entering the wait means Claude finished with whatever a hook handed it.
         live.mail.hook_delivered.store(false, Ordering::SeqCst);
-        let _ = std::fs::remove_file(live.mail.sentinel());
+        let _ = tokio::fs::remove_file(live.mail.sentinel()).await;
         self.apply(agent, Source::Wait, &Event::WaitConnected, b"")
             .await?;
         drop(order);

@@ -51,7 +51,11 @@ impl Hub {
         });
         // What the agent left running (its tools, its `clawmux wait`) must not outlive it: an orphaned
         // wait would take the next agent's messages.
-        let left = process::leftovers(name, self.data_dir());
+        // Reading every process's environment takes milliseconds: off the async threads.
+        let (agent, data_dir) = (name.to_owned(), self.data_dir().to_owned());
+        let left = tokio::task::spawn_blocking(move || process::leftovers(&agent, &data_dir))
+            .await
+            .unwrap_or_default();
         if !left.is_empty() {
             tracing::info!(
                 agent = name,

@@ -117,7 +117,7 @@ impl Hub {
     /// Loads the model the settings name, if speech becomes text on the device and the model is here:
     /// called when the user starts talking, so the words are not kept waiting for it.
     pub async fn warm_voice(&self) -> Result<(), HubError> {
-        let settings = self.voice_settings()?;
+        let settings = self.voice_settings().await?;
         if settings.speech_to_text() != clawmux_voice::SpeechToText::Device {
             return Ok(());
         }

@@ -100,9 +100,10 @@ impl Hub {
         self.data_dir().join(SETTINGS_FILE)
     }
 
-    /// The voice settings (defaults when none were saved).
-    pub fn voice_settings(&self) -> Result<VoiceSettings, HubError> {
-        match std::fs::read_to_string(self.voice_settings_path()) {
+    /// The voice settings (defaults when none were saved), read off the async threads: every
+    /// transcription reads them, so a change saved by hand applies to the next recording.
+    pub async fn voice_settings(&self) -> Result<VoiceSettings, HubError> {
+        match tokio::fs::read_to_string(self.voice_settings_path()).await {
             Ok(text) => serde_json::from_str(&text).map_err(|e| {
                 HubError::new(
                     Code::VoiceSettingsUnreadable,
@@ -117,23 +118,29 @@ impl Hub {
         }
     }
 
-    /// Saves the voice settings (0600: they may hold a key). A key left out keeps the saved one.
-    pub fn set_voice_settings(&self, mut new: VoiceSettings) -> Result<Value, HubError> {
+    /// Saves the voice settings (0600: they may hold a key), off the async threads. A key left out keeps
+    /// the saved one.
+    pub async fn set_voice_settings(&self, mut new: VoiceSettings) -> Result<Value, HubError> {
         new.check()?;
         if new.api_key.is_none() {
-            new.api_key = self.voice_settings()?.api_key;
+            new.api_key = self.voice_settings().await?.api_key;
         }
         let path = self.voice_settings_path();
-        let tmp = path.with_extension("tmp");
         let text = serde_json::to_string_pretty(&new).unwrap_or_default();
-        crate::config::write_private(&tmp, text.as_bytes())
-            .and_then(|()| std::fs::rename(&tmp, &path))
-            .map_err(|e| {
-                HubError::new(
-                    Code::CannotSave,
-                    format!("cannot save the voice settings: {e}"),
-                )
-            })?;
+        tokio::task::spawn_blocking(move || {
+            let tmp = path.with_extension("tmp");
+            crate::config::write_private(&tmp, text.as_bytes())
+                .and_then(|()| std::fs::rename(&tmp, &path))
+        })
+        .await
+        .map_err(std::io::Error::other)
+        .and_then(|written| written)
+        .map_err(|e| {
+            HubError::new(
+                Code::CannotSave,
+                format!("cannot save the voice settings: {e}"),
+            )
+        })?;
         Ok(new.public())
     }
 
@@ -207,7 +214,7 @@ impl Hub {
         content_type: &str,
         audio: Vec<u8>,
     ) -> Result<clawmux_core::wire::Message, HubError> {
-        let settings = self.voice_settings()?;
+        let settings = self.voice_settings().await?;
         let text = match settings.speech_to_text() {
             clawmux_voice::SpeechToText::Device => {
                 self.transcribe_on_device(settings.local_model, content_type, audio)
@@ -233,7 +240,7 @@ impl Hub {
 
     /// Speech for `text` from the speech service: the audio and its content type.
     pub async fn speech(&self, text: &str) -> Result<(String, Vec<u8>), HubError> {
-        let settings = self.voice_settings()?;
+        let settings = self.voice_settings().await?;
         let text = text.to_owned();
         blocking(move || clawmux_voice::speak(&settings, &text)).await
     }
