@@ -2,12 +2,22 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+use std::sync::Mutex;
+
 use clawmux_core::wire::Code;
+use clawmux_hub::commands::CommandName;
+use clawmux_hub::config::Options;
 use clawmux_hub::{Command, Hub};
 use serde_json::json;
+use strum::IntoEnumIterator;
+
+/// The commands `command` has made, so the test can say which it never ran.
+static MADE: Mutex<Vec<CommandName>> = Mutex::new(Vec::new());
 
 fn command(v: serde_json::Value) -> Command {
-    serde_json::from_value(v).unwrap()
+    let command: Command = serde_json::from_value(v).unwrap();
+    MADE.lock().unwrap().push(CommandName::from(&command));
+    command
 }
 
 #[test]
@@ -18,7 +28,12 @@ fn every_command_runs_through_dispatch() {
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
     rt.block_on(async {
-        let hub = Hub::open(dir.path()).await.unwrap();
+        // Models come from a port where nothing listens: a download starts, and fails without the network.
+        let options = Options {
+            models_url: Some("http://127.0.0.1:9".to_owned()),
+            ..Options::from_env()
+        };
+        let hub = Hub::open_with(dir.path(), options).await.unwrap();
         let added = hub.dispatch(command(json!({"command": "add_agent", "name": "sky"}))).await.unwrap();
         assert_eq!(added["session_id"], "sky");
         assert_eq!(added["state"], "starting");
@@ -70,6 +85,12 @@ fn every_command_runs_through_dispatch() {
             );
         }
 
+        // sky has no open request: an answer answers nothing.
+        assert_eq!(
+            refused(json!({"command": "answer", "session_id": "sky", "decision": "allow"})).await,
+            Code::NotPending
+        );
+
         // The indicator explained, dismissed, reported.
         let explained = hub.dispatch(command(json!({"command": "explain", "session_id": "sky"}))).await.unwrap();
         assert_eq!((explained["shown"].clone(), explained["state"].clone()), (json!("Starting"), json!("starting")));
@@ -105,7 +126,22 @@ fn every_command_runs_through_dispatch() {
         let voice = hub.dispatch(command(json!({"command": "voice_settings"}))).await.unwrap();
         assert_eq!(voice["transcription_url"], "http://127.0.0.1:9/v1/audio/transcriptions");
         assert_eq!((voice["api_key_set"].clone(), voice.get("api_key")), (json!(true), None));
+
+        // Speech on the device: the models, one download started and cancelled (or already failed), and
+        // nothing to warm while speech goes to a service.
+        let models = hub.dispatch(command(json!({"command": "voice_models"}))).await.unwrap();
+        assert_eq!(models["models"].as_array().map(Vec::len), Some(3), "{models}");
+        let started = hub.dispatch(command(json!({"command": "download_model", "model": "tiny.en"}))).await.unwrap();
+        assert_eq!(started, json!({"downloading": "tiny.en"}));
+        match hub.dispatch(command(json!({"command": "cancel_download"}))).await {
+            Ok(done) => assert_eq!(done, json!({})),
+            Err(e) => assert_eq!(e.code, Code::NotPending, "the download had failed already"),
+        }
+        hub.dispatch(command(json!({"command": "warm_voice"}))).await.unwrap();
     });
+    let made = MADE.lock().unwrap().clone();
+    let never: Vec<CommandName> = CommandName::iter().filter(|c| !made.contains(c)).collect();
+    assert!(never.is_empty(), "never dispatched: {never:?}");
     // What no transport may pass on.
     for bad in [
         json!({"command": "drop_tables"}),
