@@ -23,6 +23,7 @@ use serde_json::{json, Value};
 use tokio::sync::OwnedMutexGuard;
 
 use crate::error::HubError;
+use crate::hooks::Payload;
 use crate::hub::{now, Hub};
 use crate::live::Live;
 use crate::mailbox::WaitSignals;
@@ -46,12 +47,12 @@ fn is_wait_call(hook: &Hook) -> bool {
 
 /// Whether a hook says that the agent's Bash call running `clawmux wait` has returned (its payload holds
 /// the call's input).
-fn wait_call_returned(hook: &Hook, payload: &Value) -> bool {
+fn wait_call_returned(hook: &Hook, payload: Option<&Value>) -> bool {
     hook.subagent.is_none()
         && match &hook.kind {
             HookKind::PostToolUse { tool_name, .. }
             | HookKind::PostToolUseFailure { tool_name, .. } => {
-                runs_wait(tool_name, payload.get("tool_input"))
+                runs_wait(tool_name, payload.and_then(|p| p.get("tool_input")))
             }
             HookKind::SessionStart { .. }
             | HookKind::PreToolUse(_)
@@ -85,70 +86,19 @@ fn may_hand_over(hook: &Hook) -> bool {
 }
 
 impl Hub {
-    /// A tool-status hook (`POST /api/hooks/tool-status`): records the event, steps the machine, and hands
-    /// the inbox over as additionalContext when it may. `agent` is the `ClawMux-Session` header, if sent.
-    pub async fn tool_hook(&self, agent: Option<&str>, body: &[u8]) -> Result<Value, HubError> {
-        let (agent, value) = self.hook_payload(agent, body)?;
-        let (event, error) = Event::from_hook_value(&value);
-        self.apply(&agent, Source::Hook, &event, body).await?;
-        self.follow_transcript_of(&agent, &event);
-        match error {
-            None => {}
-            // Claude Code sends events we have no rule for; they are stored, and harmless.
-            Some(clawmux_core::HookError::UnknownEvent(_)) => return Ok(json!({})),
-            Some(e) => return Err(HubError::new(e.code(), e.to_string())),
-        }
-        let Event::Hook(hook) = &event else {
-            return Ok(json!({}));
-        };
-        self.answer_hook(&agent, hook, &value).await
-    }
-
-    /// A hook's payload, decoded once, and the agent it is for.
-    pub(crate) fn hook_payload(
-        &self,
-        header: Option<&str>,
-        body: &[u8],
-    ) -> Result<(String, Value), HubError> {
-        let value: Value = serde_json::from_slice(body).map_err(|e| {
-            HubError::new(
-                Code::MalformedJson,
-                format!("the hook payload is not JSON: {e}"),
-            )
-        })?;
-        Ok((self.hook_agent(header, &value)?, value))
-    }
-
-    /// The agent a hook is for: the `ClawMux-Session` header's, else the one working in the payload's cwd.
-    fn hook_agent(&self, header: Option<&str>, value: &Value) -> Result<String, HubError> {
-        match header {
-            Some(a) => Ok(a.to_owned()),
-            None => value
-                .get("cwd")
-                .and_then(Value::as_str)
-                .and_then(|cwd| self.agent_by_work_dir(cwd))
-                .ok_or_else(|| {
-                    HubError::new(
-                        Code::UnknownAgent,
-                        "no ClawMux-Session header and no agent works in the payload's cwd",
-                    )
-                }),
-        }
-    }
-
     /// What a recorded tool hook does beside the state: it may end a backgrounded wait, name the Claude
     /// conversation, and hand the inbox over.
-    async fn answer_hook(
+    pub(crate) async fn answer_hook(
         &self,
         agent: &str,
         hook: &Hook,
-        value: &Value,
+        payload: &Payload<'_>,
     ) -> Result<Value, HubError> {
         let agent = agent.to_owned();
         if let (HookKind::PreToolUse(call), None) = (&hook.kind, &hook.subagent) {
             self.live(&agent)?.asks.saw_call(&call.name, &call.input);
         }
-        if wait_call_returned(hook, value) {
+        if wait_call_returned(hook, payload.value.as_ref()) {
             // A wait still connected now runs in the background: a message it took would never reach
             // Claude. It ends; the messages stay for the next wait, or this hook.
             self.live(&agent)?.mail.release_waiter();
@@ -196,12 +146,10 @@ impl Hub {
         Ok(messages)
     }
 
-    /// The Stop hook (`clawmux hook stop`): records the Stop event and decides whether Claude may stop.
-    pub async fn stop_hook(&self, agent: &str, body: &[u8]) -> Result<StopVerdict, HubError> {
+    /// Whether Claude may stop (the Stop hook, its event recorded): not while a message waits or a hook
+    /// hand-over is unanswered, and never to sit idle outside `clawmux wait`.
+    pub(crate) async fn stop_verdict(&self, agent: &str) -> Result<StopVerdict, HubError> {
         let live = self.live(agent)?;
-        let (event, _) = Event::from_hook_payload(body);
-        self.apply(agent, Source::Hook, &event, body).await?;
-        self.follow_transcript_of(agent, &event);
         let _guard = live.mail.consumer.lock().await;
         if live.mail.hook_delivered.swap(false, Ordering::SeqCst) {
             let _ = tokio::fs::remove_file(live.mail.sentinel()).await;

@@ -11,6 +11,7 @@ pub mod config;
 pub mod diagnose;
 pub mod error;
 pub mod explain;
+pub mod hooks;
 pub mod http;
 pub mod hub;
 pub mod import;

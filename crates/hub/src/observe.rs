@@ -7,12 +7,10 @@
 //! it never runs `clawmux wait`). Nobody can chat with it or start and end it from ClawMux: the sidebar
 //! labels it "observed".
 
-use clawmux_core::hook::HookKind;
 use clawmux_core::wire::Code;
-use clawmux_core::{Event, Source};
-use serde_json::{json, Value};
 
 use crate::error::HubError;
+use crate::hooks::Payload;
 use crate::hub::{now, Hub};
 use crate::ui_event::{SessionInfo, UiEvent};
 
@@ -49,70 +47,41 @@ fn observed_name(cwd: &str, session_id: &str) -> String {
     format!("{name}-{id}")
 }
 
-impl Hub {
-    /// A hook of an observed session (`POST /api/observe`, from `clawmux hook observe`).
-    pub async fn observe_hook(&self, body: &[u8]) -> Result<Value, HubError> {
-        let value: Value = serde_json::from_slice(body).map_err(|e| {
+/// Who an observed hook is from: its session's id (letters, digits, - and _) and its absolute folder.
+pub(crate) fn identity<'p>(payload: &'p Payload<'_>) -> Result<(&'p str, &'p str), HubError> {
+    let session_id = payload
+        .text("session_id")
+        .filter(|s| {
+            !s.is_empty()
+                && s.len() <= MAX_SESSION_ID
+                && s.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        })
+        .ok_or_else(|| {
             HubError::new(
-                Code::MalformedJson,
-                format!("the hook payload is not JSON: {e}"),
+                Code::MalformedEvent,
+                "an observed hook needs a `session_id` (letters, digits, - and _)",
             )
         })?;
-        let session_id = value
-            .get("session_id")
-            .and_then(Value::as_str)
-            .filter(|s| {
-                !s.is_empty()
-                    && s.len() <= MAX_SESSION_ID
-                    && s.bytes()
-                        .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-            })
-            .ok_or_else(|| {
-                HubError::new(
-                    Code::MalformedEvent,
-                    "an observed hook needs a `session_id` (letters, digits, - and _)",
-                )
-            })?;
-        let cwd = value
-            .get("cwd")
-            .and_then(Value::as_str)
-            .filter(|c| c.starts_with('/'))
-            .ok_or_else(|| {
-                HubError::new(
-                    Code::MalformedEvent,
-                    "an observed hook needs an absolute `cwd`",
-                )
-            })?;
-        let (event, _) = Event::from_hook_value(&value);
-        let agent = match self.store().observed_agent(session_id).await? {
-            Some(row) => row.name,
-            None => {
-                // Only a live session's hook registers it: a stray SessionEnd or an unusable payload of
-                // a session never seen adds nothing.
-                let starts = match &event {
-                    Event::Hook(h) => !matches!(h.kind, HookKind::SessionEnd { .. }),
-                    Event::WaitConnected
-                    | Event::WaitDisconnected
-                    | Event::Spawned
-                    | Event::Terminated
-                    | Event::Interrupted
-                    | Event::Dismissed
-                    | Event::SecondOpinion(_)
-                    | Event::Transcript(_)
-                    | Event::Rejected { .. } => false,
-                };
-                if !starts {
-                    return Ok(json!({}));
-                }
-                self.register_observed(cwd, session_id).await?
-            }
-        };
-        self.apply(&agent, Source::Hook, &event, body).await?;
-        self.follow_transcript_of(&agent, &event);
-        Ok(json!({}))
-    }
+    let cwd = payload
+        .text("cwd")
+        .filter(|c| c.starts_with('/'))
+        .ok_or_else(|| {
+            HubError::new(
+                Code::MalformedEvent,
+                "an observed hook needs an absolute `cwd`",
+            )
+        })?;
+    Ok((session_id, cwd))
+}
 
-    async fn register_observed(&self, cwd: &str, session_id: &str) -> Result<String, HubError> {
+impl Hub {
+    /// Registers a session first seen through `clawmux hook observe` as an observed agent.
+    pub(crate) async fn register_observed(
+        &self,
+        cwd: &str,
+        session_id: &str,
+    ) -> Result<String, HubError> {
         let name = observed_name(cwd, session_id);
         let row = self
             .store()

@@ -187,3 +187,83 @@ fn names_cannot_leave_the_data_folder() {
     assert_eq!(listing(hub.dir.path()), top);
     assert_eq!(listing(&hub.data()), data);
 }
+
+/// The hook endpoints, each with how it names its agent: the header, or (observed sessions) the payload.
+fn hook_post(hub: &TestHub, path: &str, payload: &str) -> (u16, Value) {
+    if path == "/api/observe" {
+        hub.post(path, None, payload)
+    } else {
+        hub.post(path, Some("sky"), payload)
+    }
+}
+
+#[test]
+fn every_hook_endpoint_records_what_it_cannot_use_answers_it_alike_and_moves_nothing() {
+    let hub = TestHub::start();
+    hub.add_agent("sky");
+    let (s, _) = hub.post(
+        "/api/observe",
+        None,
+        r#"{"hook_event_name":"SessionStart","session_id":"c0ffee","cwd":"/tmp/webapp","source":"startup"}"#,
+    );
+    assert_eq!(s, 200);
+    let decisions = |agent: &str| {
+        hub.get_text(&format!("/api/sessions/{agent}/log/decisions"))
+            .lines()
+            .count()
+    };
+    for (path, agent, unknown_answer) in [
+        ("/api/hooks/tool-status", "sky", json!({})),
+        ("/api/hooks/permission", "sky", json!({})),
+        (
+            "/api/hooks/stop",
+            "sky",
+            json!({"block": false, "reason": ""}),
+        ),
+        ("/api/observe", "webapp-c0ffee", json!({})),
+    ] {
+        let before = (hub.session(agent), decisions(agent));
+        let with_id =
+            |fields: &str| format!(r#"{{"session_id":"c0ffee","cwd":"/tmp/webapp",{fields}}}"#);
+        // A kind with no rule (a newer Claude Code's): answered as if nothing happened.
+        let unknown = with_id(r#""hook_event_name":"TeammateIdle""#);
+        assert_eq!(
+            hook_post(&hub, path, &unknown),
+            (200, unknown_answer),
+            "{path}"
+        );
+        // A known kind without what it needs.
+        let malformed = with_id(r#""hook_event_name":"PreToolUse""#);
+        let (s, v) = hook_post(&hub, path, &malformed);
+        assert_eq!(
+            (s, v["code"].as_str()),
+            (400, Some("malformed_event")),
+            "{path} {v}"
+        );
+        let mut recorded = 2;
+        if path != "/api/observe" {
+            // Not JSON: only the header names the agent (an observed session is named by its payload).
+            let (s, v) = hook_post(&hub, path, "not json");
+            assert_eq!(
+                (s, v["code"].as_str()),
+                (400, Some("malformed_json")),
+                "{path} {v}"
+            );
+            recorded += 1;
+        }
+        let after = (hub.session(agent), decisions(agent));
+        assert_eq!(after.0, before.0, "{path}: nothing moved");
+        assert_eq!(after.1, before.1 + recorded, "{path}: each one recorded");
+    }
+    // Nothing was held open for the user, and nothing registered.
+    assert_eq!(hub.session("sky")["needs"], Value::Null);
+    let names: Vec<Value> = hub
+        .get("/api/sessions")
+        .1
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["session_id"].clone())
+        .collect();
+    assert_eq!(names, [json!("sky"), json!("webapp-c0ffee")]);
+}

@@ -17,9 +17,8 @@ mod plan;
 
 use std::sync::{Mutex, MutexGuard};
 
-use clawmux_core::hook::HookKind;
 use clawmux_core::wire::Code;
-use clawmux_core::{Event, Hook, Source};
+use clawmux_core::{Event, Source, ToolCall};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use tokio::sync::oneshot;
@@ -140,6 +139,52 @@ impl Asks {
         }
     }
 
+    /// Opens a request for `call`, with the rules Claude Code suggests: the hook that holds it waits on the
+    /// receiver for the answer. A request still open is replaced: its hook's receiver ends, and it answers
+    /// nothing.
+    pub(crate) fn open(
+        &self,
+        call: &ToolCall,
+        suggestions: Vec<Value>,
+    ) -> (Request, oneshot::Receiver<AnswerRequest>) {
+        let request = Request {
+            id: uuid::Uuid::new_v4().simple().to_string()[..12].to_owned(),
+            tool_name: call.name.clone(),
+            tool_input: self.input_of(&call.name, &call.input),
+            suggestions,
+        };
+        let (reply, answered) = oneshot::channel();
+        *self.slot() = Some(Open {
+            request: request.clone(),
+            reply,
+        });
+        (request, answered)
+    }
+
+    /// Hands the user's answer to the hook that holds the open request, if `answer` names it (or names
+    /// none). A request answered, replaced, closed or given up by its hook is not pending: the answer
+    /// decides nothing, and the request that is open stays open.
+    pub(crate) fn answer(&self, answer: AnswerRequest) -> Result<(), NotPending> {
+        let open = {
+            let mut slot = self.slot();
+            match slot.as_ref() {
+                Some(o)
+                    if answer
+                        .request_id
+                        .as_ref()
+                        .is_none_or(|id| *id == o.request.id) =>
+                {
+                    slot.take()
+                }
+                Some(_) | None => None,
+            }
+        };
+        open.ok_or(NotPending)?
+            .reply
+            .send(answer)
+            .map_err(|_| NotPending)
+    }
+
     /// The open request, if any.
     pub(crate) fn current(&self) -> Option<Request> {
         self.slot().as_ref().map(|o| o.request.clone())
@@ -159,6 +204,18 @@ impl Asks {
         }
         false
     }
+}
+
+/// An answer that found no request to answer.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct NotPending;
+
+/// A request held open for a PermissionRequest hook: what it asks, where its answer comes, and the guard
+/// that closes it if the hook goes away first.
+pub(crate) struct Held {
+    request: Request,
+    answered: oneshot::Receiver<AnswerRequest>,
+    _guard: HeldBy,
 }
 
 /// Closes its request when the hook that holds it goes away (Claude Code's timeout, a killed command).
@@ -196,60 +253,38 @@ impl Drop for HeldBy {
 }
 
 impl Hub {
-    /// The PermissionRequest hook (`POST /api/hooks/permission`): records the event like any hook, then
-    /// holds the request open until the user answers it from the app, or it ends some other way.
-    pub async fn permission_hook(
+    /// Opens a request for a PermissionRequest hook's call (before its event is applied, so the status
+    /// that shows the need carries it).
+    pub(crate) fn hold_request(
         &self,
-        agent: Option<&str>,
-        body: &[u8],
-    ) -> Result<Value, HubError> {
-        let (agent, value) = self.hook_payload(agent, body)?;
-        let live = self.live(&agent)?;
-        let (event, error) = Event::from_hook_value(&value);
-        // The request is open before the event is applied, so the status that shows the need carries it
-        // (and a notification of it can offer Allow and Deny).
-        let held = if let Event::Hook(Hook {
-            kind: HookKind::PermissionRequest(call),
-            ..
-        }) = &event
-        {
-            let request = Request {
-                id: uuid::Uuid::new_v4().simple().to_string()[..12].to_owned(),
-                tool_name: call.name.clone(),
-                tool_input: live.asks.input_of(&call.name, &call.input),
-                suggestions: value
-                    .get("permission_suggestions")
-                    .and_then(Value::as_array)
-                    .cloned()
-                    .unwrap_or_default(),
-            };
-            let (reply, answered) = oneshot::channel();
-            // A newer request replaces an older one still open: the older hook answers nothing.
-            *live.asks.slot() = Some(Open {
-                request: request.clone(),
-                reply,
-            });
-            let guard = HeldBy {
-                hub: self.clone(),
-                agent: agent.clone(),
-                id: request.id.clone(),
-            };
-            Some((request, answered, guard))
-        } else {
-            None
+        agent: &str,
+        call: &ToolCall,
+        payload: Option<&Value>,
+    ) -> Result<Held, HubError> {
+        let suggestions = payload
+            .and_then(|v| v.get("permission_suggestions"))
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let (request, answered) = self.live(agent)?.asks.open(call, suggestions);
+        let guard = HeldBy {
+            hub: self.clone(),
+            agent: agent.to_owned(),
+            id: request.id.clone(),
         };
-        self.apply(&agent, Source::Hook, &event, body).await?;
-        self.follow_transcript_of(&agent, &event);
-        if let Some(e) = error {
-            return Err(HubError::new(e.code(), e.to_string()));
-        }
-        // Another event sent here by mistake: recorded, and answered like a tool hook.
-        let Some((request, answered, _held)) = held else {
-            return Ok(json!({}));
-        };
-        self.broadcast_status(&agent).await;
-        match answered.await {
-            Ok(reply) => Ok(decision(&request, &reply)),
+        Ok(Held {
+            request,
+            answered,
+            _guard: guard,
+        })
+    }
+
+    /// Shows a held request to every client and waits for the user's answer: Claude Code's decision, or
+    /// nothing (`{}`) when the request ends unanswered.
+    pub(crate) async fn await_answer(&self, agent: &str, held: Held) -> Result<Value, HubError> {
+        self.broadcast_status(agent).await;
+        match held.answered.await {
+            Ok(reply) => Ok(decision(&held.request, &reply)),
             Err(_) => Ok(json!({})),
         }
     }
@@ -266,16 +301,7 @@ impl Hub {
     /// be it).
     pub async fn answer(&self, answer: AnswerRequest) -> Result<(), HubError> {
         let agent = answer.session_id.clone();
-        let request_id = answer.request_id.clone();
-        let live = self.live(&agent)?;
-        let open = {
-            let mut slot = live.asks.slot();
-            match slot.as_ref() {
-                Some(o) if request_id.as_ref().is_none_or(|id| *id == o.request.id) => slot.take(),
-                Some(_) | None => None,
-            }
-        };
-        let not_pending = || {
+        self.live(&agent)?.asks.answer(answer).map_err(|NotPending| {
             HubError::new(
                 Code::NotPending,
                 format!(
@@ -283,10 +309,123 @@ impl Hub {
                      or the agent moved on"
                 ),
             )
-        };
-        let open = open.ok_or_else(not_pending)?;
-        open.reply.send(answer).map_err(|_| not_pending())?;
+        })?;
         self.broadcast_status(&agent).await;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(name: &str, input: Value) -> ToolCall {
+        ToolCall {
+            name: name.to_owned(),
+            input,
+            id: None,
+        }
+    }
+
+    fn answer(request_id: Option<&str>, decision: Verdict) -> AnswerRequest {
+        AnswerRequest {
+            session_id: "sky".to_owned(),
+            request_id: request_id.map(str::to_owned),
+            decision,
+            message: None,
+            answers: None,
+            suggestion: None,
+            mode: None,
+        }
+    }
+
+    #[test]
+    fn the_answer_naming_the_open_request_reaches_its_hook_once() {
+        let asks = Asks::default();
+        let (request, mut answered) = asks.open(&call("Bash", json!({"command": "ls"})), vec![]);
+        assert_eq!(asks.current(), Some(request.clone()));
+        asks.answer(answer(Some(&request.id), Verdict::Allow))
+            .unwrap();
+        assert_eq!(answered.try_recv().unwrap().decision, Verdict::Allow);
+        assert_eq!(asks.current(), None, "answered: no longer open");
+        // A late click (a second window, a notification's button) decides nothing.
+        assert_eq!(
+            asks.answer(answer(Some(&request.id), Verdict::Deny)),
+            Err(NotPending)
+        );
+    }
+
+    #[test]
+    fn an_answer_meant_for_another_request_decides_nothing_and_leaves_it_open() {
+        let asks = Asks::default();
+        let (request, mut answered) = asks.open(&call("Bash", json!({})), vec![]);
+        assert_eq!(
+            asks.answer(answer(Some("an-earlier-id"), Verdict::Allow)),
+            Err(NotPending)
+        );
+        assert!(answered.try_recv().is_err(), "the hook still waits");
+        assert_eq!(asks.current().map(|r| r.id), Some(request.id));
+        // An answer naming no request answers the open one (the CLI's `answer` without an id).
+        asks.answer(answer(None, Verdict::Deny)).unwrap();
+        assert_eq!(answered.try_recv().unwrap().decision, Verdict::Deny);
+    }
+
+    #[test]
+    fn a_newer_request_replaces_an_older_one_whose_hook_then_answers_nothing() {
+        let asks = Asks::default();
+        let (older, mut older_answered) = asks.open(&call("Bash", json!({})), vec![]);
+        let (newer, _newer_answered) = asks.open(&call("Write", json!({})), vec![]);
+        assert_ne!(older.id, newer.id);
+        assert!(
+            matches!(
+                older_answered.try_recv(),
+                Err(oneshot::error::TryRecvError::Closed)
+            ),
+            "the older hook's wait ends without an answer"
+        );
+        assert_eq!(
+            asks.answer(answer(Some(&older.id), Verdict::Allow)),
+            Err(NotPending)
+        );
+        assert_eq!(asks.current().map(|r| r.id), Some(newer.id));
+    }
+
+    #[test]
+    fn a_request_closes_only_while_it_is_the_open_one() {
+        let asks = Asks::default();
+        let (older, _a) = asks.open(&call("Bash", json!({})), vec![]);
+        let (newer, _b) = asks.open(&call("Bash", json!({})), vec![]);
+        assert!(
+            !asks.close_if(&older.id),
+            "the older hook going away leaves the newer request"
+        );
+        assert!(asks.close_if(&newer.id));
+        assert!(!asks.close(), "nothing left to close");
+    }
+
+    #[test]
+    fn a_hook_gone_before_the_answer_makes_the_answer_not_pending() {
+        let asks = Asks::default();
+        let (request, answered) = asks.open(&call("Bash", json!({})), vec![]);
+        drop(answered);
+        assert_eq!(
+            asks.answer(answer(Some(&request.id), Verdict::Allow)),
+            Err(NotPending)
+        );
+    }
+
+    #[test]
+    fn a_request_without_its_input_takes_the_one_the_agent_announced() {
+        let asks = Asks::default();
+        asks.saw_call(
+            "AskUserQuestion",
+            &json!({"questions": [{"question": "Which?"}]}),
+        );
+        let (request, _a) = asks.open(&call("AskUserQuestion", json!({})), vec![json!({"r": 1})]);
+        assert_eq!(request.tool_input["questions"][0]["question"], "Which?");
+        assert_eq!(request.suggestions, vec![json!({"r": 1})]);
+        // Another tool's announced input is not borrowed.
+        let (other, _b) = asks.open(&call("Bash", json!({})), vec![]);
+        assert_eq!(other.tool_input, json!({}));
     }
 }
