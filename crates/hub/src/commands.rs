@@ -1,8 +1,8 @@
 //! The UI's command surface, declared once.
 //!
 //! Everything the user's window can ask of the hub is a [`Command`]; [`Hub::dispatch`] runs it. The HTTP
-//! routes and the browser WebSocket translate requests into commands, and the desktop app's IPC will
-//! deserialise the same enum, so each operation is written once whatever the transport. (The agent side,
+//! routes and the browser WebSocket translate requests into commands, and the desktop app's `hub` IPC
+//! command deserialises the same enum, so each operation is written once whatever the transport. (The agent side,
 //! hooks, `send` and `wait`, is the agent protocol's own surface, `docs/PROTOCOL.md`, and stays on its
 //! endpoints.)
 

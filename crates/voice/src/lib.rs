@@ -1,6 +1,7 @@
 //! ClawMux's voice: speech to text on the device ([`local`]: whisper.cpp, a model downloaded on first
-//! use), or, as before, speech to text and text to speech through OpenAI-compatible services the user runs (whisper.cpp's server or faster-whisper-server for `/v1/audio/transcriptions`,
-//! Kokoro-FastAPI for `/v1/audio/speech`), and the settings that say where they are.
+//! use) or through a transcription service the user runs (whisper.cpp's server or faster-whisper-server,
+//! `/v1/audio/transcriptions`), text to speech through the user's speech service (Kokoro-FastAPI,
+//! `/v1/audio/speech`), and the settings that say where they are.
 //!
 //! Blocking by design (a plain HTTP client with a timeout): the hub calls it off its async threads. Errors
 //! carry the wire's [`Code`], so the hub passes them on as they are.

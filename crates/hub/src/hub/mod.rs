@@ -1,5 +1,5 @@
-//! The hub's command surface: every operation the HTTP/WebSocket API (and, later, the desktop window's
-//! IPC) offers is one method here, so each transport is a thin translation and nothing is written twice.
+//! The hub: the handle every transport holds (the HTTP/WebSocket API, the private socket, the desktop
+//! window's IPC), so each transport is a thin translation and nothing is written twice.
 //!
 //! The hub is the one owner of the store and of each agent's live data (its waiter, its inbox lock). A
 //! `Hub` is a cheap-clone handle; the state behind it is shared by all connections.
