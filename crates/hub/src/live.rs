@@ -6,7 +6,7 @@
 //! - [`Running`] (`lifecycle/running.rs`): the process, its end, its sign of life, its problem.
 //! - [`Asks`] (`asks/`): the permission, question or plan request a hook holds open.
 //! - the transcript being followed (`transcript.rs`).
-//! - `last_status`: the status last broadcast (`hub.rs`, `Hub::step`).
+//! - `last_status`: the status last broadcast (`hub/apply.rs`, `Hub::step`).
 //!
 //! Lock order, for code that holds more than one (the async locks may be held across awaits; the std
 //! mutexes never are, and none is taken while holding a std mutex):
@@ -14,8 +14,9 @@
 //! 2. `Mailbox::wait_order` (a wait connecting or leaving),
 //! 3. `Mailbox::consumer` (taking the inbox),
 //! 4. the store's writer (inside `Store::apply`, `Store::append`),
-//! 5. then any std mutex, briefly: the hub's agent map, the wait slot, the process, the problem, the
-//!    transcript, `last_status`, the observers.
+//! 5. then any std mutex, briefly and one at a time: the hub's agent map, the wait slot, the process, the
+//!    problem, the transcript, the open request, `last_status`, the observers. (`last_status` is held while
+//!    its status goes on the UI channel, whose send takes tokio's own lock: statuses leave in event order.)
 
 use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard};

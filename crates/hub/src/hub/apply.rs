@@ -80,6 +80,9 @@ impl Hub {
             // Answered in the terminal, interrupted, or over: the app's request ends unanswered.
             live.asks.close();
         }
+        // Read before `last_status` is taken: no other std mutex is taken while it is held (the UI
+        // channel's own lock aside, which must be: statuses go out in the order of their events).
+        let request = live.asks.current();
         let mut last_status = live
             .last_status
             .lock()
@@ -103,7 +106,7 @@ impl Hub {
                 tool_name,
                 tool_input,
                 since: applied.after.since,
-                needs: Needs::of(applied.after.attention.as_ref(), live.asks.current()),
+                needs: Needs::of(applied.after.attention.as_ref(), request),
             });
         }
         Ok(applied)
