@@ -1,11 +1,16 @@
 //! Thousands of random interleavings of user messages, tool hooks, Stop and wait connect/disconnect
-//! against the real hub (in-process, real SQLite file), checking the inbox's two promises:
-//! every message reaches Claude exactly once, and Claude is never allowed to stop while a message it has
-//! not acted on exists.
+//! against the real hub (in-process, real SQLite file, a runtime of two threads), checking the inbox's two
+//! promises: every message reaches Claude exactly once, and Claude is never allowed to stop while a message
+//! it has not acted on exists.
+//!
+//! As in life, the user's messages arrive concurrently with what the agent does (a task of their own), and
+//! the agent's parallel tool calls run their hooks at the same time; the agent's own steps (a hook, Stop, its
+//! wait) otherwise follow one another, as Claude Code runs them.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use clawmux_hub::{Hub, Waiter};
 use proptest::prelude::*;
@@ -18,6 +23,7 @@ enum Op {
     PreTool,
     PreToolWait,
     PostTool,
+    ParallelTools,
     Stop,
     WaitConnect,
     WaitDeliver,
@@ -31,6 +37,7 @@ fn op() -> impl Strategy<Value = Op> {
         2 => Just(Op::PreTool),
         1 => Just(Op::PreToolWait),
         2 => Just(Op::PostTool),
+        1 => Just(Op::ParallelTools),
         2 => Just(Op::Stop),
         2 => Just(Op::WaitConnect),
         2 => Just(Op::WaitDeliver),
@@ -73,38 +80,91 @@ async fn offered(w: &Waiter) -> Result<clawmux_hub::inbox::Offer, TestCaseError>
     }
 }
 
+/// A tool hook's body.
+fn hook_body(op: Op) -> String {
+    let pre = |name: &str, input: Value| {
+        json!({"hook_event_name":"PreToolUse","tool_name":name,"tool_input":input,"tool_use_id":"t"}).to_string()
+    };
+    match op {
+        Op::PreToolWait => pre("Bash", json!({"command":"clawmux wait"})),
+        Op::PostTool => {
+            json!({"hook_event_name":"PostToolUse","tool_name":"Read","tool_use_id":"t"})
+                .to_string()
+        }
+        Op::UserMessage
+        | Op::PreTool
+        | Op::ParallelTools
+        | Op::Stop
+        | Op::WaitConnect
+        | Op::WaitDeliver
+        | Op::WaitDies
+        | Op::WaitDisconnect => pre("Read", json!({"file_path":"/x"})),
+    }
+}
+
+/// Runs one tool hook; the ids of the messages it handed over.
+async fn tool_hook(hub: &Hub, agent: &str, op: Op) -> Vec<String> {
+    let reply = hub
+        .tool_hook(Some(agent), hook_body(op).as_bytes())
+        .await
+        .unwrap();
+    ids_in(
+        reply
+            .pointer("/hookSpecificOutput/additionalContext")
+            .and_then(Value::as_str)
+            .unwrap_or(""),
+    )
+}
+
+/// The user's side: each message after as many of the agent's steps as came before it in `ops`, give or
+/// take what the scheduler does; the ids of those whose sending has finished.
+fn user(
+    hub: &Hub,
+    agent: &str,
+    ops: &[Op],
+) -> (tokio::task::JoinHandle<()>, Arc<Mutex<Vec<String>>>) {
+    let sent = Arc::new(Mutex::new(Vec::new()));
+    let mut gaps = Vec::new();
+    let mut steps = 0;
+    for op in ops {
+        if matches!(op, Op::UserMessage) {
+            gaps.push(std::mem::take(&mut steps));
+        } else {
+            steps += 1;
+        }
+    }
+    let (hub, agent, done) = (hub.clone(), agent.to_owned(), sent.clone());
+    let task = tokio::spawn(async move {
+        for gap in gaps {
+            for _ in 0..gap {
+                tokio::task::yield_now().await;
+            }
+            let m = hub.user_message(&agent, "hi", false, None).await.unwrap();
+            done.lock().unwrap().push(m.id.to_string());
+        }
+    });
+    (task, sent)
+}
+
 async fn run_case(hub: &Hub, agent: &str, ops: &[Op]) -> Result<(), TestCaseError> {
     hub.add_agent(agent, None).await.unwrap();
     let mut claude = Claude::default();
-    let mut sent = Vec::new();
     let mut waiter: Option<Waiter> = None;
-    let tool = |name: &str, input: Value| {
-        json!({"hook_event_name":"PreToolUse","tool_name":name,"tool_input":input,"tool_use_id":"t"}).to_string()
-    };
-    for op in ops {
+    let (user, sent) = user(hub, agent, ops);
+    for &op in ops {
         match op {
-            Op::UserMessage => sent.push(
-                hub.user_message(agent, "hi", false, None)
-                    .await
-                    .unwrap()
-                    .id
-                    .to_string(),
-            ),
-            Op::PreTool | Op::PostTool | Op::PreToolWait => {
-                let body = if matches!(op, Op::PreTool) {
-                    tool("Read", json!({"file_path":"/x"}))
-                } else if matches!(op, Op::PreToolWait) {
-                    tool("Bash", json!({"command":"clawmux wait"}))
+            Op::UserMessage => {}
+            Op::PreTool | Op::PostTool | Op::PreToolWait | Op::ParallelTools => {
+                let ids = if matches!(op, Op::ParallelTools) {
+                    // Two tool calls at once: their hooks race for the inbox.
+                    let (a, b) = tokio::join!(
+                        tool_hook(hub, agent, Op::PreTool),
+                        tool_hook(hub, agent, Op::PostTool)
+                    );
+                    [a, b].concat()
                 } else {
-                    json!({"hook_event_name":"PostToolUse","tool_name":"Read","tool_use_id":"t"})
-                        .to_string()
+                    tool_hook(hub, agent, op).await
                 };
-                let reply = hub.tool_hook(Some(agent), body.as_bytes()).await.unwrap();
-                let context = reply
-                    .pointer("/hookSpecificOutput/additionalContext")
-                    .and_then(Value::as_str)
-                    .unwrap_or("");
-                let ids = ids_in(context);
                 if matches!(op, Op::PreToolWait) {
                     prop_assert!(
                         ids.is_empty(),
@@ -123,6 +183,8 @@ async fn run_case(hub: &Hub, agent: &str, ops: &[Op]) -> Result<(), TestCaseErro
                 claude.receive(ids);
             }
             Op::Stop => {
+                // Whatever the user had finished sending before Claude tried to stop.
+                let before = sent.lock().unwrap().clone();
                 let verdict = hub
                     .stop_hook(agent, br#"{"hook_event_name":"Stop"}"#)
                     .await
@@ -136,11 +198,13 @@ async fn run_case(hub: &Hub, agent: &str, ops: &[Op]) -> Result<(), TestCaseErro
                         !claude.owes_answer,
                         "Claude stopped owing an answer to a hook hand-over"
                     );
-                    prop_assert_eq!(
-                        hub.pending(agent).await.unwrap(),
-                        0,
-                        "Claude stopped with messages pending"
-                    );
+                    for id in &before {
+                        prop_assert!(
+                            claude.received.contains_key(id),
+                            "Claude stopped with {} pending",
+                            id
+                        );
+                    }
                 }
             }
             Op::WaitConnect => {
@@ -173,6 +237,7 @@ async fn run_case(hub: &Hub, agent: &str, ops: &[Op]) -> Result<(), TestCaseErro
             prop_assert_eq!(*n, 1, "{} handed over {} times", id, n);
         }
     }
+    user.await.unwrap();
     // Drain: whatever is left reaches the next wait, once.
     if let Some(w) = waiter.take() {
         w.close().await.unwrap();
@@ -184,6 +249,7 @@ async fn run_case(hub: &Hub, agent: &str, ops: &[Op]) -> Result<(), TestCaseErro
         w.confirm(offer).await.unwrap();
         w.close().await.unwrap();
     }
+    let sent = sent.lock().unwrap().clone();
     for id in &sent {
         prop_assert_eq!(
             claude.received.get(id),
@@ -198,7 +264,8 @@ async fn run_case(hub: &Hub, agent: &str, ops: &[Op]) -> Result<(), TestCaseErro
 
 #[test]
 fn every_interleaving_hands_each_message_over_exactly_once() {
-    let rt = tokio::runtime::Builder::new_current_thread()
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
         .enable_all()
         .build()
         .unwrap();
