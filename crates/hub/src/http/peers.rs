@@ -406,7 +406,7 @@ mod tests {
         );
     }
 
-    #[tokio::test]
+    #[tokio::test(start_paused = true)]
     async fn the_budget_stops_short_and_is_given_back() {
         let budget = Budget::new(16);
         let mut held = Vec::new();
@@ -414,11 +414,37 @@ mod tests {
             held.push(budget.take().await.unwrap());
         }
         assert_eq!(budget.held(), 16);
-        let waiting = tokio::time::timeout(Duration::from_millis(50), budget.take()).await;
-        assert!(waiting.is_err(), "spent: the next waits");
+        let waiting = tokio::time::timeout(Duration::from_secs(3600), budget.take()).await;
+        assert!(
+            waiting.is_err(),
+            "spent: the next waits (an hour, of paused time)"
+        );
         held.pop();
         assert!(budget.take().await.is_some(), "a place given back is taken");
         drop(held);
         assert_eq!(budget.held(), 0);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_connection_is_closed_only_after_its_idle_time_of_silence() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let idle = Duration::from_secs(60);
+        let (mut client, server) = tokio::io::duplex(64);
+        let mut server = Idle::new(server, idle);
+        let t0 = Instant::now();
+        // Bytes every 59 s keep it open, whatever the total.
+        for _ in 0..3 {
+            tokio::time::sleep(Duration::from_secs(59)).await;
+            client.write_all(b"x").await.unwrap();
+            let mut byte = [0u8; 1];
+            server.read_exact(&mut byte).await.unwrap();
+        }
+        let heard = Instant::now();
+        assert_eq!(heard - t0, Duration::from_secs(177));
+        // Then silence: the read fails once the idle time has passed since the last byte, not before.
+        let mut byte = [0u8; 1];
+        let err = server.read(&mut byte).await.unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::TimedOut);
+        assert_eq!(Instant::now() - heard, idle);
     }
 }
