@@ -163,13 +163,13 @@ impl Hub {
             Command::Import {} => Ok(json!(self.import_original().await)),
             Command::VoiceSettings {} => Ok(self.voice_settings().await?.public()),
             Command::SetVoiceSettings { settings } => self.set_voice_settings(settings).await,
-            Command::VoiceModels {} => Ok(self.voice_models()),
+            Command::VoiceModels {} => Ok(self.device_voice().models()),
             Command::DownloadModel { model } => {
-                self.download_model(model)?;
+                self.device_voice().download(model)?;
                 Ok(json!({ "downloading": model }))
             }
             Command::CancelDownload {} => {
-                self.cancel_download()?;
+                self.device_voice().cancel_download()?;
                 Ok(json!({}))
             }
             Command::WarmVoice {} => {

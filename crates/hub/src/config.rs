@@ -134,6 +134,9 @@ fn valid_token(t: &str) -> bool {
     t.len() == 64 && t.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
+/// How long a connection may stay silent, in milliseconds (`Options::idle_timeout`'s default).
+pub const IDLE_MS: u64 = 60_000;
+
 /// How the hub starts and looks after agents. [`Options::from_env`] reads each from the environment, so
 /// `clawmux serve` and the app take them the same way.
 #[derive(Debug, Clone)]
@@ -202,7 +205,7 @@ impl Options {
                 "CLAWMUX_BASH_TIMEOUT_MS",
                 crate::lifecycle::launch::BASH_TIMEOUT_MS,
             ),
-            idle_timeout: ms("CLAWMUX_IDLE_TIMEOUT_MS", crate::http::peers::IDLE_MS),
+            idle_timeout: ms("CLAWMUX_IDLE_TIMEOUT_MS", IDLE_MS),
             models_url: std::env::var("CLAWMUX_MODELS_URL")
                 .ok()
                 .filter(|u| !u.is_empty()),

@@ -3,7 +3,6 @@
 pub use clawmux_core::wire::MessageOut;
 use clawmux_core::wire::{Code, Kind, Message};
 
-use crate::asks::Request;
 use clawmux_core::{Attention, Millis, Snapshot, State};
 use serde::Serialize;
 use serde_json::Value;
@@ -45,6 +44,43 @@ pub enum EndReason {
 impl EndReason {
     /// Every reason.
     pub const ALL: [EndReason; 2] = [EndReason::Terminated, EndReason::Exited];
+}
+
+/// How a download stands, on the UI feed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DownloadState {
+    /// Bytes are arriving.
+    Running,
+    /// The model is in place.
+    Done,
+    /// It failed; the message says why.
+    Failed,
+    /// The user cancelled it; the partial file is kept.
+    Cancelled,
+}
+
+impl DownloadState {
+    /// Every state.
+    pub const ALL: [DownloadState; 4] = [
+        DownloadState::Running,
+        DownloadState::Done,
+        DownloadState::Failed,
+        DownloadState::Cancelled,
+    ];
+}
+
+/// A request as clients see it, under the agent's `needs`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Request {
+    /// Its id: an answer names it, so a click meant for an earlier request answers nothing.
+    pub id: String,
+    /// The tool that asks (`Bash`, `Edit`, `AskUserQuestion`, `ExitPlanMode`, ...).
+    pub tool_name: String,
+    /// What it will do: its input as Claude Code sent it (a question's options are in it).
+    pub tool_input: Value,
+    /// The rules Claude Code suggests for "always allow" (`permission_suggestions`), if any.
+    pub suggestions: Vec<Value>,
 }
 
 /// One agent as the sidebar shows it.
@@ -113,17 +149,15 @@ impl SessionInfo {
         }
     }
 
-    /// With how ClawMux starts the agent, if it does, and its current problem.
+    /// With how ClawMux starts the agent, if it does (`None`: it does not), and its current problem.
     pub fn with_launch(
         mut self,
-        launch: Option<&crate::lifecycle::launch::Launch>,
+        launch: Option<LaunchKind>,
         problem: Option<String>,
     ) -> SessionInfo {
-        self.launch = match launch {
-            Some(l) if l.demo => LaunchKind::Demo,
-            Some(_) => LaunchKind::Claude,
-            None => self.launch,
-        };
+        if let Some(kind) = launch {
+            self.launch = kind;
+        }
         self.problem = problem;
         self
     }
@@ -209,7 +243,7 @@ pub enum UiEvent {
         /// Bytes in all.
         total: u64,
         /// Under way, or how it ended.
-        state: crate::voice::device::DownloadState,
+        state: DownloadState,
         /// Why it failed or stopped.
         #[serde(skip_serializing_if = "Option::is_none")]
         message: Option<String>,

@@ -26,6 +26,7 @@ use tokio::sync::oneshot;
 use crate::error::HubError;
 use crate::hub::Hub;
 use crate::lifecycle::launch::PermissionMode;
+pub use crate::ui_event::Request;
 use decision::decision;
 use plan::{plan_file, read_plan};
 
@@ -61,19 +62,6 @@ pub struct AnswerRequest {
     pub suggestion: Option<usize>,
     /// For an approved plan: the permission mode to carry on in (Claude Code's own default when not given).
     pub mode: Option<PermissionMode>,
-}
-
-/// A request as clients see it, under the agent's `needs`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Request {
-    /// Its id: an answer names it, so a click meant for an earlier request answers nothing.
-    pub id: String,
-    /// The tool that asks (`Bash`, `Edit`, `AskUserQuestion`, `ExitPlanMode`, ...).
-    pub tool_name: String,
-    /// What it will do: its input as Claude Code sent it (a question's options are in it).
-    pub tool_input: Value,
-    /// The rules Claude Code suggests for "always allow" (`permission_suggestions`), if any.
-    pub suggestions: Vec<Value>,
 }
 
 /// An open request and the hook waiting for its answer.

@@ -70,7 +70,7 @@ impl axum::serve::Listener for PrivateSocket {
                     }
                     Err(e) => tracing::warn!(error = %e, "refused a connection of unknown origin"),
                 },
-                Err(e) => super::accept_failed(e).await,
+                Err(e) => super::peers::accept_failed(e).await,
             }
         }
     }

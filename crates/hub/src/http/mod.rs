@@ -31,12 +31,6 @@ use clawmux_core::wire::Code;
 use crate::error::HubError;
 use crate::hub::Hub;
 
-/// After a failed accept (out of descriptors, most likely): say so and wait a moment rather than spin.
-async fn accept_failed(e: std::io::Error) {
-    tracing::warn!(error = %e, "cannot accept a connection");
-    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-}
-
 /// The largest request body (and WebSocket message) accepted.
 pub const MAX_BODY: usize = 1024 * 1024;
 

@@ -20,8 +20,11 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::time::{Instant, Sleep};
 
-/// How long a connection may stay silent, in milliseconds (`Options::idle_timeout`'s default).
-pub const IDLE_MS: u64 = 60_000;
+/// After a failed accept (out of descriptors, most likely): say so and wait a moment rather than spin.
+pub(super) async fn accept_failed(e: io::Error) {
+    tracing::warn!(error = %e, "cannot accept a connection");
+    tokio::time::sleep(Duration::from_millis(50)).await;
+}
 
 /// The hub's TCP listeners: `127.0.0.1:PORT`, and `[::1]:PORT` held beside it.
 ///
@@ -179,7 +182,7 @@ impl axum::serve::Listener for UserOnly {
             let (stream, peer) = match self.inner.accept().await {
                 Ok(accepted) => accepted,
                 Err(e) => {
-                    super::accept_failed(e).await;
+                    accept_failed(e).await;
                     continue;
                 }
             };

@@ -108,13 +108,19 @@ impl Hub {
         let metrics = SharedMetrics::default();
         observers.subscribe(Box::new(metrics.clone()));
         let options_second_opinion = options.second_opinion_after;
+        let ui = broadcast::channel(UI_BACKLOG).0;
+        let device_voice = crate::voice::device::DeviceVoice::new(
+            data_dir.join("models"),
+            options.models_url.clone(),
+            ui.clone(),
+        );
         Ok(Hub {
             inner: Arc::new(Inner {
                 store,
                 token,
                 data_dir: data_dir.to_owned(),
                 agents: Mutex::new(agents),
-                ui: broadcast::channel(UI_BACKLOG).0,
+                ui,
                 append_order: tokio::sync::Mutex::new(()),
                 observers: Mutex::new(observers),
                 metrics,
@@ -123,7 +129,7 @@ impl Hub {
                 tmux: Tmux::new(options.tmux.clone(), data_dir),
                 options,
                 port: AtomicU16::new(0),
-                device_voice: Default::default(),
+                device_voice,
                 opinions: std::sync::Arc::new(std::sync::Mutex::new(crate::opinion::Judge::new(
                     options_second_opinion,
                 ))),

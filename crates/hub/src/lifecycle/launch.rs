@@ -7,6 +7,8 @@ use clawmux_core::HookEvent;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+use crate::ui_event::LaunchKind;
+
 /// How the hub starts an agent, stored with it so a restart (of the agent or of the app) runs the same.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Launch {
@@ -23,6 +25,17 @@ pub struct Launch {
     /// Claude Code's permission mode (`--permission-mode`); Claude Code's own default when not given.
     #[serde(default)]
     pub permission_mode: Option<PermissionMode>,
+}
+
+impl Launch {
+    /// How the sidebar names what runs: Claude Code, or the demo agent.
+    pub fn kind(&self) -> LaunchKind {
+        if self.demo {
+            LaunchKind::Demo
+        } else {
+            LaunchKind::Claude
+        }
+    }
 }
 
 /// Claude Code's permission modes, as its `--permission-mode` spells them.

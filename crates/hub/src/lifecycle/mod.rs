@@ -171,7 +171,7 @@ impl Hub {
             return Err(e);
         }
         let info = SessionInfo::new(&row.name, &row.work_dir, &row.snapshot, 0)
-            .with_launch(Some(&launch), None);
+            .with_launch(Some(launch.kind()), None);
         self.broadcast(UiEvent::SessionSpawned {
             session: info.clone(),
         });

@@ -1,23 +1,26 @@
-//! Speech to text on the device: the model the hub keeps loaded, and its download.
+//! Speech to text on the device: the model the hub keeps loaded, and its download. [`DeviceVoice`] owns
+//! both and their rules (one download at a time, a cancel only of one under way, a model loaded in place
+//! of another, one transcription at a time), with unit tests of its own that need no hub.
 //!
 //! Loading a model takes a moment (base.en: a few hundred milliseconds), so the UI asks the hub to warm it
-//! when recording starts ([`Hub::warm_voice`]); the transcription that follows finds it loaded. One
-//! transcription runs at a time, on whisper.cpp's own threads (at most [`THREADS`]), off the async ones.
-//! A download runs one at a time too, and is told on the UI feed (`model_download`: progress, then how
-//! it ended) so the window shows it; `clawmux voice download` shows the same on a terminal.
+//! when recording starts (`warm_voice`); the transcription that follows finds it loaded. One transcription
+//! runs at a time, on whisper.cpp's own threads (at most [`THREADS`]), off the async ones. A download runs
+//! one at a time too, and is told on the UI feed (`model_download`: progress, then how it ended) so the
+//! window shows it; `clawmux voice download` shows the same on a terminal.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use clawmux_core::wire::Code;
 use clawmux_voice::local::{self, Engine, LocalModel, ModelFile, Progress, Timeouts};
-use serde::Serialize;
 use serde_json::{json, Value};
+use tokio::sync::broadcast;
 
 use crate::error::HubError;
-use crate::hub::Hub;
+pub use crate::ui_event::DownloadState;
 use crate::ui_event::UiEvent;
 
 /// whisper.cpp's threads for one transcription: the machine's cores, at most four (more buys little for
@@ -26,85 +29,84 @@ pub const THREADS: usize = 4;
 /// How often a download's progress is told, at most.
 const PROGRESS_EVERY: Duration = Duration::from_millis(250);
 
-/// The device's engine, as the hub keeps it.
+/// The download under way, and how each model's last one failed or stopped: shared with the download's
+/// thread, which ends it.
 #[derive(Default)]
+struct Downloads {
+    /// The download under way: its model, and the flag that cancels it.
+    current: Mutex<Option<(LocalModel, Arc<AtomicBool>)>>,
+    /// How each model's last download failed or stopped, if it did (for `clawmux voice download`).
+    failures: Mutex<HashMap<LocalModel, String>>,
+}
+
+impl Downloads {
+    fn current(&self) -> MutexGuard<'_, Option<(LocalModel, Arc<AtomicBool>)>> {
+        self.current.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn failures(&self) -> MutexGuard<'_, HashMap<LocalModel, String>> {
+        self.failures.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// Speech to text on the device, as the hub keeps it: where the models are and come from, the one loaded,
+/// and the download under way.
 pub(crate) struct DeviceVoice {
+    /// The folder of the downloaded models.
+    dir: PathBuf,
+    /// Where models are published instead of whisper.cpp's repository (`CLAWMUX_MODELS_URL`).
+    models_url: Option<String>,
+    /// The UI feed, where a download is told.
+    feed: broadcast::Sender<UiEvent>,
     /// The loaded model (an async lock: a transcription waits for a load under way rather than start
     /// another).
     engine: tokio::sync::Mutex<Option<(LocalModel, Arc<Engine>)>>,
     /// One transcription at a time.
     running: tokio::sync::Mutex<()>,
-    /// The download under way: its model, and the flag that cancels it.
-    download: Mutex<Option<(LocalModel, Arc<AtomicBool>)>>,
-    /// How each model's last download failed or stopped, if it did (for `clawmux voice download`).
-    failures: Mutex<std::collections::HashMap<LocalModel, String>>,
+    downloads: Arc<Downloads>,
 }
 
-/// How a download stands, on the UI feed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DownloadState {
-    /// Bytes are arriving.
-    Running,
-    /// The model is in place.
-    Done,
-    /// It failed; the message says why.
-    Failed,
-    /// The user cancelled it; the partial file is kept.
-    Cancelled,
-}
-
-impl DownloadState {
-    /// Every state.
-    pub const ALL: [DownloadState; 4] = [
-        DownloadState::Running,
-        DownloadState::Done,
-        DownloadState::Failed,
-        DownloadState::Cancelled,
-    ];
-}
-
-impl Hub {
-    /// The folder of the downloaded models.
-    pub fn models_dir(&self) -> PathBuf {
-        self.data_dir().join("models")
+impl DeviceVoice {
+    /// The device's voice with its models in `dir`, downloaded from `models_url` when given, its downloads
+    /// told on `feed`.
+    pub(crate) fn new(
+        dir: PathBuf,
+        models_url: Option<String>,
+        feed: broadcast::Sender<UiEvent>,
+    ) -> DeviceVoice {
+        DeviceVoice {
+            dir,
+            models_url,
+            feed,
+            engine: tokio::sync::Mutex::new(None),
+            running: tokio::sync::Mutex::new(()),
+            downloads: Arc::default(),
+        }
     }
 
     /// Where `model` is published (`CLAWMUX_MODELS_URL` replaces whisper.cpp's repository, for a mirror).
     fn model_file(&self, model: LocalModel) -> ModelFile {
         let mut file = model.file();
-        if let Some(base) = &self.options().models_url {
+        if let Some(base) = &self.models_url {
             file.url = format!("{}/{}", base.trim_end_matches('/'), model.file_name());
         }
         file
     }
 
     /// Every model the device can use: its size, whether it is downloaded, how far a download is.
-    pub fn voice_models(&self) -> Value {
-        let dir = self.models_dir();
-        let downloading = self
-            .device_voice()
-            .download
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .as_ref()
-            .map(|(m, _)| *m);
-        let failures = self
-            .device_voice()
-            .failures
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone();
+    pub(crate) fn models(&self) -> Value {
+        let downloading = self.downloads.current().as_ref().map(|(m, _)| *m);
+        let failures = self.downloads.failures().clone();
         let models: Vec<Value> = LocalModel::ALL
             .into_iter()
             .map(|m| {
-                let part = std::fs::metadata(local::part_path(&m.path(&dir)))
+                let part = std::fs::metadata(local::part_path(&m.path(&self.dir)))
                     .map(|md| md.len())
                     .ok();
                 json!({
                     "model": m,
                     "size": m.file().size,
-                    "downloaded": m.path(&dir).is_file(),
+                    "downloaded": m.path(&self.dir).is_file(),
                     "partial": part,
                     "downloading": downloading == Some(m),
                     "failure": failures.get(&m),
@@ -114,29 +116,15 @@ impl Hub {
         json!({ "models": models })
     }
 
-    /// Loads the model the settings name, if speech becomes text on the device and the model is here:
-    /// called when the user starts talking, so the words are not kept waiting for it.
-    pub async fn warm_voice(&self) -> Result<(), HubError> {
-        let settings = self.voice_settings().await?;
-        if settings.speech_to_text() != clawmux_voice::SpeechToText::Device {
-            return Ok(());
-        }
-        match self.engine(settings.local_model).await {
-            // Nothing to warm yet: the recording that follows says so, and keeps itself.
-            Err(e) if e.code == Code::ModelNotDownloaded => Ok(()),
-            other => other.map(drop),
-        }
-    }
-
     /// The engine with `model` loaded (loading it, in place of another, if need be).
-    async fn engine(&self, model: LocalModel) -> Result<Arc<Engine>, HubError> {
-        let mut loaded = self.device_voice().engine.lock().await;
+    pub(crate) async fn engine(&self, model: LocalModel) -> Result<Arc<Engine>, HubError> {
+        let mut loaded = self.engine.lock().await;
         if let Some((m, engine)) = loaded.as_ref() {
             if *m == model {
                 return Ok(engine.clone());
             }
         }
-        let path = model.path(&self.models_dir());
+        let path = model.path(&self.dir);
         if !path.is_file() {
             return Err(HubError::new(
                 Code::ModelNotDownloaded,
@@ -159,8 +147,8 @@ impl Hub {
         Ok(engine)
     }
 
-    /// The words of a WAV recording, heard on the device with the model the settings name.
-    pub(crate) async fn transcribe_on_device(
+    /// The words of a WAV recording, heard with `model`.
+    pub(crate) async fn transcribe(
         &self,
         model: LocalModel,
         content_type: &str,
@@ -173,7 +161,7 @@ impl Hub {
             ));
         }
         let engine = self.engine(model).await?;
-        let _one = self.device_voice().running.lock().await;
+        let _one = self.running.lock().await;
         tokio::task::spawn_blocking(move || {
             let (samples, rate) = local::decode_wav(&audio)?;
             engine.transcribe(&local::to_16k(&samples, rate)?)
@@ -184,14 +172,10 @@ impl Hub {
     }
 
     /// Starts downloading `model` (one download at a time); its progress and end go out on the UI feed.
-    pub fn download_model(&self, model: LocalModel) -> Result<(), HubError> {
+    pub(crate) fn download(&self, model: LocalModel) -> Result<(), HubError> {
         let cancel = Arc::new(AtomicBool::new(false));
         {
-            let mut current = self
-                .device_voice()
-                .download
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
+            let mut current = self.downloads.current();
             if let Some((m, _)) = current.as_ref() {
                 return Err(HubError::new(
                     Code::DownloadInProgress,
@@ -200,15 +184,12 @@ impl Hub {
             }
             *current = Some((model, cancel.clone()));
         }
-        self.device_voice()
-            .failures
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(&model);
-        let (hub, file, dest) = (
-            self.clone(),
+        self.downloads.failures().remove(&model);
+        let (feed, downloads, file, dest) = (
+            self.feed.clone(),
+            self.downloads.clone(),
             self.model_file(model),
-            model.path(&self.models_dir()),
+            model.path(&self.dir),
         );
         tokio::task::spawn_blocking(move || {
             let total = file.size;
@@ -216,7 +197,8 @@ impl Hub {
             let mut tell = |p: Progress| {
                 if told.elapsed() >= PROGRESS_EVERY {
                     told = Instant::now();
-                    hub.broadcast(UiEvent::ModelDownload {
+                    // No receiver means no UI is open: not an error.
+                    let _ = feed.send(UiEvent::ModelDownload {
                         model,
                         done: p.done,
                         total: p.total,
@@ -240,19 +222,12 @@ impl Hub {
             match &message {
                 Some(why) => {
                     tracing::warn!(%model, why, "the model's download ended");
-                    hub.device_voice()
-                        .failures
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .insert(model, why.clone());
+                    downloads.failures().insert(model, why.clone());
                 }
                 None => tracing::info!(%model, "the model is downloaded"),
             }
-            *hub.device_voice()
-                .download
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner) = None;
-            hub.broadcast(UiEvent::ModelDownload {
+            *downloads.current() = None;
+            let _ = feed.send(UiEvent::ModelDownload {
                 model,
                 done,
                 total,
@@ -264,19 +239,119 @@ impl Hub {
     }
 
     /// Cancels the download under way (its partial file is kept for the next try).
-    pub fn cancel_download(&self) -> Result<(), HubError> {
-        match self
-            .device_voice()
-            .download
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .as_ref()
-        {
+    pub(crate) fn cancel_download(&self) -> Result<(), HubError> {
+        match self.downloads.current().as_ref() {
             Some((_, cancel)) => {
                 cancel.store(true, Ordering::SeqCst);
                 Ok(())
             }
             None => Err(HubError::new(Code::NotPending, "no download is under way")),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Read, Write};
+    use std::net::TcpListener;
+
+    use super::*;
+
+    fn device(models_url: &str) -> (DeviceVoice, broadcast::Receiver<UiEvent>, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let (feed, heard) = broadcast::channel(64);
+        let voice = DeviceVoice::new(dir.path().join("models"), Some(models_url.to_owned()), feed);
+        (voice, heard, dir)
+    }
+
+    /// The end of the download `heard` tells: its state and why.
+    async fn ended(heard: &mut broadcast::Receiver<UiEvent>) -> (DownloadState, Option<String>) {
+        loop {
+            match tokio::time::timeout(Duration::from_secs(30), heard.recv()).await {
+                Ok(Ok(UiEvent::ModelDownload { state, message, .. }))
+                    if state != DownloadState::Running =>
+                {
+                    return (state, message)
+                }
+                Ok(Ok(_)) => {}
+                Ok(Err(e)) => panic!("the feed broke: {e}"),
+                Err(_) => panic!("the download never ended"),
+            }
+        }
+    }
+
+    /// A server that answers every request with the start of a large body, then holds the connection.
+    fn trickle() -> String {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        std::thread::spawn(move || {
+            let mut held = Vec::new();
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { return };
+                let mut request = [0u8; 4096];
+                let _ = stream.read(&mut request);
+                let _ = stream
+                    .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 100000000\r\n\r\nsome bytes");
+                held.push(stream);
+            }
+        });
+        url
+    }
+
+    #[tokio::test]
+    async fn one_download_at_a_time_and_a_cancel_ends_the_one_under_way() {
+        let (voice, mut heard, _dir) = device(&trickle());
+        assert_eq!(
+            voice.cancel_download().unwrap_err().code,
+            Code::NotPending,
+            "nothing to cancel yet"
+        );
+        voice.download(LocalModel::TinyEn).unwrap();
+        assert_eq!(
+            voice.download(LocalModel::BaseEn).unwrap_err().code,
+            Code::DownloadInProgress
+        );
+        let models = voice.models();
+        assert_eq!(models["models"][0]["model"], "tiny.en");
+        assert_eq!(models["models"][0]["downloading"], true);
+        assert_eq!(models["models"][1]["downloading"], false);
+        voice.cancel_download().unwrap();
+        assert_eq!(ended(&mut heard).await.0, DownloadState::Cancelled);
+        assert_eq!(voice.models()["models"][0]["downloading"], false);
+        assert_eq!(
+            voice.cancel_download().unwrap_err().code,
+            Code::NotPending,
+            "the cancelled download is over"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_failed_download_is_told_and_remembered() {
+        // Nothing listens on the discard port of the loopback.
+        let (voice, mut heard, _dir) = device("http://127.0.0.1:9");
+        voice.download(LocalModel::TinyEn).unwrap();
+        let (state, why) = ended(&mut heard).await;
+        assert_eq!(state, DownloadState::Failed);
+        let why = why.unwrap();
+        assert_eq!(voice.models()["models"][0]["failure"], why.as_str());
+        assert_eq!(voice.models()["models"][0]["downloaded"], false);
+        assert_eq!(voice.models()["models"][1]["failure"], Value::Null);
+    }
+
+    #[tokio::test]
+    async fn a_model_not_here_and_a_recording_not_wav_are_refused_with_why() {
+        let (voice, _heard, _dir) = device("http://127.0.0.1:9");
+        let e = voice.engine(LocalModel::BaseEn).await.err().unwrap();
+        assert_eq!(e.code, Code::ModelNotDownloaded);
+        assert!(
+            e.message.contains("clawmux voice download base.en"),
+            "{}",
+            e.message
+        );
+        let e = voice
+            .transcribe(LocalModel::BaseEn, "audio/webm", vec![1, 2, 3])
+            .await
+            .unwrap_err();
+        assert_eq!(e.code, Code::NotAudio);
     }
 }

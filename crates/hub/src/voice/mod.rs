@@ -204,6 +204,20 @@ impl Hub {
             .await
     }
 
+    /// Loads the model the settings name, if speech becomes text on the device and the model is here:
+    /// called when the user starts talking, so the words are not kept waiting for it.
+    pub async fn warm_voice(&self) -> Result<(), HubError> {
+        let settings = self.voice_settings().await?;
+        if settings.speech_to_text() != clawmux_voice::SpeechToText::Device {
+            return Ok(());
+        }
+        match self.device_voice().engine(settings.local_model).await {
+            // Nothing to warm yet: the recording that follows says so, and keeps itself.
+            Err(e) if e.code == Code::ModelNotDownloaded => Ok(()),
+            other => other.map(drop),
+        }
+    }
+
     /// Transcribes a kept recording and stores the words as the user's voice message (client key
     /// `voice:<id>`, so once); the kept file goes once the message is stored.
     async fn transcribe(
@@ -217,7 +231,8 @@ impl Hub {
         let settings = self.voice_settings().await?;
         let text = match settings.speech_to_text() {
             clawmux_voice::SpeechToText::Device => {
-                self.transcribe_on_device(settings.local_model, content_type, audio)
+                self.device_voice()
+                    .transcribe(settings.local_model, content_type, audio)
                     .await?
             }
             clawmux_voice::SpeechToText::Service => {
