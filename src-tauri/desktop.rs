@@ -1,5 +1,5 @@
-//! The desktop app's state, shared by its commands: the hub it runs, the agent the window shows, the
-//! push-to-talk recorder and the terminal panels.
+//! The desktop app's state, shared by its commands: the hub it runs, the agent the window shows and the
+//! push-to-talk recorder. (The terminal panels' viewers are state of their own, `terminals.rs`.)
 
 use std::sync::{Arc, Mutex};
 
@@ -7,7 +7,6 @@ use clawmux_core::wire::Code;
 use clawmux_hub::{Hub, HubError};
 
 use crate::recorder::Recorder;
-use crate::terminals::Terminals;
 
 /// The app's state: the hub if it started, or why it did not.
 pub struct Desktop {
@@ -19,8 +18,6 @@ pub struct Desktop {
     pub viewing: Mutex<Option<String>>,
     /// Push-to-talk.
     pub recorder: Arc<Recorder>,
-    /// The terminal panels' viewers.
-    pub terminals: Terminals,
 }
 
 impl Desktop {

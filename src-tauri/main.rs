@@ -65,6 +65,7 @@ fn main() {
                 args.microphone.clone(),
             ));
             app.manage(desktop);
+            app.manage(terminals::Terminals::default());
             events::forward(app.handle().clone());
             geometry::save_on_change(app.handle());
             Ok(())

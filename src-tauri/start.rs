@@ -61,7 +61,6 @@ pub async fn start_hub(data_dir: &Path, microphone: Source) -> Desktop {
         port: None,
         viewing: Mutex::new(None),
         recorder: recorder.clone(),
-        terminals: Default::default(),
     };
     let hub = match Hub::open(data_dir).await {
         Ok(hub) => hub,
@@ -91,7 +90,6 @@ pub async fn start_hub(data_dir: &Path, microphone: Source) -> Desktop {
                     port: Some(port),
                     viewing: Mutex::new(None),
                     recorder,
-                    terminals: Default::default(),
                 };
             }
             Err(e) => last_error = e.to_string(),

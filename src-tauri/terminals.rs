@@ -47,6 +47,7 @@ impl Terminals {
 #[tauri::command]
 pub async fn terminal_open(
     desktop: State<'_, Desktop>,
+    terminals: State<'_, Terminals>,
     agent: String,
     cols: u16,
     rows: u16,
@@ -56,9 +57,9 @@ pub async fn terminal_open(
     let mut viewer = hub
         .open_terminal(&agent, terminal::size(cols, rows)?)
         .await?;
-    let id = desktop.terminals.next.fetch_add(1, Ordering::Relaxed);
+    let id = terminals.next.fetch_add(1, Ordering::Relaxed);
     let (close, mut closed) = oneshot::channel();
-    desktop.terminals.open().insert(
+    terminals.open().insert(
         id,
         Open {
             control: viewer.control(),
@@ -90,22 +91,25 @@ pub async fn terminal_open(
 
 /// Keys typed into viewer `id`.
 #[tauri::command]
-pub fn terminal_input(desktop: State<'_, Desktop>, id: u64, data: String) -> Result<(), HubError> {
-    desktop.terminals.control(id)?.input(data.into_bytes());
+pub fn terminal_input(
+    terminals: State<'_, Terminals>,
+    id: u64,
+    data: String,
+) -> Result<(), HubError> {
+    terminals.control(id)?.input(data.into_bytes());
     Ok(())
 }
 
 /// Viewer `id`'s panel has a new size.
 #[tauri::command]
 pub fn terminal_resize(
-    desktop: State<'_, Desktop>,
+    terminals: State<'_, Terminals>,
     id: u64,
     cols: u16,
     rows: u16,
 ) -> Result<(), HubError> {
     let size = terminal::size(cols, rows)?;
-    desktop
-        .terminals
+    terminals
         .control(id)?
         .resize(size)
         .map_err(|e| HubError::new(Code::Internal, format!("cannot resize the terminal: {e}")))
@@ -113,12 +117,12 @@ pub fn terminal_resize(
 
 /// Closes viewer `id` (only that viewer: the agent goes on). Closing one already closed is no error.
 #[tauri::command]
-pub fn terminal_close(desktop: State<'_, Desktop>, id: u64) {
-    desktop.terminals.open().remove(&id);
+pub fn terminal_close(terminals: State<'_, Terminals>, id: u64) {
+    terminals.open().remove(&id);
 }
 
 /// Closes every viewer of the window: the page is new and holds none of them.
 #[tauri::command]
-pub fn terminal_close_all(desktop: State<'_, Desktop>) {
-    desktop.terminals.open().clear();
+pub fn terminal_close_all(terminals: State<'_, Terminals>) {
+    terminals.open().clear();
 }

@@ -12,6 +12,7 @@ use crate::attention::Need;
 use crate::decision::{Decision, Outcome};
 use crate::event::Source;
 use crate::opinion::ClaudeStatus;
+pub use crate::state::shown;
 use crate::state::{Snapshot, State};
 use crate::time::Millis;
 
@@ -172,17 +173,6 @@ pub fn explain(
         claude_now: ctx.claude_now,
         disagreement,
         recent: recent.iter().rev().map(line).collect(),
-    }
-}
-
-/// What the sidebar shows for a snapshot.
-pub fn shown(s: &Snapshot) -> &'static str {
-    match (&s.attention, s.state) {
-        (Some(_), _) => "Needs you",
-        (None, State::Starting) => "Starting",
-        (None, State::Idle) => "Idle",
-        (None, State::Processing | State::Compacting) => "Working",
-        (None, State::Dead) => "Offline",
     }
 }
 

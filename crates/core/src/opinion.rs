@@ -74,7 +74,7 @@ pub struct Opinion {
 pub fn disagreement(ours: &Snapshot, theirs: ClaudeStatus) -> Option<String> {
     let needs_you = ours.attention.as_ref().is_some_and(|a| a.need.is_waiting());
     let spawned = !ours.observed;
-    let shown = crate::explain::shown(ours);
+    let shown = crate::state::shown(ours);
     let why = match (ours.state, theirs) {
         (_, ClaudeStatus::Unknown) => return None,
         (State::Dead, ClaudeStatus::Gone) => return None,

@@ -14,9 +14,9 @@ use serde_json::{json, Value};
 use crate::attention::{AttentionChange, Need};
 use crate::decision::Decision;
 use crate::event::Source;
-use crate::explain::shown;
 use crate::redact::{redact, redact_text, REDACTED};
 use crate::replay::Expectation;
+use crate::state::shown;
 use crate::state::{Snapshot, State};
 use crate::time::Millis;
 

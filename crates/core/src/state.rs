@@ -113,3 +113,14 @@ impl Snapshot {
         }
     }
 }
+
+/// What the sidebar shows for a snapshot.
+pub fn shown(s: &Snapshot) -> &'static str {
+    match (&s.attention, s.state) {
+        (Some(_), _) => "Needs you",
+        (None, State::Starting) => "Starting",
+        (None, State::Idle) => "Idle",
+        (None, State::Processing | State::Compacting) => "Working",
+        (None, State::Dead) => "Offline",
+    }
+}

@@ -138,7 +138,7 @@ impl Hub {
         if payload.value.is_none() {
             payload.usable()?;
         }
-        let (session_id, cwd) = crate::observe::identity(&payload)?;
+        let (session_id, cwd) = crate::observe::identity(payload.value.as_ref())?;
         let agent = match self.store().observed_agent(session_id).await? {
             Some(row) => row.name,
             None => {

@@ -23,7 +23,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use clawmux_core::State;
 
-use crate::asks::Asks;
+use crate::asks::request::Asks;
 use crate::lifecycle::running::Running;
 use crate::mailbox::Mailbox;
 

@@ -8,9 +8,9 @@
 //! labels it "observed".
 
 use clawmux_core::wire::Code;
+use serde_json::Value;
 
 use crate::error::HubError;
-use crate::hooks::Payload;
 use crate::hub::{now, Hub};
 use crate::ui_event::{SessionInfo, UiEvent};
 
@@ -48,9 +48,9 @@ fn observed_name(cwd: &str, session_id: &str) -> String {
 }
 
 /// Who an observed hook is from: its session's id (letters, digits, - and _) and its absolute folder.
-pub(crate) fn identity<'p>(payload: &'p Payload<'_>) -> Result<(&'p str, &'p str), HubError> {
-    let session_id = payload
-        .text("session_id")
+pub(crate) fn identity(payload: Option<&Value>) -> Result<(&str, &str), HubError> {
+    let text = |field: &str| payload?.get(field)?.as_str();
+    let session_id = text("session_id")
         .filter(|s| {
             !s.is_empty()
                 && s.len() <= MAX_SESSION_ID
@@ -63,15 +63,12 @@ pub(crate) fn identity<'p>(payload: &'p Payload<'_>) -> Result<(&'p str, &'p str
                 "an observed hook needs a `session_id` (letters, digits, - and _)",
             )
         })?;
-    let cwd = payload
-        .text("cwd")
-        .filter(|c| c.starts_with('/'))
-        .ok_or_else(|| {
-            HubError::new(
-                Code::MalformedEvent,
-                "an observed hook needs an absolute `cwd`",
-            )
-        })?;
+    let cwd = text("cwd").filter(|c| c.starts_with('/')).ok_or_else(|| {
+        HubError::new(
+            Code::MalformedEvent,
+            "an observed hook needs an absolute `cwd`",
+        )
+    })?;
     Ok((session_id, cwd))
 }
 

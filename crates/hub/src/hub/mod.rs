@@ -67,7 +67,7 @@ struct Inner {
     /// Speech to text on the device: the loaded model, the download under way.
     device_voice: crate::voice::device::DeviceVoice,
     /// Claude Code's own view of each session, beside ours (`opinion.rs`).
-    opinions: crate::opinion::Opinions,
+    opinions: crate::opinion::judge::Opinions,
     /// Wakes the watcher of Claude Code's sessions to look for its folder again (an agent started).
     claude_poke: tokio::sync::Notify,
 }
@@ -130,9 +130,9 @@ impl Hub {
                 options,
                 port: AtomicU16::new(0),
                 device_voice,
-                opinions: std::sync::Arc::new(std::sync::Mutex::new(crate::opinion::Judge::new(
-                    options_second_opinion,
-                ))),
+                opinions: std::sync::Arc::new(std::sync::Mutex::new(
+                    crate::opinion::judge::Judge::new(options_second_opinion),
+                )),
                 claude_poke: tokio::sync::Notify::new(),
             }),
         })
@@ -163,7 +163,7 @@ impl Hub {
         &self.inner.device_voice
     }
 
-    pub(crate) fn opinions(&self) -> &crate::opinion::Opinions {
+    pub(crate) fn opinions(&self) -> &crate::opinion::judge::Opinions {
         &self.inner.opinions
     }
 
