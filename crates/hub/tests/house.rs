@@ -1,0 +1,290 @@
+//! The shape of the house, checked on the sources: no import cycle between the modules of any crate, and
+//! `impl Hub` in no more files than today (the way there: each feature a type that owns its state and its
+//! rules, which the hub composes and routes commands to; the target is four files).
+//!
+//! A module is a file. It depends on the modules its `crate::` and `super::` paths name (a path to an item
+//! counts as its module's; `use a::{b, c}` names each); its own children, named by relative paths, are part
+//! of it. Test modules (after `#[cfg(test)]`) are left out: a test may reach anywhere.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Every module under `root` (`a::b`; the crate's root is ``) with its source up to its tests.
+fn modules(root: &Path) -> BTreeMap<String, String> {
+    let mut found = BTreeMap::new();
+    let mut dirs = vec![root.to_owned()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let rel = path.strip_prefix(root).unwrap().with_extension("");
+            let mut parts: Vec<String> = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            if parts
+                .last()
+                .is_some_and(|l| ["mod", "lib", "main"].contains(&l.as_str()))
+            {
+                parts.pop();
+            }
+            let source = std::fs::read_to_string(&path).unwrap();
+            let source = source.split("#[cfg(test)]").next().unwrap_or("").to_owned();
+            found.insert(parts.join("::"), source);
+        }
+    }
+    found
+}
+
+fn ident(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+/// The paths written after each `crate::` or `super::` in `source`, braces expanded: (which, segments).
+fn paths(source: &str) -> Vec<(&'static str, Vec<String>)> {
+    let mut found = Vec::new();
+    for anchor in ["crate::", "super::"] {
+        for (at, _) in source.match_indices(anchor) {
+            if source[..at].chars().next_back().is_some_and(ident) {
+                continue;
+            }
+            let rest = &source[at + anchor.len()..];
+            // The path: identifiers and `::`, or one braced group.
+            let mut end = 0;
+            let mut depth = 0;
+            for (i, c) in rest.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth > 0 => depth -= 1,
+                    c if depth > 0 || ident(c) || c == ':' || c == '*' => {}
+                    _ => {
+                        end = i;
+                        break;
+                    }
+                }
+                end = i + c.len_utf8();
+                if depth == 0 && c == '}' {
+                    break;
+                }
+            }
+            for segments in expand(&rest[..end]) {
+                found.push((anchor.trim_end_matches("::"), segments));
+            }
+        }
+    }
+    found
+}
+
+/// `a::{b, c::{d, e}}` as `[a, b]`, `[a, c, d]`, `[a, c, e]`.
+fn expand(path: &str) -> Vec<Vec<String>> {
+    let split = |s: &str| -> Vec<String> {
+        s.split("::")
+            .map(|p| p.split(" as ").next().unwrap_or("").trim().to_owned())
+            .filter(|p| !p.is_empty() && p != "self" && p != "*")
+            .collect()
+    };
+    let Some(open) = path.find('{') else {
+        return vec![split(path)];
+    };
+    let prefix = split(&path[..open]);
+    let inner = &path[open + 1..path.rfind('}').unwrap_or(path.len())];
+    let (mut parts, mut depth, mut start) = (Vec::new(), 0, 0);
+    for (i, c) in inner.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&inner[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&inner[start..]);
+    parts
+        .into_iter()
+        .filter(|p| !p.trim().is_empty())
+        .flat_map(expand)
+        .map(|tail| [prefix.clone(), tail].concat())
+        .collect()
+}
+
+/// Which module of `all` a path from the crate's root names: its longest prefix that is one.
+fn module_of(all: &BTreeMap<String, String>, segments: &[String]) -> Option<String> {
+    (1..=segments.len())
+        .rev()
+        .map(|n| segments[..n].join("::"))
+        .find(|m| all.contains_key(m))
+}
+
+fn graph(all: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<String>> {
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (module, source) in all {
+        let parent: Vec<String> = module
+            .split("::")
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+            .split_last()
+            .map(|(_, p)| p.to_vec())
+            .unwrap_or_default();
+        for (anchor, segments) in paths(source) {
+            let base = if anchor == "crate" {
+                Vec::new()
+            } else {
+                parent.clone()
+            };
+            let full = [base.clone(), segments].concat();
+            let target =
+                module_of(all, &full).or_else(|| (anchor == "super").then(|| base.join("::")));
+            if let Some(target) = target.filter(|t| !t.is_empty() && t != module) {
+                graph.entry(module.clone()).or_default().insert(target);
+            }
+        }
+    }
+    graph
+}
+
+/// The groups of modules that depend on each other (Tarjan's strongly connected components, of two or
+/// more).
+fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    struct Walk<'g> {
+        graph: &'g BTreeMap<String, BTreeSet<String>>,
+        index: BTreeMap<&'g str, usize>,
+        low: BTreeMap<&'g str, usize>,
+        stack: Vec<&'g str>,
+        found: Vec<Vec<String>>,
+    }
+    impl<'g> Walk<'g> {
+        fn visit(&mut self, v: &'g str) {
+            let n = self.index.len();
+            self.index.insert(v, n);
+            self.low.insert(v, n);
+            self.stack.push(v);
+            for w in self.graph.get(v).into_iter().flatten() {
+                if !self.index.contains_key(w.as_str()) {
+                    self.visit(w);
+                    let low = self.low[v].min(self.low[w.as_str()]);
+                    self.low.insert(v, low);
+                } else if self.stack.contains(&w.as_str()) {
+                    let low = self.low[v].min(self.index[w.as_str()]);
+                    self.low.insert(v, low);
+                }
+            }
+            if self.low[v] == self.index[v] {
+                let mut group = Vec::new();
+                while let Some(w) = self.stack.pop() {
+                    group.push(w.to_owned());
+                    if w == v {
+                        break;
+                    }
+                }
+                if group.len() > 1 {
+                    group.sort();
+                    self.found.push(group);
+                }
+            }
+        }
+    }
+    let mut walk = Walk {
+        graph,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        found: Vec::new(),
+    };
+    for v in graph.keys() {
+        if !walk.index.contains_key(v.as_str()) {
+            walk.visit(v);
+        }
+    }
+    walk.found
+}
+
+/// Every crate's sources: the libraries and binaries of `crates/`, and the desktop app.
+fn crates() -> Vec<PathBuf> {
+    let mut roots: Vec<PathBuf> = std::fs::read_dir(workspace().join("crates"))
+        .unwrap()
+        .map(|e| e.unwrap().path().join("src"))
+        .filter(|p| p.is_dir())
+        .collect();
+    roots.push(workspace().join("src-tauri"));
+    roots.sort();
+    roots
+}
+
+#[test]
+fn no_crate_has_an_import_cycle() {
+    let mut found = Vec::new();
+    for root in crates() {
+        for group in cycles(&graph(&modules(&root))) {
+            found.push(format!("{}: {}", root.display(), group.join(", ")));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "modules that depend on each other:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_cycle_check_finds_a_cycle() {
+    let all: BTreeMap<String, String> = [
+        ("hub", "use crate::asks::Asks;"),
+        ("asks", "use crate::{hub::Hub, error};"),
+        ("asks::plan", "use super::Verdict;"),
+        ("error", ""),
+        ("lonely", "use crate::error::HubError;"),
+    ]
+    .into_iter()
+    .map(|(m, s)| (m.to_owned(), s.to_owned()))
+    .collect();
+    let graph = graph(&all);
+    assert_eq!(
+        graph["asks"],
+        BTreeSet::from(["hub".to_owned(), "error".to_owned()])
+    );
+    assert_eq!(graph["asks::plan"], BTreeSet::from(["asks".to_owned()]));
+    assert_eq!(
+        cycles(&graph),
+        vec![vec!["asks".to_owned(), "hub".to_owned()]]
+    );
+}
+
+/// The files of the hub crate with an `impl Hub` block.
+fn impl_hub_files() -> Vec<String> {
+    let root = workspace().join("crates/hub/src");
+    let mut files: Vec<String> = modules(&root)
+        .into_iter()
+        .filter(|(_, source)| source.lines().any(|l| l.starts_with("impl Hub {")))
+        .map(|(module, _)| module)
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn impl_hub_spreads_no_further() {
+    // A ratchet: lower it as features become types of their own, never raise it. New features (worktrees,
+    // usage, search, machines) land as owners of their state that the hub composes.
+    const AT_MOST: usize = 20;
+    let files = impl_hub_files();
+    assert!(
+        files.len() <= AT_MOST,
+        "`impl Hub` is in {} files, at most {AT_MOST} allowed: {files:#?}",
+        files.len()
+    );
+}
