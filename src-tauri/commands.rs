@@ -2,6 +2,7 @@
 //! runs), speech from the hub's speech service as raw bytes, and two small ones of the app's own.
 //! (Push-to-talk has its own file, `recording.rs`.)
 
+use clawmux_hub::commands::Reply;
 use clawmux_hub::{Command, HubError};
 use serde_json::{json, Value};
 use tauri::State;
@@ -10,7 +11,7 @@ use crate::desktop::Desktop;
 
 /// Runs a command of the hub's UI surface.
 #[tauri::command]
-pub async fn hub(desktop: State<'_, Desktop>, command: Command) -> Result<Value, HubError> {
+pub async fn hub(desktop: State<'_, Desktop>, command: Command) -> Result<Reply, HubError> {
     desktop.running()?.dispatch(command).await
 }
 

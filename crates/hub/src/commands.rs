@@ -8,16 +8,21 @@
 
 use std::path::PathBuf;
 
+use clawmux_core::explain::Explanation;
 use clawmux_core::wire::Code;
 use clawmux_core::wire::MsgId;
-use serde::Deserialize;
-use serde_json::{json, Value};
+use clawmux_voice::local::LocalModel;
+use clawmux_voice::PublicSettings;
+use serde::{Deserialize, Serialize};
 
 use crate::asks::AnswerRequest;
 use crate::error::HubError;
+use crate::explain::Report;
 use crate::hub::Hub;
-use crate::lifecycle::SpawnRequest;
-use crate::ui_event::MessageOut;
+use crate::import::AgentImport;
+use crate::lifecycle::{Capabilities, SpawnRequest};
+use crate::ui_event::{MessageOut, SessionInfo};
+use crate::voice::device::Models;
 
 /// The most messages one history page returns.
 pub const MAX_PAGE: u32 = 1000;
@@ -130,51 +135,106 @@ pub enum Command {
     },
 }
 
+/// What a command answers, a type per kind of answer; every transport sends it as JSON (each variant's
+/// own JSON: the command says which to expect).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Reply {
+    /// `sessions`: every agent as the sidebar shows it.
+    Sessions(Vec<SessionInfo>),
+    /// `add_agent`, `spawn`, `terminate`, `restart`: the agent as the sidebar shows it now.
+    Session(Box<SessionInfo>),
+    /// `user_message`: the stored message (once per client id).
+    Sent {
+        /// Its id.
+        id: MsgId,
+        /// Its cursor.
+        seq: i64,
+    },
+    /// `explain`.
+    Explanation(Box<Explanation>),
+    /// `report`: the case file, and where it was saved.
+    Report(Box<Report>),
+    /// `capabilities`.
+    Capabilities(Capabilities),
+    /// `import`: what importing each agent's history did.
+    Imported(Vec<AgentImport>),
+    /// `voice_settings`, `set_voice_settings`: the settings, the key only as set or not.
+    VoiceSettings(PublicSettings),
+    /// `voice_models`.
+    Models(Models),
+    /// `download_model`: the download started.
+    Downloading {
+        /// Its model.
+        downloading: LocalModel,
+    },
+    /// `history`: a page of a conversation.
+    History {
+        /// The agent.
+        session_id: String,
+        /// The page, oldest first.
+        messages: Vec<MessageOut>,
+    },
+    /// Done, nothing to tell (`{}`): `answer`, `interrupt`, `dismiss`, `mark_read`, `cancel_download`,
+    /// `warm_voice`.
+    Done {},
+}
+
 fn message_id(s: &str, code: Code) -> Result<MsgId, HubError> {
     MsgId::parse(s).map_err(|e| HubError::new(code, e.to_string()))
 }
 
 impl Hub {
-    /// Runs a command of the UI's surface; the answer is JSON for every transport.
-    pub async fn dispatch(&self, command: Command) -> Result<Value, HubError> {
+    /// Runs a command of the UI's surface.
+    pub async fn dispatch(&self, command: Command) -> Result<Reply, HubError> {
         match command {
-            Command::Sessions {} => Ok(json!(self.sessions().await?)),
-            Command::AddAgent { name, work_dir } => {
-                Ok(json!(self.add_agent(&name, work_dir.as_deref()).await?))
-            }
-            Command::Spawn(req) => Ok(json!(self.spawn(req).await?)),
+            Command::Sessions {} => Ok(Reply::Sessions(self.sessions().await?)),
+            Command::AddAgent { name, work_dir } => Ok(Reply::Session(Box::new(
+                self.add_agent(&name, work_dir.as_deref()).await?,
+            ))),
+            Command::Spawn(req) => Ok(Reply::Session(Box::new(self.spawn(req).await?))),
             Command::Answer(answer) => {
                 self.answer(answer).await?;
-                Ok(json!({}))
+                Ok(Reply::Done {})
             }
-            Command::Terminate { session_id } => Ok(json!(self.terminate(&session_id).await?)),
-            Command::Restart { session_id } => Ok(json!(self.restart(&session_id).await?)),
+            Command::Terminate { session_id } => {
+                Ok(Reply::Session(Box::new(self.terminate(&session_id).await?)))
+            }
+            Command::Restart { session_id } => {
+                Ok(Reply::Session(Box::new(self.restart(&session_id).await?)))
+            }
             Command::Interrupt { session_id } => {
                 self.interrupt(&session_id).await?;
-                Ok(json!({}))
+                Ok(Reply::Done {})
             }
-            Command::Explain { session_id } => Ok(json!(self.explain(&session_id).await?)),
+            Command::Explain { session_id } => Ok(Reply::Explanation(Box::new(
+                self.explain(&session_id).await?,
+            ))),
             Command::Dismiss { session_id } => {
                 self.dismiss(&session_id, clawmux_core::Source::Ui).await?;
-                Ok(json!({}))
+                Ok(Reply::Done {})
             }
-            Command::Report(req) => Ok(json!(self.report(req).await?)),
-            Command::Capabilities {} => Ok(self.capabilities().await),
-            Command::Import {} => Ok(json!(self.import_original().await)),
-            Command::VoiceSettings {} => Ok(self.voice_settings().await?.public()),
-            Command::SetVoiceSettings { settings } => self.set_voice_settings(settings).await,
-            Command::VoiceModels {} => Ok(self.device_voice().models()),
+            Command::Report(req) => Ok(Reply::Report(Box::new(self.report(req).await?))),
+            Command::Capabilities {} => Ok(Reply::Capabilities(self.capabilities().await)),
+            Command::Import {} => Ok(Reply::Imported(self.import_original().await)),
+            Command::VoiceSettings {} => {
+                Ok(Reply::VoiceSettings(self.voice_settings().await?.public()))
+            }
+            Command::SetVoiceSettings { settings } => Ok(Reply::VoiceSettings(
+                self.set_voice_settings(settings).await?,
+            )),
+            Command::VoiceModels {} => Ok(Reply::Models(self.device_voice().models())),
             Command::DownloadModel { model } => {
                 self.device_voice().download(model)?;
-                Ok(json!({ "downloading": model }))
+                Ok(Reply::Downloading { downloading: model })
             }
             Command::CancelDownload {} => {
                 self.device_voice().cancel_download()?;
-                Ok(json!({}))
+                Ok(Reply::Done {})
             }
             Command::WarmVoice {} => {
                 self.warm_voice().await?;
-                Ok(json!({}))
+                Ok(Reply::Done {})
             }
             Command::UserMessage {
                 session_id,
@@ -185,12 +245,15 @@ impl Hub {
                 let m = self
                     .user_message(&session_id, &text, voice, client_id.as_deref())
                     .await?;
-                Ok(json!({ "id": m.id, "seq": m.seq }))
+                Ok(Reply::Sent {
+                    id: m.id,
+                    seq: m.seq,
+                })
             }
             Command::MarkRead { session_id, up_to } => {
                 self.mark_read(&session_id, &message_id(&up_to, Code::BadMessageId)?)
                     .await?;
-                Ok(json!({}))
+                Ok(Reply::Done {})
             }
             Command::History {
                 session_id,
@@ -208,7 +271,7 @@ impl Hub {
         after: Option<String>,
         before: Option<String>,
         limit: Option<u32>,
-    ) -> Result<Value, HubError> {
+    ) -> Result<Reply, HubError> {
         let limit = limit.unwrap_or(DEFAULT_PAGE).clamp(1, MAX_PAGE);
         let store = self.store();
         store.agent(session_id).await?;
@@ -235,7 +298,9 @@ impl Hub {
             }
             (None, None) => store.latest(session_id, limit).await?,
         };
-        let messages: Vec<MessageOut> = page.iter().map(MessageOut::from).collect();
-        Ok(json!({ "session_id": session_id, "messages": messages }))
+        Ok(Reply::History {
+            session_id: session_id.to_owned(),
+            messages: page.iter().map(MessageOut::from).collect(),
+        })
     }
 }

@@ -14,6 +14,13 @@ use strum::IntoEnumIterator;
 /// The commands `command` has made, so the test can say which it never ran.
 static MADE: Mutex<Vec<CommandName>> = Mutex::new(Vec::new());
 
+/// Runs a command as a transport does: its reply as the JSON it sends.
+async fn run(hub: &Hub, command: Command) -> Result<serde_json::Value, clawmux_hub::HubError> {
+    hub.dispatch(command)
+        .await
+        .map(|reply| serde_json::to_value(reply).unwrap())
+}
+
 fn command(v: serde_json::Value) -> Command {
     let command: Command = serde_json::from_value(v).unwrap();
     MADE.lock().unwrap().push(CommandName::from(&command));
@@ -34,36 +41,40 @@ fn every_command_runs_through_dispatch() {
             ..Options::from_env()
         };
         let hub = Hub::open_with(dir.path(), options).await.unwrap();
-        let added = hub.dispatch(command(json!({"command": "add_agent", "name": "sky"}))).await.unwrap();
+        let added = run(&hub, command(json!({"command": "add_agent", "name": "sky"}))).await.unwrap();
         assert_eq!(added["session_id"], "sky");
         assert_eq!(added["state"], "starting");
 
-        let sent = hub
-            .dispatch(command(json!({"command": "user_message", "session_id": "sky", "text": "hi", "client_id": "c1"})))
+        let sent = run(
+            &hub,
+            command(json!({"command": "user_message", "session_id": "sky", "text": "hi", "client_id": "c1"})))
             .await
             .unwrap();
-        let again = hub
-            .dispatch(command(json!({"command": "user_message", "session_id": "sky", "text": "hi", "client_id": "c1"})))
+        let again = run(
+            &hub,
+            command(json!({"command": "user_message", "session_id": "sky", "text": "hi", "client_id": "c1"})))
             .await
             .unwrap();
         assert_eq!(sent, again, "a retried command stores nothing new");
 
-        let page = hub.dispatch(command(json!({"command": "history", "session_id": "sky"}))).await.unwrap();
+        let page = run(&hub, command(json!({"command": "history", "session_id": "sky"}))).await.unwrap();
         assert_eq!(page["messages"][0]["id"], sent["id"]);
-        let err = hub
-            .dispatch(command(json!({"command": "history", "session_id": "sky", "after": "msg-00000000"})))
+        let err = run(
+            &hub,
+            command(json!({"command": "history", "session_id": "sky", "after": "msg-00000000"})))
             .await
             .unwrap_err();
         assert_eq!(err.code, Code::UnknownCursor);
 
-        hub.dispatch(command(json!({"command": "mark_read", "session_id": "sky", "up_to": sent["id"]})))
+        run(&hub, command(json!({"command": "mark_read", "session_id": "sky", "up_to": sent["id"]})))
             .await
             .unwrap();
-        let sessions = hub.dispatch(command(json!({"command": "sessions"}))).await.unwrap();
+        let sessions = run(&hub, command(json!({"command": "sessions"}))).await.unwrap();
         assert_eq!(sessions[0]["unread_count"], 0);
 
-        let err = hub
-            .dispatch(command(json!({"command": "user_message", "session_id": "ghost", "text": "x"})))
+        let err = run(
+            &hub,
+            command(json!({"command": "user_message", "session_id": "ghost", "text": "x"})))
             .await
             .unwrap_err();
         assert_eq!(err.code, Code::UnknownAgent);
@@ -71,7 +82,7 @@ fn every_command_runs_through_dispatch() {
         // `sky` was registered, not started: ClawMux runs no process of it to start, end or interrupt.
         let refused = |c: serde_json::Value| {
             let hub = hub.clone();
-            async move { hub.dispatch(command(c)).await.unwrap_err().code }
+            async move { run(&hub, command(c)).await.unwrap_err().code }
         };
         assert_eq!(
             refused(json!({"command": "spawn", "name": "sky", "demo": true})).await,
@@ -92,15 +103,16 @@ fn every_command_runs_through_dispatch() {
         );
 
         // The indicator explained, dismissed, reported.
-        let explained = hub.dispatch(command(json!({"command": "explain", "session_id": "sky"}))).await.unwrap();
+        let explained = run(&hub, command(json!({"command": "explain", "session_id": "sky"}))).await.unwrap();
         assert_eq!((explained["shown"].clone(), explained["state"].clone()), (json!("Starting"), json!("starting")));
         assert!(explained.get("until").is_none(), "the hub does not start sky: it sets it no deadline");
         assert_eq!(
             refused(json!({"command": "dismiss", "session_id": "sky"})).await,
             Code::NotDismissable
         );
-        let report = hub
-            .dispatch(command(json!({"command": "report", "session_id": "sky", "right": "idle"})))
+        let report = run(
+            &hub,
+            command(json!({"command": "report", "session_id": "sky", "right": "idle"})))
             .await
             .unwrap();
         let text = report["text"].as_str().unwrap();
@@ -112,32 +124,32 @@ fn every_command_runs_through_dispatch() {
             Code::BadQuery
         );
 
-        let caps = hub.dispatch(command(json!({"command": "capabilities"}))).await.unwrap();
+        let caps = run(&hub, command(json!({"command": "capabilities"}))).await.unwrap();
         assert!(caps["tmux"].is_boolean() && caps["to_import"] == 0, "{caps}");
-        let imported = hub.dispatch(command(json!({"command": "import"}))).await.unwrap();
+        let imported = run(&hub, command(json!({"command": "import"}))).await.unwrap();
         assert_eq!(imported, json!([]), "there is no original installation to import");
 
         let bad = json!({"command": "set_voice_settings", "settings": {"transcription_url": "file:///etc/passwd"}});
         assert_eq!(refused(bad).await, Code::BadVoiceSettings);
-        hub.dispatch(command(json!({"command": "set_voice_settings",
+        run(&hub, command(json!({"command": "set_voice_settings",
             "settings": {"transcription_url": "http://127.0.0.1:9/v1/audio/transcriptions", "api_key": "k"}})))
             .await
             .unwrap();
-        let voice = hub.dispatch(command(json!({"command": "voice_settings"}))).await.unwrap();
+        let voice = run(&hub, command(json!({"command": "voice_settings"}))).await.unwrap();
         assert_eq!(voice["transcription_url"], "http://127.0.0.1:9/v1/audio/transcriptions");
         assert_eq!((voice["api_key_set"].clone(), voice.get("api_key")), (json!(true), None));
 
         // Speech on the device: the models, one download started and cancelled (or already failed), and
         // nothing to warm while speech goes to a service.
-        let models = hub.dispatch(command(json!({"command": "voice_models"}))).await.unwrap();
+        let models = run(&hub, command(json!({"command": "voice_models"}))).await.unwrap();
         assert_eq!(models["models"].as_array().map(Vec::len), Some(3), "{models}");
-        let started = hub.dispatch(command(json!({"command": "download_model", "model": "tiny.en"}))).await.unwrap();
+        let started = run(&hub, command(json!({"command": "download_model", "model": "tiny.en"}))).await.unwrap();
         assert_eq!(started, json!({"downloading": "tiny.en"}));
-        match hub.dispatch(command(json!({"command": "cancel_download"}))).await {
+        match run(&hub, command(json!({"command": "cancel_download"}))).await {
             Ok(done) => assert_eq!(done, json!({})),
             Err(e) => assert_eq!(e.code, Code::NotPending, "the download had failed already"),
         }
-        hub.dispatch(command(json!({"command": "warm_voice"}))).await.unwrap();
+        run(&hub, command(json!({"command": "warm_voice"}))).await.unwrap();
     });
     let made = MADE.lock().unwrap().clone();
     let never: Vec<CommandName> = CommandName::iter().filter(|c| !made.contains(c)).collect();

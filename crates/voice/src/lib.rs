@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 pub mod local;
 mod settings;
 
-pub use settings::{SpeechToText, VoiceSettings, SETTINGS_FILE};
+pub use settings::{PublicSettings, SpeechToText, VoiceSettings, SETTINGS_FILE};
 
 /// The largest speech answer accepted.
 const MAX_SPEECH: u64 = 20 * 1024 * 1024;

@@ -2,7 +2,6 @@
 
 use clawmux_core::wire::Code;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
 
 use crate::local::LocalModel;
 use crate::VoiceError;
@@ -50,6 +49,27 @@ pub struct VoiceSettings {
     /// A bearer key for the services, if they want one. Never sent back to the UI.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api_key: Option<String>,
+}
+
+/// The settings as the UI sees them: the key only as set or not, where speech becomes text resolved.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PublicSettings {
+    /// The transcription endpoint.
+    pub transcription_url: Option<String>,
+    /// The transcription model name.
+    pub transcription_model: String,
+    /// The speech endpoint.
+    pub speech_url: Option<String>,
+    /// The speech model name.
+    pub speech_model: String,
+    /// The voice.
+    pub speech_voice: String,
+    /// Where speech becomes text.
+    pub speech_to_text: SpeechToText,
+    /// The model the device uses.
+    pub local_model: LocalModel,
+    /// Whether a key is saved (the key itself never leaves the hub).
+    pub api_key_set: bool,
 }
 
 fn default_local_model() -> LocalModel {
@@ -110,13 +130,16 @@ impl VoiceSettings {
     }
 
     /// As the UI sees them: the key only as "set or not".
-    pub fn public(&self) -> Value {
-        let mut v = serde_json::to_value(self).unwrap_or(Value::Null);
-        if let Some(o) = v.as_object_mut() {
-            o.remove("api_key");
-            o.insert("api_key_set".into(), json!(self.api_key.is_some()));
-            o.insert("speech_to_text".into(), json!(self.speech_to_text()));
+    pub fn public(&self) -> PublicSettings {
+        PublicSettings {
+            transcription_url: self.transcription_url.clone(),
+            transcription_model: self.transcription_model.clone(),
+            speech_url: self.speech_url.clone(),
+            speech_model: self.speech_model.clone(),
+            speech_voice: self.speech_voice.clone(),
+            speech_to_text: self.speech_to_text(),
+            local_model: self.local_model,
+            api_key_set: self.api_key.is_some(),
         }
-        v
     }
 }

@@ -14,7 +14,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::SESSION_HEADER;
-use crate::commands::Command;
+use crate::commands::{Command, Reply};
 use crate::error::HubError;
 use crate::hub::Hub;
 
@@ -59,7 +59,7 @@ pub(super) async fn health() -> Json<Value> {
     Json(json!({ "ok": true, "version": env!("CARGO_PKG_VERSION") }))
 }
 
-pub(super) async fn sessions(State(hub): State<Hub>) -> Result<Json<Value>, HubError> {
+pub(super) async fn sessions(State(hub): State<Hub>) -> Result<Json<Reply>, HubError> {
     Ok(Json(hub.dispatch(Command::Sessions {}).await?))
 }
 
@@ -84,7 +84,7 @@ pub(super) async fn add_agent(
 pub(super) async fn command(
     State(hub): State<Hub>,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Json<Value>, HubError> {
+) -> Result<Json<Reply>, HubError> {
     let command: Command = body_json(body)?;
     Ok(Json(hub.dispatch(command).await?))
 }
@@ -110,7 +110,7 @@ pub(super) async fn metrics(State(hub): State<Hub>) -> Result<Response, HubError
         .into_response())
 }
 
-pub(super) async fn capabilities(State(hub): State<Hub>) -> Result<Json<Value>, HubError> {
+pub(super) async fn capabilities(State(hub): State<Hub>) -> Result<Json<Reply>, HubError> {
     Ok(Json(hub.dispatch(Command::Capabilities {}).await?))
 }
 
@@ -118,7 +118,7 @@ pub(super) async fn capabilities(State(hub): State<Hub>) -> Result<Json<Value>, 
 pub(super) async fn lifecycle(
     State(hub): State<Hub>,
     Path((session_id, action)): Path<(String, String)>,
-) -> Result<Json<Value>, HubError> {
+) -> Result<Json<Reply>, HubError> {
     let command = match action.as_str() {
         "terminate" => Command::Terminate { session_id },
         "restart" => Command::Restart { session_id },
@@ -145,7 +145,7 @@ pub(super) async fn user_message(
     State(hub): State<Hub>,
     Path(session_id): Path<String>,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Json<Value>, HubError> {
+) -> Result<Json<Reply>, HubError> {
     let UserMessage {
         text,
         voice,
@@ -169,7 +169,7 @@ pub(super) async fn mark_read(
     State(hub): State<Hub>,
     Path(session_id): Path<String>,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Json<Value>, HubError> {
+) -> Result<Json<Reply>, HubError> {
     let MarkRead { up_to } = body_json(body)?;
     Ok(Json(
         hub.dispatch(Command::MarkRead { session_id, up_to })
@@ -276,14 +276,14 @@ pub(super) async fn speech(
     Ok(([(axum::http::header::CONTENT_TYPE, ctype)], audio).into_response())
 }
 
-pub(super) async fn voice_settings(State(hub): State<Hub>) -> Result<Json<Value>, HubError> {
+pub(super) async fn voice_settings(State(hub): State<Hub>) -> Result<Json<Reply>, HubError> {
     Ok(Json(hub.dispatch(Command::VoiceSettings {}).await?))
 }
 
 pub(super) async fn set_voice_settings(
     State(hub): State<Hub>,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Json<Value>, HubError> {
+) -> Result<Json<Reply>, HubError> {
     let settings = body_json(body)?;
     Ok(Json(
         hub.dispatch(Command::SetVoiceSettings { settings }).await?,
@@ -342,7 +342,7 @@ pub(super) async fn history(
         before,
         limit,
     }): Query<HistoryQuery>,
-) -> Result<Json<Value>, HubError> {
+) -> Result<Json<Reply>, HubError> {
     let command = Command::History {
         session_id,
         after,

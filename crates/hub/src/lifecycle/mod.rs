@@ -23,8 +23,7 @@ use std::time::Duration;
 
 use clawmux_core::wire::Code;
 use clawmux_core::State;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 
 use crate::error::HubError;
 use crate::hub::{cannot_create, now, Hub};
@@ -107,17 +106,29 @@ fn create_dir(dir: &Path, created: &mut Created) -> std::io::Result<()> {
     Ok(())
 }
 
+/// What this machine offers: the UI offers the demo agent when Claude Code cannot be found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Capabilities {
+    /// Claude Code's executable, if found.
+    pub claude: Option<String>,
+    /// Whether tmux runs.
+    pub tmux: bool,
+    /// The hub's own tmux server's socket (`tmux -S` to look at the agents by hand).
+    pub tmux_socket: String,
+    /// Agents of an original installation in the data folder not imported yet: the app offers it.
+    pub to_import: usize,
+}
+
 impl Hub {
     /// Whether Claude Code and tmux can be found: the UI offers the demo agent when Claude Code cannot.
-    pub async fn capabilities(&self) -> serde_json::Value {
+    pub async fn capabilities(&self) -> Capabilities {
         let claude = launch::resolve_program(&self.options().claude);
-        json!({
-            "claude": claude.map(|p| p.display().to_string()),
-            "tmux": self.tmux().check().await.is_ok(),
-            "tmux_socket": self.tmux().socket().display().to_string(),
-            // Agents of an original installation in the data folder not imported yet: the app offers it.
-            "to_import": self.original_not_imported(),
-        })
+        Capabilities {
+            claude: claude.map(|p| p.display().to_string()),
+            tmux: self.tmux().check().await.is_ok(),
+            tmux_socket: self.tmux().socket().display().to_string(),
+            to_import: self.original_not_imported(),
+        }
     }
 
     /// Starts a new agent in its own tmux session. Returns once the process runs; everything after

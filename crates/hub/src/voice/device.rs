@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use clawmux_core::wire::Code;
 use clawmux_voice::local::{self, Engine, LocalModel, ModelFile, Progress, Timeouts};
-use serde_json::{json, Value};
+use serde::Serialize;
 use tokio::sync::broadcast;
 
 use crate::error::HubError;
@@ -28,6 +28,30 @@ use crate::ui_event::UiEvent;
 pub const THREADS: usize = 4;
 /// How often a download's progress is told, at most.
 const PROGRESS_EVERY: Duration = Duration::from_millis(250);
+
+/// The speech models the device can use (the `voice_models` command).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Models {
+    /// Each of them.
+    pub models: Vec<ModelState>,
+}
+
+/// One speech model on this device.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ModelState {
+    /// Which.
+    pub model: LocalModel,
+    /// Its size in bytes.
+    pub size: u64,
+    /// Whether it is here, whole.
+    pub downloaded: bool,
+    /// The bytes of a download left partial, if one was.
+    pub partial: Option<u64>,
+    /// Whether it is being downloaded now.
+    pub downloading: bool,
+    /// How its last download failed or stopped, if it did.
+    pub failure: Option<String>,
+}
 
 /// The download under way, and how each model's last one failed or stopped: shared with the download's
 /// thread, which ends it.
@@ -94,26 +118,23 @@ impl DeviceVoice {
     }
 
     /// Every model the device can use: its size, whether it is downloaded, how far a download is.
-    pub(crate) fn models(&self) -> Value {
+    pub(crate) fn models(&self) -> Models {
         let downloading = self.downloads.current().as_ref().map(|(m, _)| *m);
         let failures = self.downloads.failures().clone();
-        let models: Vec<Value> = LocalModel::ALL
+        let models = LocalModel::ALL
             .into_iter()
-            .map(|m| {
-                let part = std::fs::metadata(local::part_path(&m.path(&self.dir)))
+            .map(|m| ModelState {
+                model: m,
+                size: m.file().size,
+                downloaded: m.path(&self.dir).is_file(),
+                partial: std::fs::metadata(local::part_path(&m.path(&self.dir)))
                     .map(|md| md.len())
-                    .ok();
-                json!({
-                    "model": m,
-                    "size": m.file().size,
-                    "downloaded": m.path(&self.dir).is_file(),
-                    "partial": part,
-                    "downloading": downloading == Some(m),
-                    "failure": failures.get(&m),
-                })
+                    .ok(),
+                downloading: downloading == Some(m),
+                failure: failures.get(&m).cloned(),
             })
             .collect();
-        json!({ "models": models })
+        Models { models }
     }
 
     /// The engine with `model` loaded (loading it, in place of another, if need be).
@@ -311,13 +332,13 @@ mod tests {
             voice.download(LocalModel::BaseEn).unwrap_err().code,
             Code::DownloadInProgress
         );
-        let models = voice.models();
-        assert_eq!(models["models"][0]["model"], "tiny.en");
-        assert_eq!(models["models"][0]["downloading"], true);
-        assert_eq!(models["models"][1]["downloading"], false);
+        let models = voice.models().models;
+        assert_eq!(models[0].model, LocalModel::TinyEn);
+        assert!(models[0].downloading);
+        assert!(!models[1].downloading);
         voice.cancel_download().unwrap();
         assert_eq!(ended(&mut heard).await.0, DownloadState::Cancelled);
-        assert_eq!(voice.models()["models"][0]["downloading"], false);
+        assert!(!voice.models().models[0].downloading);
         assert_eq!(
             voice.cancel_download().unwrap_err().code,
             Code::NotPending,
@@ -333,9 +354,10 @@ mod tests {
         let (state, why) = ended(&mut heard).await;
         assert_eq!(state, DownloadState::Failed);
         let why = why.unwrap();
-        assert_eq!(voice.models()["models"][0]["failure"], why.as_str());
-        assert_eq!(voice.models()["models"][0]["downloaded"], false);
-        assert_eq!(voice.models()["models"][1]["failure"], Value::Null);
+        let models = voice.models().models;
+        assert_eq!(models[0].failure.as_deref(), Some(why.as_str()));
+        assert!(!models[0].downloaded);
+        assert_eq!(models[1].failure, None);
     }
 
     #[tokio::test]

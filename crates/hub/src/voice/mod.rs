@@ -18,7 +18,6 @@ use std::path::PathBuf;
 use clawmux_core::wire::Code;
 use clawmux_voice::VoiceError;
 pub use clawmux_voice::{VoiceSettings, SETTINGS_FILE};
-use serde_json::Value;
 
 use crate::error::HubError;
 use crate::hub::Hub;
@@ -120,7 +119,10 @@ impl Hub {
 
     /// Saves the voice settings (0600: they may hold a key), off the async threads. A key left out keeps
     /// the saved one.
-    pub async fn set_voice_settings(&self, mut new: VoiceSettings) -> Result<Value, HubError> {
+    pub async fn set_voice_settings(
+        &self,
+        mut new: VoiceSettings,
+    ) -> Result<clawmux_voice::PublicSettings, HubError> {
         new.check()?;
         if new.api_key.is_none() {
             new.api_key = self.voice_settings().await?.api_key;
