@@ -64,9 +64,14 @@ test('the installed app: its first screen says what to do, "+ New agent" starts 
 
   await (await browser.$('#input')).setValue('hello from the installed app');
   await browser.keys('Enter');
+  // A new message fades in from transparent, and WebDriver reads no text of what it does not see yet:
+  // wait for the words, not just the element.
   const reply = await browser.$('.msg.kind-assistant:has(.reply-to)');
   await reply.waitForExist({ timeout: 30000 });
-  assert.match(await reply.getText(), /hello from the installed app/);
+  await browser.waitUntil(async () => /hello from the installed app/.test(await reply.getText()), {
+    timeout: 10000,
+    timeoutMsg: 'the reply never showed the message',
+  });
   await painted();
   await browser.saveScreenshot(join(ARTIFACTS, 'installed-answered.png'));
   execFileSync('/usr/bin/clawmux', ['terminate', 'moon'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, CLAWMUX_HOME: data }, stdio: 'ignore' });
