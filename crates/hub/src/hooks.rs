@@ -12,8 +12,8 @@
 //! - `clawmux hook ...` turns any error into exit 0 with a note on stderr, so Claude Code carries on the same
 //!   way each time.
 //!
-//! What a usable hook then does belongs to its feature: the inbox hand-over (`inbox.rs`), the request held
-//! for the user (`asks/`), the Stop verdict (`inbox.rs`), registering an observed session (`observe.rs`).
+//! What a usable hook then does belongs to its feature: the inbox hand-over (`inbox/`), the request held
+//! for the user (`asks/`), the Stop verdict (`inbox/rules.rs`), registering an observed session (`observe.rs`).
 
 use clawmux_core::hook::HookKind;
 use clawmux_core::wire::{Code, StopVerdict};

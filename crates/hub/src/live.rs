@@ -1,7 +1,7 @@
 //! What the hub keeps in memory about one agent, beside its stored state: one slice per feature that
 //! owns it, so each feature's module is where its per-agent state is read and written.
 //!
-//! - [`Mailbox`] (`mailbox.rs`, used by `inbox.rs` and `http/wait.rs`): the inbox consumer lock, the wait
+//! - [`Mailbox`] (`mailbox.rs`, used by `inbox/` and `http/wait.rs`): the inbox consumer lock, the wait
 //!   slot and its ordering lock, the hand-over flags.
 //! - [`Running`] (`lifecycle/running.rs`): the process, its end, its sign of life, its problem.
 //! - [`Asks`] (`asks/`): the permission, question or plan request a hook holds open.

@@ -12,11 +12,13 @@
 //! Each consumer holds the agent's inbox lock while it takes, so there is one consumer at a time; the
 //! store's UNIQUE hand-over rows make a double hand-over impossible even below this layer.
 
+mod rules;
+
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use clawmux_core::hook::HookKind;
-use clawmux_core::wire::{agent_line, hook_context, Code, Message, StopVerdict};
+use clawmux_core::wire::{hook_context, Code, Message, StopVerdict};
 use clawmux_core::{Event, Hook, Source};
 use clawmux_store::Channel;
 use serde_json::{json, Value};
@@ -27,63 +29,7 @@ use crate::hooks::Payload;
 use crate::hub::{now, Hub};
 use crate::live::Live;
 use crate::mailbox::WaitSignals;
-
-/// Whether a Bash tool's input runs `clawmux wait`.
-fn runs_wait(tool_name: &str, input: Option<&Value>) -> bool {
-    tool_name == "Bash"
-        && input
-            .and_then(|i| i.get("command"))
-            .and_then(Value::as_str)
-            .is_some_and(|c| {
-                c.split(['&', ';', '|', '\n'])
-                    .any(|part| part.trim().starts_with("clawmux wait"))
-            })
-}
-
-/// Whether a tool call is the agent entering `clawmux wait`.
-fn is_wait_call(hook: &Hook) -> bool {
-    matches!(&hook.kind, HookKind::PreToolUse(call) if runs_wait(&call.name, Some(&call.input)))
-}
-
-/// Whether a hook says that the agent's Bash call running `clawmux wait` has returned (its payload holds
-/// the call's input).
-fn wait_call_returned(hook: &Hook, payload: Option<&Value>) -> bool {
-    hook.subagent.is_none()
-        && match &hook.kind {
-            HookKind::PostToolUse { tool_name, .. }
-            | HookKind::PostToolUseFailure { tool_name, .. } => {
-                runs_wait(tool_name, payload.and_then(|p| p.get("tool_input")))
-            }
-            HookKind::SessionStart { .. }
-            | HookKind::PreToolUse(_)
-            | HookKind::PreCompact { .. }
-            | HookKind::Stop { .. }
-            | HookKind::Notification { .. }
-            | HookKind::PermissionRequest(_)
-            | HookKind::UserPromptSubmit { .. }
-            | HookKind::StopFailure { .. }
-            | HookKind::SessionEnd { .. } => false,
-        }
-}
-
-/// Whether the answer to this hook may carry the inbox to Claude (as additionalContext).
-fn may_hand_over(hook: &Hook) -> bool {
-    // A subagent's context is not the agent's: a message handed over there would never reach it.
-    hook.subagent.is_none()
-        && match &hook.kind {
-            HookKind::PreToolUse(_) => !is_wait_call(hook),
-            HookKind::PostToolUse { .. } => true,
-            HookKind::SessionStart { .. }
-            | HookKind::PostToolUseFailure { .. }
-            | HookKind::PreCompact { .. }
-            | HookKind::Stop { .. }
-            | HookKind::Notification { .. }
-            | HookKind::PermissionRequest(_)
-            | HookKind::UserPromptSubmit { .. }
-            | HookKind::StopFailure { .. }
-            | HookKind::SessionEnd { .. } => false,
-        }
-}
+use rules::{may_hand_over, stop_verdict, wait_call_returned};
 
 impl Hub {
     /// What a recorded tool hook does beside the state: it may end a backgrounded wait, name the Claude
@@ -153,12 +99,7 @@ impl Hub {
         let _guard = live.mail.consumer.lock().await;
         if live.mail.hook_delivered.swap(false, Ordering::SeqCst) {
             let _ = tokio::fs::remove_file(live.mail.sentinel()).await;
-            return Ok(StopVerdict {
-                block: true,
-                reason: "You were handed new message(s) during your last tool calls (see the hook context). \
-                         Answer them with `clawmux send` now, then run `clawmux wait`."
-                    .to_owned(),
-            });
+            return Ok(stop_verdict(true, &[], false));
         }
         live.mail.maybe_pending.store(false, Ordering::SeqCst);
         let messages = self
@@ -167,28 +108,8 @@ impl Hub {
             .await?;
         if !messages.is_empty() {
             self.inbox_changed(agent).await;
-            let lines: Vec<String> = messages.iter().map(agent_line).collect();
-            return Ok(StopVerdict {
-                block: true,
-                reason: format!(
-                    "You have {} new message(s):\n{}",
-                    messages.len(),
-                    lines.join("\n")
-                ),
-            });
         }
-        if live.mail.has_waiter() {
-            return Ok(StopVerdict {
-                block: false,
-                reason: String::new(),
-            });
-        }
-        Ok(StopVerdict {
-            block: true,
-            reason: "You have no new messages. Run `clawmux wait` to wait for the next one; \
-                     never end your turn without it."
-                .to_owned(),
-        })
+        Ok(stop_verdict(false, &messages, live.mail.has_waiter()))
     }
 
     /// Tells the UI how many messages now wait in `agent`'s inbox.
