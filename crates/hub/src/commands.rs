@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use clawmux_core::explain::Explanation;
 use clawmux_core::wire::Code;
-use clawmux_core::wire::MsgId;
+use clawmux_core::wire::{MsgId, TermSize, TerminalNotice};
 use clawmux_voice::local::LocalModel;
 use clawmux_voice::PublicSettings;
 use serde::{Deserialize, Serialize};
@@ -21,6 +21,7 @@ use crate::explain::Report;
 use crate::hub::Hub;
 use crate::import::AgentImport;
 use crate::lifecycle::{Capabilities, SpawnRequest};
+use crate::terminal::Viewer;
 use crate::ui_event::{MessageOut, SessionInfo};
 use crate::voice::device::Models;
 
@@ -262,6 +263,23 @@ impl Hub {
                 limit,
             } => self.history(&session_id, after, before, limit).await,
         }
+    }
+
+    /// Attaches a new viewer of `agent`'s terminal at `size` (the terminal WebSocket, the window's
+    /// `terminal_open`). Refuses, having started nothing, an agent that does not exist, one ClawMux did not
+    /// start and one not running.
+    pub async fn open_terminal(&self, agent: &str, size: TermSize) -> Result<Viewer, HubError> {
+        let launch = self.session(agent).await?.launch;
+        self.terminals().open(agent, launch, size).await
+    }
+
+    /// What a viewer of `agent` is told once its terminal has closed, with the last screen the hub kept.
+    pub async fn terminal_closed(&self, agent: &str) -> TerminalNotice {
+        let screen = self
+            .live(agent)
+            .ok()
+            .and_then(|live| live.run.last_screen().clone());
+        self.terminals().closed(agent, screen).await
     }
 
     /// A page of a conversation: the latest, after a cursor, or before one.

@@ -181,6 +181,14 @@ impl Hub {
         &self.inner.tmux
     }
 
+    /// The agents' terminals.
+    pub(crate) fn terminals(&self) -> crate::terminal::Terminals<'_> {
+        crate::terminal::Terminals {
+            tmux: &self.inner.tmux,
+            home: &self.inner.data_dir,
+        }
+    }
+
     /// Records the port the hub serves on.
     pub(crate) fn set_port(&self, port: u16) {
         self.inner.port.store(port, Ordering::SeqCst);

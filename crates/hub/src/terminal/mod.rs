@@ -15,8 +15,10 @@ pub mod pty;
 
 use clawmux_core::wire::{Code, TermSize, TerminalNotice};
 
+use std::path::Path;
+
 use crate::error::HubError;
-use crate::hub::Hub;
+use crate::lifecycle::tmux::Tmux;
 use crate::ui_event::LaunchKind;
 pub use pty::{Viewer, ViewerControl};
 
@@ -50,15 +52,27 @@ fn no_terminal(agent: &str, launch: LaunchKind) -> Option<String> {
     }
 }
 
-impl Hub {
-    /// Attaches a new viewer of `agent`'s terminal at `size`. Refuses, having started nothing, an agent
-    /// that does not exist, one ClawMux did not start (`no_terminal`, with why) and one not running.
-    pub async fn open_terminal(&self, agent: &str, size: TermSize) -> Result<Viewer, HubError> {
-        let info = self.session(agent).await?;
-        if let Some(why) = no_terminal(agent, info.launch) {
+/// The agents' terminals as the hub holds them: its tmux server, and the folder a viewer starts in.
+pub(crate) struct Terminals<'h> {
+    /// The hub's own tmux server, where every agent it starts runs.
+    pub(crate) tmux: &'h Tmux,
+    /// Where a viewer's tmux client starts (the hub's data folder).
+    pub(crate) home: &'h Path,
+}
+
+impl Terminals<'_> {
+    /// Attaches a new viewer of `agent`'s terminal at `size`; `launch` is how the agent runs. Refuses,
+    /// having started nothing, one ClawMux did not start (`no_terminal`, with why) and one not running.
+    pub(crate) async fn open(
+        &self,
+        agent: &str,
+        launch: LaunchKind,
+        size: TermSize,
+    ) -> Result<Viewer, HubError> {
+        if let Some(why) = no_terminal(agent, launch) {
             return Err(HubError::new(Code::NoTerminal, why));
         }
-        if self.tmux().pane(agent).await?.is_none() {
+        if self.tmux.pane(agent).await?.is_none() {
             return Err(HubError::new(
                 Code::NotRunning,
                 format!("`{agent}` is not running: its terminal shows here again when it starts."),
@@ -67,13 +81,13 @@ impl Hub {
         // A tmux client draws the screen only: what scrolled off it before comes first, so the viewer can
         // scroll back through it.
         let history = self
-            .tmux()
+            .tmux
             .history(agent, HISTORY_LINES)
             .await
             .map(|text| prelude(&text, size))
             .unwrap_or_default();
-        let (program, args) = self.tmux().attach_argv(agent);
-        let home = self.data_dir().to_owned();
+        let (program, args) = self.tmux.attach_argv(agent);
+        let home = self.home.to_owned();
         tokio::task::spawn_blocking(move || Viewer::spawn(&program, &args, size, &home))
             .await
             .map_err(|e| {
@@ -88,14 +102,10 @@ impl Hub {
             })
     }
 
-    /// What a viewer is told once its terminal has closed: the agent ended (or its session is gone),
-    /// with the screen its process left, if the hub saw it end.
-    pub async fn terminal_closed(&self, agent: &str) -> TerminalNotice {
-        let screen = self
-            .live(agent)
-            .ok()
-            .and_then(|live| live.run.last_screen().clone());
-        let message = match self.tmux().pane(agent).await {
+    /// What a viewer is told once its terminal has closed: the agent ended (or its session is gone), with
+    /// `screen`, the one its process left, if the hub saw it end.
+    pub(crate) async fn closed(&self, agent: &str, screen: Option<String>) -> TerminalNotice {
+        let message = match self.tmux.pane(agent).await {
             Ok(Some(_)) => format!("The terminal of `{agent}` closed."),
             Ok(None) | Err(_) => format!(
                 "`{agent}` ended: this is its last screen. Its terminal shows here again when it starts."
@@ -130,5 +140,35 @@ mod tests {
             String::from_utf8(prelude("one\n\x1b[31mtwo\n", size)).unwrap(),
             "one\r\n\x1b[31mtwo\x1b[0m\r\n\r\n\r\n"
         );
+    }
+
+    #[tokio::test]
+    async fn only_a_running_agent_clawmux_started_has_a_terminal() {
+        let dir = tempfile::tempdir().unwrap();
+        // A tmux server of the test's own, never started: no agent runs on it.
+        let tmux = Tmux::new("tmux".into(), dir.path());
+        let terminals = Terminals {
+            tmux: &tmux,
+            home: dir.path(),
+        };
+        let size = TermSize::new(80, 24).unwrap();
+        for launch in [LaunchKind::Observed, LaunchKind::External] {
+            let e = terminals.open("sky", launch, size).await.err().unwrap();
+            assert_eq!(e.code, Code::NoTerminal, "{launch:?}");
+            assert!(e.message.contains("ClawMux did not start"), "{}", e.message);
+        }
+        let e = terminals
+            .open("sky", LaunchKind::Claude, size)
+            .await
+            .err()
+            .unwrap();
+        assert_eq!(e.code, Code::NotRunning);
+        let TerminalNotice::Ended { message, screen } =
+            terminals.closed("sky", Some("last".to_owned())).await
+        else {
+            panic!("a closed terminal is told it ended");
+        };
+        assert!(message.contains("this is its last screen"), "{message}");
+        assert_eq!(screen.as_deref(), Some("last"));
     }
 }
