@@ -16,6 +16,7 @@ use clawmux_voice::PublicSettings;
 use serde::{Deserialize, Serialize};
 
 use crate::asks::AnswerRequest;
+use crate::diagnose::{decision_line, event_line, json_lines, Log, MAX_LOG_ROWS};
 use crate::error::HubError;
 use crate::explain::Report;
 use crate::hub::Hub;
@@ -280,6 +281,40 @@ impl Hub {
             .ok()
             .and_then(|live| live.run.last_screen().clone());
         self.terminals().closed(agent, screen).await
+    }
+
+    /// One page of an agent's log as JSON lines: rows with an id above `after`, at most `limit`.
+    pub async fn log_lines(
+        &self,
+        agent: &str,
+        log: Log,
+        after: i64,
+        limit: u32,
+    ) -> Result<String, HubError> {
+        self.store().agent(agent).await?;
+        let limit = limit.clamp(1, MAX_LOG_ROWS);
+        Ok(match log {
+            Log::Events => json_lines(
+                self.store()
+                    .events(agent, after, limit)
+                    .await?
+                    .iter()
+                    .map(event_line),
+            ),
+            Log::Decisions => json_lines(
+                self.store()
+                    .decisions(agent, after, limit)
+                    .await?
+                    .iter()
+                    .map(decision_line),
+            ),
+        })
+    }
+
+    /// The body of a "finished" notice: the start of the agent's last answer to the user.
+    pub async fn finished_notice(&self, agent: &str) -> String {
+        let latest = self.store().latest(agent, 20).await.unwrap_or_default();
+        crate::notice::finished_body(&latest)
     }
 
     /// A page of a conversation: the latest, after a cursor, or before one.

@@ -3,12 +3,15 @@
 //!
 //! An event line has the shape `clawmux replay` reads (`at`, `source`, `kind`, `payload`), so an exported
 //! log replays as it is and becomes a regression case by adding a header and an expectation.
+//!
+//! The lines' shapes are here; the hub reads the rows and routes the request (`commands.rs`).
 
 use clawmux_core::wire::Code;
 use serde_json::{json, Value};
 
+use clawmux_store::{StoredDecision, StoredEvent};
+
 use crate::error::HubError;
-use crate::hub::Hub;
 
 /// The most rows one request returns; page on with `after`.
 pub const MAX_LOG_ROWS: u32 = 10_000;
@@ -36,50 +39,32 @@ impl Log {
     }
 }
 
-impl Hub {
-    /// One page of an agent's log as JSON lines: rows with an id above `after`, at most `limit`.
-    pub async fn log_lines(
-        &self,
-        agent: &str,
-        log: Log,
-        after: i64,
-        limit: u32,
-    ) -> Result<String, HubError> {
-        self.store().agent(agent).await?;
-        let limit = limit.clamp(1, MAX_LOG_ROWS);
-        let rows: Vec<Value> = match log {
-            Log::Events => self
-                .store()
-                .events(agent, after, limit)
-                .await?
-                .into_iter()
-                .map(|e| {
-                    let payload = serde_json::from_str::<Value>(&e.payload)
-                        .unwrap_or_else(|_| Value::String(e.payload.clone()));
-                    json!({
-                        "id": e.id,
-                        "at": e.source_time,
-                        "received_at": e.received_at,
-                        "source": e.source,
-                        "kind": e.kind,
-                        "payload": if e.payload.is_empty() { Value::Null } else { payload },
-                        "error": e.error,
-                    })
-                })
-                .collect(),
-            Log::Decisions => self
-                .store()
-                .decisions(agent, after, limit)
-                .await?
-                .into_iter()
-                .map(|d| serde_json::to_value(d).unwrap_or(Value::Null))
-                .collect(),
-        };
-        let mut out = String::new();
-        for row in rows {
-            out.push_str(&row.to_string());
-            out.push('\n');
-        }
-        Ok(out)
+/// One line of the `events` log: the shape `clawmux replay` reads.
+pub(crate) fn event_line(e: &StoredEvent) -> Value {
+    let payload = serde_json::from_str::<Value>(&e.payload)
+        .unwrap_or_else(|_| Value::String(e.payload.clone()));
+    json!({
+        "id": e.id,
+        "at": e.source_time,
+        "received_at": e.received_at,
+        "source": e.source,
+        "kind": e.kind,
+        "payload": if e.payload.is_empty() { Value::Null } else { payload },
+        "error": e.error,
+    })
+}
+
+/// One line of the `decisions` log.
+pub(crate) fn decision_line(d: &StoredDecision) -> Value {
+    serde_json::to_value(d).unwrap_or(Value::Null)
+}
+
+/// Rows as JSON lines.
+pub(crate) fn json_lines(rows: impl IntoIterator<Item = Value>) -> String {
+    let mut out = String::new();
+    for row in rows {
+        out.push_str(&row.to_string());
+        out.push('\n');
     }
+    out
 }

@@ -21,7 +21,8 @@ use clawmux_core::{Event, Hook, HookError, Source};
 use serde_json::{json, Value};
 
 use crate::error::HubError;
-use crate::hub::Hub;
+use crate::hub::{now, Hub};
+use crate::ui_event::{SessionInfo, UiEvent};
 
 /// A hook's body, parsed once.
 pub(crate) struct Payload<'a> {
@@ -175,6 +176,25 @@ impl Hub {
                     "no ClawMux-Session header and no agent works in the payload's cwd",
                 )
             })
+    }
+
+    /// Registers a session first seen through `clawmux hook observe` as an observed agent.
+    pub(crate) async fn register_observed(
+        &self,
+        cwd: &str,
+        session_id: &str,
+    ) -> Result<String, HubError> {
+        let name = crate::observe::observed_name(cwd, session_id);
+        let row = self
+            .store()
+            .add_observed_agent(&name, cwd, session_id, now())
+            .await?;
+        self.insert_live(&name, cwd.into());
+        self.broadcast(UiEvent::SessionSpawned {
+            session: SessionInfo::new(&row.name, &row.work_dir, &row.snapshot, 0),
+        });
+        tracing::info!(agent = %name, session_id, "observing a Claude Code session");
+        Ok(name)
     }
 
     /// Records a hook's event (the machine steps on it, or records why not) and follows the transcript it

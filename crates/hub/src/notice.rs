@@ -7,10 +7,9 @@
 
 use std::collections::HashMap;
 
-use clawmux_core::wire::Kind;
+use clawmux_core::wire::{Kind, Message};
 use clawmux_core::{Attention, State};
 
-use crate::hub::Hub;
 use crate::ui_event::SessionInfo;
 
 /// How much of the agent's last message a notification shows.
@@ -70,22 +69,17 @@ impl NoticeRule {
     }
 }
 
-impl Hub {
-    /// The body of a "finished" notice: the start of the agent's last answer to the user.
-    pub async fn finished_notice(&self, agent: &str) -> String {
-        let last = match self.store().latest(agent, 20).await {
-            Ok(page) => page
-                .into_iter()
-                .rev()
-                .find(|m| m.kind == Kind::Assistant)
-                .map(|m| m.text),
-            Err(_) => None,
-        };
-        last.map_or_else(
+/// The body of a "finished" notice from an agent's latest messages (oldest first): the start of its last
+/// answer to the user.
+pub fn finished_body(latest: &[Message]) -> String {
+    latest
+        .iter()
+        .rev()
+        .find(|m| m.kind == Kind::Assistant)
+        .map_or_else(
             || "Finished and waiting for you.".to_owned(),
-            |t| preview(&t),
+            |m| preview(&m.text),
         )
-    }
 }
 
 /// A message on one line, cut at [`PREVIEW_CHARS`].
@@ -179,5 +173,28 @@ mod tests {
             rule.on_status("sky", State::Idle, None),
             Some(Notice::Finished)
         );
+    }
+
+    #[test]
+    fn a_finished_notice_quotes_the_start_of_the_last_answer() {
+        let message = |kind: Kind, text: &str| Message {
+            seq: 1,
+            id: clawmux_core::wire::MsgId::parse("msg-00000001").unwrap(),
+            agent: "sky".to_owned(),
+            kind,
+            sender: "sky".to_owned(),
+            recipient: Some("user".to_owned()),
+            text: text.to_owned(),
+            parent: None,
+            voice: false,
+            at: Millis(0),
+        };
+        let latest = [
+            message(Kind::Assistant, "an older answer"),
+            message(Kind::Assistant, "The tests pass.\n\nAll  of them."),
+            message(Kind::Activity, "Running the tests"),
+        ];
+        assert_eq!(finished_body(&latest), "The tests pass. All of them.");
+        assert_eq!(finished_body(&latest[2..]), "Finished and waiting for you.");
     }
 }

@@ -6,20 +6,21 @@
 //! machine like any agent's, with the observed table (its turns are read from UserPromptSubmit and Stop, as
 //! it never runs `clawmux wait`). Nobody can chat with it or start and end it from ClawMux: the sidebar
 //! labels it "observed".
+//!
+//! This file holds the rules (what an observed hook must carry, the name a session gets), unit-tested;
+//! `hooks.rs` receives the hooks and registers the session.
 
 use clawmux_core::wire::Code;
 use serde_json::Value;
 
 use crate::error::HubError;
-use crate::hub::{now, Hub};
-use crate::ui_event::{SessionInfo, UiEvent};
 
 /// The longest Claude session id accepted (UUIDs are 36).
 const MAX_SESSION_ID: usize = 128;
 
 /// The name an observed session gets: its folder's name (made an identifier, at most 23 characters), a dash
 /// and the first 8 characters of its session id.
-fn observed_name(cwd: &str, session_id: &str) -> String {
+pub(crate) fn observed_name(cwd: &str, session_id: &str) -> String {
     let base = std::path::Path::new(cwd)
         .file_name()
         .and_then(|n| n.to_str())
@@ -70,27 +71,6 @@ pub(crate) fn identity(payload: Option<&Value>) -> Result<(&str, &str), HubError
         )
     })?;
     Ok((session_id, cwd))
-}
-
-impl Hub {
-    /// Registers a session first seen through `clawmux hook observe` as an observed agent.
-    pub(crate) async fn register_observed(
-        &self,
-        cwd: &str,
-        session_id: &str,
-    ) -> Result<String, HubError> {
-        let name = observed_name(cwd, session_id);
-        let row = self
-            .store()
-            .add_observed_agent(&name, cwd, session_id, now())
-            .await?;
-        self.insert_live(&name, cwd.into());
-        self.broadcast(UiEvent::SessionSpawned {
-            session: SessionInfo::new(&row.name, &row.work_dir, &row.snapshot, 0),
-        });
-        tracing::info!(agent = %name, session_id, "observing a Claude Code session");
-        Ok(name)
-    }
 }
 
 #[cfg(test)]
