@@ -43,6 +43,8 @@ pub(crate) struct Deadlines {
     nudges: u32,
     last_nudge: Option<Instant>,
     gave_up: bool,
+    /// The pulse's `rests` when the reminders last started over.
+    rests: u64,
 }
 
 impl Deadlines {
@@ -55,12 +57,15 @@ impl Deadlines {
             nudges: 0,
             last_nudge: None,
             gave_up: false,
+            rests: 0,
         }
     }
 
-    /// Takes in the agent's latest pulse: out of PROCESSING, the reminders start over.
+    /// Takes in the agent's latest pulse: out of PROCESSING, or back from a rest the supervisor did not
+    /// see, the reminders start over.
     pub(crate) fn saw(&mut self, p: &Pulse) {
-        if p.state != State::Processing {
+        if p.state != State::Processing || p.rests != self.rests {
+            self.rests = p.rests;
             self.nudges = 0;
             self.last_nudge = None;
             self.gave_up = false;
@@ -130,6 +135,7 @@ mod tests {
             interrupted: false,
             needs_user: false,
             last,
+            rests: 0,
         }
     }
 

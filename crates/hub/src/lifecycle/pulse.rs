@@ -21,6 +21,10 @@ pub struct Pulse {
     pub needs_user: bool,
     /// When the last event arrived.
     pub last: Instant,
+    /// How many events have left the agent outside PROCESSING (idle, compacting, ...). The supervisor
+    /// starts its reminders over when this moves, even when it never saw the state itself: an agent that
+    /// waits and at once takes the next message goes IDLE and back faster than the supervisor looks.
+    pub rests: u64,
 }
 
 impl Pulse {
@@ -32,12 +36,16 @@ impl Pulse {
             interrupted: false,
             needs_user: false,
             last: Instant::now(),
+            rests: 0,
         }
     }
 
     /// Takes in an applied event and the snapshot it led to.
     pub fn saw(&mut self, event: &Event, after: &Snapshot) {
         self.state = after.state;
+        if after.state != State::Processing {
+            self.rests += 1;
+        }
         self.needs_user = after
             .attention
             .as_ref()
@@ -76,5 +84,29 @@ impl Pulse {
             | Event::Dismissed
             | Event::SecondOpinion(_) => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clawmux_core::Millis;
+
+    use super::*;
+
+    fn snapshot(state: State) -> Snapshot {
+        let mut s = Snapshot::new(Millis(0));
+        s.state = state;
+        s
+    }
+
+    #[test]
+    fn every_rest_outside_processing_is_counted() {
+        let mut p = Pulse::new(State::Processing);
+        p.saw(&Event::WaitConnected, &snapshot(State::Idle));
+        p.saw(&Event::WaitDisconnected, &snapshot(State::Processing));
+        assert_eq!((p.state, p.rests), (State::Processing, 1));
+        p.saw(&Event::Interrupted, &snapshot(State::Processing));
+        assert_eq!(p.rests, 1, "working on is no rest");
+        assert!(p.interrupted);
     }
 }
