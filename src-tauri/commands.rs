@@ -3,6 +3,7 @@
 //! (Push-to-talk has its own file, `recording.rs`.)
 
 use clawmux_hub::commands::Reply;
+use clawmux_hub::voice::Voice;
 use clawmux_hub::{Command, HubError};
 use serde_json::{json, Value};
 use tauri::State;
@@ -40,6 +41,7 @@ pub async fn speech(
     desktop: State<'_, Desktop>,
     text: String,
 ) -> Result<tauri::ipc::Response, HubError> {
-    let (_content_type, audio) = desktop.running()?.speech(&text).await?;
+    let hub = desktop.running()?;
+    let (_content_type, audio) = Voice::of(hub).speech(&text).await?;
     Ok(tauri::ipc::Response::new(audio))
 }

@@ -16,15 +16,20 @@ use clawmux_voice::PublicSettings;
 use serde::{Deserialize, Serialize};
 
 use crate::asks::AnswerRequest;
+use crate::asks::Requests;
 use crate::diagnose::{decision_line, event_line, json_lines, Log, MAX_LOG_ROWS};
 use crate::error::HubError;
+use crate::explain::Explain;
 use crate::explain::Report;
 use crate::hub::Hub;
 use crate::import::AgentImport;
+use crate::import::Import;
+use crate::lifecycle::Lifecycle;
 use crate::lifecycle::{Capabilities, SpawnRequest};
 use crate::terminal::Viewer;
 use crate::ui_event::{MessageOut, SessionInfo};
 use crate::voice::device::Models;
+use crate::voice::Voice;
 
 /// The most messages one history page returns.
 pub const MAX_PAGE: u32 = 1000;
@@ -194,36 +199,44 @@ impl Hub {
             Command::AddAgent { name, work_dir } => Ok(Reply::Session(Box::new(
                 self.add_agent(&name, work_dir.as_deref()).await?,
             ))),
-            Command::Spawn(req) => Ok(Reply::Session(Box::new(self.spawn(req).await?))),
+            Command::Spawn(req) => Ok(Reply::Session(Box::new(
+                Lifecycle::of(self).spawn(req).await?,
+            ))),
             Command::Answer(answer) => {
-                self.answer(answer).await?;
+                Requests::of(self).answer(answer).await?;
                 Ok(Reply::Done {})
             }
-            Command::Terminate { session_id } => {
-                Ok(Reply::Session(Box::new(self.terminate(&session_id).await?)))
-            }
-            Command::Restart { session_id } => {
-                Ok(Reply::Session(Box::new(self.restart(&session_id).await?)))
-            }
+            Command::Terminate { session_id } => Ok(Reply::Session(Box::new(
+                Lifecycle::of(self).terminate(&session_id).await?,
+            ))),
+            Command::Restart { session_id } => Ok(Reply::Session(Box::new(
+                Lifecycle::of(self).restart(&session_id).await?,
+            ))),
             Command::Interrupt { session_id } => {
-                self.interrupt(&session_id).await?;
+                Lifecycle::of(self).interrupt(&session_id).await?;
                 Ok(Reply::Done {})
             }
             Command::Explain { session_id } => Ok(Reply::Explanation(Box::new(
-                self.explain(&session_id).await?,
+                Explain::of(self).explain(&session_id).await?,
             ))),
             Command::Dismiss { session_id } => {
-                self.dismiss(&session_id, clawmux_core::Source::Ui).await?;
+                Explain::of(self)
+                    .dismiss(&session_id, clawmux_core::Source::Ui)
+                    .await?;
                 Ok(Reply::Done {})
             }
-            Command::Report(req) => Ok(Reply::Report(Box::new(self.report(req).await?))),
-            Command::Capabilities {} => Ok(Reply::Capabilities(self.capabilities().await)),
-            Command::Import {} => Ok(Reply::Imported(self.import_original().await)),
-            Command::VoiceSettings {} => {
-                Ok(Reply::VoiceSettings(self.voice_settings().await?.public()))
-            }
+            Command::Report(req) => Ok(Reply::Report(Box::new(
+                Explain::of(self).report(req).await?,
+            ))),
+            Command::Capabilities {} => Ok(Reply::Capabilities(
+                Lifecycle::of(self).capabilities().await,
+            )),
+            Command::Import {} => Ok(Reply::Imported(Import::of(self).original().await)),
+            Command::VoiceSettings {} => Ok(Reply::VoiceSettings(
+                Voice::of(self).settings().await?.public(),
+            )),
             Command::SetVoiceSettings { settings } => Ok(Reply::VoiceSettings(
-                self.set_voice_settings(settings).await?,
+                Voice::of(self).set_settings(settings).await?,
             )),
             Command::VoiceModels {} => Ok(Reply::Models(self.device_voice().models())),
             Command::DownloadModel { model } => {
@@ -235,7 +248,7 @@ impl Hub {
                 Ok(Reply::Done {})
             }
             Command::WarmVoice {} => {
-                self.warm_voice().await?;
+                Voice::of(self).warm().await?;
                 Ok(Reply::Done {})
             }
             Command::UserMessage {

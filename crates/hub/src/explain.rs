@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use crate::error::HubError;
 use crate::hub::{now, Hub};
+use crate::opinion::SecondOpinion;
 
 /// How many of the latest decisions an explanation lists.
 const RECENT: u32 = 20;
@@ -62,10 +63,24 @@ pub struct Report {
     pub path: Option<PathBuf>,
 }
 
-impl Hub {
+/// Why an agent's indicator says what it says, the dismissal of a notice's "needs you", and the case file
+/// of a span that looks wrong.
+#[derive(Clone, Copy)]
+pub struct Explain<'h> {
+    hub: &'h Hub,
+}
+
+impl<'h> Explain<'h> {
+    /// The feature as `hub` composes it.
+    pub fn of(hub: &'h Hub) -> Explain<'h> {
+        Explain { hub }
+    }
+}
+
+impl Explain<'_> {
     /// Why an agent's indicator says what it says.
     pub async fn explain(&self, agent: &str) -> Result<Explanation, HubError> {
-        let store = self.store();
+        let store = self.hub.store();
         let row = store.agent(agent).await?;
         let recent: Vec<_> = store
             .recent_decisions(agent, RECENT)
@@ -74,7 +89,7 @@ impl Hub {
             .map(|d| d.decision)
             .collect();
         let (moved, raised) = store.latest_causes(agent).await?;
-        let live = self.live(agent)?;
+        let live = self.hub.live(agent)?;
         let run = if row.snapshot.observed {
             Run::Observed
         } else if row.launch.is_some() {
@@ -83,14 +98,14 @@ impl Hub {
             Run::External
         };
         let start_deadline = (run == Run::Managed).then(|| {
-            let timeout = i64::try_from(self.options().start_timeout.as_millis()).unwrap_or(0);
+            let timeout = i64::try_from(self.hub.options().start_timeout.as_millis()).unwrap_or(0);
             Millis(row.snapshot.since.0.saturating_add(timeout))
         });
         let ctx = Context {
             run,
             start_deadline,
             request_open: live.asks.current().is_some(),
-            claude_now: self.opinions_lock().theirs(agent),
+            claude_now: SecondOpinion::of(self.hub).judge().theirs(agent),
         };
         Ok(explain(
             &row.snapshot,
@@ -104,6 +119,7 @@ impl Hub {
     /// Dismisses a "needs you" that only a notice raised; anything else is refused and changes nothing.
     pub async fn dismiss(&self, agent: &str, source: Source) -> Result<(), HubError> {
         let notice = self
+            .hub
             .store()
             .agent(agent)
             .await?
@@ -119,7 +135,10 @@ impl Hub {
                 ),
             ));
         }
-        let applied = self.apply(agent, source, &Event::Dismissed, b"").await?;
+        let applied = self
+            .hub
+            .apply(agent, source, &Event::Dismissed, b"")
+            .await?;
         match applied.decision.outcome {
             clawmux_core::Outcome::Suppressed(why) => {
                 Err(HubError::new(Code::NotDismissable, why.to_string()))
@@ -141,7 +160,7 @@ impl Hub {
         let until = req.until.unwrap_or_else(now);
         let span_ms = i64::try_from(req.since_ms.unwrap_or(DEFAULT_SPAN_MS)).unwrap_or(i64::MAX);
         let from = Millis(until.0.saturating_sub(span_ms));
-        let store = self.store();
+        let store = self.hub.store();
         let row = store.agent(agent).await?;
         let span = store.span(agent, from, REPORT_EVENTS).await?;
         let events: Vec<RecordedEvent> = span
@@ -159,6 +178,7 @@ impl Hub {
             })
             .collect();
         let path = self
+            .hub
             .live(agent)?
             .transcript()
             .as_ref()
@@ -190,8 +210,8 @@ impl Hub {
 
     /// Writes a report into `<data dir>/reports/` (0600, in the 0700 data folder).
     fn save_report(&self, agent: &str, at: Millis, text: &str) -> Result<PathBuf, HubError> {
-        let dir = self.data_dir().join(REPORTS_DIR);
-        std::fs::create_dir_all(&dir).map_err(|e| crate::hub::cannot_create(&dir, &e))?;
+        let dir = self.hub.data_dir().join(REPORTS_DIR);
+        std::fs::create_dir_all(&dir).map_err(|e| crate::work_dir::cannot_create(&dir, &e))?;
         let path = dir.join(format!("{agent}-{}.jsonl", at.0));
         crate::config::write_private(&path, text.as_bytes()).map_err(|e| {
             HubError::new(

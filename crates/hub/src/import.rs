@@ -46,21 +46,34 @@ fn histories(data_dir: &Path) -> Vec<(String, PathBuf)> {
     found
 }
 
-impl Hub {
+/// Bringing the original hub's conversations into the store, once.
+#[derive(Clone, Copy)]
+pub struct Import<'h> {
+    hub: &'h Hub,
+}
+
+impl<'h> Import<'h> {
+    /// The feature as `hub` composes it.
+    pub fn of(hub: &'h Hub) -> Import<'h> {
+        Import { hub }
+    }
+}
+
+impl Import<'_> {
     /// How many agents of an original installation in the data folder are not imported yet (the app
     /// offers the import when there are any).
-    pub fn original_not_imported(&self) -> usize {
-        histories(self.data_dir())
+    pub fn not_imported(&self) -> usize {
+        histories(self.hub.data_dir())
             .iter()
-            .filter(|(name, _)| self.live(name).is_err())
+            .filter(|(name, _)| self.hub.live(name).is_err())
             .count()
     }
 
     /// Imports every agent's history of an original installation in the data folder; a bad file is
     /// reported with why and changes nothing, and the others are imported all the same.
-    pub async fn import_original(&self) -> Vec<AgentImport> {
+    pub async fn original(&self) -> Vec<AgentImport> {
         let mut report = Vec::new();
-        for (agent, file) in histories(self.data_dir()) {
+        for (agent, file) in histories(self.hub.data_dir()) {
             let outcome = self.import_one(&agent, &file).await;
             report.push(match outcome {
                 Ok((created, skipped)) => AgentImport {
@@ -84,22 +97,27 @@ impl Hub {
         let json = tokio::fs::read(file)
             .await
             .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-        let new = self.live(agent).is_err();
-        let (work_dir, work_str) = self
-            .work_dir_for(agent, None)
+        let new = self.hub.live(agent).is_err();
+        let (work_dir, work_str) = crate::work_dir::resolve(self.hub.data_dir(), agent, None)
             .map_err(|e| e.message.clone())?;
         std::fs::create_dir_all(&work_dir)
             .map_err(|e| format!("cannot create {}: {e}", work_dir.display()))?;
         let done = self
+            .hub
             .store()
             .import_history(agent, &work_str, &json, now())
             .await
             .map_err(|e| format!("{}: {e}", file.display()))?;
         if new {
-            self.insert_live(agent, work_dir);
-            let row = self.store().agent(agent).await.map_err(|e| e.to_string())?;
-            let unread = self.store().unread(agent).await.unwrap_or(0);
-            self.broadcast(UiEvent::SessionSpawned {
+            self.hub.insert_live(agent, work_dir);
+            let row = self
+                .hub
+                .store()
+                .agent(agent)
+                .await
+                .map_err(|e| e.to_string())?;
+            let unread = self.hub.store().unread(agent).await.unwrap_or(0);
+            self.hub.broadcast(UiEvent::SessionSpawned {
                 session: SessionInfo::new(&row.name, &row.work_dir, &row.snapshot, unread),
             });
         }

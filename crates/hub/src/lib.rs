@@ -27,7 +27,10 @@ pub mod terminal;
 pub mod transcript;
 pub mod ui_event;
 pub mod voice;
+mod work_dir;
 
+use crate::asks::Requests;
+use crate::lifecycle::Lifecycle;
 use std::future::{Future, IntoFuture};
 
 pub use commands::Command;
@@ -55,7 +58,7 @@ pub async fn serve(
     hub.set_port(port);
     let adopting = hub.clone();
     tokio::spawn(async move {
-        if let Err(e) = adopting.adopt().await {
+        if let Err(e) = Lifecycle::of(&adopting).adopt().await {
             tracing::warn!(error = %e, "could not take over the agents' tmux sessions");
         }
     });
@@ -65,13 +68,13 @@ pub async fn serve(
             tracing::warn!(error = %e, "could not check the agents' waits after start");
         }
     });
-    let watching = tokio::spawn(hub.clone().watch_claude_sessions());
+    let watching = tokio::spawn(opinion::watch(hub.clone()));
     let (stop, stopping) = tokio::sync::watch::channel(false);
     let closing = hub.clone();
     tokio::spawn(async move {
         shutdown.await;
         // A held permission request would hold the graceful shutdown for as long as nobody answers it.
-        closing.close_requests();
+        Requests::of(&closing).close_all();
         let _ = stop.send(true);
     });
     let until = |mut stopping: tokio::sync::watch::Receiver<bool>| async move {

@@ -32,9 +32,22 @@ fn acceptable(path: &Path) -> bool {
         && !path.components().any(|c| matches!(c, Component::ParentDir))
 }
 
-impl Hub {
+/// Following an agent's transcript, to learn what hooks do not say (a compaction's end, the agent's summary).
+#[derive(Clone, Copy)]
+pub(crate) struct Transcripts<'h> {
+    hub: &'h Hub,
+}
+
+impl<'h> Transcripts<'h> {
+    /// The feature as `hub` composes it.
+    pub(crate) fn of(hub: &'h Hub) -> Transcripts<'h> {
+        Transcripts { hub }
+    }
+}
+
+impl Transcripts<'_> {
     /// Watches the transcript of the main agent's hook, if it names one.
-    pub(crate) fn follow_transcript_of(&self, agent: &str, event: &Event) {
+    pub(crate) fn follow(&self, agent: &str, event: &Event) {
         if let Event::Hook(clawmux_core::Hook {
             transcript_path: Some(path),
             subagent: None,
@@ -50,7 +63,9 @@ impl Hub {
     /// folder after its first hooks) is tried again at the next hook.
     fn watch_transcript(&self, agent: &str, path: &str) {
         let path = Path::new(path);
-        let Ok(live) = self.live(agent) else { return };
+        let Ok(live) = self.hub.live(agent) else {
+            return;
+        };
         let mut slot = live.transcript();
         if slot
             .as_ref()
@@ -62,7 +77,7 @@ impl Hub {
             tracing::warn!(agent, path = %path.display(), "not watching a transcript path that is not an absolute .jsonl");
             return;
         }
-        let task = tokio::spawn(follow(self.clone(), agent.to_owned(), path.to_owned()));
+        let task = tokio::spawn(follow(self.hub.clone(), agent.to_owned(), path.to_owned()));
         *slot = Some(Watching {
             path: path.to_owned(),
             task: task.abort_handle(),

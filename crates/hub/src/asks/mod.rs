@@ -70,7 +70,21 @@ impl Drop for HeldBy {
     }
 }
 
-impl Hub {
+/// Answering an agent's requests: holds a hook's request open, shows it, and takes the user's answer to it
+/// (each agent's open request is its [`Live`](crate::live)'s [`Asks`](request::Asks)).
+#[derive(Clone, Copy)]
+pub struct Requests<'h> {
+    hub: &'h Hub,
+}
+
+impl<'h> Requests<'h> {
+    /// The feature as `hub` composes it.
+    pub fn of(hub: &'h Hub) -> Requests<'h> {
+        Requests { hub }
+    }
+}
+
+impl Requests<'_> {
     /// Opens a request for a PermissionRequest hook's call (before its event is applied, so the status
     /// that shows the need carries it).
     pub(crate) fn hold_request(
@@ -84,9 +98,9 @@ impl Hub {
             .and_then(Value::as_array)
             .cloned()
             .unwrap_or_default();
-        let (request, answered) = self.live(agent)?.asks.open(call, suggestions);
+        let (request, answered) = self.hub.live(agent)?.asks.open(call, suggestions);
         let guard = HeldBy {
-            hub: self.clone(),
+            hub: self.hub.clone(),
             agent: agent.to_owned(),
             id: request.id.clone(),
         };
@@ -100,7 +114,7 @@ impl Hub {
     /// Shows a held request to every client and waits for the user's answer: Claude Code's decision, or
     /// nothing (`{}`) when the request ends unanswered.
     pub(crate) async fn await_answer(&self, agent: &str, held: Held) -> Result<Value, HubError> {
-        self.broadcast_status(agent).await;
+        self.hub.broadcast_status(agent).await;
         match held.answered.await {
             Ok(reply) => Ok(decision(&held.request, &reply)),
             Err(_) => Ok(json!({})),
@@ -109,8 +123,8 @@ impl Hub {
 
     /// Ends every open request unanswered (the hub is stopping): their hooks answer nothing, and the
     /// dialogs stay in the agents' terminals.
-    pub fn close_requests(&self) {
-        for live in self.lives() {
+    pub fn close_all(&self) {
+        for live in self.hub.lives() {
             live.asks.close();
         }
     }
@@ -119,7 +133,7 @@ impl Hub {
     /// be it).
     pub async fn answer(&self, answer: AnswerRequest) -> Result<(), HubError> {
         let agent = answer.session_id.clone();
-        self.live(&agent)?.asks.answer(answer).map_err(|NotPending| {
+        self.hub.live(&agent)?.asks.answer(answer).map_err(|NotPending| {
             HubError::new(
                 Code::NotPending,
                 format!(
@@ -128,7 +142,7 @@ impl Hub {
                 ),
             )
         })?;
-        self.broadcast_status(&agent).await;
+        self.hub.broadcast_status(&agent).await;
         Ok(())
     }
 }

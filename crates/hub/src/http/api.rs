@@ -16,7 +16,9 @@ use serde_json::{json, Value};
 use super::SESSION_HEADER;
 use crate::commands::{Command, Reply};
 use crate::error::HubError;
+use crate::hooks::Hooks;
 use crate::hub::Hub;
+use crate::voice::Voice;
 
 fn body_json<T: DeserializeOwned>(body: Result<Bytes, BytesRejection>) -> Result<T, HubError> {
     let bytes = body_bytes(body)?;
@@ -211,7 +213,7 @@ pub(super) async fn tool_status(
 ) -> Result<Response, HubError> {
     let agent = session_header(&headers)?;
     let body = body_bytes(body)?;
-    Ok(Json(hub.tool_hook(agent.as_deref(), &body).await?).into_response())
+    Ok(Json(Hooks::of(&hub).tool(agent.as_deref(), &body).await?).into_response())
 }
 
 /// `POST /api/hooks/permission`: held open until the user answers the request from the app.
@@ -222,7 +224,7 @@ pub(super) async fn permission(
 ) -> Result<Response, HubError> {
     let agent = session_header(&headers)?;
     let body = body_bytes(body)?;
-    Ok(Json(hub.permission_hook(agent.as_deref(), &body).await?).into_response())
+    Ok(Json(Hooks::of(&hub).permission(agent.as_deref(), &body).await?).into_response())
 }
 
 /// `POST /api/observe`: a hook of a session ClawMux did not start (`clawmux hook observe`).
@@ -231,7 +233,7 @@ pub(super) async fn observe(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<Value>, HubError> {
     let body = body_bytes(body)?;
-    Ok(Json(hub.observe_hook(&body).await?))
+    Ok(Json(Hooks::of(&hub).observe(&body).await?))
 }
 
 #[derive(Deserialize)]
@@ -253,8 +255,8 @@ pub(super) async fn voice(
         .get(axum::http::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
-    let m = hub
-        .voice_message(&session_id, &q.recording, content_type, audio.to_vec())
+    let m = Voice::of(&hub)
+        .message(&session_id, &q.recording, content_type, audio.to_vec())
         .await?;
     Ok(Json(
         json!({ "id": m.id.to_string(), "seq": m.seq, "text": m.text }),
@@ -272,7 +274,7 @@ pub(super) async fn speech(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, HubError> {
     let req: SpeechRequest = body_json(body)?;
-    let (ctype, audio) = hub.speech(&req.text).await?;
+    let (ctype, audio) = Voice::of(&hub).speech(&req.text).await?;
     Ok(([(axum::http::header::CONTENT_TYPE, ctype)], audio).into_response())
 }
 
@@ -324,7 +326,7 @@ pub(super) async fn stop(
 ) -> Result<Response, HubError> {
     let agent = required_session(&headers)?;
     let body = body_bytes(body)?;
-    Ok(Json(hub.stop_hook(&agent, &body).await?).into_response())
+    Ok(Json(Hooks::of(&hub).stop(&agent, &body).await?).into_response())
 }
 
 #[derive(Deserialize)]

@@ -17,6 +17,7 @@ use tokio::time::{timeout, Instant};
 
 use super::MAX_BODY;
 use crate::hub::Hub;
+use crate::inbox::Inbox;
 use crate::inbox::{Offer, Waiter};
 
 /// How often the hub pings a waiter.
@@ -36,7 +37,7 @@ pub(super) async fn upgrade(
 }
 
 async fn run(hub: Hub, agent: String, mut socket: WebSocket) {
-    let waiter = match hub.wait_open(&agent).await {
+    let waiter = match Inbox::of(&hub).wait_open(&agent).await {
         Ok(w) => w,
         Err(e) => {
             let close = if e.code == Code::AgentDead {

@@ -8,6 +8,7 @@ use sha2::{Digest, Sha256};
 
 use super::{now, Hub};
 use crate::error::HubError;
+use crate::inbox::Inbox;
 use crate::ui_event::UiEvent;
 
 /// The longest message text accepted (the body limit is 1 MiB; this leaves room for JSON escaping).
@@ -29,7 +30,7 @@ impl Hub {
         let live = self.live(agent)?;
         live.mail.maybe_pending.store(true, Ordering::SeqCst);
         live.mail.wake();
-        self.inbox_changed(agent).await;
+        Inbox::of(self).changed(agent).await;
         Ok(())
     }
 

@@ -4,11 +4,9 @@
 //! The hub is the one owner of the store and of each agent's live data (its waiter, its inbox lock). A
 //! `Hub` is a cheap-clone handle; the state behind it is shared by all connections.
 
-mod agents;
 mod apply;
 mod messages;
 
-pub(crate) use agents::cannot_create;
 pub use messages::MAX_TEXT;
 
 use std::collections::HashMap;
@@ -17,17 +15,18 @@ use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use clawmux_core::observe::{LogObserver, Observers};
-use clawmux_core::wire::Code;
+use clawmux_core::wire::{check_agent_name, Code};
 use clawmux_core::{Event, Millis, Source, State};
 use clawmux_store::Store;
 use tokio::sync::broadcast;
 
 use crate::config::{load_or_create_token, make_private, Options, DB_FILE};
 use crate::error::HubError;
+use crate::lifecycle::launch::Launch;
 use crate::lifecycle::tmux::Tmux;
 use crate::live::Live;
 use crate::metrics::SharedMetrics;
-use crate::ui_event::UiEvent;
+use crate::ui_event::{Needs, SessionInfo, UiEvent};
 
 /// How many UI events a slow UI may fall behind before it must resynchronise from the store.
 const UI_BACKLOG: usize = 4096;
@@ -304,5 +303,83 @@ impl Hub {
 
     pub(crate) fn next_waiter_id(&self) -> u64 {
         self.inner.next_waiter.fetch_add(1, Ordering::Relaxed)
+    }
+
+    // The agents as the UI lists them, and registering one.
+
+    /// The agent whose work folder is `cwd` (hooks without the session header).
+    pub fn agent_by_work_dir(&self, cwd: &str) -> Option<String> {
+        let cwd = Path::new(cwd);
+        self.agents()
+            .iter()
+            .find(|(_, live)| live.work_dir == cwd)
+            .map(|(name, _)| name.clone())
+    }
+
+    /// Every agent as the sidebar shows it.
+    pub async fn sessions(&self) -> Result<Vec<SessionInfo>, HubError> {
+        let mut out = Vec::new();
+        for row in self.inner.store.agents().await? {
+            out.push(self.info(&row).await?);
+        }
+        Ok(out)
+    }
+
+    /// One agent as the sidebar shows it.
+    pub async fn session(&self, agent: &str) -> Result<SessionInfo, HubError> {
+        self.info(&self.inner.store.agent(agent).await?).await
+    }
+
+    async fn info(&self, row: &clawmux_store::AgentRow) -> Result<SessionInfo, HubError> {
+        let unread = self.inner.store.unread(&row.name).await?;
+        let launch = row
+            .launch
+            .as_deref()
+            .and_then(|l| serde_json::from_str::<Launch>(l).ok());
+        let live = self.live(&row.name).ok();
+        let problem = live.as_ref().and_then(|l| l.run.problem().clone());
+        let mut info = SessionInfo::new(&row.name, &row.work_dir, &row.snapshot, unread)
+            .with_launch(launch.as_ref().map(Launch::kind), problem);
+        info.needs = Needs::of(
+            row.snapshot.attention.as_ref(),
+            live.and_then(|l| l.asks.current()),
+        );
+        Ok(info)
+    }
+
+    /// What registering an agent and spawning one check first: a good name no agent has, and a usable
+    /// work folder (given, or the default one); returns the folder, not created yet.
+    pub(crate) fn check_new_agent(
+        &self,
+        name: &str,
+        work_dir: Option<&Path>,
+    ) -> Result<(PathBuf, String), HubError> {
+        check_agent_name(name).map_err(|e| HubError::new(Code::BadAgentName, e.to_string()))?;
+        if self.live(name).is_ok() {
+            return Err(HubError::new(
+                Code::AgentExists,
+                format!("agent `{name}` already exists"),
+            ));
+        }
+        crate::work_dir::resolve(&self.inner.data_dir, name, work_dir)
+    }
+
+    /// Registers an agent (STARTING, no process) with its work folder, created if missing. The default
+    /// folder is `<data dir>/agents/<name>`.
+    pub async fn add_agent(
+        &self,
+        name: &str,
+        work_dir: Option<&Path>,
+    ) -> Result<SessionInfo, HubError> {
+        let (work_dir, work_str) = self.check_new_agent(name, work_dir)?;
+        std::fs::create_dir_all(&work_dir)
+            .map_err(|e| crate::work_dir::cannot_create(&work_dir, &e))?;
+        let row = self.inner.store.add_agent(name, &work_str, now()).await?;
+        self.insert_live(name, work_dir);
+        let info = SessionInfo::new(&row.name, &row.work_dir, &row.snapshot, 0);
+        self.broadcast(UiEvent::SessionSpawned {
+            session: info.clone(),
+        });
+        Ok(info)
     }
 }

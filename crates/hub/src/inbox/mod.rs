@@ -25,13 +25,27 @@ use serde_json::{json, Value};
 use tokio::sync::OwnedMutexGuard;
 
 use crate::error::HubError;
-use crate::hooks::Payload;
+use crate::hooks::payload::Payload;
 use crate::hub::{now, Hub};
 use crate::live::Live;
 use crate::mailbox::WaitSignals;
 use rules::{may_hand_over, stop_verdict, wait_call_returned};
 
-impl Hub {
+/// Each agent's unread messages and how they reach it: a hook that may carry them, the Stop hook's verdict,
+/// and `clawmux wait`.
+#[derive(Clone, Copy)]
+pub struct Inbox<'h> {
+    hub: &'h Hub,
+}
+
+impl<'h> Inbox<'h> {
+    /// The feature as `hub` composes it.
+    pub fn of(hub: &'h Hub) -> Inbox<'h> {
+        Inbox { hub }
+    }
+}
+
+impl Inbox<'_> {
     /// What a recorded tool hook does beside the state: it may end a backgrounded wait, name the Claude
     /// conversation, and hand the inbox over.
     pub(crate) async fn answer_hook(
@@ -42,16 +56,19 @@ impl Hub {
     ) -> Result<Value, HubError> {
         let agent = agent.to_owned();
         if let (HookKind::PreToolUse(call), None) = (&hook.kind, &hook.subagent) {
-            self.live(&agent)?.asks.saw_call(&call.name, &call.input);
+            self.hub
+                .live(&agent)?
+                .asks
+                .saw_call(&call.name, &call.input);
         }
         if wait_call_returned(hook, payload.value.as_ref()) {
             // A wait still connected now runs in the background: a message it took would never reach
             // Claude. It ends; the messages stay for the next wait, or this hook.
-            self.live(&agent)?.mail.release_waiter();
+            self.hub.live(&agent)?.mail.release_waiter();
         }
         if let (HookKind::SessionStart { .. }, Some(session)) = (&hook.kind, &hook.session_id) {
             // The conversation exists now: a restart resumes it.
-            self.store().set_claude_session(&agent, session).await?;
+            self.hub.store().set_claude_session(&agent, session).await?;
         }
         if !may_hand_over(hook) {
             return Ok(json!({}));
@@ -69,7 +86,7 @@ impl Hub {
     }
 
     async fn hand_over_to_hook(&self, agent: &str) -> Result<Vec<Message>, HubError> {
-        let live = self.live(agent)?;
+        let live = self.hub.live(agent)?;
         if live.mail.has_waiter() || !live.mail.maybe_pending.load(Ordering::SeqCst) {
             return Ok(Vec::new());
         }
@@ -81,13 +98,17 @@ impl Hub {
             return Ok(Vec::new());
         }
         live.mail.maybe_pending.store(false, Ordering::SeqCst);
-        let messages = self.store().take_inbox(agent, Channel::Hook, now()).await?;
+        let messages = self
+            .hub
+            .store()
+            .take_inbox(agent, Channel::Hook, now())
+            .await?;
         if !messages.is_empty() {
             live.mail.hook_delivered.store(true, Ordering::SeqCst);
             if let Err(e) = tokio::fs::write(live.mail.sentinel(), b"").await {
                 tracing::warn!(agent, error = %e, "cannot write the .hook_delivered sentinel");
             }
-            self.inbox_changed(agent).await;
+            self.changed(agent).await;
         }
         Ok(messages)
     }
@@ -95,7 +116,7 @@ impl Hub {
     /// Whether Claude may stop (the Stop hook, its event recorded): not while a message waits or a hook
     /// hand-over is unanswered, and never to sit idle outside `clawmux wait`.
     pub(crate) async fn stop_verdict(&self, agent: &str) -> Result<StopVerdict, HubError> {
-        let live = self.live(agent)?;
+        let live = self.hub.live(agent)?;
         let _guard = live.mail.consumer.lock().await;
         if live.mail.hook_delivered.swap(false, Ordering::SeqCst) {
             let _ = tokio::fs::remove_file(live.mail.sentinel()).await;
@@ -103,19 +124,20 @@ impl Hub {
         }
         live.mail.maybe_pending.store(false, Ordering::SeqCst);
         let messages = self
+            .hub
             .store()
             .take_inbox(agent, Channel::StopHook, now())
             .await?;
         if !messages.is_empty() {
-            self.inbox_changed(agent).await;
+            self.changed(agent).await;
         }
         Ok(stop_verdict(false, &messages, live.mail.has_waiter()))
     }
 
     /// Tells the UI how many messages now wait in `agent`'s inbox.
-    pub(crate) async fn inbox_changed(&self, agent: &str) {
-        if let Ok(pending) = self.store().pending(agent).await {
-            self.broadcast(crate::ui_event::UiEvent::InboxUpdate {
+    pub(crate) async fn changed(&self, agent: &str) {
+        if let Ok(pending) = self.hub.store().pending(agent).await {
+            self.hub.broadcast(crate::ui_event::UiEvent::InboxUpdate {
                 session_id: agent.to_owned(),
                 pending,
             });
@@ -124,20 +146,20 @@ impl Hub {
 
     /// How many messages wait in the agent's inbox.
     pub async fn pending(&self, agent: &str) -> Result<i64, HubError> {
-        Ok(self.store().pending(agent).await?)
+        Ok(self.hub.store().pending(agent).await?)
     }
 
     /// A `clawmux wait` connected: the agent is IDLE. Refuses an unknown agent and a dead one.
     pub async fn wait_open(&self, agent: &str) -> Result<Waiter, HubError> {
-        let live = self.live(agent)?;
-        if self.is_dead(agent).await? {
+        let live = self.hub.live(agent)?;
+        if self.hub.is_dead(agent).await? {
             return Err(HubError::new(
                 Code::AgentDead,
                 format!("agent `{agent}` has been terminated"),
             ));
         }
         let order = live.mail.wait_order.lock().await;
-        let id = self.next_waiter_id();
+        let id = self.hub.next_waiter_id();
         let signals = Arc::new(WaitSignals::default());
         // The first look at the inbox happens at once: messages may have arrived while it was away.
         signals.wake.notify_one();
@@ -145,11 +167,12 @@ impl Hub {
         // Entering the wait means Claude finished with whatever a hook handed it.
         live.mail.hook_delivered.store(false, Ordering::SeqCst);
         let _ = tokio::fs::remove_file(live.mail.sentinel()).await;
-        self.apply(agent, Source::Wait, &Event::WaitConnected, b"")
+        self.hub
+            .apply(agent, Source::Wait, &Event::WaitConnected, b"")
             .await?;
         drop(order);
         Ok(Waiter {
-            hub: self.clone(),
+            hub: self.hub.clone(),
             agent: agent.to_owned(),
             live,
             id,
@@ -195,7 +218,7 @@ impl Waiter {
             .hand_over(&self.agent, &offer.messages, Channel::Wait, now())
             .await?;
         drop(offer.guard);
-        self.hub.inbox_changed(&self.agent).await;
+        Inbox::of(&self.hub).changed(&self.agent).await;
         Ok(())
     }
 

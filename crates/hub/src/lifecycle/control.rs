@@ -12,14 +12,14 @@ use super::launch::{self, Launch};
 use super::Created;
 use super::{process, pulse, supervise, END_GRACE};
 use crate::error::HubError;
-use crate::hub::Hub;
+use crate::lifecycle::Lifecycle;
 use crate::live::Live;
 use crate::ui_event::SessionInfo;
 
-impl Hub {
+impl Lifecycle<'_> {
     /// The launch spec of an agent the hub starts, or why it has none.
     async fn launch_of(&self, name: &str) -> Result<(clawmux_store::AgentRow, Launch), HubError> {
-        let row = self.store().agent(name).await?;
+        let row = self.hub.store().agent(name).await?;
         let launch = row
             .launch
             .as_deref()
@@ -40,7 +40,7 @@ impl Hub {
     /// An agent the hub started and whose process runs now: its live data and the pid.
     async fn running(&self, name: &str) -> Result<(Arc<Live>, u32), HubError> {
         self.launch_of(name).await?;
-        let live = self.live(name)?;
+        let live = self.hub.live(name)?;
         let pid = *live.run.process();
         pid.map(|pid| (live, pid)).ok_or_else(|| {
             HubError::new(Code::NotRunning, format!("agent `{name}` is not running"))
@@ -68,7 +68,7 @@ impl Hub {
             )
         })?
         .map_err(|_| HubError::new(Code::TerminateFailed, "the hub is stopping".to_owned()))?;
-        self.session(name).await
+        self.hub.session(name).await
     }
 
     /// Starts an agent again, resuming its Claude conversation; ends it first if it runs.
@@ -76,7 +76,7 @@ impl Hub {
         // The conversation id only changes at a SessionStart, which a stopped agent cannot send: the row
         // read here still holds the right one after the terminate below.
         let (row, launch) = self.launch_of(name).await?;
-        let live = self.live(name)?;
+        let live = self.hub.live(name)?;
         if live.run.process().is_some() {
             self.terminate(name).await?;
         }
@@ -86,9 +86,11 @@ impl Hub {
                 format!("{} is no longer installed", launch.program.display()),
             ));
         }
-        self.tmux().check().await?;
+        self.hub.tmux().check().await?;
         let _lifecycle = live.run.lifecycle.lock().await;
-        self.apply(name, Source::Hub, &Event::Spawned, b"").await?;
+        self.hub
+            .apply(name, Source::Hub, &Event::Spawned, b"")
+            .await?;
         let resume = row.claude_session_id;
         let mut created = Created::default();
         if let Err(e) = self
@@ -101,22 +103,24 @@ impl Hub {
             )
             .await
         {
-            self.apply(name, Source::Hub, &Event::Terminated, b"")
+            self.hub
+                .apply(name, Source::Hub, &Event::Terminated, b"")
                 .await?;
             return Err(e);
         }
-        self.set_problem(name, None);
-        self.session(name).await
+        self.hub.set_problem(name, None);
+        self.hub.session(name).await
     }
 
     /// Presses Escape in the agent's terminal: Claude Code stops what it is doing.
     pub async fn interrupt(&self, name: &str) -> Result<(), HubError> {
         let (live, _) = self.running(name).await?;
-        self.tmux().key(name, "Escape").await?;
+        self.hub.tmux().key(name, "Escape").await?;
         // Claude Code fires no hook for an interrupt: the hub records its own, which ends the running
         // tool's activity and any wait for the user, and starts the short reminder clock.
         drop(live);
-        self.apply(name, Source::Ui, &Event::Interrupted, b"")
+        self.hub
+            .apply(name, Source::Ui, &Event::Interrupted, b"")
             .await?;
         Ok(())
     }
@@ -124,11 +128,11 @@ impl Hub {
     /// After a start of the hub: takes over the agents it started earlier whose tmux sessions still run,
     /// and records DEAD for those whose process ended while the hub was away.
     pub async fn adopt(&self) -> Result<(), HubError> {
-        for row in self.store().agents().await? {
+        for row in self.hub.store().agents().await? {
             if row.launch.is_none() {
                 continue;
             }
-            let pane = match self.tmux().pane(&row.name).await {
+            let pane = match self.hub.tmux().pane(&row.name).await {
                 Ok(pane) => pane,
                 Err(e) => {
                     tracing::warn!(error = %e, "cannot look for the agents' tmux sessions");
@@ -137,18 +141,23 @@ impl Hub {
             };
             match pane {
                 Some(p) if p.ended.is_none() => {
-                    let live = self.live(&row.name)?;
+                    let live = self.hub.live(&row.name)?;
                     *live.run.process() = Some(p.pid);
                     *live.run.last_screen() = None;
                     live.run
                         .pulse
                         .send_modify(|pl| *pl = pulse::Pulse::new(row.snapshot.state));
                     tracing::info!(agent = %row.name, pid = p.pid, "adopted a running agent");
-                    tokio::spawn(supervise::supervise(self.clone(), row.name.clone(), p.pid));
+                    tokio::spawn(supervise::supervise(
+                        self.hub.clone(),
+                        row.name.clone(),
+                        p.pid,
+                    ));
                 }
                 Some(_) => self.process_ended(&row.name).await,
                 None if row.snapshot.state != State::Dead => {
-                    self.apply(&row.name, Source::Hub, &Event::Terminated, b"")
+                    self.hub
+                        .apply(&row.name, Source::Hub, &Event::Terminated, b"")
                         .await?;
                     self.note(
                         &row.name,

@@ -11,7 +11,8 @@ use serde_json::json;
 
 use super::{process, tmux, END_GRACE, HUB_SENDER};
 use crate::error::HubError;
-use crate::hub::{now, Hub};
+use crate::hub::now;
+use crate::lifecycle::Lifecycle;
 use crate::ui_event::{EndReason, UiEvent};
 
 /// How many terminal lines a report shows.
@@ -22,18 +23,21 @@ const PASTE_GAP: Duration = Duration::from_millis(300);
 /// How often Enter is pressed for one prompt.
 const SUBMIT_TRIES: u32 = 3;
 
-impl Hub {
+impl Lifecycle<'_> {
     /// The agent's process has ended: records DEAD at once, closes its tmux session, ends what it left
     /// running, and, when nobody asked for the end, shows the user how it ended with the last lines of its
     /// terminal.
     pub(crate) async fn process_ended(&self, name: &str) {
-        let Ok(live) = self.live(name) else { return };
+        let Ok(live) = self.hub.live(name) else {
+            return;
+        };
         // A restart waits for this to finish, so the session closed below is never the new one.
         let _lifecycle = live.run.lifecycle.lock().await;
         let requested = live.run.ending.swap(false, Ordering::SeqCst);
         *live.run.process() = None;
         let payload = json!({ "requested": requested }).to_string();
         if let Err(e) = self
+            .hub
             .apply(name, Source::Hub, &Event::Terminated, payload.as_bytes())
             .await
         {
@@ -41,7 +45,7 @@ impl Hub {
         }
         // After DEAD is recorded, so no wait can slip in between: a wait still open for it is closed.
         live.run.ended.notify_waiters();
-        self.broadcast(UiEvent::SessionTerminated {
+        self.hub.broadcast(UiEvent::SessionTerminated {
             session_id: name.to_owned(),
             reason: if requested {
                 EndReason::Terminated
@@ -52,7 +56,7 @@ impl Hub {
         // What the agent left running (its tools, its `clawmux wait`) must not outlive it: an orphaned
         // wait would take the next agent's messages.
         // Reading every process's environment takes milliseconds: off the async threads.
-        let (agent, data_dir) = (name.to_owned(), self.data_dir().to_owned());
+        let (agent, data_dir) = (name.to_owned(), self.hub.data_dir().to_owned());
         let left = tokio::task::spawn_blocking(move || process::leftovers(&agent, &data_dir))
             .await
             .unwrap_or_default();
@@ -70,13 +74,13 @@ impl Hub {
             self.how_it_ended(name).await
         };
         // What the terminal viewers keep once the session is gone (the last lines above are plain text).
-        *live.run.last_screen() = self.tmux().screen(name).await.ok();
-        if let Err(e) = self.tmux().kill(name).await {
+        *live.run.last_screen() = self.hub.tmux().screen(name).await.ok();
+        if let Err(e) = self.hub.tmux().kill(name).await {
             tracing::warn!(agent = name, error = %e, "cannot close the agent's tmux session");
         }
         if !requested {
             let how = format!("its process {}", ended.unwrap_or(tmux::Ended::Unknown));
-            self.set_problem(name, Some(format!("Stopped: {how}")));
+            self.hub.set_problem(name, Some(format!("Stopped: {how}")));
             self.note(
                 name,
                 &with_lines(&format!("`{name}` stopped: {how}."), &lines),
@@ -89,7 +93,7 @@ impl Hub {
     async fn how_it_ended(&self, name: &str) -> (Option<tmux::Ended>, String) {
         // The pidfd can report the exit before tmux has reaped the process and noted how it ended (its
         // pane reads dead before the status is known); give tmux a moment, bounded, so the user learns it.
-        let mut pane = self.tmux().pane(name).await.ok().flatten();
+        let mut pane = self.hub.tmux().pane(name).await.ok().flatten();
         for _ in 0..25 {
             let known = pane.is_none_or(|p| {
                 matches!(
@@ -101,12 +105,13 @@ impl Hub {
                 break;
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
-            pane = self.tmux().pane(name).await.ok().flatten();
+            pane = self.hub.tmux().pane(name).await.ok().flatten();
         }
         let Some(pane) = pane else {
             return (None, String::new());
         };
         let lines = self
+            .hub
             .tmux()
             .last_lines(name, REPORT_LINES)
             .await
@@ -116,13 +121,15 @@ impl Hub {
 
     /// The agent has not reached its first `clawmux wait` in time: show why, from its terminal.
     pub(crate) async fn report_slow_start(&self, name: &str) {
-        let secs = self.options().start_timeout.as_secs_f64();
+        let secs = self.hub.options().start_timeout.as_secs_f64();
         let lines = self
+            .hub
             .tmux()
             .last_lines(name, REPORT_LINES)
             .await
             .unwrap_or_default();
-        self.set_problem(name, Some(format!("Not started after {secs:.0} s")));
+        self.hub
+            .set_problem(name, Some(format!("Not started after {secs:.0} s")));
         self.note(
             name,
             &with_lines(
@@ -138,7 +145,7 @@ impl Hub {
 
     /// Reminds an agent out of the loop to run `clawmux wait`, by typing into its terminal.
     pub(crate) async fn nudge(&self, name: &str, n: u32) {
-        let max = self.options().nudge_max;
+        let max = self.hub.options().nudge_max;
         let text = "ClawMux: you stopped outside `clawmux wait`, so the user cannot reach you. \
                     Run `clawmux wait` now.";
         if let Err(e) = self.type_prompt(name, text).await {
@@ -156,15 +163,15 @@ impl Hub {
     /// Types a prompt into the agent's terminal and makes sure it was submitted: the Enter goes apart from
     /// the text (together they are taken for a paste), and again if no event of the agent follows it.
     async fn type_prompt(&self, name: &str, text: &str) -> Result<(), HubError> {
-        let live = self.live(name)?;
+        let live = self.hub.live(name)?;
         let mut pulse = live.run.pulse.subscribe();
         pulse.borrow_and_update();
-        self.tmux().type_text(name, text).await?;
+        self.hub.tmux().type_text(name, text).await?;
         tokio::time::sleep(PASTE_GAP).await;
         for _ in 0..SUBMIT_TRIES {
-            self.tmux().key(name, "Enter").await?;
+            self.hub.tmux().key(name, "Enter").await?;
             // A submitted prompt fires UserPromptSubmit: any event of the agent says it was taken.
-            if tokio::time::timeout(self.options().submit_wait, pulse.changed())
+            if tokio::time::timeout(self.hub.options().submit_wait, pulse.changed())
                 .await
                 .is_ok()
             {
@@ -177,8 +184,9 @@ impl Hub {
 
     /// Reminders did not bring the agent back: the user must look.
     pub(crate) async fn report_out_of_loop(&self, name: &str) {
-        let max = self.options().nudge_max;
-        self.set_problem(name, Some("Out of the loop".to_owned()));
+        let max = self.hub.options().nudge_max;
+        self.hub
+            .set_problem(name, Some("Out of the loop".to_owned()));
         self.note(
             name,
             &format!(
@@ -202,7 +210,7 @@ impl Hub {
             idem_key: None,
             at: now(),
         };
-        let stored: Result<Message, HubError> = self.append(&note).await;
+        let stored: Result<Message, HubError> = self.hub.append(&note).await;
         if let Err(e) = stored {
             tracing::warn!(agent, error = %e, "cannot store the hub's note");
         }

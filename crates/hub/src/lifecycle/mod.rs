@@ -26,8 +26,10 @@ use clawmux_core::State;
 use serde::{Deserialize, Serialize};
 
 use crate::error::HubError;
-use crate::hub::{cannot_create, now, Hub};
+use crate::hub::{now, Hub};
+use crate::import::Import;
 use crate::ui_event::{SessionInfo, UiEvent};
+use crate::work_dir::cannot_create;
 use launch::{Launch, Start};
 use tmux::TmuxError;
 
@@ -119,15 +121,29 @@ pub struct Capabilities {
     pub to_import: usize,
 }
 
-impl Hub {
+/// The agents ClawMux starts: spawning, restarting, interrupting and terminating them, taking over their
+/// tmux sessions after a restart of the hub, and what is done when one is slow, strays from its loop or ends.
+#[derive(Clone, Copy)]
+pub struct Lifecycle<'h> {
+    hub: &'h Hub,
+}
+
+impl<'h> Lifecycle<'h> {
+    /// The feature as `hub` composes it.
+    pub fn of(hub: &'h Hub) -> Lifecycle<'h> {
+        Lifecycle { hub }
+    }
+}
+
+impl Lifecycle<'_> {
     /// Whether Claude Code and tmux can be found: the UI offers the demo agent when Claude Code cannot.
     pub async fn capabilities(&self) -> Capabilities {
-        let claude = launch::resolve_program(&self.options().claude);
+        let claude = launch::resolve_program(&self.hub.options().claude);
         Capabilities {
             claude: claude.map(|p| p.display().to_string()),
-            tmux: self.tmux().check().await.is_ok(),
-            tmux_socket: self.tmux().socket().display().to_string(),
-            to_import: self.original_not_imported(),
+            tmux: self.hub.tmux().check().await.is_ok(),
+            tmux_socket: self.hub.tmux().socket().display().to_string(),
+            to_import: Import::of(self.hub).not_imported(),
         }
     }
 
@@ -136,10 +152,10 @@ impl Hub {
     /// cannot be made, a missing Claude Code or a missing tmux.
     pub async fn spawn(&self, req: SpawnRequest) -> Result<SessionInfo, HubError> {
         let name = req.name.as_str();
-        let (work_dir, work_str) = self.check_new_agent(name, req.work_dir.as_deref())?;
-        self.port()?;
+        let (work_dir, work_str) = self.hub.check_new_agent(name, req.work_dir.as_deref())?;
+        self.hub.port()?;
         let program = self.program_for(&req)?;
-        self.tmux().check().await?;
+        self.hub.tmux().check().await?;
         let launch = Launch {
             program,
             args: req.args.clone(),
@@ -161,6 +177,7 @@ impl Hub {
         let launch_json = serde_json::to_string(&launch)
             .map_err(|e| HubError::new(Code::Internal, e.to_string()))?;
         let row = match self
+            .hub
             .store()
             .add_launched_agent(name, &work_str, Some(&launch_json), now())
             .await
@@ -171,19 +188,19 @@ impl Hub {
                 return Err(e.into());
             }
         };
-        self.insert_live(name, work_dir.clone());
+        self.hub.insert_live(name, work_dir.clone());
         if let Err(e) = self
             .start_process(name, &work_dir, &launch, None, &mut created)
             .await
         {
-            self.remove_live(name);
-            let _ = self.store().forget_new_agent(name).await;
+            self.hub.remove_live(name);
+            let _ = self.hub.store().forget_new_agent(name).await;
             created.undo();
             return Err(e);
         }
         let info = SessionInfo::new(&row.name, &row.work_dir, &row.snapshot, 0)
             .with_launch(Some(launch.kind()), None);
-        self.broadcast(UiEvent::SessionSpawned {
+        self.hub.broadcast(UiEvent::SessionSpawned {
             session: info.clone(),
         });
         Ok(info)
@@ -193,9 +210,9 @@ impl Hub {
     /// hub's), which must be installed.
     fn program_for(&self, req: &SpawnRequest) -> Result<PathBuf, HubError> {
         if req.demo {
-            return Ok(self.options().clawmux.clone());
+            return Ok(self.hub.options().clawmux.clone());
         }
-        let wanted = req.command.as_deref().unwrap_or(&self.options().claude);
+        let wanted = req.command.as_deref().unwrap_or(&self.hub.options().claude);
         launch::resolve_program(wanted).ok_or_else(|| {
             HubError::new(
                 Code::ClaudeMissing,
@@ -215,7 +232,7 @@ impl Hub {
         if trust::trusted(&config, folder) {
             return Ok(());
         }
-        let ours = folder.parent() == Some(self.data_dir().join("agents").as_path());
+        let ours = folder.parent() == Some(self.hub.data_dir().join("agents").as_path());
         if !given && !ours {
             return Err(HubError::new(
                 Code::FolderNotTrusted,
@@ -248,8 +265,8 @@ impl Hub {
         resume: Option<&str>,
         created: &mut Created,
     ) -> Result<(), HubError> {
-        let port = self.port()?;
-        let clawmux = self.options().clawmux.clone();
+        let port = self.hub.port()?;
+        let clawmux = self.hub.options().clawmux.clone();
         let (settings, append_prompt) = self.write_launch_files(name, work_dir, created)?;
         let session = resume.map_or_else(|| uuid::Uuid::new_v4().to_string(), str::to_owned);
         let argv = launch::argv(&Start {
@@ -261,23 +278,23 @@ impl Hub {
             append_prompt: append_prompt.as_deref(),
             clawmux: &clawmux,
         });
-        let env = launch::env(name, port, work_dir, self.data_dir(), &clawmux);
+        let env = launch::env(name, port, work_dir, self.hub.data_dir(), &clawmux);
         // A dead pane of an earlier run may still hold the name.
-        self.tmux().kill(name).await?;
-        let pid = self.tmux().start(name, work_dir, &env, &argv).await?;
+        self.hub.tmux().kill(name).await?;
+        let pid = self.hub.tmux().start(name, work_dir, &env, &argv).await?;
         tracing::info!(
             agent = name,
             pid,
             resume = resume.is_some(),
             "agent started"
         );
-        let live = self.live(name)?;
+        let live = self.hub.live(name)?;
         *live.run.process() = Some(pid);
         *live.run.last_screen() = None;
         live.run
             .pulse
             .send_modify(|p| *p = pulse::Pulse::new(State::Starting));
-        tokio::spawn(supervise::supervise(self.clone(), name.to_owned(), pid));
+        tokio::spawn(supervise::supervise(self.hub.clone(), name.to_owned(), pid));
         Ok(())
     }
 
@@ -289,8 +306,8 @@ impl Hub {
         work_dir: &Path,
         created: &mut Created,
     ) -> Result<(PathBuf, Option<String>), HubError> {
-        let clawmux = &self.options().clawmux;
-        let launch_dir = launch::launch_dir(self.data_dir(), name);
+        let clawmux = &self.hub.options().clawmux;
+        let launch_dir = launch::launch_dir(self.hub.data_dir(), name);
         let io = |what: &str, path: &Path, e: std::io::Error| {
             HubError::new(
                 Code::BadWorkDir,
@@ -301,7 +318,7 @@ impl Hub {
         let settings = launch_dir.join("settings.json");
         crate::config::write_private(
             &settings,
-            launch::settings(clawmux, self.options().bash_timeout)
+            launch::settings(clawmux, self.hub.options().bash_timeout)
                 .to_string()
                 .as_bytes(),
         )

@@ -12,6 +12,7 @@ use super::deadlines::{Deadlines, Due, Limits};
 use super::process;
 use super::pulse::Pulse;
 use crate::hub::Hub;
+use crate::lifecycle::Lifecycle;
 
 /// What the supervisor acts on: the hub, in life; a recorder in the tests.
 pub(crate) trait Supervised {
@@ -35,14 +36,18 @@ impl Supervised for Agent {
     }
 
     async fn ended(&self) {
-        self.hub.process_ended(&self.name).await;
+        Lifecycle::of(&self.hub).process_ended(&self.name).await;
     }
 
     async fn due(&self, due: Due) {
         match due {
-            Due::SlowStart => self.hub.report_slow_start(&self.name).await,
-            Due::Nudge(n) => self.hub.nudge(&self.name, n).await,
-            Due::GiveUp => self.hub.report_out_of_loop(&self.name).await,
+            Due::SlowStart => Lifecycle::of(&self.hub).report_slow_start(&self.name).await,
+            Due::Nudge(n) => Lifecycle::of(&self.hub).nudge(&self.name, n).await,
+            Due::GiveUp => {
+                Lifecycle::of(&self.hub)
+                    .report_out_of_loop(&self.name)
+                    .await
+            }
         }
     }
 }

@@ -64,12 +64,31 @@ enum Heard {
     Due(Due),
 }
 
-impl Hub {
-    /// Watches Claude Code's session files for the rest of the hub's life. Until their folder exists, the
-    /// nearest folder above it that does is watched for it to appear (and an agent's start pokes it).
-    pub(crate) async fn watch_claude_sessions(self) {
+/// Watches Claude Code's session files for the rest of `hub`'s life. Until their folder exists, the nearest
+/// folder above it that does is watched for it to appear (and an agent's start pokes it).
+pub(crate) async fn watch(hub: Hub) {
+    SecondOpinion::of(&hub).watch_claude_sessions().await;
+}
+
+/// Claude Code's own view of each session, read beside ours: the watcher of its sessions folder and the
+/// disagreements worth recording.
+#[derive(Clone, Copy)]
+pub(crate) struct SecondOpinion<'h> {
+    hub: &'h Hub,
+}
+
+impl<'h> SecondOpinion<'h> {
+    /// The feature as `hub` composes it.
+    pub(crate) fn of(hub: &'h Hub) -> SecondOpinion<'h> {
+        SecondOpinion { hub }
+    }
+}
+
+impl SecondOpinion<'_> {
+    /// Watches Claude Code's session files for the rest of the hub's life (see [`watch`]).
+    async fn watch_claude_sessions(&self) {
         let Some(dir) = sessions_dir() else { return };
-        let mut ours = self.subscribe();
+        let mut ours = self.hub.subscribe();
         let (tx, mut rx) = mpsc::unbounded_channel::<Heard>();
         // What is watched: the sessions folder itself (true), or a folder above it (false).
         let mut watching: Option<(notify::RecommendedWatcher, PathBuf)> = None;
@@ -132,7 +151,7 @@ impl Hub {
                     Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
                     Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
                 },
-                () = self.inner_poke().notified() => look = true,
+                () = self.hub.inner_poke().notified() => look = true,
             }
         }
     }
@@ -161,16 +180,16 @@ impl Hub {
             },
             None => return,
         };
-        let Ok(Some(row)) = self.store().agent_by_claude_session(&session).await else {
+        let Ok(Some(row)) = self.hub.store().agent_by_claude_session(&session).await else {
             return;
         };
-        if !self.opinions_lock().knows_ours(&row.name) {
+        if !self.judge().knows_ours(&row.name) {
             let _ = self
-                .opinions_lock()
+                .judge()
                 .our_view(&row.name, row.snapshot.clone(), Instant::now());
         }
         let due = self
-            .opinions_lock()
+            .judge()
             .their_view(&row.name, status, waiting_for, Instant::now());
         schedule(due, tx);
     }
@@ -183,17 +202,18 @@ impl Hub {
         tx: &mpsc::UnboundedSender<Heard>,
     ) {
         let due = self
-            .opinions_lock()
+            .judge()
             .our_status(agent, state, attention, Instant::now());
         schedule(due, tx);
     }
 
     async fn record_if_due(&self, due: &Due) {
-        let opinion = self.opinions_lock().take_due(due, Instant::now());
+        let opinion = self.judge().take_due(due, Instant::now());
         let Some(opinion) = opinion else { return };
         let payload = serde_json::to_vec(&opinion).unwrap_or_default();
         tracing::info!(agent = %due.agent, why = %opinion.why, "Claude Code's own view disagrees");
         match self
+            .hub
             .apply(
                 &due.agent,
                 Source::Hub,
@@ -203,15 +223,16 @@ impl Hub {
             .await
         {
             // The indicator is unchanged, but an open explanation has something new to show.
-            Ok(_) => self.broadcast_status(&due.agent).await,
+            Ok(_) => self.hub.broadcast_status(&due.agent).await,
             Err(e) => {
                 tracing::warn!(agent = %due.agent, error = %e, "cannot record Claude Code's view")
             }
         }
     }
 
-    pub(crate) fn opinions_lock(&self) -> std::sync::MutexGuard<'_, Judge> {
-        self.opinions()
+    pub(crate) fn judge(&self) -> std::sync::MutexGuard<'_, Judge> {
+        self.hub
+            .opinions()
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }

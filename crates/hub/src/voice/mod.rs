@@ -70,11 +70,26 @@ fn check_recording_id(id: &str) -> Result<(), HubError> {
     }
 }
 
-impl Hub {
+/// Voice: speech to text (on the device or by the configured service), text to speech, the recordings kept
+/// and the settings.
+#[derive(Clone, Copy)]
+pub struct Voice<'h> {
+    hub: &'h Hub,
+}
+
+impl<'h> Voice<'h> {
+    /// The feature as `hub` composes it.
+    pub fn of(hub: &'h Hub) -> Voice<'h> {
+        Voice { hub }
+    }
+}
+
+impl Voice<'_> {
     /// Where recording `recording` is kept until its message is stored: `<data dir>/voice/<id>.<ext>`.
     fn kept_recording(&self, recording: &str, ext: &str) -> Result<PathBuf, HubError> {
         check_recording_id(recording)?;
         Ok(self
+            .hub
             .data_dir()
             .join("voice")
             .join(format!("{recording}.{ext}")))
@@ -96,12 +111,12 @@ impl Hub {
     }
 
     fn voice_settings_path(&self) -> PathBuf {
-        self.data_dir().join(SETTINGS_FILE)
+        self.hub.data_dir().join(SETTINGS_FILE)
     }
 
     /// The voice settings (defaults when none were saved), read off the async threads: every
     /// transcription reads them, so a change saved by hand applies to the next recording.
-    pub async fn voice_settings(&self) -> Result<VoiceSettings, HubError> {
+    pub async fn settings(&self) -> Result<VoiceSettings, HubError> {
         match tokio::fs::read_to_string(self.voice_settings_path()).await {
             Ok(text) => serde_json::from_str(&text).map_err(|e| {
                 HubError::new(
@@ -119,13 +134,13 @@ impl Hub {
 
     /// Saves the voice settings (0600: they may hold a key), off the async threads. A key left out keeps
     /// the saved one.
-    pub async fn set_voice_settings(
+    pub async fn set_settings(
         &self,
         mut new: VoiceSettings,
     ) -> Result<clawmux_voice::PublicSettings, HubError> {
         new.check()?;
         if new.api_key.is_none() {
-            new.api_key = self.voice_settings().await?.api_key;
+            new.api_key = self.settings().await?.api_key;
         }
         let path = self.voice_settings_path();
         let text = serde_json::to_string_pretty(&new).unwrap_or_default();
@@ -148,7 +163,7 @@ impl Hub {
 
     /// A recording for `agent`: kept on disk, transcribed, stored as the user's voice message (once, however
     /// often it is sent). Every failure says why and keeps the recording for a retry.
-    pub async fn voice_message(
+    pub async fn message(
         &self,
         agent: &str,
         recording: &str,
@@ -156,7 +171,7 @@ impl Hub {
         audio: Vec<u8>,
     ) -> Result<clawmux_core::wire::Message, HubError> {
         check_recording_id(recording)?;
-        self.live(agent)?;
+        self.hub.live(agent)?;
         let ext = extension(content_type).ok_or_else(|| {
             HubError::new(
                 Code::NotAudio,
@@ -172,9 +187,10 @@ impl Hub {
             ));
         }
         // 25 MiB at most, written off the async threads.
-        let (hub, id) = (self.clone(), recording.to_owned());
+        let (hub, id) = (self.hub.clone(), recording.to_owned());
         let (file, audio) = tokio::task::spawn_blocking(move || {
-            hub.keep_recording(&id, ext, &audio)
+            Voice::of(&hub)
+                .keep_recording(&id, ext, &audio)
                 .map(|file| (file, audio))
         })
         .await
@@ -187,13 +203,13 @@ impl Hub {
 
     /// A recording kept earlier with [`Hub::keep_recording`] (the desktop app records into the hub's
     /// folder), sent as a voice message the same way, without writing it again.
-    pub async fn kept_voice_message(
+    pub async fn kept_message(
         &self,
         agent: &str,
         recording: &str,
         content_type: &str,
     ) -> Result<clawmux_core::wire::Message, HubError> {
-        self.live(agent)?;
+        self.hub.live(agent)?;
         let ext = extension(content_type).unwrap_or("wav");
         let file = self.kept_recording(recording, ext)?;
         let audio = tokio::fs::read(&file).await.map_err(|e| {
@@ -208,12 +224,12 @@ impl Hub {
 
     /// Loads the model the settings name, if speech becomes text on the device and the model is here:
     /// called when the user starts talking, so the words are not kept waiting for it.
-    pub async fn warm_voice(&self) -> Result<(), HubError> {
-        let settings = self.voice_settings().await?;
+    pub async fn warm(&self) -> Result<(), HubError> {
+        let settings = self.settings().await?;
         if settings.speech_to_text() != clawmux_voice::SpeechToText::Device {
             return Ok(());
         }
-        match self.device_voice().engine(settings.local_model).await {
+        match self.hub.device_voice().engine(settings.local_model).await {
             // Nothing to warm yet: the recording that follows says so, and keeps itself.
             Err(e) if e.code == Code::ModelNotDownloaded => Ok(()),
             other => other.map(drop),
@@ -230,10 +246,11 @@ impl Hub {
         content_type: &str,
         audio: Vec<u8>,
     ) -> Result<clawmux_core::wire::Message, HubError> {
-        let settings = self.voice_settings().await?;
+        let settings = self.settings().await?;
         let text = match settings.speech_to_text() {
             clawmux_voice::SpeechToText::Device => {
-                self.device_voice()
+                self.hub
+                    .device_voice()
                     .transcribe(settings.local_model, content_type, audio)
                     .await?
             }
@@ -249,6 +266,7 @@ impl Hub {
             }
         };
         let m = self
+            .hub
             .user_message(agent, &text, true, Some(&format!("voice:{recording}")))
             .await?;
         let _ = tokio::fs::remove_file(file).await;
@@ -257,7 +275,7 @@ impl Hub {
 
     /// Speech for `text` from the speech service: the audio and its content type.
     pub async fn speech(&self, text: &str) -> Result<(String, Vec<u8>), HubError> {
-        let settings = self.voice_settings().await?;
+        let settings = self.settings().await?;
         let text = text.to_owned();
         blocking(move || clawmux_voice::speak(&settings, &text)).await
     }

@@ -17,75 +17,46 @@
 
 use clawmux_core::hook::HookKind;
 use clawmux_core::wire::{Code, StopVerdict};
-use clawmux_core::{Event, Hook, HookError, Source};
+use clawmux_core::{Hook, Source};
 use serde_json::{json, Value};
 
+pub(crate) mod payload;
+
+use crate::asks::Requests;
 use crate::error::HubError;
 use crate::hub::{now, Hub};
+use crate::inbox::Inbox;
+use crate::transcript::Transcripts;
 use crate::ui_event::{SessionInfo, UiEvent};
+pub(crate) use payload::Payload;
 
-/// A hook's body, parsed once.
-pub(crate) struct Payload<'a> {
-    /// The body as it came (what the store keeps).
-    pub(crate) body: &'a [u8],
-    /// The body as JSON; `None` when it is not JSON.
-    pub(crate) value: Option<Value>,
-    /// The event it is, or [`Event::Rejected`] with why not.
-    pub(crate) event: Event,
-    problem: Option<HookError>,
+/// The four hooks Claude Code runs, received in one place: each payload parsed once, recorded always, and
+/// what cannot be used answered alike.
+#[derive(Clone, Copy)]
+pub struct Hooks<'h> {
+    hub: &'h Hub,
 }
 
-impl<'a> Payload<'a> {
-    /// Parses `body`.
-    pub(crate) fn parse(body: &'a [u8]) -> Payload<'a> {
-        match serde_json::from_slice::<Value>(body) {
-            Ok(value) => {
-                let (event, problem) = Event::from_hook_value(&value);
-                Payload {
-                    body,
-                    value: Some(value),
-                    event,
-                    problem,
-                }
-            }
-            Err(_) => {
-                let (event, problem) = Event::from_hook_payload(body);
-                Payload {
-                    body,
-                    value: None,
-                    event,
-                    problem,
-                }
-            }
-        }
-    }
-
-    /// The event, if the hub may act on it: `Ok(None)` for a kind it has no rule for, an error for a body it
-    /// cannot use.
-    pub(crate) fn usable(&self) -> Result<Option<&Hook>, HubError> {
-        match (&self.problem, &self.event) {
-            (None, Event::Hook(hook)) => Ok(Some(hook)),
-            (Some(HookError::UnknownEvent(_)), _) => Ok(None),
-            (Some(e), _) => Err(HubError::new(e.code(), e.to_string())),
-            (None, _) => Ok(None),
-        }
-    }
-
-    /// A field of the JSON body, as text.
-    pub(crate) fn text(&self, field: &str) -> Option<&str> {
-        self.value.as_ref()?.get(field)?.as_str()
+impl<'h> Hooks<'h> {
+    /// The feature as `hub` composes it.
+    pub fn of(hub: &'h Hub) -> Hooks<'h> {
+        Hooks { hub }
     }
 }
 
-impl Hub {
+impl Hooks<'_> {
     /// A tool-status hook (`POST /api/hooks/tool-status`): records the event, steps the machine, and hands
     /// the inbox over as additionalContext when it may. `agent` is the `ClawMux-Session` header, if sent.
-    pub async fn tool_hook(&self, agent: Option<&str>, body: &[u8]) -> Result<Value, HubError> {
+    pub async fn tool(&self, agent: Option<&str>, body: &[u8]) -> Result<Value, HubError> {
         let payload = Payload::parse(body);
         let agent = self.hook_agent(agent, &payload)?;
         self.record_hook(&agent, &payload).await?;
         match payload.usable()? {
-            Some(hook) => self.answer_hook(&agent, hook, &payload).await,
+            Some(hook) => {
+                Inbox::of(self.hub)
+                    .answer_hook(&agent, hook, &payload)
+                    .await
+            }
             None => Ok(json!({})),
         }
     }
@@ -93,11 +64,7 @@ impl Hub {
     /// The PermissionRequest hook (`POST /api/hooks/permission`): records the event like any hook, then
     /// holds the request open until the user answers it from the app, or it ends some other way. Another
     /// event sent here by mistake is recorded, and answered `{}`.
-    pub async fn permission_hook(
-        &self,
-        agent: Option<&str>,
-        body: &[u8],
-    ) -> Result<Value, HubError> {
+    pub async fn permission(&self, agent: Option<&str>, body: &[u8]) -> Result<Value, HubError> {
         let payload = Payload::parse(body);
         let agent = self.hook_agent(agent, &payload)?;
         // The request is open before the event is applied, so the status that shows the need carries it
@@ -106,24 +73,26 @@ impl Hub {
             Ok(Some(Hook {
                 kind: HookKind::PermissionRequest(call),
                 ..
-            })) => Some(self.hold_request(&agent, call, payload.value.as_ref())?),
+            })) => {
+                Some(Requests::of(self.hub).hold_request(&agent, call, payload.value.as_ref())?)
+            }
             Ok(_) | Err(_) => None,
         };
         self.record_hook(&agent, &payload).await?;
         payload.usable()?;
         match held {
-            Some(held) => self.await_answer(&agent, held).await,
+            Some(held) => Requests::of(self.hub).await_answer(&agent, held).await,
             None => Ok(json!({})),
         }
     }
 
     /// The Stop hook (`clawmux hook stop`): records the event and decides whether Claude may stop.
-    pub async fn stop_hook(&self, agent: &str, body: &[u8]) -> Result<StopVerdict, HubError> {
+    pub async fn stop(&self, agent: &str, body: &[u8]) -> Result<StopVerdict, HubError> {
         let payload = Payload::parse(body);
-        self.live(agent)?;
+        self.hub.live(agent)?;
         self.record_hook(agent, &payload).await?;
         match payload.usable()? {
-            Some(_) => self.stop_verdict(agent).await,
+            Some(_) => Inbox::of(self.hub).stop_verdict(agent).await,
             None => Ok(StopVerdict {
                 block: false,
                 reason: String::new(),
@@ -134,13 +103,13 @@ impl Hub {
     /// A hook of an observed session (`POST /api/observe`, from `clawmux hook observe`): the first usable
     /// hook of a session never seen registers it; a stray SessionEnd, or what cannot be used, registers
     /// nothing.
-    pub async fn observe_hook(&self, body: &[u8]) -> Result<Value, HubError> {
+    pub async fn observe(&self, body: &[u8]) -> Result<Value, HubError> {
         let payload = Payload::parse(body);
         if payload.value.is_none() {
             payload.usable()?;
         }
         let (session_id, cwd) = crate::observe::identity(payload.value.as_ref())?;
-        let agent = match self.store().observed_agent(session_id).await? {
+        let agent = match self.hub.store().observed_agent(session_id).await? {
             Some(row) => row.name,
             None => {
                 let starts = payload
@@ -169,7 +138,7 @@ impl Hub {
         }
         payload
             .text("cwd")
-            .and_then(|cwd| self.agent_by_work_dir(cwd))
+            .and_then(|cwd| self.hub.agent_by_work_dir(cwd))
             .ok_or_else(|| {
                 HubError::new(
                     Code::UnknownAgent,
@@ -186,11 +155,12 @@ impl Hub {
     ) -> Result<String, HubError> {
         let name = crate::observe::observed_name(cwd, session_id);
         let row = self
+            .hub
             .store()
             .add_observed_agent(&name, cwd, session_id, now())
             .await?;
-        self.insert_live(&name, cwd.into());
-        self.broadcast(UiEvent::SessionSpawned {
+        self.hub.insert_live(&name, cwd.into());
+        self.hub.broadcast(UiEvent::SessionSpawned {
             session: SessionInfo::new(&row.name, &row.work_dir, &row.snapshot, 0),
         });
         tracing::info!(agent = %name, session_id, "observing a Claude Code session");
@@ -200,55 +170,10 @@ impl Hub {
     /// Records a hook's event (the machine steps on it, or records why not) and follows the transcript it
     /// names.
     async fn record_hook(&self, agent: &str, payload: &Payload<'_>) -> Result<(), HubError> {
-        self.apply(agent, Source::Hook, &payload.event, payload.body)
+        self.hub
+            .apply(agent, Source::Hook, &payload.event, payload.body)
             .await?;
-        self.follow_transcript_of(agent, &payload.event);
+        Transcripts::of(self.hub).follow(agent, &payload.event);
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn usable(body: &str) -> Result<Option<String>, Code> {
-        let payload = Payload::parse(body.as_bytes());
-        payload
-            .usable()
-            .map(|h| h.map(|h| h.name().to_owned()))
-            .map_err(|e| e.code)
-    }
-
-    #[test]
-    fn one_rule_for_what_cannot_be_used() {
-        assert_eq!(usable("not json"), Err(Code::MalformedJson));
-        assert_eq!(usable("[1, 2]"), Err(Code::MalformedEvent));
-        assert_eq!(
-            usable(r#"{"hook_event_name": "PreToolUse"}"#),
-            Err(Code::MalformedEvent),
-            "a PreToolUse without its tool"
-        );
-        assert_eq!(
-            usable(r#"{"hook_event_name": "TeammateIdle"}"#),
-            Ok(None),
-            "a kind with no rule: nothing to do, and no error for Claude Code"
-        );
-        assert_eq!(
-            usable(r#"{"hook_event_name": "Stop", "session_id": "c1"}"#),
-            Ok(Some("Stop".to_owned()))
-        );
-    }
-
-    #[test]
-    fn what_cannot_be_used_is_still_an_event_to_record() {
-        for body in ["not json", r#"{"hook_event_name": "PreToolUse"}"#] {
-            let payload = Payload::parse(body.as_bytes());
-            assert!(
-                matches!(payload.event, Event::Rejected { .. }),
-                "{body}: {:?}",
-                payload.event
-            );
-            assert_eq!(payload.body, body.as_bytes());
-        }
     }
 }
