@@ -72,6 +72,14 @@ export const Code = Object.freeze({
   TMUX_FAILED: 'tmux_failed',
   CORRUPT_LAUNCH: 'corrupt_launch',
   TERMINATE_FAILED: 'terminate_failed',
+  NOT_A_REPOSITORY: 'not_a_repository',
+  BAD_BASE: 'bad_base',
+  DETACHED_HEAD: 'detached_head',
+  BRANCH_EXISTS: 'branch_exists',
+  WORKTREE_EXISTS: 'worktree_exists',
+  NO_WORKTREE: 'no_worktree',
+  GIT_MISSING: 'git_missing',
+  GIT_FAILED: 'git_failed',
   NO_TERMINAL: 'no_terminal',
   BAD_TERMINAL_SIZE: 'bad_terminal_size',
   NO_SUCH_VIEWER: 'no_such_viewer',
@@ -159,6 +167,7 @@ export const Command = Object.freeze({
   CANCEL_DOWNLOAD: 'cancel_download',
   WARM_VOICE: 'warm_voice',
   HISTORY: 'history',
+  CHANGES: 'changes',
 });
 
 /** The user's answer to a request (`Verdict`). */

@@ -35,6 +35,13 @@ pub struct Spawn {
     /// and exits unless told yes). A default work folder is trusted without it.
     #[arg(long)]
     trust_folder: bool,
+    /// Give the agent a worktree of its own of the repository its work folder is in, on a branch
+    /// `clawmux/<name>` (its changes: `clawmux diff NAME`).
+    #[arg(long)]
+    worktree: bool,
+    /// The worktree's base: a branch, tag or commit (default: the branch checked out in the work folder).
+    #[arg(long, requires = "worktree")]
+    base: Option<String>,
     /// Extra flags for Claude Code, after `--`.
     #[arg(last = true)]
     args: Vec<String>,
@@ -75,6 +82,8 @@ pub fn spawn(s: &Spawn) -> Result<(), String> {
         "demo": s.demo,
         "permission_mode": s.permission_mode,
         "trust_folder": s.trust_folder,
+        "worktree": s.worktree,
+        "base": s.base,
     });
     let info = client
         .post("/api/spawn", None, body.to_string().as_bytes())

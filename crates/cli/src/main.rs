@@ -19,6 +19,7 @@ mod serve;
 mod timeline;
 mod voice;
 mod wait;
+mod worktree;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -92,6 +93,17 @@ enum Command {
     },
     /// Start a Claude Code agent in its own terminal (tmux), with ClawMux's hooks and instructions.
     Spawn(lifecycle::Spawn),
+    /// What an agent with a worktree of its own changed: its commits and each file changed since its branch
+    /// left its base, committed or not, with the diffs.
+    Diff {
+        /// The agent.
+        name: String,
+        /// Only the commits and the list of files with their counts.
+        #[arg(long)]
+        stat: bool,
+        #[command(flatten)]
+        hub: env::HubArgs,
+    },
     /// End an agent's processes (its history stays).
     Terminate {
         /// The agent.
@@ -308,6 +320,7 @@ fn main() -> ExitCode {
         },
         Command::Import { hub } => agent::import(&hub),
         Command::Spawn(spawn) => lifecycle::spawn(&spawn),
+        Command::Diff { name, stat, hub } => worktree::diff(&hub, &name, stat),
         Command::Terminate { name, hub } => lifecycle::act(&hub, &name, "terminate"),
         Command::Restart { name, hub } => lifecycle::act(&hub, &name, "restart"),
         Command::Interrupt { name, hub } => lifecycle::act(&hub, &name, "interrupt"),

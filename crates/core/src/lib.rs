@@ -7,6 +7,7 @@
 
 pub mod activity;
 pub mod attention;
+pub mod changes;
 pub mod decision;
 pub mod event;
 pub mod explain;

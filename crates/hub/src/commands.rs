@@ -30,6 +30,7 @@ use crate::terminal::Viewer;
 use crate::ui_event::{MessageOut, SessionInfo};
 use crate::voice::device::Models;
 use crate::voice::Voice;
+use crate::worktree::{ChangesReply, Worktrees};
 
 /// The most messages one history page returns.
 pub const MAX_PAGE: u32 = 1000;
@@ -140,6 +141,12 @@ pub enum Command {
         /// At most this many (default 100, at most 1000).
         limit: Option<u32>,
     },
+    /// What an agent with a worktree of its own changed: its commits and files since its branch left its
+    /// base, with each shown file's diff (`clawmux diff`).
+    Changes {
+        /// The agent.
+        session_id: String,
+    },
 }
 
 /// What a command answers, a type per kind of answer; every transport sends it as JSON (each variant's
@@ -182,6 +189,8 @@ pub enum Reply {
         /// The page, oldest first.
         messages: Vec<MessageOut>,
     },
+    /// `changes`: an agent's commits and changed files, with the diffs shown.
+    Changes(Box<ChangesReply>),
     /// Done, nothing to tell (`{}`): `answer`, `interrupt`, `dismiss`, `mark_read`, `cancel_download`,
     /// `warm_voice`.
     Done {},
@@ -276,6 +285,9 @@ impl Hub {
                 before,
                 limit,
             } => self.history(&session_id, after, before, limit).await,
+            Command::Changes { session_id } => Ok(Reply::Changes(Box::new(
+                Worktrees::of(self).changes(&session_id).await?,
+            ))),
         }
     }
 

@@ -28,6 +28,7 @@ pub mod transcript;
 pub mod ui_event;
 pub mod voice;
 mod work_dir;
+pub mod worktree;
 
 use crate::asks::Requests;
 use crate::lifecycle::Lifecycle;

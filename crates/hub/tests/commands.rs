@@ -103,6 +103,12 @@ fn every_command_runs_through_dispatch() {
             Code::NotPending
         );
 
+        // sky works in a folder of its own, not in a worktree: it has no branch to show changes of.
+        assert_eq!(
+            refused(json!({"command": "changes", "session_id": "sky"})).await,
+            Code::NoWorktree
+        );
+
         // The indicator explained, dismissed, reported.
         let explained = run(&hub, command(json!({"command": "explain", "session_id": "sky"}))).await.unwrap();
         assert_eq!((explained["shown"].clone(), explained["state"].clone()), (json!("Starting"), json!("starting")));

@@ -20,3 +20,4 @@ mod security;
 mod soak;
 mod voice;
 mod waits;
+mod worktrees;

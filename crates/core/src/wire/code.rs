@@ -81,6 +81,23 @@ codes! {
     CorruptLaunch = "corrupt_launch",
     /// An agent's process could not be ended.
     TerminateFailed = "terminate_failed",
+    // Worktrees.
+    /// A worktree was asked for in a folder that is not in a git repository.
+    NotARepository = "not_a_repository",
+    /// A worktree's base names no commit.
+    BadBase = "bad_base",
+    /// The repository has no branch checked out (a detached HEAD) and no base was named.
+    DetachedHead = "detached_head",
+    /// The agent's branch (`clawmux/<agent>`) exists already.
+    BranchExists = "branch_exists",
+    /// A folder is already where the agent's worktree would go.
+    WorktreeExists = "worktree_exists",
+    /// The agent has no worktree of its own.
+    NoWorktree = "no_worktree",
+    /// `git` is not installed.
+    GitMissing = "git_missing",
+    /// `git` refused what was asked (what it said is the message).
+    GitFailed = "git_failed",
     // Terminals.
     /// The agent has no terminal ClawMux can show (it was not started by ClawMux).
     NoTerminal = "no_terminal",

@@ -18,6 +18,9 @@ pub(crate) fn status(code: Code) -> StatusCode {
         | Code::MissingSession
         | Code::BadAgentName
         | Code::BadWorkDir
+        | Code::NotARepository
+        | Code::BadBase
+        | Code::DetachedHead
         | Code::ClaudeMissing
         | Code::EmptyMessage
         | Code::BadMessageId
@@ -44,6 +47,9 @@ pub(crate) fn status(code: Code) -> StatusCode {
         | Code::NotPending
         | Code::NotDismissable
         | Code::FolderNotTrusted
+        | Code::BranchExists
+        | Code::WorktreeExists
+        | Code::NoWorktree
         | Code::IdempotencyConflict
         | Code::VoiceNotConfigured
         | Code::AlreadyRecording
@@ -58,10 +64,13 @@ pub(crate) fn status(code: Code) -> StatusCode {
         | Code::TranscriptionFailed
         | Code::SpeechFailed
         | Code::DownloadFailed => StatusCode::BAD_GATEWAY,
-        Code::TmuxMissing | Code::NotServing | Code::HubUnavailable | Code::NoMicrophone => {
-            StatusCode::SERVICE_UNAVAILABLE
-        }
+        Code::TmuxMissing
+        | Code::GitMissing
+        | Code::NotServing
+        | Code::HubUnavailable
+        | Code::NoMicrophone => StatusCode::SERVICE_UNAVAILABLE,
         Code::TmuxFailed
+        | Code::GitFailed
         | Code::CorruptLaunch
         | Code::TerminateFailed
         | Code::VoiceSettingsUnreadable

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::ui_event::LaunchKind;
+use crate::worktree::spec::WorktreeSpec;
 
 /// How the hub starts an agent, stored with it so a restart (of the agent or of the app) runs the same.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -25,6 +26,9 @@ pub struct Launch {
     /// Claude Code's permission mode (`--permission-mode`); Claude Code's own default when not given.
     #[serde(default)]
     pub permission_mode: Option<PermissionMode>,
+    /// The agent's own worktree, if it has one: its work folder is then that worktree.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worktree: Option<WorktreeSpec>,
 }
 
 impl Launch {
@@ -329,6 +333,7 @@ mod tests {
             model: Some("opus".to_owned()),
             demo: false,
             permission_mode: Some(PermissionMode::AcceptEdits),
+            worktree: None,
         };
         let mut start = Start {
             name: "sky",

@@ -30,6 +30,8 @@ use crate::hub::{now, Hub};
 use crate::import::Import;
 use crate::ui_event::{SessionInfo, UiEvent};
 use crate::work_dir::cannot_create;
+use crate::worktree::repo;
+use crate::worktree::spec::WorktreeSpec;
 use launch::{Launch, Start};
 use tmux::TmuxError;
 
@@ -63,6 +65,13 @@ pub struct SpawnRequest {
     /// never trusted with is refused with `folder_not_trusted`, to be asked).
     #[serde(default)]
     pub trust_folder: bool,
+    /// Give the agent a worktree of its own of the repository `work_dir` is in, on a branch
+    /// `clawmux/<name>` (see `worktree/`).
+    #[serde(default)]
+    pub worktree: bool,
+    /// The worktree's base: a branch, tag or commit (default: the branch checked out in `work_dir`).
+    #[serde(default)]
+    pub base: Option<String>,
 }
 
 impl From<TmuxError> for HubError {
@@ -152,50 +161,104 @@ impl Lifecycle<'_> {
     /// cannot be made, a missing Claude Code or a missing tmux.
     pub async fn spawn(&self, req: SpawnRequest) -> Result<SessionInfo, HubError> {
         let name = req.name.as_str();
-        let (work_dir, work_str) = self.hub.check_new_agent(name, req.work_dir.as_deref())?;
+        let (asked_dir, asked_text) = self.hub.check_new_agent(name, req.work_dir.as_deref())?;
         self.hub.port()?;
         let program = self.program_for(&req)?;
         self.hub.tmux().check().await?;
+        let worktree = self.worktree_for(&req, &asked_dir).await?;
+        let (work_dir, work_str) = match &worktree {
+            Some((_, path)) => crate::work_dir::resolve(self.hub.data_dir(), name, Some(path))?,
+            None => (asked_dir.clone(), asked_text),
+        };
         let launch = Launch {
             program,
             args: req.args.clone(),
             model: req.model.clone(),
             demo: req.demo,
             permission_mode: req.permission_mode,
+            worktree: worktree.as_ref().map(|(spec, _)| spec.clone()),
         };
         let mut created = Created::default();
-        if let Err(e) = create_dir(&work_dir, &mut created) {
+        let started = self
+            .spawn_in(name, &req, &work_dir, &work_str, &launch, &mut created)
+            .await;
+        if started.is_err() {
             created.undo();
-            return Err(cannot_create(&work_dir, &e));
-        }
-        if !req.demo {
-            if let Err(e) = self.check_trust(&work_dir, req.trust_folder) {
-                created.undo();
-                return Err(e);
+            if let Some((spec, path)) = &worktree {
+                repo::discard_new(spec, path).await;
             }
         }
-        let launch_json = serde_json::to_string(&launch)
+        started
+    }
+
+    /// A worktree of its own for the agent `req` asks for, made in the repository `folder` is in (nothing
+    /// when it asks for none). Its trust follows the repository's: a worktree of a repository Claude Code
+    /// was trusted with is trusted; otherwise the user must trust it now.
+    async fn worktree_for(
+        &self,
+        req: &SpawnRequest,
+        folder: &Path,
+    ) -> Result<Option<(WorktreeSpec, PathBuf)>, HubError> {
+        if !req.worktree {
+            if let Some(base) = &req.base {
+                return Err(HubError::new(
+                    Code::BadBase,
+                    format!("a base (`{base}`) is for an agent with a worktree of its own"),
+                ));
+            }
+            return Ok(None);
+        }
+        if req.work_dir.is_none() {
+            return Err(HubError::new(
+                Code::NotARepository,
+                "an agent gets a worktree of a repository: name the repository's folder as its work folder",
+            ));
+        }
+        let top = repo::top_of(folder).await?;
+        let config = trust::config_file();
+        if !req.demo && !req.trust_folder && !trust::trusted(&config, &top) {
+            return Err(HubError::new(
+                Code::FolderNotTrusted,
+                format!(
+                    "Claude Code has not been trusted with {}: trust it to start an agent in a worktree of it",
+                    top.display()
+                ),
+            ));
+        }
+        let made =
+            repo::create(self.hub.data_dir(), &req.name, folder, req.base.as_deref()).await?;
+        Ok(Some(made))
+    }
+
+    /// The steps of a spawn after its checks; what they create is noted in `created`, for the caller to
+    /// undo if one fails.
+    async fn spawn_in(
+        &self,
+        name: &str,
+        req: &SpawnRequest,
+        work_dir: &Path,
+        work_str: &str,
+        launch: &Launch,
+        created: &mut Created,
+    ) -> Result<SessionInfo, HubError> {
+        create_dir(work_dir, created).map_err(|e| cannot_create(work_dir, &e))?;
+        if !req.demo {
+            self.check_trust(work_dir, req.trust_folder || launch.worktree.is_some())?;
+        }
+        let launch_json = serde_json::to_string(launch)
             .map_err(|e| HubError::new(Code::Internal, e.to_string()))?;
-        let row = match self
+        let row = self
             .hub
             .store()
-            .add_launched_agent(name, &work_str, Some(&launch_json), now())
-            .await
-        {
-            Ok(row) => row,
-            Err(e) => {
-                created.undo();
-                return Err(e.into());
-            }
-        };
-        self.hub.insert_live(name, work_dir.clone());
+            .add_launched_agent(name, work_str, Some(&launch_json), now())
+            .await?;
+        self.hub.insert_live(name, work_dir.to_owned());
         if let Err(e) = self
-            .start_process(name, &work_dir, &launch, None, &mut created)
+            .start_process(name, work_dir, launch, None, created)
             .await
         {
             self.hub.remove_live(name);
             let _ = self.hub.store().forget_new_agent(name).await;
-            created.undo();
             return Err(e);
         }
         let info = SessionInfo::new(&row.name, &row.work_dir, &row.snapshot, 0)
@@ -267,7 +330,8 @@ impl Lifecycle<'_> {
     ) -> Result<(), HubError> {
         let port = self.hub.port()?;
         let clawmux = self.hub.options().clawmux.clone();
-        let (settings, append_prompt) = self.write_launch_files(name, work_dir, created)?;
+        let (settings, append_prompt) =
+            self.write_launch_files(name, work_dir, launch.worktree.is_some(), created)?;
         let session = resume.map_or_else(|| uuid::Uuid::new_v4().to_string(), str::to_owned);
         let argv = launch::argv(&Start {
             name,
@@ -299,11 +363,13 @@ impl Lifecycle<'_> {
     }
 
     /// Writes the agent's settings file (0600, in the hub's folder) and its instructions: its CLAUDE.md
-    /// when that is ours or missing, else the text to append to Claude's system prompt, returned.
+    /// when that is ours or missing (never in a worktree), else the text to append to Claude's system
+    /// prompt, returned.
     fn write_launch_files(
         &self,
         name: &str,
         work_dir: &Path,
+        in_worktree: bool,
         created: &mut Created,
     ) -> Result<(PathBuf, Option<String>), HubError> {
         let clawmux = &self.hub.options().clawmux;
@@ -326,7 +392,8 @@ impl Lifecycle<'_> {
         let instructions = launch::instructions(name);
         let claude_md = work_dir.join("CLAUDE.md");
         let existing = std::fs::read_to_string(&claude_md).ok();
-        if launch::instructions_ours(existing.as_deref()) {
+        // In a worktree a CLAUDE.md of ours would be one more change of the agent's to review and merge.
+        if !in_worktree && launch::instructions_ours(existing.as_deref()) {
             if existing.is_none() {
                 created.0.push(claude_md.clone());
             }

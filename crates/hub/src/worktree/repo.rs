@@ -1,0 +1,606 @@
+//! What a worktree is made of in git: making one for an agent (its branch from a base, the files the
+//! repository lists for copying), undoing a new one, and reading its changes. Functions of a folder and the
+//! user's git, with no hub, so each is tested on real repositories.
+
+use std::path::{Path, PathBuf};
+
+use clawmux_core::changes::{self, Changes, Shown};
+use clawmux_core::wire::Code;
+
+use super::git::{self, GitError};
+use super::spec::{branch_of, path_of, WorktreeSpec, OWN_FILES};
+use crate::error::HubError;
+
+/// The file at a repository's top listing files git ignores that each new worktree gets a copy of
+/// (`.env`, local config): the convention Claude Code's worktrees, Conductor and others share.
+pub const INCLUDE_FILE: &str = ".worktreeinclude";
+
+/// The top folder of the repository `folder` is in.
+pub(crate) async fn top_of(folder: &Path) -> Result<PathBuf, HubError> {
+    if !folder.is_dir() {
+        return Err(HubError::new(
+            Code::NotARepository,
+            format!("{} is not a folder", folder.display()),
+        ));
+    }
+    match git::run(folder, &["rev-parse", "--show-toplevel"]).await {
+        Ok(top) => Ok(PathBuf::from(top.trim_end_matches('\n'))),
+        Err(GitError::Failed { .. }) => Err(HubError::new(
+            Code::NotARepository,
+            format!(
+                "{} is not in a git repository: an agent gets a worktree of its own only in one",
+                folder.display()
+            ),
+        )),
+        Err(e) => Err(e.into_hub("cannot look for the repository")),
+    }
+}
+
+/// The base a worktree starts from: `asked` if it names a commit, else the branch checked out at `top`.
+/// Returns its name and the commit it names.
+async fn base_of(top: &Path, asked: Option<&str>) -> Result<(String, String), HubError> {
+    let name = match asked {
+        Some(base) if base.is_empty() || base.starts_with('-') => {
+            return Err(HubError::new(
+                Code::BadBase,
+                format!("`{base}` is not a branch, tag or commit"),
+            ))
+        }
+        Some(base) => base.to_owned(),
+        None => match git::run(top, &["symbolic-ref", "--quiet", "--short", "HEAD"]).await {
+            Ok(branch) => branch.trim_end_matches('\n').to_owned(),
+            Err(GitError::Failed { .. }) => return Err(HubError::new(
+                Code::DetachedHead,
+                format!(
+                    "{} has no branch checked out (a detached HEAD): name the base to start from",
+                    top.display()
+                ),
+            )),
+            Err(e) => return Err(e.into_hub("cannot read the checked-out branch")),
+        },
+    };
+    let commit = format!("{name}^{{commit}}");
+    match git::run(
+        top,
+        &[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            "--end-of-options",
+            &commit,
+        ],
+    )
+    .await
+    {
+        Ok(id) => Ok((name, id.trim_end_matches('\n').to_owned())),
+        Err(GitError::Failed { .. }) => Err(HubError::new(
+            Code::BadBase,
+            format!(
+                "`{name}` names no commit in {}{}",
+                top.display(),
+                if asked.is_none() {
+                    " (the branch has no commit yet)"
+                } else {
+                    ""
+                }
+            ),
+        )),
+        Err(e) => Err(e.into_hub("cannot read the base")),
+    }
+}
+
+/// Makes agent `name`'s worktree of the repository `folder` is in, on a new branch `clawmux/<name>` from
+/// `base` (default: the branch checked out there), in `<data_dir>/worktrees/<name>`, and copies the files
+/// the repository lists in `.worktreeinclude`. Refuses, having made nothing, a folder outside a repository,
+/// a base that names no commit, a detached HEAD with no base named, a branch or a folder already there.
+pub(crate) async fn create(
+    data_dir: &Path,
+    name: &str,
+    folder: &Path,
+    base: Option<&str>,
+) -> Result<(WorktreeSpec, PathBuf), HubError> {
+    let top = top_of(folder).await?;
+    let (base, base_commit) = base_of(&top, base).await?;
+    let branch = branch_of(name);
+    let taken = git::holds(
+        &top,
+        &[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            &format!("refs/heads/{branch}"),
+        ],
+    )
+    .await
+    .map_err(|e| e.into_hub("cannot look for the branch"))?;
+    if taken {
+        return Err(HubError::new(
+            Code::BranchExists,
+            format!(
+                "the branch `{branch}` exists already in {}: remove it, or name the agent otherwise",
+                top.display()
+            ),
+        ));
+    }
+    let path = path_of(data_dir, name);
+    if path.exists() {
+        return Err(HubError::new(
+            Code::WorktreeExists,
+            format!(
+                "{} exists already: a worktree of an earlier agent by this name? Remove it first",
+                path.display()
+            ),
+        ));
+    }
+    let parent = path.parent().unwrap_or(data_dir);
+    std::fs::create_dir_all(parent).map_err(|e| {
+        HubError::new(
+            Code::GitFailed,
+            format!("cannot create {}: {e}", parent.display()),
+        )
+    })?;
+    let path_text = path.to_string_lossy().into_owned();
+    git::run(
+        &top,
+        &[
+            "worktree",
+            "add",
+            "--no-track",
+            "-b",
+            &branch,
+            &path_text,
+            &base_commit,
+        ],
+    )
+    .await
+    .map_err(|e| {
+        e.into_hub(&format!(
+            "git could not make a worktree of {}",
+            top.display()
+        ))
+    })?;
+    let spec = WorktreeSpec {
+        repo: top,
+        branch,
+        base,
+        base_commit,
+    };
+    if let Err(e) = copy_included(&spec.repo, &path).await {
+        discard_new(&spec, &path).await;
+        return Err(e);
+    }
+    Ok((spec, path))
+}
+
+/// Removes a worktree made moments ago that its agent never used (its start failed): the folder and the
+/// branch, which hold nothing of anyone's.
+pub(crate) async fn discard_new(spec: &WorktreeSpec, path: &Path) {
+    let path_text = path.to_string_lossy();
+    if let Err(e) = git::run(&spec.repo, &["worktree", "remove", "--force", &path_text]).await {
+        tracing::warn!(path = %path.display(), error = e.said(), "cannot remove a new worktree");
+    }
+    if let Err(e) = git::run(&spec.repo, &["branch", "-D", &spec.branch]).await {
+        tracing::warn!(
+            branch = spec.branch,
+            error = e.said(),
+            "cannot remove a new branch"
+        );
+    }
+}
+
+/// Copies into `worktree` the files of `top` that its `.worktreeinclude` lists and git ignores (a file git
+/// tracks is in the worktree already, and is never copied over).
+async fn copy_included(top: &Path, worktree: &Path) -> Result<(), HubError> {
+    let include = top.join(INCLUDE_FILE);
+    if !include.is_file() {
+        return Ok(());
+    }
+    let from = format!("--exclude-from={}", include.display());
+    let listed = git::run(top, &["ls-files", "-z", "--others", "--ignored", &from])
+        .await
+        .map_err(|e| e.into_hub("cannot read .worktreeinclude"))?;
+    let ignored = git::run(
+        top,
+        &[
+            "ls-files",
+            "-z",
+            "--others",
+            "--ignored",
+            "--exclude-standard",
+        ],
+    )
+    .await
+    .map_err(|e| e.into_hub("cannot list the files git ignores"))?;
+    let ignored: std::collections::HashSet<&str> = ignored.split('\0').collect();
+    let files: Vec<String> = listed
+        .split('\0')
+        .filter(|f| !f.is_empty() && ignored.contains(f))
+        .map(str::to_owned)
+        .collect();
+    let (top, worktree) = (top.to_owned(), worktree.to_owned());
+    tokio::task::spawn_blocking(move || -> Result<(), HubError> {
+        for file in files {
+            let (from, to) = (top.join(&file), worktree.join(&file));
+            let copied = to
+                .parent()
+                .map_or(Ok(()), std::fs::create_dir_all)
+                .and_then(|()| std::fs::copy(&from, &to));
+            if let Err(e) = copied {
+                return Err(HubError::new(
+                    Code::GitFailed,
+                    format!("cannot copy {file} (listed in {INCLUDE_FILE}) into the worktree: {e}"),
+                ));
+            }
+        }
+        Ok(())
+    })
+    .await
+    .map_err(|e| HubError::new(Code::Internal, e.to_string()))?
+}
+
+/// The commit the agent's branch left its base at: where the base and the branch meet now (the base may
+/// have moved on), or the base's commit when the worktree was made if the base is gone.
+async fn fork_point(spec: &WorktreeSpec, worktree: &Path) -> Result<String, HubError> {
+    let base = format!("{}^{{commit}}", spec.base);
+    match git::run(worktree, &["merge-base", "--end-of-options", &base, "HEAD"]).await {
+        Ok(id) => Ok(id.trim_end_matches('\n').to_owned()),
+        Err(GitError::Failed { .. }) => Ok(spec.base_commit.clone()),
+        Err(e) => Err(e.into_hub("cannot find where the branch left its base")),
+    }
+}
+
+/// The agent's changes in `worktree`: its commits since the fork point and every file changed since then,
+/// committed or not (new files too), each with its diff when the panel shows one. The agent's own index is
+/// never touched: git reads the worktree through a copy of it in `scratch`.
+pub(crate) async fn changes(
+    spec: &WorktreeSpec,
+    worktree: &Path,
+    scratch: &Path,
+) -> Result<(Changes, Vec<(String, String)>), HubError> {
+    let failed = |what: &'static str| move |e: GitError| e.into_hub(what);
+    let fork = fork_point(spec, worktree).await?;
+    let own_index = git::run(
+        worktree,
+        &["rev-parse", "--path-format=absolute", "--git-path", "index"],
+    )
+    .await
+    .map_err(failed("cannot find the worktree's index"))?;
+    let index = Scratch(scratch.join(format!("index-{}", uuid::Uuid::new_v4())));
+    let own_index = PathBuf::from(own_index.trim_end_matches('\n'));
+    if own_index.exists() {
+        tokio::fs::copy(&own_index, index.0.as_path())
+            .await
+            .map_err(|e| HubError::new(Code::GitFailed, format!("cannot copy the index: {e}")))?;
+    }
+    let env = [("GIT_INDEX_FILE", index.0.as_path())];
+    let mut add = vec![
+        "add".to_owned(),
+        "--all".to_owned(),
+        "--".to_owned(),
+        ".".to_owned(),
+    ];
+    add.extend(
+        OWN_FILES
+            .iter()
+            .map(|f| format!(":(top,exclude,literal){f}")),
+    );
+    let add: Vec<&str> = add.iter().map(String::as_str).collect();
+    git::run_with(worktree, &add, &env)
+        .await
+        .map_err(failed("cannot read the worktree's files"))?;
+    // Anything the scratch index holds that the last commit does not is not committed yet.
+    let uncommitted = !git::run_with(
+        worktree,
+        &["diff", "--cached", "--name-only", "-z", "HEAD"],
+        &env,
+    )
+    .await
+    .map_err(failed("cannot compare with the last commit"))?
+    .is_empty();
+    let (format, range) = (
+        format!("--format={}", changes::LOG_FORMAT),
+        format!("{fork}..HEAD"),
+    );
+    let name_status_args = ["diff", "--cached", "-z", "-M", "--name-status", &fork];
+    let numstat_args = ["diff", "--cached", "-z", "-M", "--numstat", &fork];
+    let log_args = ["log", "-z", &format, &range];
+    let (name_status, numstat, log) = tokio::try_join!(
+        git::run_with(worktree, &name_status_args, &env),
+        git::run_with(worktree, &numstat_args, &env),
+        git::run(worktree, &log_args),
+    )
+    .map_err(failed("cannot read the changes"))?;
+    let paths: Vec<String> = changes::files(&name_status, &numstat, |_| false)
+        .map_err(|e| HubError::new(Code::GitFailed, e.to_string()))?
+        .into_iter()
+        .map(|f| f.path)
+        .collect();
+    let marked = generated(worktree, &paths).await?;
+    let files = changes::files(&name_status, &numstat, |p| marked.contains(p))
+        .map_err(|e| HubError::new(Code::GitFailed, e.to_string()))?;
+    let commits =
+        changes::commits(&log).map_err(|e| HubError::new(Code::GitFailed, e.to_string()))?;
+    let shown: Vec<&changes::FileChange> =
+        files.iter().filter(|f| f.shown == Shown::Diff).collect();
+    let mut patches = Vec::new();
+    if !shown.is_empty() {
+        let mut args: Vec<String> = [
+            "diff",
+            "--cached",
+            "-M",
+            "--no-color",
+            "--no-ext-diff",
+            &fork,
+            "--",
+        ]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+        for f in &shown {
+            args.extend(f.old_path.iter().map(|p| format!(":(literal){p}")));
+            args.push(format!(":(literal){}", f.path));
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let patch = git::run_with(worktree, &args, &env)
+            .await
+            .map_err(failed("cannot read the diff"))?;
+        let chunks = split_patch(&patch);
+        if chunks.len() == shown.len() {
+            patches = shown.iter().map(|f| f.path.clone()).zip(chunks).collect();
+        } else {
+            tracing::warn!(
+                files = shown.len(),
+                chunks = chunks.len(),
+                "a diff did not split by file"
+            );
+        }
+    }
+    Ok((
+        Changes {
+            branch: spec.branch.clone(),
+            base: spec.base.clone(),
+            fork_point: fork,
+            commits,
+            files,
+            uncommitted,
+        },
+        patches,
+    ))
+}
+
+/// A scratch file, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// A whole `git diff` as one patch per file, in git's order.
+fn split_patch(patch: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for line in patch.split_inclusive('\n') {
+        if line.starts_with("diff --git ") || out.is_empty() {
+            out.push(String::new());
+        }
+        if let Some(last) = out.last_mut() {
+            last.push_str(line);
+        }
+    }
+    out
+}
+
+/// Which of `paths` the repository marks `linguist-generated`.
+async fn generated(
+    worktree: &Path,
+    paths: &[String],
+) -> Result<std::collections::HashSet<String>, HubError> {
+    if paths.is_empty() {
+        return Ok(Default::default());
+    }
+    let mut args = vec!["check-attr", "-z", "linguist-generated", "--"];
+    args.extend(paths.iter().map(String::as_str));
+    let out = git::run(worktree, &args)
+        .await
+        .map_err(|e| e.into_hub("cannot read the repository's attributes"))?;
+    let fields: Vec<&str> = out.split('\0').collect();
+    Ok(fields
+        .chunks(3)
+        .filter(|c| c.len() == 3 && matches!(c[2], "set" | "true"))
+        .map(|c| c[0].to_owned())
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use std::process::Command;
+
+    use clawmux_core::changes::FileStatus;
+
+    use super::*;
+
+    /// Runs the test's own git in `dir` (as the user would, with an identity for commits).
+    fn git(dir: &Path, args: &[&str]) -> String {
+        let out = Command::new("git")
+            .args(["-c", "user.name=Test", "-c", "user.email=test@example.com"])
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    /// A repository on `main` with one commit, and a data folder beside it.
+    fn repo() -> (tempfile::TempDir, PathBuf, PathBuf) {
+        let tmp = tempfile::tempdir().unwrap();
+        let (top, data) = (tmp.path().join("app"), tmp.path().join("data"));
+        std::fs::create_dir_all(top.join("src")).unwrap();
+        std::fs::create_dir_all(&data).unwrap();
+        git(&top, &["init", "-q", "-b", "main"]);
+        std::fs::write(top.join("src/a.rs"), "fn a() {}\n").unwrap();
+        std::fs::write(top.join("README"), "app\n").unwrap();
+        git(&top, &["add", "."]);
+        git(&top, &["commit", "-q", "-m", "first"]);
+        (tmp, top, data)
+    }
+
+    #[tokio::test]
+    async fn a_worktree_on_its_own_branch_from_the_checked_out_one_with_the_listed_files() {
+        let (_tmp, top, data) = repo();
+        std::fs::write(top.join(".gitignore"), ".env\nlocal.toml\n").unwrap();
+        std::fs::write(top.join(INCLUDE_FILE), ".env\nREADME\n").unwrap();
+        git(&top, &["add", "."]);
+        git(&top, &["commit", "-q", "-m", "ignore"]);
+        std::fs::write(top.join(".env"), "KEY=1\n").unwrap();
+        std::fs::write(top.join("local.toml"), "mine\n").unwrap();
+        let (spec, path) = create(&data, "sky", &top.join("src"), None).await.unwrap();
+        assert_eq!(path, data.join("worktrees/sky"));
+        assert_eq!(
+            (spec.branch.as_str(), spec.base.as_str()),
+            ("clawmux/sky", "main")
+        );
+        assert_eq!(spec.repo, top);
+        assert_eq!(
+            git(&path, &["symbolic-ref", "--short", "HEAD"]).trim(),
+            "clawmux/sky"
+        );
+        assert_eq!(
+            std::fs::read_to_string(path.join("src/a.rs")).unwrap(),
+            "fn a() {}\n"
+        );
+        assert_eq!(
+            std::fs::read_to_string(path.join(".env")).unwrap(),
+            "KEY=1\n",
+            "listed and ignored"
+        );
+        assert!(!path.join("local.toml").exists(), "ignored but not listed");
+        assert_eq!(
+            git(&path, &["status", "--porcelain"]),
+            "",
+            "a tracked file is never copied over"
+        );
+        assert_eq!(
+            git(&top, &["symbolic-ref", "--short", "HEAD"]).trim(),
+            "main",
+            "the user's checkout stays"
+        );
+        discard_new(&spec, &path).await;
+        assert!(!path.exists());
+        assert_eq!(git(&top, &["branch", "--list", "clawmux/*"]), "");
+    }
+
+    #[tokio::test]
+    async fn a_base_names_any_commit_and_bad_input_makes_nothing() {
+        let (_tmp, top, data) = repo();
+        git(&top, &["tag", "v1"]);
+        let (spec, _) = create(&data, "tagged", &top, Some("v1")).await.unwrap();
+        assert_eq!(spec.base, "v1");
+        let code = |r: Result<(WorktreeSpec, PathBuf), HubError>| r.map(drop).unwrap_err().code;
+        let elsewhere = tempfile::tempdir().unwrap();
+        assert_eq!(
+            code(create(&data, "a", elsewhere.path(), None).await),
+            Code::NotARepository
+        );
+        assert_eq!(
+            code(create(&data, "a", &top, Some("nope")).await),
+            Code::BadBase
+        );
+        assert_eq!(
+            code(create(&data, "a", &top, Some("--orphan")).await),
+            Code::BadBase
+        );
+        assert_eq!(
+            code(create(&data, "tagged", &top, None).await),
+            Code::BranchExists
+        );
+        git(&top, &["checkout", "-q", "--detach"]);
+        assert_eq!(
+            code(create(&data, "a", &top, None).await),
+            Code::DetachedHead
+        );
+        assert!(!data.join("worktrees/a").exists(), "nothing made");
+        assert_eq!(git(&top, &["branch", "--list", "clawmux/a"]), "");
+    }
+
+    #[tokio::test]
+    async fn changes_committed_or_not_against_the_fork_point_leave_the_agents_index_alone() {
+        let (_tmp, top, data) = repo();
+        let (spec, wt) = create(&data, "sky", &top, None).await.unwrap();
+        // The agent commits one change, then edits, adds, renames and drops files without committing.
+        std::fs::write(wt.join("src/a.rs"), "fn a() {}\nfn b() {}\n").unwrap();
+        git(&wt, &["commit", "-q", "-am", "Add b"]);
+        std::fs::write(wt.join("src/a.rs"), "fn a() {}\nfn b() {}\nfn c() {}\n").unwrap();
+        std::fs::write(wt.join("new.txt"), "one\ntwo\n").unwrap();
+        std::fs::write(wt.join("logo.png"), [0u8, 1, 2, 255, 0]).unwrap();
+        git(&wt, &["mv", "README", "README.md"]);
+        std::fs::write(wt.join(".waiting"), "4242").unwrap();
+        // Meanwhile the base moves on: the fork point stays where the branch left it.
+        std::fs::write(top.join("other.rs"), "x\n").unwrap();
+        git(&top, &["add", "other.rs"]);
+        git(&top, &["commit", "-q", "-m", "base moves"]);
+        let staged_before = git(&wt, &["diff", "--cached", "--name-only"]);
+        let scratch = data.join("tmp");
+        std::fs::create_dir_all(&scratch).unwrap();
+        let (changes, patches) = changes(&spec, &wt, &scratch).await.unwrap();
+        assert_eq!(
+            git(&wt, &["diff", "--cached", "--name-only"]),
+            staged_before,
+            "index untouched"
+        );
+        assert_eq!(
+            std::fs::read_dir(&scratch).unwrap().count(),
+            0,
+            "no scratch left"
+        );
+        assert!(changes.uncommitted);
+        assert_eq!(changes.commits.len(), 1);
+        assert_eq!(changes.commits[0].summary, "Add b");
+        let files: Vec<_> = changes
+            .files
+            .iter()
+            .map(|f| (f.path.as_str(), f.status, f.added, f.removed, f.shown))
+            .collect();
+        assert_eq!(
+            files,
+            [
+                (
+                    "README.md",
+                    FileStatus::Renamed,
+                    Some(0),
+                    Some(0),
+                    Shown::Diff
+                ),
+                ("logo.png", FileStatus::Added, None, None, Shown::Binary),
+                ("new.txt", FileStatus::Added, Some(2), Some(0), Shown::Diff),
+                (
+                    "src/a.rs",
+                    FileStatus::Modified,
+                    Some(2),
+                    Some(0),
+                    Shown::Diff
+                ),
+            ]
+        );
+        let patch: std::collections::HashMap<_, _> = patches.into_iter().collect();
+        assert!(
+            patch["src/a.rs"].contains("+fn b() {}\n+fn c() {}\n"),
+            "{}",
+            patch["src/a.rs"]
+        );
+        assert!(patch["new.txt"].contains("+one\n+two\n"));
+        assert!(patch["README.md"].contains("rename from README"));
+        assert!(!patch.contains_key("logo.png"));
+        assert!(
+            !changes.files.iter().any(|f| f.path == "other.rs"),
+            "the base's own changes are not the agent's"
+        );
+    }
+}
