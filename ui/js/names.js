@@ -80,6 +80,10 @@ export const Code = Object.freeze({
   NO_WORKTREE: 'no_worktree',
   GIT_MISSING: 'git_missing',
   GIT_FAILED: 'git_failed',
+  UNCOMMITTED: 'uncommitted',
+  NOTHING_TO_MERGE: 'nothing_to_merge',
+  MERGE_CONFLICT: 'merge_conflict',
+  BASE_DIRTY: 'base_dirty',
   NO_TERMINAL: 'no_terminal',
   BAD_TERMINAL_SIZE: 'bad_terminal_size',
   NO_SUCH_VIEWER: 'no_such_viewer',
@@ -168,6 +172,32 @@ export const Command = Object.freeze({
   WARM_VOICE: 'warm_voice',
   HISTORY: 'history',
   CHANGES: 'changes',
+  MERGE: 'merge',
+});
+
+/** How an agent's branch goes into its base (`clawmux_core::changes::MergeMode`). */
+export const MergeMode = Object.freeze({
+  MERGE: 'merge',
+  SQUASH: 'squash',
+  REBASE: 'rebase',
+});
+
+/** How a file changed in an agent's worktree (`clawmux_core::changes::FileStatus`). */
+export const FileStatus = Object.freeze({
+  ADDED: 'added',
+  MODIFIED: 'modified',
+  DELETED: 'deleted',
+  RENAMED: 'renamed',
+  COPIED: 'copied',
+  TYPE_CHANGED: 'type_changed',
+});
+
+/** What the Changes panel shows of a file (`clawmux_core::changes::Shown`). */
+export const Shown = Object.freeze({
+  DIFF: 'diff',
+  BINARY: 'binary',
+  HUGE: 'huge',
+  GENERATED: 'generated',
 });
 
 /** The user's answer to a request (`Verdict`). */

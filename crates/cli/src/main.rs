@@ -25,6 +25,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use clawmux_core::changes::MergeMode;
 
 #[derive(Parser)]
 #[command(
@@ -101,6 +102,23 @@ enum Command {
         /// Only the commits and the list of files with their counts.
         #[arg(long)]
         stat: bool,
+        #[command(flatten)]
+        hub: env::HubArgs,
+    },
+    /// Merge an agent's branch into its base, with the user's git (their config, hooks and signing). Nothing
+    /// is written if a conflict, work not committed or changes in the base's checkout are in the way.
+    Merge {
+        /// The agent.
+        name: String,
+        /// One commit with all of the agent's changes, instead of a merge commit.
+        #[arg(long, conflicts_with = "rebase")]
+        squash: bool,
+        /// The agent's commits replayed onto the base, with no merge commit.
+        #[arg(long)]
+        rebase: bool,
+        /// The commit's message (default: from the agent's own summary of its work and its commits).
+        #[arg(short, long)]
+        message: Option<String>,
         #[command(flatten)]
         hub: env::HubArgs,
     },
@@ -321,6 +339,20 @@ fn main() -> ExitCode {
         Command::Import { hub } => agent::import(&hub),
         Command::Spawn(spawn) => lifecycle::spawn(&spawn),
         Command::Diff { name, stat, hub } => worktree::diff(&hub, &name, stat),
+        Command::Merge {
+            name,
+            squash,
+            rebase,
+            message,
+            hub,
+        } => {
+            let mode = match (squash, rebase) {
+                (true, _) => MergeMode::Squash,
+                (_, true) => MergeMode::Rebase,
+                _ => MergeMode::Merge,
+            };
+            worktree::merge(&hub, &name, mode, message)
+        }
         Command::Terminate { name, hub } => lifecycle::act(&hub, &name, "terminate"),
         Command::Restart { name, hub } => lifecycle::act(&hub, &name, "restart"),
         Command::Interrupt { name, hub } => lifecycle::act(&hub, &name, "interrupt"),

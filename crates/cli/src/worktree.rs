@@ -1,10 +1,11 @@
 //! `clawmux diff NAME [--stat]`: what an agent with a worktree of its own changed, as the window's Changes
-//! panel shows it. The hub reads it from git (the `changes` command); this prints it.
+//! panel shows it; `clawmux merge NAME`: its branch into its base. The hub runs git (the `changes` and
+//! `merge` commands); this asks and prints.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use clawmux_core::changes::{Changes, FileChange, FileStatus, Shown};
+use clawmux_core::changes::{Changes, FileChange, FileStatus, MergeMode, Shown};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -87,5 +88,31 @@ pub fn diff(args: &HubArgs, name: &str, stat: bool) -> Result<(), String> {
             }
         }
     }
+    Ok(())
+}
+
+/// The hub's answer to `merge`.
+#[derive(Deserialize)]
+struct Merged {
+    base: String,
+    commit: String,
+}
+
+/// Merges agent `name`'s branch into its base by `mode`; prints where the base is now.
+pub fn merge(
+    args: &HubArgs,
+    name: &str,
+    mode: MergeMode,
+    message: Option<String>,
+) -> Result<(), String> {
+    let hub = args.resolve()?;
+    let body = json!({"command": "merge", "session_id": name, "mode": mode, "message": message});
+    // A merge runs the user's hooks, which may take their time (a test suite in a pre-commit hook).
+    let value = Client::new(&hub, Duration::from_secs(600))
+        .post("/api/command", None, body.to_string().as_bytes())
+        .map_err(|e| e.to_string())?;
+    let Merged { base, commit } =
+        serde_json::from_value(value).map_err(|e| format!("the hub's answer: {e}"))?;
+    println!("{name} merged into {base}: {}", short(&commit));
     Ok(())
 }

@@ -253,6 +253,56 @@ pub fn commits(z: &str) -> Result<Vec<Commit>, Unreadable> {
         .collect()
 }
 
+/// How an agent's branch goes into its base.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, strum::EnumIter)]
+#[serde(rename_all = "snake_case")]
+pub enum MergeMode {
+    /// A merge commit on the base, the branch's commits kept.
+    #[default]
+    Merge,
+    /// One commit on the base with all of the branch's changes.
+    Squash,
+    /// The branch's commits replayed on the base, which then moves to them (no merge commit).
+    Rebase,
+}
+
+/// The longest first line a suggested message keeps.
+const SUBJECT_MAX: usize = 72;
+
+/// The message a merge of agent `agent`'s branch is prefilled with, from what it said of its work (its
+/// latest message to the user, `summary`) and its commits, newest first: no model is asked.
+pub fn merge_message(agent: &str, summary: Option<&str>, commits: &[Commit]) -> String {
+    let said = summary.map(str::trim).filter(|s| !s.is_empty());
+    let first = said
+        .and_then(|s| s.lines().map(str::trim).find(|l| !l.is_empty()))
+        .map(|l| l.trim_start_matches(['#', '*', '-', ' ']))
+        .unwrap_or_default();
+    let subject = match (first.is_empty(), commits) {
+        (false, _) => first.to_owned(),
+        (true, [only]) => only.summary.clone(),
+        (true, _) => format!("The work of {agent}"),
+    };
+    let subject = match subject.char_indices().nth(SUBJECT_MAX) {
+        Some((cut, _)) => format!("{}...", subject[..cut].trim_end()),
+        None => subject,
+    };
+    let mut out = subject;
+    if let Some(rest) = said.map(|s| s.split_once('\n').map_or("", |(_, r)| r).trim()) {
+        if !rest.is_empty() {
+            out.push_str("\n\n");
+            out.push_str(rest);
+        }
+    }
+    if !commits.is_empty() {
+        out.push_str(&format!("\n\nFrom {agent}'s branch:\n"));
+        for c in commits.iter().rev() {
+            out.push_str(&format!("- {}\n", c.summary));
+        }
+        out.truncate(out.trim_end().len());
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -386,5 +436,33 @@ mod tests {
         assert_eq!(commits[0].summary, "Second: a summary");
         assert_eq!(commits[0].at, Millis(1_700_000_100_000));
         assert_eq!(commits[1].author, "Bob");
+    }
+
+    fn commit(summary: &str) -> Commit {
+        Commit {
+            id: "c".to_owned(),
+            summary: summary.to_owned(),
+            author: "A".to_owned(),
+            at: Millis(0),
+        }
+    }
+
+    #[test]
+    fn a_merge_message_from_the_agents_own_words_and_commits() {
+        let commits = [commit("Add b"), commit("Add a")];
+        let said = "## Added the parser\n\nIt reads both formats.\nTests pass.";
+        assert_eq!(
+            merge_message("sky", Some(said), &commits),
+            "Added the parser\n\nIt reads both formats.\nTests pass.\n\nFrom sky's branch:\n- Add a\n- Add b"
+        );
+        assert_eq!(
+            merge_message("sky", None, &commits[..1]),
+            "Add b\n\nFrom sky's branch:\n- Add b"
+        );
+        assert_eq!(merge_message("sky", Some("  "), &[]), "The work of sky");
+        let long = "x".repeat(100);
+        let subject = merge_message("sky", Some(&long), &[]);
+        assert_eq!(subject.chars().count(), SUBJECT_MAX + 3, "{subject}");
+        assert!(subject.ends_with("..."));
     }
 }

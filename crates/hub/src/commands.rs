@@ -30,7 +30,9 @@ use crate::terminal::Viewer;
 use crate::ui_event::{MessageOut, SessionInfo};
 use crate::voice::device::Models;
 use crate::voice::Voice;
+use crate::worktree::merge::Merged;
 use crate::worktree::{ChangesReply, Worktrees};
+use clawmux_core::changes::MergeMode;
 
 /// The most messages one history page returns.
 pub const MAX_PAGE: u32 = 1000;
@@ -147,6 +149,17 @@ pub enum Command {
         /// The agent.
         session_id: String,
     },
+    /// Merges an agent's branch into its base (`clawmux merge`): nothing is written if anything is in the
+    /// way (a conflict, work not committed, changes in the base's checkout).
+    Merge {
+        /// The agent.
+        session_id: String,
+        /// A merge commit (the default), one squashed commit, or the commits rebased onto the base.
+        #[serde(default)]
+        mode: MergeMode,
+        /// The commit's message; none or blank: the one `changes` suggests.
+        message: Option<String>,
+    },
 }
 
 /// What a command answers, a type per kind of answer; every transport sends it as JSON (each variant's
@@ -191,6 +204,8 @@ pub enum Reply {
     },
     /// `changes`: an agent's commits and changed files, with the diffs shown.
     Changes(Box<ChangesReply>),
+    /// `merge`: the base's new commit.
+    Merged(Merged),
     /// Done, nothing to tell (`{}`): `answer`, `interrupt`, `dismiss`, `mark_read`, `cancel_download`,
     /// `warm_voice`.
     Done {},
@@ -288,6 +303,15 @@ impl Hub {
             Command::Changes { session_id } => Ok(Reply::Changes(Box::new(
                 Worktrees::of(self).changes(&session_id).await?,
             ))),
+            Command::Merge {
+                session_id,
+                mode,
+                message,
+            } => Ok(Reply::Merged(
+                Worktrees::of(self)
+                    .merge(&session_id, mode, message)
+                    .await?,
+            )),
         }
     }
 

@@ -108,6 +108,10 @@ fn every_command_runs_through_dispatch() {
             refused(json!({"command": "changes", "session_id": "sky"})).await,
             Code::NoWorktree
         );
+        assert_eq!(
+            refused(json!({"command": "merge", "session_id": "sky", "mode": "squash"})).await,
+            Code::NoWorktree
+        );
 
         // The indicator explained, dismissed, reported.
         let explained = run(&hub, command(json!({"command": "explain", "session_id": "sky"}))).await.unwrap();

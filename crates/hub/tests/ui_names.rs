@@ -7,6 +7,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+use clawmux_core::changes::{FileStatus, MergeMode, Shown};
 use clawmux_core::wire::{Code, Kind, TerminalInputType, TerminalNoticeType};
 use clawmux_core::State;
 use clawmux_hub::asks::Verdict;
@@ -66,6 +67,9 @@ fn lists() -> Vec<(&'static str, BTreeSet<String>)> {
         ("LocalModel", rust_list(LocalModel::ALL)),
         ("TerminalNotice", rust_list(TerminalNoticeType::iter())),
         ("TerminalInput", rust_list(TerminalInputType::iter())),
+        ("MergeMode", rust_list(MergeMode::iter())),
+        ("FileStatus", rust_list(FileStatus::iter())),
+        ("Shown", rust_list(Shown::iter())),
     ]
 }
 

@@ -28,6 +28,9 @@ fn repository(hub: &TestHub) -> std::path::PathBuf {
     let repo = hub.dir.path().join("app");
     std::fs::create_dir_all(repo.join("src")).unwrap();
     git(&repo, &["init", "-q", "-b", "main"]);
+    // The user's identity, as their git config would give it to the hub's git too.
+    git(&repo, &["config", "user.name", "Test"]);
+    git(&repo, &["config", "user.email", "test@example.com"]);
     std::fs::write(repo.join("src/a.rs"), "fn a() {}\n").unwrap();
     git(&repo, &["add", "."]);
     git(&repo, &["commit", "-q", "-m", "first"]);
@@ -124,6 +127,41 @@ fn agents_in_one_repository_each_work_in_a_worktree_of_their_own_and_show_their_
     feed.state("sky", "idle", Duration::from_secs(20));
     assert_eq!(hub.session("sky")["work_dir"], sky.to_str().unwrap());
     assert_eq!(git(&sky, &["log", "-1", "--format=%s"]).trim(), "Add sky");
+
+    // sky tells the user what it did; a merge takes that for its message, and lands one commit on main.
+    let said = hub
+        .clawmux(None)
+        .env("CLAWMUX_SESSION_ID", "sky")
+        .env("CLAWMUX_WORK_DIR", &sky)
+        .current_dir(&sky)
+        .args([
+            "send",
+            "--to",
+            "user",
+            "Added sky() to a.rs.\n\nNothing else.",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        said.status.success(),
+        "{}",
+        String::from_utf8_lossy(&said.stderr)
+    );
+    let merged = hub.run(None, &["merge", "sky", "--squash"]);
+    assert!(merged.starts_with("sky merged into main: "), "{merged}");
+    assert_eq!(
+        git(&repo, &["log", "-1", "--format=%B"]).trim(),
+        "Added sky() to a.rs.\n\nNothing else.\n\nFrom sky's branch:\n- Add sky"
+    );
+    assert_eq!(
+        std::fs::read_to_string(repo.join("src/a.rs")).unwrap(),
+        "fn a() {}\nfn sky() {}\n",
+        "the user's checkout of main has it"
+    );
+    assert!(refused(&hub, &["merge", "sky"]).contains("has no commit that `main` lacks"));
+    // moon's note is not committed: nothing is merged.
+    assert!(refused(&hub, &["merge", "moon", "-m", "notes"]).contains("not all committed"));
+    assert_eq!(git(&repo, &["log", "--format=%s"]).lines().count(), 2);
 }
 
 #[test]

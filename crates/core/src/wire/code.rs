@@ -98,6 +98,14 @@ codes! {
     GitMissing = "git_missing",
     /// `git` refused what was asked (what it said is the message).
     GitFailed = "git_failed",
+    /// The agent's work is not all committed, so its branch is not all of it.
+    Uncommitted = "uncommitted",
+    /// The agent's branch has no commit its base lacks.
+    NothingToMerge = "nothing_to_merge",
+    /// The agent's branch and its base change the same lines: nothing was merged.
+    MergeConflict = "merge_conflict",
+    /// The checkout the base is in has changes of its own (or a merge under way).
+    BaseDirty = "base_dirty",
     // Terminals.
     /// The agent has no terminal ClawMux can show (it was not started by ClawMux).
     NoTerminal = "no_terminal",

@@ -50,6 +50,10 @@ pub(crate) fn status(code: Code) -> StatusCode {
         | Code::BranchExists
         | Code::WorktreeExists
         | Code::NoWorktree
+        | Code::Uncommitted
+        | Code::NothingToMerge
+        | Code::MergeConflict
+        | Code::BaseDirty
         | Code::IdempotencyConflict
         | Code::VoiceNotConfigured
         | Code::AlreadyRecording

@@ -68,12 +68,18 @@ impl GitError {
     }
 }
 
-/// Runs `git args` in `dir`, with `env` added; its standard output as text.
-pub(crate) async fn run_with(
-    dir: &Path,
-    args: &[&str],
-    env: &[(&str, &Path)],
-) -> Result<Out, GitError> {
+/// What a git run printed and how it ended, for the commands that answer through their status too.
+pub(crate) struct Ran {
+    /// Its exit status (`None`: killed by a signal).
+    pub(crate) status: Option<i32>,
+    /// Its standard output.
+    pub(crate) stdout: String,
+    /// Its standard error.
+    pub(crate) stderr: String,
+}
+
+/// Runs `git args` in `dir` with `env` added, whatever its status.
+pub(crate) async fn ran(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> Result<Ran, GitError> {
     let mut cmd = tokio::process::Command::new("git");
     cmd.arg("-c")
         .arg("core.quotepath=false")
@@ -87,17 +93,32 @@ pub(crate) async fn run_with(
         cmd.env_remove(var);
     }
     // Never wait on a prompt nobody sees (a credential, an editor).
-    cmd.env("GIT_TERMINAL_PROMPT", "0");
+    cmd.env("GIT_TERMINAL_PROMPT", "0")
+        .env("GIT_EDITOR", "true");
     for (k, v) in env {
         cmd.env(k, v);
     }
     let out = cmd.output().await.map_err(GitError::Missing)?;
-    if out.status.success() {
-        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    Ok(Ran {
+        status: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    })
+}
+
+/// Runs `git args` in `dir`, with `env` added; its standard output as text.
+pub(crate) async fn run_with(
+    dir: &Path,
+    args: &[&str],
+    env: &[(&str, &Path)],
+) -> Result<Out, GitError> {
+    let out = ran(dir, args, env).await?;
+    if out.status == Some(0) {
+        Ok(out.stdout)
     } else {
         Err(GitError::Failed {
-            status: out.status.code(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            status: out.status,
+            stderr: out.stderr,
         })
     }
 }

@@ -8,18 +8,22 @@
 //! finds an agent's worktree for the router.
 
 pub(crate) mod git;
+pub mod merge;
 pub(crate) mod repo;
 pub mod spec;
+#[cfg(test)]
+mod testing;
 
 use std::path::PathBuf;
 
-use clawmux_core::changes::Changes;
-use clawmux_core::wire::Code;
+use clawmux_core::changes::{merge_message, Changes, Commit, MergeMode};
+use clawmux_core::wire::{Code, Kind};
 use serde::Serialize;
 
 use crate::error::HubError;
 use crate::hub::Hub;
 use crate::lifecycle::launch::Launch;
+use merge::Merged;
 use spec::WorktreeSpec;
 
 /// An agent's changes and the diff of each file the panel shows.
@@ -32,6 +36,8 @@ pub struct ChangesReply {
     pub changes: Changes,
     /// The unified diff of each shown file, by path.
     pub patches: std::collections::BTreeMap<String, String>,
+    /// What a merge's message is prefilled with: the agent's own summary of its work and its commits.
+    pub message: String,
 }
 
 /// The agents' worktrees, as the hub composes them.
@@ -71,6 +77,58 @@ impl Worktrees<'_> {
     /// Agent `agent`'s changes against the point where its branch left its base.
     pub async fn changes(&self, agent: &str) -> Result<ChangesReply, HubError> {
         let (spec, path) = self.of_agent(agent).await?;
+        let scratch = self.scratch().await?;
+        let (changes, patches) = repo::changes(&spec, &path, &scratch).await?;
+        let message = self.suggested_message(agent, &changes.commits).await?;
+        Ok(ChangesReply {
+            session_id: agent.to_owned(),
+            changes,
+            patches: patches.into_iter().collect(),
+            message,
+        })
+    }
+
+    /// The merge message `agent`'s work suggests: from its latest message to the user and its commits.
+    async fn suggested_message(&self, agent: &str, commits: &[Commit]) -> Result<String, HubError> {
+        let recent = self.hub.store().latest(agent, 50).await?;
+        let summary = recent
+            .iter()
+            .rev()
+            .find(|m| m.kind == Kind::Assistant && m.sender == agent)
+            .map(|m| m.text.as_str());
+        Ok(merge_message(agent, summary, commits))
+    }
+
+    /// Merges `agent`'s branch into its base by `mode`, with `message` (default: the suggested one).
+    pub async fn merge(
+        &self,
+        agent: &str,
+        mode: MergeMode,
+        message: Option<String>,
+    ) -> Result<Merged, HubError> {
+        let (spec, path) = self.of_agent(agent).await?;
+        let message = match message.filter(|m| !m.trim().is_empty()) {
+            Some(m) => m,
+            None => {
+                let scratch = self.scratch().await?;
+                let (changes, _) = repo::changes(&spec, &path, &scratch).await?;
+                self.suggested_message(agent, &changes.commits).await?
+            }
+        };
+        let scratch = self.scratch().await?;
+        let merged = merge::merge(&spec, &path, &scratch, mode, &message).await?;
+        tracing::info!(
+            agent,
+            base = merged.base,
+            commit = merged.commit,
+            ?mode,
+            "merged"
+        );
+        Ok(merged)
+    }
+
+    /// The folder for scratch files (a scratch index, a temporary checkout), in the data folder.
+    async fn scratch(&self) -> Result<PathBuf, HubError> {
         let scratch = self.hub.data_dir().join("tmp");
         tokio::fs::create_dir_all(&scratch).await.map_err(|e| {
             HubError::new(
@@ -78,11 +136,6 @@ impl Worktrees<'_> {
                 format!("cannot create {}: {e}", scratch.display()),
             )
         })?;
-        let (changes, patches) = repo::changes(&spec, &path, &scratch).await?;
-        Ok(ChangesReply {
-            session_id: agent.to_owned(),
-            changes,
-            patches: patches.into_iter().collect(),
-        })
+        Ok(scratch)
     }
 }

@@ -49,13 +49,15 @@ async fn base_of(top: &Path, asked: Option<&str>) -> Result<(String, String), Hu
         Some(base) => base.to_owned(),
         None => match git::run(top, &["symbolic-ref", "--quiet", "--short", "HEAD"]).await {
             Ok(branch) => branch.trim_end_matches('\n').to_owned(),
-            Err(GitError::Failed { .. }) => return Err(HubError::new(
-                Code::DetachedHead,
-                format!(
+            Err(GitError::Failed { .. }) => {
+                return Err(HubError::new(
+                    Code::DetachedHead,
+                    format!(
                     "{} has no branch checked out (a detached HEAD): name the base to start from",
                     top.display()
                 ),
-            )),
+                ))
+            }
             Err(e) => return Err(e.into_hub("cannot read the checked-out branch")),
         },
     };
@@ -416,41 +418,10 @@ async fn generated(
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-    use std::process::Command;
-
     use clawmux_core::changes::FileStatus;
 
+    use super::super::testing::{git, repo};
     use super::*;
-
-    /// Runs the test's own git in `dir` (as the user would, with an identity for commits).
-    fn git(dir: &Path, args: &[&str]) -> String {
-        let out = Command::new("git")
-            .args(["-c", "user.name=Test", "-c", "user.email=test@example.com"])
-            .args(args)
-            .current_dir(dir)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
-    }
-
-    /// A repository on `main` with one commit, and a data folder beside it.
-    fn repo() -> (tempfile::TempDir, PathBuf, PathBuf) {
-        let tmp = tempfile::tempdir().unwrap();
-        let (top, data) = (tmp.path().join("app"), tmp.path().join("data"));
-        std::fs::create_dir_all(top.join("src")).unwrap();
-        std::fs::create_dir_all(&data).unwrap();
-        git(&top, &["init", "-q", "-b", "main"]);
-        std::fs::write(top.join("src/a.rs"), "fn a() {}\n").unwrap();
-        std::fs::write(top.join("README"), "app\n").unwrap();
-        git(&top, &["add", "."]);
-        git(&top, &["commit", "-q", "-m", "first"]);
-        (tmp, top, data)
-    }
 
     #[tokio::test]
     async fn a_worktree_on_its_own_branch_from_the_checked_out_one_with_the_listed_files() {

@@ -1,0 +1,532 @@
+//! Merging an agent's branch into its base, as the user's git would do it, and never half.
+//!
+//! Before anything is written: the base must be a branch; the agent's work must be committed; there must
+//! be something to merge; `git merge-tree` must find no conflict (its files are named if it does); and the
+//! checkout the base is in must have no changes of its own. The merge then runs where the base is checked
+//! out (usually the user's checkout), with `git merge` or `git commit`, so the user's config, hooks and
+//! signing apply; if the base is checked out nowhere, in a temporary worktree of it, removed after. If git
+//! still refuses (a hook says no), `git reset --merge` puts that clean checkout back as it was. After a
+//! merge the agent's branch moves to the new base, so its changes start again from there.
+
+use std::path::{Path, PathBuf};
+
+use clawmux_core::changes::MergeMode;
+use clawmux_core::wire::Code;
+use serde::Serialize;
+
+use super::git::{self, GitError};
+use super::spec::{WorktreeSpec, OWN_FILES};
+use crate::error::HubError;
+
+/// A merge done.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Merged {
+    /// The branch that moved.
+    pub base: String,
+    /// Its commit now.
+    pub commit: String,
+    /// How.
+    pub mode: MergeMode,
+}
+
+fn trimmed(s: String) -> String {
+    s.trim_end_matches('\n').to_owned()
+}
+
+/// The paths `git status` lists in `dir` (untracked too when `untracked`), less ClawMux's own files.
+async fn changed_paths(dir: &Path, untracked: bool) -> Result<Vec<String>, HubError> {
+    let mode = if untracked {
+        "--untracked-files=all"
+    } else {
+        "--untracked-files=no"
+    };
+    let out = git::run(dir, &["status", "--porcelain=v1", "-z", mode])
+        .await
+        .map_err(|e| e.into_hub("cannot read the checkout's state"))?;
+    let mut paths = Vec::new();
+    let mut fields = out.split('\0').filter(|f| !f.is_empty());
+    while let Some(entry) = fields.next() {
+        let (code, path) = entry.split_at(entry.len().min(3));
+        if code.starts_with('R') || code.starts_with('C') {
+            let _from = fields.next();
+        }
+        if !OWN_FILES.contains(&path) {
+            paths.push(path.to_owned());
+        }
+    }
+    Ok(paths)
+}
+
+/// Where branch `base` is checked out, if anywhere.
+async fn checked_out(repo: &Path, base: &str) -> Result<Option<PathBuf>, HubError> {
+    let out = git::run(repo, &["worktree", "list", "--porcelain", "-z"])
+        .await
+        .map_err(|e| e.into_hub("cannot list the repository's worktrees"))?;
+    let wanted = format!("branch refs/heads/{base}");
+    let mut here = None;
+    for field in out.split('\0') {
+        if let Some(path) = field.strip_prefix("worktree ") {
+            here = Some(PathBuf::from(path));
+        } else if field == wanted {
+            return Ok(here);
+        }
+    }
+    Ok(None)
+}
+
+/// Removes a temporary worktree of the base (and git's record of it).
+async fn give_back(repo: &Path, path: &Path) {
+    let text = path.to_string_lossy();
+    if let Err(e) = git::run(repo, &["worktree", "remove", "--force", &text]).await {
+        tracing::warn!(path = %path.display(), error = e.said(), "cannot remove a temporary worktree");
+    }
+}
+
+/// Refuses what cannot be merged, having written nothing: see the module's list.
+async fn check(spec: &WorktreeSpec, worktree: &Path) -> Result<(), HubError> {
+    let base = &spec.base;
+    let is_branch = git::holds(
+        &spec.repo,
+        &[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            &format!("refs/heads/{base}"),
+        ],
+    )
+    .await
+    .map_err(|e| e.into_hub("cannot read the base"))?;
+    if !is_branch {
+        return Err(HubError::new(
+            Code::BadBase,
+            format!("`{base}` is not a branch: a merge goes into a branch"),
+        ));
+    }
+    let open = changed_paths(worktree, true).await?;
+    if !open.is_empty() {
+        return Err(HubError::new(
+            Code::Uncommitted,
+            format!(
+                "the agent's work is not all committed ({}): ask it to commit, then merge",
+                open.join(", ")
+            ),
+        ));
+    }
+    let ahead = git::run(
+        &spec.repo,
+        &["rev-list", "--count", &format!("{base}..{}", spec.branch)],
+    )
+    .await
+    .map_err(|e| e.into_hub("cannot count the branch's commits"))?;
+    if ahead.trim() == "0" {
+        return Err(HubError::new(
+            Code::NothingToMerge,
+            format!("`{}` has no commit that `{base}` lacks", spec.branch),
+        ));
+    }
+    let tree = git::ran(
+        &spec.repo,
+        &[
+            "merge-tree",
+            "--write-tree",
+            "--name-only",
+            "--no-messages",
+            base,
+            &spec.branch,
+        ],
+        &[],
+    )
+    .await
+    .map_err(|e| e.into_hub("cannot look for conflicts"))?;
+    match tree.status {
+        Some(0) => Ok(()),
+        Some(1) => {
+            let files: Vec<&str> = tree
+                .stdout
+                .lines()
+                .skip(1)
+                .filter(|l| !l.is_empty())
+                .collect();
+            Err(HubError::new(
+                Code::MergeConflict,
+                format!(
+                    "`{}` and `{base}` conflict in {}: nothing was merged",
+                    spec.branch,
+                    files.join(", ")
+                ),
+            ))
+        }
+        status => Err(GitError::Failed {
+            status,
+            stderr: tree.stderr,
+        }
+        .into_hub("cannot look for conflicts")),
+    }
+}
+
+/// Merges agent's branch (`spec`, its worktree `worktree`) into its base by `mode`, with `message`;
+/// `scratch` holds a temporary worktree of the base when it is checked out nowhere.
+pub(crate) async fn merge(
+    spec: &WorktreeSpec,
+    worktree: &Path,
+    scratch: &Path,
+    mode: MergeMode,
+    message: &str,
+) -> Result<Merged, HubError> {
+    check(spec, worktree).await?;
+    let base = spec.base.as_str();
+    match checked_out(&spec.repo, base).await? {
+        Some(dir) => {
+            let own = changed_paths(&dir, false).await?;
+            let merging = git::holds(&dir, &["rev-parse", "-q", "--verify", "MERGE_HEAD"])
+                .await
+                .map_err(|e| e.into_hub("cannot read the checkout's state"))?;
+            if !own.is_empty() || merging {
+                return Err(HubError::new(
+                    Code::BaseDirty,
+                    format!(
+                        "`{base}` is checked out in {} with changes of its own{}: commit or stash them, \
+                         then merge",
+                        dir.display(),
+                        if merging { " (a merge under way)" } else { "" }
+                    ),
+                ));
+            }
+            merge_in(spec, worktree, &dir, mode, message).await
+        }
+        None => {
+            let path = scratch.join(format!("merge-{}", uuid::Uuid::new_v4()));
+            let text = path.to_string_lossy().into_owned();
+            git::run(&spec.repo, &["worktree", "add", "--quiet", &text, base])
+                .await
+                .map_err(|e| e.into_hub(&format!("cannot check `{base}` out to merge into it")))?;
+            let merged = merge_in(spec, worktree, &path, mode, message).await;
+            give_back(&spec.repo, &path).await;
+            merged
+        }
+    }
+}
+
+/// The merge itself, in `target`, a clean checkout of the base.
+async fn merge_in(
+    spec: &WorktreeSpec,
+    worktree: &Path,
+    target: &Path,
+    mode: MergeMode,
+    message: &str,
+) -> Result<Merged, HubError> {
+    let base = spec.base.as_str();
+    let before = git::run(target, &["rev-parse", "HEAD"]).await.map(trimmed);
+    let done = match mode {
+        MergeMode::Merge => git::run(target, &["merge", "--no-ff", "-m", message, &spec.branch])
+            .await
+            .map(drop),
+        MergeMode::Squash => match git::run(target, &["merge", "--squash", &spec.branch]).await {
+            Ok(_) => git::run(target, &["commit", "-m", message]).await.map(drop),
+            Err(e) => Err(e),
+        },
+        MergeMode::Rebase => match git::run(worktree, &["rebase", base]).await {
+            Ok(_) => git::run(target, &["merge", "--ff-only", &spec.branch])
+                .await
+                .map(drop),
+            Err(e) => {
+                let _ = git::run(worktree, &["rebase", "--abort"]).await;
+                Err(e)
+            }
+        },
+    };
+    if let Err(e) = done {
+        // The checkout was clean: this puts it back as it was.
+        let _ = git::run(target, &["reset", "--merge"]).await;
+        if let Ok(before) = &before {
+            let _ = git::run(target, &["reset", "--keep", before]).await;
+        }
+        return Err(e.into_hub(&format!("git did not merge into `{base}`")));
+    }
+    let commit = git::run(target, &["rev-parse", "HEAD"])
+        .await
+        .map(trimmed)
+        .map_err(|e| e.into_hub("cannot read the merged base"))?;
+    // The agent carries on from the base it was merged into.
+    let follow = match mode {
+        MergeMode::Squash => git::run(worktree, &["reset", "--keep", &commit]).await,
+        MergeMode::Merge | MergeMode::Rebase => {
+            git::run(worktree, &["merge", "--ff-only", &commit]).await
+        }
+    };
+    if let Err(e) = follow {
+        tracing::warn!(
+            branch = spec.branch,
+            error = e.said(),
+            "the agent's branch stays where it was"
+        );
+    }
+    Ok(Merged {
+        base: base.to_owned(),
+        commit,
+        mode,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::super::repo::create;
+    use super::super::testing::{git, repo};
+    use super::*;
+
+    /// Installs the user's hook `name` in repository `top`.
+    fn hook(top: &Path, name: &str, body: &str) {
+        let path = top.join(".git/hooks").join(name);
+        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
+    /// The agent commits `text` to `file` in its worktree `wt`.
+    fn commit(wt: &Path, file: &str, text: &str, message: &str) {
+        std::fs::write(wt.join(file), text).unwrap();
+        git(wt, &["add", file]);
+        git(wt, &["commit", "-q", "-m", message]);
+    }
+
+    fn head(dir: &Path) -> String {
+        git(dir, &["rev-parse", "HEAD"]).trim().to_owned()
+    }
+
+    /// The scratch folder in the data folder, made.
+    fn scratch(data: &Path) -> PathBuf {
+        let scratch = data.join("tmp");
+        std::fs::create_dir_all(&scratch).unwrap();
+        scratch
+    }
+
+    #[tokio::test]
+    async fn a_squash_lands_one_commit_on_the_checked_out_base_through_the_users_hooks() {
+        let (_tmp, top, data) = repo();
+        hook(&top, "commit-msg", r#"echo "Hooked: yes" >> "$1""#);
+        let (spec, wt) = create(&data, "sky", &top, None).await.unwrap();
+        commit(&wt, "src/a.rs", "fn a() {}\nfn b() {}\n", "Add b");
+        commit(&wt, "new.txt", "one\n", "Add new");
+        std::fs::write(wt.join(".waiting"), "1").unwrap();
+        let before = head(&top);
+        let merged = merge(
+            &spec,
+            &wt,
+            &scratch(&data),
+            MergeMode::Squash,
+            "Sky: b and new\n\nWhat sky did.",
+        )
+        .await
+        .unwrap();
+        assert_eq!(
+            (merged.base.as_str(), merged.mode),
+            ("main", MergeMode::Squash)
+        );
+        assert_eq!(head(&top), merged.commit, "the user's checkout moved");
+        assert_eq!(
+            git(&top, &["rev-list", "--parents", "-1", "HEAD"]).trim(),
+            format!("{} {before}", merged.commit),
+            "one commit on the old base"
+        );
+        let message = git(&top, &["log", "-1", "--format=%B"]);
+        assert!(
+            message.starts_with("Sky: b and new\n\nWhat sky did."),
+            "{message}"
+        );
+        assert!(
+            message.contains("Hooked: yes"),
+            "the user's hook ran: {message}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(top.join("new.txt")).unwrap(),
+            "one\n"
+        );
+        assert_eq!(git(&top, &["status", "--porcelain"]), "");
+        assert_eq!(
+            head(&wt),
+            merged.commit,
+            "the agent goes on from the new base"
+        );
+        assert_eq!(
+            merge(&spec, &wt, &scratch(&data), MergeMode::Squash, "again")
+                .await
+                .unwrap_err()
+                .code,
+            Code::NothingToMerge
+        );
+    }
+
+    #[tokio::test]
+    async fn a_merge_commit_keeps_the_commits_and_a_rebase_lines_them_up() {
+        let (_tmp, top, data) = repo();
+        let (sky, sky_wt) = create(&data, "sky", &top, None).await.unwrap();
+        let (rain, rain_wt) = create(&data, "rain", &top, None).await.unwrap();
+        commit(&sky_wt, "sky.txt", "sky\n", "Sky's file");
+        commit(&rain_wt, "rain.txt", "rain\n", "Rain's file");
+        let merged = merge(
+            &sky,
+            &sky_wt,
+            &scratch(&data),
+            MergeMode::Merge,
+            "Merge sky",
+        )
+        .await
+        .unwrap();
+        let parents = git(&top, &["rev-list", "--parents", "-1", "HEAD"]);
+        assert_eq!(
+            parents.split_whitespace().count(),
+            3,
+            "a merge commit: {parents}"
+        );
+        assert_eq!(git(&top, &["log", "-1", "--format=%s"]).trim(), "Merge sky");
+        // Rain left main before sky's merge: its commit is replayed on top of it, with no merge commit.
+        let rebased = merge(
+            &rain,
+            &rain_wt,
+            &scratch(&data),
+            MergeMode::Rebase,
+            "unused",
+        )
+        .await
+        .unwrap();
+        assert_eq!(
+            git(&top, &["log", "--first-parent", "--format=%s"]),
+            "Rain's file\nMerge sky\nfirst\n"
+        );
+        assert_eq!(
+            git(&top, &["rev-parse", "HEAD^"]).trim(),
+            merged.commit,
+            "linear on the base"
+        );
+        assert_eq!(
+            (head(&top), head(&rain_wt)),
+            (rebased.commit.clone(), rebased.commit)
+        );
+        assert!(top.join("sky.txt").exists() && top.join("rain.txt").exists());
+    }
+
+    #[tokio::test]
+    async fn a_conflict_is_found_before_anything_is_written_and_its_files_named() {
+        let (_tmp, top, data) = repo();
+        let (spec, wt) = create(&data, "sky", &top, None).await.unwrap();
+        commit(&wt, "src/a.rs", "fn sky() {}\n", "Sky's a");
+        commit(&wt, "README", "sky\n", "Sky's readme");
+        commit(&top, "src/a.rs", "fn user() {}\n", "The user's a");
+        let (top_before, wt_before) = (head(&top), head(&wt));
+        for mode in [MergeMode::Merge, MergeMode::Squash, MergeMode::Rebase] {
+            let err = merge(&spec, &wt, &scratch(&data), mode, "m")
+                .await
+                .unwrap_err();
+            assert_eq!(err.code, Code::MergeConflict, "{mode:?}");
+            assert!(err.message.contains("src/a.rs"), "{}", err.message);
+            assert!(!err.message.contains("README"), "{}", err.message);
+            assert_eq!(
+                (head(&top), head(&wt)),
+                (top_before.clone(), wt_before.clone())
+            );
+            assert_eq!(git(&top, &["status", "--porcelain"]), "");
+            assert_eq!(git(&wt, &["status", "--porcelain"]), "");
+        }
+        assert_eq!(
+            std::fs::read_to_string(top.join("src/a.rs")).unwrap(),
+            "fn user() {}\n"
+        );
+    }
+
+    #[tokio::test]
+    async fn what_is_in_the_way_is_refused_and_nothing_changes() {
+        let (_tmp, top, data) = repo();
+        git(&top, &["tag", "v1"]);
+        let (spec, wt) = create(&data, "sky", &top, None).await.unwrap();
+        let code = |r: Result<Merged, HubError>| r.unwrap_err().code;
+        assert_eq!(
+            code(merge(&spec, &wt, &scratch(&data), MergeMode::Merge, "m").await),
+            Code::NothingToMerge
+        );
+        commit(&wt, "sky.txt", "sky\n", "Sky's file");
+        std::fs::write(wt.join("draft.txt"), "half done\n").unwrap();
+        assert_eq!(
+            code(merge(&spec, &wt, &scratch(&data), MergeMode::Merge, "m").await),
+            Code::Uncommitted
+        );
+        std::fs::remove_file(wt.join("draft.txt")).unwrap();
+        std::fs::write(top.join("README"), "the user is editing\n").unwrap();
+        let before = head(&top);
+        let err = merge(&spec, &wt, &scratch(&data), MergeMode::Squash, "m")
+            .await
+            .unwrap_err();
+        assert_eq!(err.code, Code::BaseDirty);
+        assert!(
+            err.message.contains(&top.display().to_string()),
+            "{}",
+            err.message
+        );
+        assert_eq!(head(&top), before);
+        assert_eq!(
+            std::fs::read_to_string(top.join("README")).unwrap(),
+            "the user is editing\n"
+        );
+        assert!(!top.join("sky.txt").exists());
+        let (tagged, tagged_wt) = create(&data, "tagged", &top, Some("v1")).await.unwrap();
+        commit(&tagged_wt, "t.txt", "t\n", "On a tag");
+        assert_eq!(
+            code(merge(&tagged, &tagged_wt, &scratch(&data), MergeMode::Merge, "m").await),
+            Code::BadBase
+        );
+    }
+
+    #[tokio::test]
+    async fn a_base_checked_out_nowhere_is_merged_in_a_checkout_that_goes_away() {
+        let (_tmp, top, data) = repo();
+        let (spec, wt) = create(&data, "sky", &top, None).await.unwrap();
+        git(&top, &["checkout", "-q", "-b", "elsewhere"]);
+        let elsewhere = head(&top);
+        commit(&wt, "sky.txt", "sky\n", "Sky's file");
+        let scratch = scratch(&data);
+        let merged = merge(&spec, &wt, &scratch, MergeMode::Squash, "Sky's work")
+            .await
+            .unwrap();
+        assert_eq!(git(&top, &["rev-parse", "main"]).trim(), merged.commit);
+        assert_eq!(
+            head(&top),
+            elsewhere,
+            "the user's checkout stays on its branch"
+        );
+        assert!(!top.join("sky.txt").exists());
+        assert_eq!(std::fs::read_dir(&scratch).unwrap().count(), 0);
+        assert_eq!(
+            git(&top, &["worktree", "list", "--porcelain"])
+                .lines()
+                .filter(|l| l.starts_with("worktree "))
+                .count(),
+            2,
+            "the user's checkout and sky's"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_hook_that_refuses_leaves_the_checkout_as_it_was() {
+        let (_tmp, top, data) = repo();
+        let (spec, wt) = create(&data, "sky", &top, None).await.unwrap();
+        commit(&wt, "sky.txt", "sky\n", "Sky's file");
+        hook(&top, "commit-msg", "echo 'no ticket number' >&2; exit 1");
+        let (top_before, wt_before) = (head(&top), head(&wt));
+        for mode in [MergeMode::Merge, MergeMode::Squash] {
+            let err = merge(&spec, &wt, &scratch(&data), mode, "m")
+                .await
+                .unwrap_err();
+            assert_eq!(err.code, Code::GitFailed, "{mode:?}");
+            assert!(err.message.contains("no ticket number"), "{}", err.message);
+            assert_eq!(
+                (head(&top), head(&wt)),
+                (top_before.clone(), wt_before.clone())
+            );
+            assert_eq!(git(&top, &["status", "--porcelain"]), "", "{mode:?}");
+            assert!(!top.join(".git/MERGE_HEAD").exists());
+            assert!(!top.join("sky.txt").exists());
+        }
+    }
+}
