@@ -11,6 +11,7 @@ import { showAgent } from './agent-panel.js';
 import { createBackend } from './backend.js';
 import { Conversation } from './chat.js';
 import { $, notice } from './dom.js';
+import { ChangesPanel } from './changes-panel.js';
 import { ExplainPanel } from './explain-panel.js';
 import { ImportOffer } from './importer.js';
 import { Command, Kind, UiEvent } from './names.js';
@@ -37,6 +38,7 @@ let voice;
 let requests;
 let terminal;
 let explanation;
+let changes;
 
 function onConnection(state) {
   const badge = $('connection');
@@ -77,6 +79,9 @@ function onEvent(e) {
       // We may have missed messages (an unknown cursor, or the window fell behind): every open
       // conversation takes its latest page again; the store and the views ignore what they already have.
       for (const conv of conversations.values()) loadLatest(conv);
+      break;
+    case UiEvent.CHANGES:
+      changes.changed(e.session_id);
       break;
     case UiEvent.MODEL_DOWNLOAD:
       voice.downloadProgress(e);
@@ -137,6 +142,7 @@ function upsertSession(s) {
     showAgent(merged);
     requests.show(current, merged);
     terminal.update(merged);
+    changes.update(merged);
   }
 }
 
@@ -216,6 +222,7 @@ function select(agent) {
   showAgent(sessions.get(agent) ?? {});
   requests.show(agent, sessions.get(agent));
   terminal.show(agent);
+  changes.show(agent, sessions.get(agent) ?? null);
   voice.show();
   if (!$('input').disabled) $('input').focus();
 }
@@ -269,13 +276,14 @@ function start() {
   voice = new VoicePanel(backend, { current: () => current, session: (agent) => sessions.get(agent) });
   terminal = new TerminalPanel(backend);
   explanation = new ExplainPanel(backend);
+  changes = new ChangesPanel(backend, { send: (agent, text) => outbox.send(agent, text) });
   requests = new RequestCard(backend, { openTerminal: () => terminal.setOpen(true) });
   wireChat();
   $('welcome-spawn').addEventListener('click', () => $('new-agent').click());
   $('welcome-try-demo').addEventListener('click', startDemo);
   Promise.resolve(backend.connect()).catch((e) => fatal(e.message ?? String(e)));
   // For tests and debugging: the live objects, read-only in spirit.
-  window.clawmux = { backend, store, conversations, terminal, explanation, speaker: voice.speaker, listener: voice.listener };
+  window.clawmux = { backend, store, conversations, terminal, explanation, changes, speaker: voice.speaker, listener: voice.listener };
 }
 
 start();

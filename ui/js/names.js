@@ -142,6 +142,7 @@ export const UiEvent = Object.freeze({
   SESSION_SPAWNED: 'session_spawned',
   SESSION_TERMINATED: 'session_terminated',
   SESSION_PROBLEM: 'session_problem',
+  CHANGES: 'changes',
   MODEL_DOWNLOAD: 'model_download',
   RESET: 'reset',
   PING: 'ping',
@@ -172,6 +173,7 @@ export const Command = Object.freeze({
   WARM_VOICE: 'warm_voice',
   HISTORY: 'history',
   CHANGES: 'changes',
+  REPOSITORY: 'repository',
   MERGE: 'merge',
 });
 

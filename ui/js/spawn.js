@@ -1,5 +1,6 @@
-// The "new agent" form. It offers the demo agent when Claude Code is not installed, and keeps what was
-// typed, with the hub's reason, when the hub refuses.
+// The "new agent" form. It offers the demo agent when Claude Code is not installed, a worktree of its own
+// when the work folder is in a git repository (ticked when another agent works there already), and keeps
+// what was typed, with the hub's reason, when the hub refuses.
 
 import { $ } from './dom.js';
 import { Code, Command, PermissionMode } from './names.js';
@@ -19,6 +20,11 @@ export class SpawnForm {
     $('spawn-form').addEventListener('submit', (e) => {
       e.preventDefault();
       this.submit();
+    });
+    let timer = null;
+    $('spawn-dir').addEventListener('input', () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => this.lookAtFolder(), 250);
     });
     // Claude Code asks at start in a folder it was never trusted with: the user answers here, first.
     $('spawn-trust').addEventListener('click', () => this.submit({ trust_folder: true }));
@@ -43,18 +49,46 @@ export class SpawnForm {
     }
   }
 
+  /** Is the work folder in a repository? Then a worktree of its own is offered. */
+  async lookAtFolder() {
+    const dir = $('spawn-dir').value.trim();
+    const shown = $('spawn-repo');
+    if (!dir) {
+      shown.hidden = true;
+      return;
+    }
+    try {
+      const repo = await this.backend.command({ command: Command.REPOSITORY, work_dir: dir });
+      if ($('spawn-dir').value.trim() !== dir) return;
+      shown.hidden = false;
+      $('spawn-base').placeholder = repo.branch ?? 'a branch, tag or commit (no branch is checked out)';
+      $('spawn-worktree').checked = repo.agents.length > 0;
+      $('spawn-repo-hint').textContent = repo.agents.length
+        ? `${repo.agents.join(', ')} already work${repo.agents.length === 1 ? 's' : ''} in ${repo.top}: a worktree keeps them apart.`
+        : `${repo.top} is a git repository.`;
+    } catch {
+      // Not a repository (or not a folder yet): nothing to offer.
+      if ($('spawn-dir').value.trim() === dir) shown.hidden = true;
+    }
+  }
+
   async submit(extra = {}) {
     const name = $('spawn-name').value.trim();
     const demo = $('spawn-demo').checked;
     const request = { command: Command.SPAWN, name, demo, ...extra };
     $('spawn-trust').hidden = true;
     if ($('spawn-dir').value.trim()) request.work_dir = $('spawn-dir').value.trim();
+    if (!$('spawn-repo').hidden && $('spawn-worktree').checked) {
+      request.worktree = true;
+      if ($('spawn-base').value.trim()) request.base = $('spawn-base').value.trim();
+    }
     if (!demo && $('spawn-model').value.trim()) request.model = $('spawn-model').value.trim();
     if (!demo && $('spawn-mode').value) request.permission_mode = $('spawn-mode').value;
     try {
       const info = await this.backend.command(request);
       $('spawn-form').hidden = true;
       $('spawn-form').reset();
+      $('spawn-repo').hidden = true;
       $('spawn-hint').textContent = '';
       this.onSpawned(info);
     } catch (e) {

@@ -266,6 +266,28 @@ pub enum MergeMode {
     Rebase,
 }
 
+/// Claude Code's tools that never change a file: the end of any other tool call (an edit, a command, a
+/// subagent, a tool of an MCP server) may have changed the agent's worktree.
+const READ_ONLY_TOOLS: [&str; 12] = [
+    "Read",
+    "Glob",
+    "Grep",
+    "LS",
+    "WebFetch",
+    "WebSearch",
+    "TodoWrite",
+    "AskUserQuestion",
+    "ExitPlanMode",
+    "EnterPlanMode",
+    "BashOutput",
+    "ListMcpResourcesTool",
+];
+
+/// Whether the end of a call of `tool` may have changed files: when the Changes panel reads them again.
+pub fn may_change_files(tool: &str) -> bool {
+    !READ_ONLY_TOOLS.contains(&tool)
+}
+
 /// The longest first line a suggested message keeps.
 const SUBJECT_MAX: usize = 72;
 
@@ -308,6 +330,24 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
+
+    #[test]
+    fn edits_commands_and_unknown_tools_may_change_files_reads_do_not() {
+        for tool in [
+            "Edit",
+            "Write",
+            "MultiEdit",
+            "NotebookEdit",
+            "Bash",
+            "Task",
+            "mcp__fs__write",
+        ] {
+            assert!(may_change_files(tool), "{tool}");
+        }
+        for tool in ["Read", "Grep", "Glob", "WebFetch", "TodoWrite"] {
+            assert!(!may_change_files(tool), "{tool}");
+        }
+    }
 
     #[test]
     fn each_status_with_its_counts_and_what_is_shown() {

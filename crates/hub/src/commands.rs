@@ -31,7 +31,7 @@ use crate::ui_event::{MessageOut, SessionInfo};
 use crate::voice::device::Models;
 use crate::voice::Voice;
 use crate::worktree::merge::Merged;
-use crate::worktree::{ChangesReply, Worktrees};
+use crate::worktree::{ChangesReply, Repository, Worktrees};
 use clawmux_core::changes::MergeMode;
 
 /// The most messages one history page returns.
@@ -149,6 +149,12 @@ pub enum Command {
         /// The agent.
         session_id: String,
     },
+    /// The git repository a folder is in, its checked-out branch and the agents working in it: the
+    /// new-agent form offers a worktree of its own there.
+    Repository {
+        /// The folder.
+        work_dir: PathBuf,
+    },
     /// Merges an agent's branch into its base (`clawmux merge`): nothing is written if anything is in the
     /// way (a conflict, work not committed, changes in the base's checkout).
     Merge {
@@ -204,6 +210,8 @@ pub enum Reply {
     },
     /// `changes`: an agent's commits and changed files, with the diffs shown.
     Changes(Box<ChangesReply>),
+    /// `repository`.
+    Repository(Repository),
     /// `merge`: the base's new commit.
     Merged(Merged),
     /// Done, nothing to tell (`{}`): `answer`, `interrupt`, `dismiss`, `mark_read`, `cancel_download`,
@@ -303,6 +311,9 @@ impl Hub {
             Command::Changes { session_id } => Ok(Reply::Changes(Box::new(
                 Worktrees::of(self).changes(&session_id).await?,
             ))),
+            Command::Repository { work_dir } => Ok(Reply::Repository(
+                Worktrees::of(self).repository(&work_dir).await?,
+            )),
             Command::Merge {
                 session_id,
                 mode,

@@ -106,6 +106,10 @@ pub struct SessionInfo {
     pub problem: Option<String>,
     /// "Needs you": what the agent waits for the user for, if anything.
     pub needs: Option<Needs>,
+    /// Its own branch (`clawmux/<name>`) when it works in a worktree of its own: the window offers its
+    /// Changes panel.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
 }
 
 /// "Needs you" as clients see it: what for, and the request the app can answer, if one is open.
@@ -146,6 +150,7 @@ impl SessionInfo {
             },
             problem: None,
             needs: Needs::of(s.attention.as_ref(), None),
+            branch: None,
         }
     }
 
@@ -234,6 +239,12 @@ pub enum UiEvent {
         /// The problem.
         problem: Option<String>,
     },
+    /// An agent's worktree may have changed (one of its tool calls ended, or it was merged): a Changes
+    /// panel showing it reads it again.
+    Changes {
+        /// The agent.
+        session_id: String,
+    },
     /// A speech model's download moved on, or ended.
     ModelDownload {
         /// The model.
@@ -297,6 +308,7 @@ impl UiEvent {
             | UiEvent::SessionProblem { .. }
             | UiEvent::Reset { .. }
             | UiEvent::ModelDownload { .. }
+            | UiEvent::Changes { .. }
             | UiEvent::Ping
             | UiEvent::Error { .. } => None,
         }

@@ -112,6 +112,11 @@ fn every_command_runs_through_dispatch() {
             refused(json!({"command": "merge", "session_id": "sky", "mode": "squash"})).await,
             Code::NoWorktree
         );
+        let plain = tempfile::tempdir().unwrap();
+        assert_eq!(
+            refused(json!({"command": "repository", "work_dir": plain.path()})).await,
+            Code::NotARepository
+        );
 
         // The indicator explained, dismissed, reported.
         let explained = run(&hub, command(json!({"command": "explain", "session_id": "sky"}))).await.unwrap();

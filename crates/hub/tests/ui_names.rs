@@ -181,4 +181,8 @@ fn the_forms_offer_exactly_the_enums_values() {
         select_values(&html, "vs-stt"),
         rust_list(SpeechToText::iter())
     );
+    assert_eq!(
+        select_values(&html, "merge-mode"),
+        rust_list(MergeMode::iter())
+    );
 }

@@ -28,6 +28,7 @@ use crate::hub::{now, Hub};
 use crate::inbox::Inbox;
 use crate::transcript::Transcripts;
 use crate::ui_event::{SessionInfo, UiEvent};
+use crate::worktree::Worktrees;
 pub(crate) use payload::Payload;
 
 /// The four hooks Claude Code runs, received in one place: each payload parsed once, recorded always, and
@@ -53,6 +54,11 @@ impl Hooks<'_> {
         self.record_hook(&agent, &payload).await?;
         match payload.usable()? {
             Some(hook) => {
+                if let HookKind::PostToolUse { tool_name, .. }
+                | HookKind::PostToolUseFailure { tool_name, .. } = &hook.kind
+                {
+                    Worktrees::of(self.hub).tool_ended(&agent, tool_name);
+                }
                 Inbox::of(self.hub)
                     .answer_hook(&agent, hook, &payload)
                     .await

@@ -261,8 +261,9 @@ impl Lifecycle<'_> {
             let _ = self.hub.store().forget_new_agent(name).await;
             return Err(e);
         }
-        let info = SessionInfo::new(&row.name, &row.work_dir, &row.snapshot, 0)
+        let mut info = SessionInfo::new(&row.name, &row.work_dir, &row.snapshot, 0)
             .with_launch(Some(launch.kind()), None);
+        info.branch = launch.worktree.as_ref().map(|w| w.branch.clone());
         self.hub.broadcast(UiEvent::SessionSpawned {
             session: info.clone(),
         });

@@ -14,15 +14,16 @@ pub mod spec;
 #[cfg(test)]
 mod testing;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use clawmux_core::changes::{merge_message, Changes, Commit, MergeMode};
+use clawmux_core::changes::{may_change_files, merge_message, Changes, Commit, MergeMode};
 use clawmux_core::wire::{Code, Kind};
 use serde::Serialize;
 
 use crate::error::HubError;
 use crate::hub::Hub;
 use crate::lifecycle::launch::Launch;
+use crate::ui_event::UiEvent;
 use merge::Merged;
 use spec::WorktreeSpec;
 
@@ -38,6 +39,17 @@ pub struct ChangesReply {
     pub patches: std::collections::BTreeMap<String, String>,
     /// What a merge's message is prefilled with: the agent's own summary of its work and its commits.
     pub message: String,
+}
+
+/// The repository a folder is in, as the new-agent form offers a worktree in it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Repository {
+    /// Its top folder.
+    pub top: PathBuf,
+    /// The branch checked out there (the default base); none for a detached HEAD.
+    pub branch: Option<String>,
+    /// The agents that work in it already, in its checkout or a worktree of it.
+    pub agents: Vec<String>,
 }
 
 /// The agents' worktrees, as the hub composes them.
@@ -117,6 +129,7 @@ impl Worktrees<'_> {
         };
         let scratch = self.scratch().await?;
         let merged = merge::merge(&spec, &path, &scratch, mode, &message).await?;
+        self.changed(agent);
         tracing::info!(
             agent,
             base = merged.base,
@@ -125,6 +138,50 @@ impl Worktrees<'_> {
             "merged"
         );
         Ok(merged)
+    }
+
+    /// The repository `folder` is in, with its checked-out branch and the agents already working in it.
+    pub async fn repository(&self, folder: &Path) -> Result<Repository, HubError> {
+        let top = repo::top_of(folder).await?;
+        let branch = repo::current_branch(&top).await?;
+        let mut agents = Vec::new();
+        for row in self.hub.store().agents().await? {
+            let worktree_of = row
+                .launch
+                .as_deref()
+                .and_then(|l| serde_json::from_str::<Launch>(l).ok())
+                .and_then(|l| l.worktree)
+                .map(|w| w.repo);
+            if worktree_of.as_deref() == Some(top.as_path())
+                || Path::new(&row.work_dir).starts_with(&top)
+            {
+                agents.push(row.name);
+            }
+        }
+        Ok(Repository {
+            top,
+            branch,
+            agents,
+        })
+    }
+
+    /// One of `agent`'s tool calls (`tool`) ended: if it may have changed files in a worktree of the
+    /// agent's own, a Changes panel showing it reads it again. No git runs here: the hook answers at once.
+    pub fn tool_ended(&self, agent: &str, tool: &str) {
+        let in_worktree = self.hub.live(agent).is_ok_and(|live| {
+            live.work_dir
+                .starts_with(spec::path_of(self.hub.data_dir(), ""))
+        });
+        if in_worktree && may_change_files(tool) {
+            self.changed(agent);
+        }
+    }
+
+    /// Tells the UIs that `agent`'s worktree changed.
+    fn changed(&self, agent: &str) {
+        self.hub.broadcast(UiEvent::Changes {
+            session_id: agent.to_owned(),
+        });
     }
 
     /// The folder for scratch files (a scratch index, a temporary checkout), in the data folder.

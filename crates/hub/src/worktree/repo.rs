@@ -36,6 +36,15 @@ pub(crate) async fn top_of(folder: &Path) -> Result<PathBuf, HubError> {
     }
 }
 
+/// The branch checked out at `top`; `None` for a detached HEAD.
+pub(crate) async fn current_branch(top: &Path) -> Result<Option<String>, HubError> {
+    match git::run(top, &["symbolic-ref", "--quiet", "--short", "HEAD"]).await {
+        Ok(branch) => Ok(Some(branch.trim_end_matches('\n').to_owned())),
+        Err(GitError::Failed { .. }) => Ok(None),
+        Err(e) => Err(e.into_hub("cannot read the checked-out branch")),
+    }
+}
+
 /// The base a worktree starts from: `asked` if it names a commit, else the branch checked out at `top`.
 /// Returns its name and the commit it names.
 async fn base_of(top: &Path, asked: Option<&str>) -> Result<(String, String), HubError> {
@@ -47,9 +56,9 @@ async fn base_of(top: &Path, asked: Option<&str>) -> Result<(String, String), Hu
             ))
         }
         Some(base) => base.to_owned(),
-        None => match git::run(top, &["symbolic-ref", "--quiet", "--short", "HEAD"]).await {
-            Ok(branch) => branch.trim_end_matches('\n').to_owned(),
-            Err(GitError::Failed { .. }) => {
+        None => match current_branch(top).await? {
+            Some(branch) => branch,
+            None => {
                 return Err(HubError::new(
                     Code::DetachedHead,
                     format!(
@@ -58,7 +67,6 @@ async fn base_of(top: &Path, asked: Option<&str>) -> Result<(String, String), Hu
                 ),
                 ))
             }
-            Err(e) => return Err(e.into_hub("cannot read the checked-out branch")),
         },
     };
     let commit = format!("{name}^{{commit}}");
