@@ -213,7 +213,7 @@ export class ChangesPanel {
     this.renderReview();
   }
 
-  /** One file's diff: a row per line, its numbers a button that starts a comment (Shift: extends it). */
+  /** One file's diff: a row per line; a click on its numbers starts a comment (Shift: extends it). */
   fileDiff(path, patch) {
     const section = el('section', 'file-diff');
     section.dataset.path = path;
@@ -225,14 +225,16 @@ export class ChangesPanel {
       const line = el('div', `dl ${row.kind}`);
       line.dataset.index = String(i);
       if (row.kind === 'add' || row.kind === 'del' || row.kind === 'ctx') {
-        const gutter = el('button', 'ln', `${row.old ?? ''}\u2009${row.new ?? ''}`);
-        gutter.type = 'button';
-        gutter.title = 'Comment on this line (Shift: up to this line)';
-        gutter.addEventListener('click', (e) => this.startComment(path, rows, i, e.shiftKey, table));
-        line.append(gutter);
+        line.append(el('span', 'ln', `${row.old ?? ''}\u2009${row.new ?? ''}`));
       }
       line.append(el('span', 'code', row.text));
       table.append(line);
+    });
+    // One listener per file, not per line: a click on a line's numbers starts a comment on it.
+    table.title = 'Click a line\'s numbers to comment on it (Shift: up to that line)';
+    table.addEventListener('click', (e) => {
+      const line = e.target.closest('.ln')?.parentElement;
+      if (line) this.startComment(path, rows, Number(line.dataset.index), e.shiftKey, table);
     });
     section.append(table);
     return section;

@@ -84,6 +84,8 @@ export const Code = Object.freeze({
   NOTHING_TO_MERGE: 'nothing_to_merge',
   MERGE_CONFLICT: 'merge_conflict',
   BASE_DIRTY: 'base_dirty',
+  UNSAVED_WORK: 'unsaved_work',
+  AGENT_RUNNING: 'agent_running',
   NO_TERMINAL: 'no_terminal',
   BAD_TERMINAL_SIZE: 'bad_terminal_size',
   NO_SUCH_VIEWER: 'no_such_viewer',
@@ -174,6 +176,8 @@ export const Command = Object.freeze({
   HISTORY: 'history',
   CHANGES: 'changes',
   REPOSITORY: 'repository',
+  WORKTREES: 'worktrees',
+  REMOVE_WORKTREE: 'remove_worktree',
   MERGE: 'merge',
 });
 

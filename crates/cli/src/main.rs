@@ -94,6 +94,13 @@ enum Command {
     },
     /// Start a Claude Code agent in its own terminal (tmux), with ClawMux's hooks and instructions.
     Spawn(lifecycle::Spawn),
+    /// The agents' worktrees: list them with what they hold, remove one.
+    Worktree {
+        #[command(subcommand)]
+        command: WorktreeCommand,
+        #[command(flatten)]
+        hub: env::HubArgs,
+    },
     /// What an agent with a worktree of its own changed: its commits and each file changed since its branch
     /// left its base, committed or not, with the diffs.
     Diff {
@@ -283,6 +290,22 @@ enum AgentCommand {
     List,
 }
 
+#[derive(Subcommand)]
+enum WorktreeCommand {
+    /// Every agent's worktree: its branch and base, whether the agent runs, what is not committed or in
+    /// no other branch, and its disk use.
+    List,
+    /// Remove an agent's worktree and branch (the agent must not run). Work that is not committed, or
+    /// commits no other branch has, keep it unless --discard.
+    Remove {
+        /// The agent.
+        name: String,
+        /// Lose the work that is nowhere else.
+        #[arg(long)]
+        discard: bool,
+    },
+}
+
 fn run_hook(hook: HookCommand) -> ExitCode {
     match hook {
         HookCommand::Stop => hook::stop(),
@@ -338,6 +361,10 @@ fn main() -> ExitCode {
         },
         Command::Import { hub } => agent::import(&hub),
         Command::Spawn(spawn) => lifecycle::spawn(&spawn),
+        Command::Worktree { command, hub } => match command {
+            WorktreeCommand::List => worktree::list(&hub),
+            WorktreeCommand::Remove { name, discard } => worktree::remove(&hub, &name, discard),
+        },
         Command::Diff { name, stat, hub } => worktree::diff(&hub, &name, stat),
         Command::Merge {
             name,

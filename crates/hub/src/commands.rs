@@ -30,8 +30,9 @@ use crate::terminal::Viewer;
 use crate::ui_event::{MessageOut, SessionInfo};
 use crate::voice::device::Models;
 use crate::voice::Voice;
+use crate::worktree::cleanup::Held;
 use crate::worktree::merge::Merged;
-use crate::worktree::{ChangesReply, Repository, Worktrees};
+use crate::worktree::{ChangesReply, Listed, Repository, Worktrees};
 use clawmux_core::changes::MergeMode;
 
 /// The most messages one history page returns.
@@ -155,6 +156,17 @@ pub enum Command {
         /// The folder.
         work_dir: PathBuf,
     },
+    /// Every agent's worktree with what it holds (`clawmux worktree list`).
+    Worktrees {},
+    /// Removes an agent's worktree and branch (`clawmux worktree remove`): refused while the agent runs,
+    /// and, unless `discard`, when it holds work that is nowhere else.
+    RemoveWorktree {
+        /// The agent.
+        session_id: String,
+        /// Lose what is not committed and the commits no other branch has.
+        #[serde(default)]
+        discard: bool,
+    },
     /// Merges an agent's branch into its base (`clawmux merge`): nothing is written if anything is in the
     /// way (a conflict, work not committed, changes in the base's checkout).
     Merge {
@@ -212,6 +224,10 @@ pub enum Reply {
     Changes(Box<ChangesReply>),
     /// `repository`.
     Repository(Repository),
+    /// `worktrees`.
+    Worktrees(Vec<Listed>),
+    /// `remove_worktree`: what the removed worktree held.
+    Removed(Held),
     /// `merge`: the base's new commit.
     Merged(Merged),
     /// Done, nothing to tell (`{}`): `answer`, `interrupt`, `dismiss`, `mark_read`, `cancel_download`,
@@ -311,6 +327,13 @@ impl Hub {
             Command::Changes { session_id } => Ok(Reply::Changes(Box::new(
                 Worktrees::of(self).changes(&session_id).await?,
             ))),
+            Command::Worktrees {} => Ok(Reply::Worktrees(Worktrees::of(self).list().await?)),
+            Command::RemoveWorktree {
+                session_id,
+                discard,
+            } => Ok(Reply::Removed(
+                Worktrees::of(self).remove(&session_id, discard).await?,
+            )),
             Command::Repository { work_dir } => Ok(Reply::Repository(
                 Worktrees::of(self).repository(&work_dir).await?,
             )),

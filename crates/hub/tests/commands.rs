@@ -117,6 +117,12 @@ fn every_command_runs_through_dispatch() {
             refused(json!({"command": "repository", "work_dir": plain.path()})).await,
             Code::NotARepository
         );
+        assert_eq!(
+            refused(json!({"command": "remove_worktree", "session_id": "sky"})).await,
+            Code::NoWorktree
+        );
+        let worktrees = run(&hub, command(json!({"command": "worktrees"}))).await.unwrap();
+        assert_eq!(worktrees, json!([]), "no agent has a worktree");
 
         // The indicator explained, dismissed, reported.
         let explained = run(&hub, command(json!({"command": "explain", "session_id": "sky"}))).await.unwrap();

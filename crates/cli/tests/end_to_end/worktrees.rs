@@ -162,6 +162,37 @@ fn agents_in_one_repository_each_work_in_a_worktree_of_their_own_and_show_their_
     // moon's note is not committed: nothing is merged.
     assert!(refused(&hub, &["merge", "moon", "-m", "notes"]).contains("not all committed"));
     assert_eq!(git(&repo, &["log", "--format=%s"]).lines().count(), 2);
+
+    // Cleanup never loses work: the list says what each holds; a running agent's worktree stays; moon's
+    // note, in no commit, goes only with --discard.
+    let list = hub.run(None, &["worktree", "list"]);
+    assert!(list.contains("sky  clawmux/sky from main  "), "{list}");
+    assert!(list.contains("nothing unsaved, running"), "{list}");
+    assert!(list.contains("1 not committed, running"), "{list}");
+    assert!(refused(&hub, &["worktree", "remove", "sky"]).contains("terminate it first"));
+    for name in ["sky", "moon"] {
+        hub.run(None, &["terminate", name]);
+    }
+    assert_eq!(
+        hub.run(None, &["worktree", "remove", "sky"]),
+        "sky's worktree and branch removed\n"
+    );
+    assert!(!sky.exists());
+    assert!(
+        hub.session("sky").get("branch").is_none(),
+        "no Changes panel for it now"
+    );
+    let said = refused(&hub, &["worktree", "remove", "moon"]);
+    assert!(said.contains("1 file not committed (notes.txt)"), "{said}");
+    assert!(moon.join("notes.txt").exists());
+    let removed = hub.run(None, &["worktree", "remove", "moon", "--discard"]);
+    assert!(removed.contains("(discarded: "), "{removed}");
+    assert!(!moon.exists());
+    assert_eq!(git(&repo, &["branch", "--list", "clawmux/*"]), "");
+    assert_eq!(
+        hub.run(None, &["worktree", "list"]),
+        "no agent has a worktree\n"
+    );
 }
 
 #[test]

@@ -106,6 +106,11 @@ codes! {
     MergeConflict = "merge_conflict",
     /// The checkout the base is in has changes of its own (or a merge under way).
     BaseDirty = "base_dirty",
+    /// A worktree holds work that is not committed, or commits in no other branch: it is removed only
+    /// when the user says to discard them.
+    UnsavedWork = "unsaved_work",
+    /// The agent still runs in its worktree: it must end first.
+    AgentRunning = "agent_running",
     // Terminals.
     /// The agent has no terminal ClawMux can show (it was not started by ClawMux).
     NoTerminal = "no_terminal",

@@ -54,6 +54,8 @@ pub(crate) fn status(code: Code) -> StatusCode {
         | Code::NothingToMerge
         | Code::MergeConflict
         | Code::BaseDirty
+        | Code::UnsavedWork
+        | Code::AgentRunning
         | Code::IdempotencyConflict
         | Code::VoiceNotConfigured
         | Code::AlreadyRecording

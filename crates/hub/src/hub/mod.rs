@@ -340,7 +340,11 @@ impl Hub {
         let problem = live.as_ref().and_then(|l| l.run.problem().clone());
         let mut info = SessionInfo::new(&row.name, &row.work_dir, &row.snapshot, unread)
             .with_launch(launch.as_ref().map(Launch::kind), problem);
-        info.branch = launch.and_then(|l| l.worktree).map(|w| w.branch);
+        // A worktree removed (`clawmux worktree remove`) has no changes to show.
+        info.branch = launch
+            .and_then(|l| l.worktree)
+            .filter(|_| Path::new(&row.work_dir).is_dir())
+            .map(|w| w.branch);
         info.needs = Needs::of(
             row.snapshot.attention.as_ref(),
             live.and_then(|l| l.asks.current()),

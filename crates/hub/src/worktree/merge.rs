@@ -15,7 +15,8 @@ use clawmux_core::wire::Code;
 use serde::Serialize;
 
 use super::git::{self, GitError};
-use super::spec::{WorktreeSpec, OWN_FILES};
+use super::repo::changed_paths;
+use super::spec::WorktreeSpec;
 use crate::error::HubError;
 
 /// A merge done.
@@ -31,30 +32,6 @@ pub struct Merged {
 
 fn trimmed(s: String) -> String {
     s.trim_end_matches('\n').to_owned()
-}
-
-/// The paths `git status` lists in `dir` (untracked too when `untracked`), less ClawMux's own files.
-async fn changed_paths(dir: &Path, untracked: bool) -> Result<Vec<String>, HubError> {
-    let mode = if untracked {
-        "--untracked-files=all"
-    } else {
-        "--untracked-files=no"
-    };
-    let out = git::run(dir, &["status", "--porcelain=v1", "-z", mode])
-        .await
-        .map_err(|e| e.into_hub("cannot read the checkout's state"))?;
-    let mut paths = Vec::new();
-    let mut fields = out.split('\0').filter(|f| !f.is_empty());
-    while let Some(entry) = fields.next() {
-        let (code, path) = entry.split_at(entry.len().min(3));
-        if code.starts_with('R') || code.starts_with('C') {
-            let _from = fields.next();
-        }
-        if !OWN_FILES.contains(&path) {
-            paths.push(path.to_owned());
-        }
-    }
-    Ok(paths)
 }
 
 /// Where branch `base` is checked out, if anywhere.

@@ -7,6 +7,7 @@
 //! git does for a worktree ([`repo`]) needs no hub and is tested on real repositories; the handle here
 //! finds an agent's worktree for the router.
 
+pub mod cleanup;
 pub(crate) mod git;
 pub mod merge;
 pub(crate) mod repo;
@@ -24,6 +25,7 @@ use crate::error::HubError;
 use crate::hub::Hub;
 use crate::lifecycle::launch::Launch;
 use crate::ui_event::UiEvent;
+use cleanup::Held;
 use merge::Merged;
 use spec::WorktreeSpec;
 
@@ -50,6 +52,23 @@ pub struct Repository {
     pub branch: Option<String>,
     /// The agents that work in it already, in its checkout or a worktree of it.
     pub agents: Vec<String>,
+}
+
+/// An agent's worktree in `clawmux worktree list`: where it came from, where it is, what it holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Listed {
+    /// The agent.
+    pub session_id: String,
+    /// Its folder.
+    pub path: PathBuf,
+    /// Its repository, branch and base.
+    #[serde(flatten)]
+    pub spec: WorktreeSpec,
+    /// Whether the agent runs in it now.
+    pub running: bool,
+    /// What it holds.
+    #[serde(flatten)]
+    pub held: Held,
 }
 
 /// The agents' worktrees, as the hub composes them.
@@ -138,6 +157,60 @@ impl Worktrees<'_> {
             "merged"
         );
         Ok(merged)
+    }
+
+    /// Every agent's worktree, with what it holds.
+    pub async fn list(&self) -> Result<Vec<Listed>, HubError> {
+        let mut out = Vec::new();
+        for row in self.hub.store().agents().await? {
+            let Some(spec) = row
+                .launch
+                .as_deref()
+                .and_then(|l| serde_json::from_str::<Launch>(l).ok())
+                .and_then(|l| l.worktree)
+            else {
+                continue;
+            };
+            let path = PathBuf::from(&row.work_dir);
+            let held = cleanup::held(&spec, &path).await?;
+            if !held.exists && held.unmerged == 0 {
+                // Removed, with nothing left of it anywhere.
+                continue;
+            }
+            out.push(Listed {
+                running: self.runs(&row.name),
+                session_id: row.name,
+                path,
+                spec,
+                held,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Whether ClawMux runs `agent`'s process now.
+    fn runs(&self, agent: &str) -> bool {
+        self.hub
+            .live(agent)
+            .is_ok_and(|live| live.run.process().is_some())
+    }
+
+    /// Removes `agent`'s worktree and branch: never while the agent runs in it, and never with work
+    /// that is nowhere else unless `discard`. Returns what it held.
+    pub async fn remove(&self, agent: &str, discard: bool) -> Result<Held, HubError> {
+        let (spec, path) = self.of_agent(agent).await?;
+        if self.runs(agent) {
+            return Err(HubError::new(
+                Code::AgentRunning,
+                format!("`{agent}` still runs in its worktree: terminate it first"),
+            ));
+        }
+        let held = cleanup::remove(agent, &spec, &path, discard).await?;
+        let kept = repo::kept_index(&self.hub.data_dir().join("tmp"), &spec);
+        let _ = tokio::fs::remove_file(kept).await;
+        tracing::info!(agent, discarded = held.unsaved(), "worktree removed");
+        self.changed(agent);
+        Ok(held)
     }
 
     /// The repository `folder` is in, with its checked-out branch and the agents already working in it.

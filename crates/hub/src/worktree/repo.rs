@@ -182,6 +182,30 @@ pub(crate) async fn create(
     Ok((spec, path))
 }
 
+/// The paths `git status` lists in `dir` (untracked too when `untracked`), less ClawMux's own files.
+pub(crate) async fn changed_paths(dir: &Path, untracked: bool) -> Result<Vec<String>, HubError> {
+    let mode = if untracked {
+        "--untracked-files=all"
+    } else {
+        "--untracked-files=no"
+    };
+    let out = git::run(dir, &["status", "--porcelain=v1", "-z", mode])
+        .await
+        .map_err(|e| e.into_hub("cannot read the checkout's state"))?;
+    let mut paths = Vec::new();
+    let mut fields = out.split('\0').filter(|f| !f.is_empty());
+    while let Some(entry) = fields.next() {
+        let (code, path) = entry.split_at(entry.len().min(3));
+        if code.starts_with('R') || code.starts_with('C') {
+            let _from = fields.next();
+        }
+        if !OWN_FILES.contains(&path) {
+            paths.push(path.to_owned());
+        }
+    }
+    Ok(paths)
+}
+
 /// Removes a worktree made moments ago that its agent never used (its start failed): the folder and the
 /// branch, which hold nothing of anyone's.
 pub(crate) async fn discard_new(spec: &WorktreeSpec, path: &Path) {
@@ -268,17 +292,17 @@ pub(crate) async fn changes(
     scratch: &Path,
 ) -> Result<(Changes, Vec<(String, String)>), HubError> {
     let failed = |what: &'static str| move |e: GitError| e.into_hub(what);
-    let fork = fork_point(spec, worktree).await?;
-    let own_index = git::run(
-        worktree,
-        &["rev-parse", "--path-format=absolute", "--git-path", "index"],
-    )
-    .await
-    .map_err(failed("cannot find the worktree's index"))?;
-    let index = Scratch(scratch.join(format!("index-{}", uuid::Uuid::new_v4())));
+    let index_path = ["rev-parse", "--path-format=absolute", "--git-path", "index"];
+    let (fork, own_index) = tokio::try_join!(fork_point(spec, worktree), async {
+        git::run(worktree, &index_path)
+            .await
+            .map_err(failed("cannot find the worktree's index"))
+    })?;
     let own_index = PathBuf::from(own_index.trim_end_matches('\n'));
-    if own_index.exists() {
-        tokio::fs::copy(&own_index, index.0.as_path())
+    let index = Scratch(scratch.join(format!("index-{}", uuid::Uuid::new_v4())));
+    let kept = kept_index(scratch, spec);
+    if let Some(from) = index_to_start_from(&own_index, &kept) {
+        tokio::fs::copy(from, index.0.as_path())
             .await
             .map_err(|e| HubError::new(Code::GitFailed, format!("cannot copy the index: {e}")))?;
     }
@@ -298,73 +322,52 @@ pub(crate) async fn changes(
     git::run_with(worktree, &add, &env)
         .await
         .map_err(failed("cannot read the worktree's files"))?;
-    // Anything the scratch index holds that the last commit does not is not committed yet.
-    let uncommitted = !git::run_with(
-        worktree,
-        &["diff", "--cached", "--name-only", "-z", "HEAD"],
-        &env,
-    )
-    .await
-    .map_err(failed("cannot compare with the last commit"))?
-    .is_empty();
     let (format, range) = (
         format!("--format={}", changes::LOG_FORMAT),
         format!("{fork}..HEAD"),
     );
+    // Anything the scratch index holds that the last commit does not is not committed yet.
+    let uncommitted_args = ["diff", "--cached", "--name-only", "-z", "HEAD"];
     let name_status_args = ["diff", "--cached", "-z", "-M", "--name-status", &fork];
     let numstat_args = ["diff", "--cached", "-z", "-M", "--numstat", &fork];
     let log_args = ["log", "-z", &format, &range];
-    let (name_status, numstat, log) = tokio::try_join!(
+    let (not_committed, name_status, numstat, log) = tokio::try_join!(
+        git::run_with(worktree, &uncommitted_args, &env),
         git::run_with(worktree, &name_status_args, &env),
         git::run_with(worktree, &numstat_args, &env),
         git::run(worktree, &log_args),
     )
     .map_err(failed("cannot read the changes"))?;
-    let paths: Vec<String> = changes::files(&name_status, &numstat, |_| false)
-        .map_err(|e| HubError::new(Code::GitFailed, e.to_string()))?
-        .into_iter()
-        .map(|f| f.path)
-        .collect();
-    let marked = generated(worktree, &paths).await?;
+    let uncommitted = !not_committed.is_empty();
+    // What is shown before the generated marks are known; the marks and the diffs are read together.
+    let unmarked = changes::files(&name_status, &numstat, |_| false)
+        .map_err(|e| HubError::new(Code::GitFailed, e.to_string()))?;
+    let paths: Vec<String> = unmarked.iter().map(|f| f.path.clone()).collect();
+    let (marked, patch) = tokio::try_join!(
+        generated(worktree, &paths),
+        patch_of(worktree, &fork, &unmarked, &env)
+    )?;
     let files = changes::files(&name_status, &numstat, |p| marked.contains(p))
         .map_err(|e| HubError::new(Code::GitFailed, e.to_string()))?;
     let commits =
         changes::commits(&log).map_err(|e| HubError::new(Code::GitFailed, e.to_string()))?;
-    let shown: Vec<&changes::FileChange> =
-        files.iter().filter(|f| f.shown == Shown::Diff).collect();
-    let mut patches = Vec::new();
-    if !shown.is_empty() {
-        let mut args: Vec<String> = [
-            "diff",
-            "--cached",
-            "-M",
-            "--no-color",
-            "--no-ext-diff",
-            &fork,
-            "--",
-        ]
-        .iter()
-        .map(|s| (*s).to_owned())
-        .collect();
-        for f in &shown {
-            args.extend(f.old_path.iter().map(|p| format!(":(literal){p}")));
-            args.push(format!(":(literal){}", f.path));
-        }
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let patch = git::run_with(worktree, &args, &env)
-            .await
-            .map_err(failed("cannot read the diff"))?;
-        let chunks = split_patch(&patch);
-        if chunks.len() == shown.len() {
-            patches = shown.iter().map(|f| f.path.clone()).zip(chunks).collect();
-        } else {
-            tracing::warn!(
-                files = shown.len(),
-                chunks = chunks.len(),
-                "a diff did not split by file"
-            );
-        }
+    // The refreshed copy starts the next read: git then looks again only at files changed since.
+    if tokio::fs::rename(&index.0, &kept).await.is_err() {
+        tracing::debug!(index = %kept.display(), "the scratch index was not kept");
     }
+    let candidates = unmarked.iter().filter(|f| f.shown == Shown::Diff);
+    let patches = match patch {
+        Some(chunks) => candidates
+            .map(|f| f.path.clone())
+            .zip(chunks)
+            .filter(|(path, _)| {
+                files
+                    .iter()
+                    .any(|f| &f.path == path && f.shown == Shown::Diff)
+            })
+            .collect(),
+        None => Vec::new(),
+    };
     Ok((
         Changes {
             branch: spec.branch.clone(),
@@ -376,6 +379,74 @@ pub(crate) async fn changes(
         },
         patches,
     ))
+}
+
+/// Where the scratch index of `spec`'s agent is kept between reads, in `scratch`.
+pub(crate) fn kept_index(scratch: &Path, spec: &WorktreeSpec) -> PathBuf {
+    scratch.join(format!("index-{}", spec.branch.replace('/', "-")))
+}
+
+/// The index a read starts from: the one kept from the last read, unless the agent's own index changed
+/// since (its git added, removed or committed something: its index says what is tracked), or none.
+fn index_to_start_from<'a>(own: &'a Path, kept: &'a Path) -> Option<&'a Path> {
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    match (modified(own), modified(kept)) {
+        (Some(own_at), Some(kept_at)) if kept_at > own_at => Some(kept),
+        (Some(_), _) => Some(own),
+        (None, Some(_)) => Some(kept),
+        (None, None) => None,
+    }
+}
+
+/// The diff of each of `files` git can show (binary and huge ones left out), in their order, one chunk
+/// each; `None` if git's output did not split as expected (logged).
+async fn patch_of(
+    worktree: &Path,
+    fork: &str,
+    files: &[changes::FileChange],
+    env: &[(&str, &Path)],
+) -> Result<Option<Vec<String>>, HubError> {
+    let shown: Vec<&changes::FileChange> =
+        files.iter().filter(|f| f.shown == Shown::Diff).collect();
+    if shown.is_empty() {
+        return Ok(Some(Vec::new()));
+    }
+    let mut args: Vec<String> = [
+        "diff",
+        "--cached",
+        "-M",
+        "--no-color",
+        "--no-ext-diff",
+        fork,
+        "--",
+    ]
+    .iter()
+    .map(|s| (*s).to_owned())
+    .collect();
+    if shown.len() == files.len() {
+        // Every changed file: no pathspec for git to match each path of the index against.
+        args.push(".".to_owned());
+    } else {
+        for f in &shown {
+            args.extend(f.old_path.iter().map(|p| format!(":(literal){p}")));
+            args.push(format!(":(literal){}", f.path));
+        }
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let patch = git::run_with(worktree, &args, env)
+        .await
+        .map_err(|e| e.into_hub("cannot read the diff"))?;
+    let chunks = split_patch(&patch);
+    if chunks.len() == shown.len() {
+        Ok(Some(chunks))
+    } else {
+        tracing::warn!(
+            files = shown.len(),
+            chunks = chunks.len(),
+            "a diff did not split by file"
+        );
+        Ok(None)
+    }
 }
 
 /// A scratch file, removed when dropped.
@@ -534,10 +605,14 @@ mod tests {
             staged_before,
             "index untouched"
         );
+        let left: Vec<_> = std::fs::read_dir(&scratch)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
         assert_eq!(
-            std::fs::read_dir(&scratch).unwrap().count(),
-            0,
-            "no scratch left"
+            left,
+            ["index-clawmux-sky"],
+            "only the index kept for the next read"
         );
         assert!(changes.uncommitted);
         assert_eq!(changes.commits.len(), 1);
@@ -580,6 +655,46 @@ mod tests {
         assert!(
             !changes.files.iter().any(|f| f.path == "other.rs"),
             "the base's own changes are not the agent's"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_read_after_a_read_sees_new_edits_and_what_the_agents_git_untracked() {
+        let (_tmp, top, data) = repo();
+        let (spec, wt) = create(&data, "sky", &top, None).await.unwrap();
+        let scratch = data.join("tmp");
+        std::fs::create_dir_all(&scratch).unwrap();
+        let paths = |c: &Changes| -> Vec<(String, FileStatus)> {
+            c.files.iter().map(|f| (f.path.clone(), f.status)).collect()
+        };
+        std::fs::write(wt.join("one.txt"), "1\n").unwrap();
+        let (first, _) = changes(&spec, &wt, &scratch).await.unwrap();
+        assert_eq!(paths(&first), [("one.txt".to_owned(), FileStatus::Added)]);
+        // From the kept index: a new edit and a new file show.
+        std::fs::write(wt.join("one.txt"), "1\n2\n").unwrap();
+        std::fs::write(wt.join("src/a.rs"), "fn a() {}\nfn b() {}\n").unwrap();
+        let (second, patches) = changes(&spec, &wt, &scratch).await.unwrap();
+        assert_eq!(
+            paths(&second),
+            [
+                ("one.txt".to_owned(), FileStatus::Added),
+                ("src/a.rs".to_owned(), FileStatus::Modified)
+            ]
+        );
+        assert!(patches
+            .iter()
+            .any(|(p, d)| p == "one.txt" && d.contains("+2\n")));
+        // The agent's git stops tracking README and ignores it: the kept index is not trusted over its own.
+        std::fs::write(wt.join(".gitignore"), "README\n").unwrap();
+        git(&wt, &["rm", "-q", "--cached", "README"]);
+        let (third, _) = changes(&spec, &wt, &scratch).await.unwrap();
+        assert!(
+            third
+                .files
+                .iter()
+                .any(|f| f.path == "README" && f.status == FileStatus::Deleted),
+            "{:?}",
+            paths(&third)
         );
     }
 }
