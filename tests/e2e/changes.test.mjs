@@ -2,13 +2,14 @@
 // git), its diff drawn when the panel opens and again when one of its tool calls ends (the hub's `changes`
 // event, no polling), a comment on a line sent to the agent as a review naming the file and line, a squash
 // merge from the panel landing on the user's branch, a conflict named before anything is written, and the
-// new-agent form offering a worktree of its own in a repository another agent works in.
+// new-agent form offering a worktree of its own in a repository another agent works in, and terminating
+// asking what becomes of the worktree, never offering to remove work that is nowhere else.
 // The diff's and the review's pure functions are tested first, with no page.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parsePatch, place, reviewMessage } from '../../ui/js/diff.js';
 import { ARTIFACTS, openBrowser, openUi, startHub, watchEvents } from './harness.mjs';
@@ -158,6 +159,30 @@ test('the Changes panel shows an agent\'s worktree live, sends a review and merg
     assert.equal(spawned.session.branch, 'clawmux/moon');
     assert.equal(git(join(hub.data, 'worktrees/moon'), ['symbolic-ref', '--short', 'HEAD']).trim(), 'clawmux/moon');
     assert.equal(await page.isHidden('#spawn-repo'), true, 'the form starts over');
+
+    // Terminating asks what becomes of the worktree. moon's holds nothing that is nowhere else: it may go.
+    await page.click('[data-agent="moon"]');
+    await page.click('#act-terminate');
+    await page.waitForSelector('#terminate-ask:not([hidden])');
+    assert.match(await page.textContent('#ta-text'), /^Terminate moon\? Its worktree \(clawmux\/moon, .* MB\) holds nothing that is not in another branch\.$/);
+    assert.equal(await page.isHidden('#ta-discard'), true);
+    mark = events.mark();
+    await page.click('#ta-remove');
+    await events.event('session_terminated', 'moon', mark);
+    await events.event('changes', 'moon', mark);
+    assert.equal(existsSync(join(hub.data, 'worktrees/moon')), false);
+    assert.equal(git(repo, ['branch', '--list', 'clawmux/moon']), '');
+    // sky's holds a commit no other branch has: removing is not offered, only keeping or discarding.
+    await page.click('[data-agent="sky"]');
+    await page.click('#act-terminate');
+    await page.waitForSelector('#terminate-ask:not([hidden])');
+    assert.match(await page.textContent('#ta-text'), /holds 1 commit in no other branch\.$/);
+    assert.equal(await page.isHidden('#ta-remove'), true);
+    assert.equal(await page.isVisible('#ta-discard'), true);
+    mark = events.mark();
+    await page.click('#ta-keep');
+    await events.event('session_terminated', 'sky', mark);
+    assert.equal(git(wt, ['log', '-1', '--format=%s']).trim(), 'Sky\'s readme', 'kept');
     assert.deepEqual(errors, []);
     events.close();
   } finally {

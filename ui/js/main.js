@@ -20,6 +20,7 @@ import { RequestCard } from './request-card.js';
 import { Sidebar } from './sidebar.js';
 import { SpawnForm } from './spawn.js';
 import { TerminalPanel } from './terminal-panel.js';
+import { TerminateAsk } from './terminate.js';
 import { MessageStore } from './store.js';
 import { VoicePanel } from './voice-panel.js';
 
@@ -39,6 +40,7 @@ let requests;
 let terminal;
 let explanation;
 let changes;
+let terminating;
 
 function onConnection(state) {
   const badge = $('connection');
@@ -246,7 +248,10 @@ function wireChat() {
   });
   $('act-interrupt').addEventListener('click', () => act(Command.INTERRUPT));
   $('act-restart').addEventListener('click', () => act(Command.RESTART));
-  $('act-terminate').addEventListener('click', () => act(Command.TERMINATE));
+  $('act-terminate').addEventListener('click', () => {
+    notice('');
+    if (current) terminating.terminate(sessions.get(current) ?? { session_id: current });
+  });
   $('composer').addEventListener('submit', (e) => {
     e.preventDefault();
     send();
@@ -276,6 +281,7 @@ function start() {
   voice = new VoicePanel(backend, { current: () => current, session: (agent) => sessions.get(agent) });
   terminal = new TerminalPanel(backend);
   explanation = new ExplainPanel(backend);
+  terminating = new TerminateAsk(backend, notice);
   changes = new ChangesPanel(backend, { send: (agent, text) => outbox.send(agent, text) });
   requests = new RequestCard(backend, { openTerminal: () => terminal.setOpen(true) });
   wireChat();
