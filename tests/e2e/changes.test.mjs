@@ -3,7 +3,8 @@
 // event, no polling), a comment on a line sent to the agent as a review naming the file and line, a squash
 // merge from the panel landing on the user's branch, a conflict named before anything is written, and the
 // new-agent form offering a worktree of its own in a repository another agent works in, and terminating
-// asking what becomes of the worktree, never offering to remove work that is nowhere else.
+// asking what becomes of the worktree, never offering to remove work that is nowhere else; and the conflict
+// forecast between two agents in both rows of the sidebar and the panel, cleared when one goes.
 // The diff's and the review's pure functions are tested first, with no page.
 
 import { test } from 'node:test';
@@ -12,6 +13,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parsePatch, place, reviewMessage } from '../../ui/js/diff.js';
+import { describe } from '../../ui/js/forecast.js';
 import { ARTIFACTS, openBrowser, openUi, startHub, watchEvents } from './harness.mjs';
 
 function git(dir, args) {
@@ -63,6 +65,21 @@ test('a unified diff is read line by line, and a review names each file and line
       + '1. src/a.rs:2-3\n   > fn new() {}\n   > fn more() {}\n   Why two?\n\n'
       + '2. README:1\n   > app\n   Say more\n   here.',
   );
+});
+
+test('the conflict forecast is said from the same lines down to nothing', () => {
+  assert.deepEqual(describe([]), { level: null, short: '', long: '' });
+  assert.deepEqual(describe([{ other: 'moon', conflicts: [], same_files: ['a.rs'] }]), {
+    level: 'overlap', short: 'Same files as moon', long: 'With moon: the same files in a.rs.',
+  });
+  assert.deepEqual(describe([
+    { other: 'moon', conflicts: [], same_files: ['a.rs'] },
+    { other: 'rain', conflicts: ['b.rs'], same_files: ['c.rs', 'd.rs'] },
+  ]), {
+    level: 'conflict',
+    short: 'Would conflict with rain',
+    long: 'With moon: the same files in a.rs. With rain: the same lines in b.rs; the same files in c.rs, d.rs.',
+  });
 });
 
 test('the Changes panel shows an agent\'s worktree live, sends a review and merges it', async () => {
@@ -160,7 +177,24 @@ test('the Changes panel shows an agent\'s worktree live, sends a review and merg
     assert.equal(git(join(hub.data, 'worktrees/moon'), ['symbolic-ref', '--short', 'HEAD']).trim(), 'clawmux/moon');
     assert.equal(await page.isHidden('#spawn-repo'), true, 'the form starts over');
 
-    // Terminating asks what becomes of the worktree. moon's holds nothing that is nowhere else: it may go.
+    // The conflict forecast: moon edits README, which sky's unmerged commit changes too (and the user's
+    // commit moon started from). Both rows say so, before either merges.
+    const moonWt = join(hub.data, 'worktrees/moon');
+    writeFileSync(join(moonWt, 'README'), 'moon\n');
+    mark = events.mark();
+    await hub.api('POST', '/api/hooks/tool-status', { ...hook, cwd: moonWt, tool_use_id: 'toolu_6' }, 'moon');
+    await events.event('forecast', 'sky', mark, (e) => e.overlaps.length > 0);
+    await page.waitForSelector('[data-agent="sky"][data-overlap="conflict"]');
+    await page.waitForSelector('[data-agent="moon"][data-overlap="conflict"]');
+    assert.equal(await page.textContent('[data-agent="sky"] .overlap'), 'Would conflict with moon');
+    assert.equal(await page.getAttribute('[data-agent="moon"] .overlap', 'title'), 'With sky: the same lines in README.');
+    await page.click('[data-agent="sky"]');
+    await page.waitForSelector('#changes-forecast:not([hidden])');
+    assert.equal(await page.textContent('#changes-forecast'), 'With moon: the same lines in README.');
+
+    // Terminating asks what becomes of the worktree. moon's edit undone, it holds nothing that is nowhere
+    // else: it may go.
+    git(moonWt, ['checkout', '--', 'README']);
     await page.click('[data-agent="moon"]');
     await page.click('#act-terminate');
     await page.waitForSelector('#terminate-ask:not([hidden])');
@@ -172,6 +206,9 @@ test('the Changes panel shows an agent\'s worktree live, sends a review and merg
     await events.event('changes', 'moon', mark);
     assert.equal(existsSync(join(hub.data, 'worktrees/moon')), false);
     assert.equal(git(repo, ['branch', '--list', 'clawmux/moon']), '');
+    // With moon's worktree gone, sky's forecast clears.
+    await events.event('forecast', 'sky', mark, (e) => e.overlaps.length === 0);
+    await page.waitForSelector('[data-agent="sky"]:not([data-overlap])');
     // sky's holds a commit no other branch has: removing is not offered, only keeping or discarding.
     await page.click('[data-agent="sky"]');
     await page.click('#act-terminate');

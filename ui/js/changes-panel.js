@@ -8,6 +8,7 @@
 
 import { $ } from './dom.js';
 import { parsePatch, place, reviewMessage } from './diff.js';
+import { describe } from './forecast.js';
 import { Command, FileStatus, MergeMode, Shown } from './names.js';
 
 const PREFS = 'clawmux.changes';
@@ -90,6 +91,11 @@ export class ChangesPanel {
   }
 
   layout() {
+    const f = describe(this.row?.overlaps);
+    const forecast = $('changes-forecast');
+    forecast.textContent = f.long;
+    forecast.className = `changes-forecast ${f.level ?? ''}`;
+    forecast.hidden = !f.level;
     this.button.hidden = !this.row?.branch;
     this.button.setAttribute('aria-pressed', String(this.visible));
     this.panel.hidden = !this.visible;

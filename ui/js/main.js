@@ -64,7 +64,8 @@ function onEvent(e) {
   if (MESSAGE_EVENTS.has(e.type)) return onMessage(e);
   switch (e.type) {
     case UiEvent.SESSION_LIST:
-      for (const s of e.sessions) upsertSession(s);
+      // A row says its conflict forecast only when there is one.
+      for (const s of e.sessions) upsertSession({ overlaps: [], ...s });
       if (!current && e.sessions.length) select(e.sessions[0].session_id);
       welcome();
       break;
@@ -81,6 +82,9 @@ function onEvent(e) {
       // We may have missed messages (an unknown cursor, or the window fell behind): every open
       // conversation takes its latest page again; the store and the views ignore what they already have.
       for (const conv of conversations.values()) loadLatest(conv);
+      break;
+    case UiEvent.FORECAST:
+      upsertSession({ session_id: e.session_id, overlaps: e.overlaps });
       break;
     case UiEvent.CHANGES:
       changes.changed(e.session_id);

@@ -145,6 +145,7 @@ export const UiEvent = Object.freeze({
   SESSION_TERMINATED: 'session_terminated',
   SESSION_PROBLEM: 'session_problem',
   CHANGES: 'changes',
+  FORECAST: 'forecast',
   MODEL_DOWNLOAD: 'model_download',
   RESET: 'reset',
   PING: 'ping',

@@ -2,6 +2,7 @@
 // canonical table of docs/STATE-MACHINE.md exactly, and "Needs you" (a permission, an answer, a plan
 // approval, a failed turn) is painted over it in a colour of its own while the hub says so.
 
+import { describe } from './forecast.js';
 import { State } from './names.js';
 
 /** The sidebar indicator for a hub state: [css class, label]. */
@@ -33,7 +34,7 @@ export class Sidebar {
       item = document.createElement('li');
       item.className = 'agent';
       item.dataset.agent = session.session_id;
-      item.innerHTML = '<span class="dot"></span><span class="name"></span><span class="unread"></span><span class="label"></span><span class="activity"></span><span class="needs"></span><span class="problem"></span>';
+      item.innerHTML = '<span class="dot"></span><span class="name"></span><span class="unread"></span><span class="label"></span><span class="activity"></span><span class="needs"></span><span class="overlap"></span><span class="problem"></span>';
       item.querySelector('.name').textContent = session.session_id;
       for (const part of item.querySelectorAll('.dot, .label, .needs')) {
         part.classList.add('explains');
@@ -67,6 +68,14 @@ export class Sidebar {
       item.dataset.launch = session.launch;
       const tag = { demo: ' (demo)', observed: ' (observed)' }[session.launch] ?? '';
       item.querySelector('.name').textContent = session.session_id + tag;
+    }
+    if (session.overlaps !== undefined) {
+      const f = describe(session.overlaps);
+      const overlap = item.querySelector('.overlap');
+      overlap.textContent = f.short;
+      overlap.title = f.long;
+      if (f.level) item.dataset.overlap = f.level;
+      else delete item.dataset.overlap;
     }
     if (session.problem !== undefined) item.querySelector('.problem').textContent = session.problem ?? '';
     if (session.unread_count !== undefined) this.setUnread(session.session_id, session.unread_count);

@@ -253,6 +253,18 @@ pub fn commits(z: &str) -> Result<Vec<Commit>, Unreadable> {
         .collect()
 }
 
+/// What one agent's work (committed or not) has in common with another's in the same repository: the
+/// conflict forecast.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Overlap {
+    /// The other agent.
+    pub other: String,
+    /// Files both change on the same lines: merging both would conflict there.
+    pub conflicts: Vec<String>,
+    /// Files both change on different lines.
+    pub same_files: Vec<String>,
+}
+
 /// How an agent's branch goes into its base.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, strum::EnumIter)]
 #[serde(rename_all = "snake_case")]

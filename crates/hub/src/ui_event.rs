@@ -1,5 +1,6 @@
 //! What browsers and the desktop window receive: the event names of `docs/PROTOCOL.md`.
 
+use clawmux_core::changes::Overlap;
 pub use clawmux_core::wire::MessageOut;
 use clawmux_core::wire::{Code, Kind, Message};
 
@@ -110,6 +111,9 @@ pub struct SessionInfo {
     /// Changes panel.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub branch: Option<String>,
+    /// The conflict forecast: what its work has in common with other agents' in the same repository.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub overlaps: Vec<Overlap>,
 }
 
 /// "Needs you" as clients see it: what for, and the request the app can answer, if one is open.
@@ -151,6 +155,7 @@ impl SessionInfo {
             problem: None,
             needs: Needs::of(s.attention.as_ref(), None),
             branch: None,
+            overlaps: Vec::new(),
         }
     }
 
@@ -245,6 +250,14 @@ pub enum UiEvent {
         /// The agent.
         session_id: String,
     },
+    /// The conflict forecast of an agent changed: what its work has in common with other agents' in the
+    /// same repository (empty: nothing now).
+    Forecast {
+        /// The agent.
+        session_id: String,
+        /// With each other agent.
+        overlaps: Vec<Overlap>,
+    },
     /// A speech model's download moved on, or ended.
     ModelDownload {
         /// The model.
@@ -309,6 +322,7 @@ impl UiEvent {
             | UiEvent::Reset { .. }
             | UiEvent::ModelDownload { .. }
             | UiEvent::Changes { .. }
+            | UiEvent::Forecast { .. }
             | UiEvent::Ping
             | UiEvent::Error { .. } => None,
         }

@@ -69,6 +69,8 @@ struct Inner {
     opinions: crate::opinion::judge::Opinions,
     /// Wakes the watcher of Claude Code's sessions to look for its folder again (an agent started).
     claude_poke: tokio::sync::Notify,
+    /// The conflict forecast between agents working in one repository (`worktree/forecast.rs`).
+    forecasts: crate::worktree::forecast::Forecasts,
 }
 
 /// The wall clock, read only here at the edge: the state machine gets time handed in.
@@ -133,6 +135,7 @@ impl Hub {
                     crate::opinion::judge::Judge::new(options_second_opinion),
                 )),
                 claude_poke: tokio::sync::Notify::new(),
+                forecasts: Default::default(),
             }),
         })
     }
@@ -164,6 +167,10 @@ impl Hub {
 
     pub(crate) fn opinions(&self) -> &crate::opinion::judge::Opinions {
         &self.inner.opinions
+    }
+
+    pub(crate) fn forecasts(&self) -> &crate::worktree::forecast::Forecasts {
+        &self.inner.forecasts
     }
 
     /// What the watcher of Claude Code's sessions waits on while their folder does not exist.
@@ -340,6 +347,7 @@ impl Hub {
         let problem = live.as_ref().and_then(|l| l.run.problem().clone());
         let mut info = SessionInfo::new(&row.name, &row.work_dir, &row.snapshot, unread)
             .with_launch(launch.as_ref().map(Launch::kind), problem);
+        info.overlaps = self.inner.forecasts.of(&row.name);
         // A worktree removed (`clawmux worktree remove`) has no changes to show.
         info.branch = launch
             .and_then(|l| l.worktree)

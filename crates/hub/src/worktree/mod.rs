@@ -8,6 +8,7 @@
 //! finds an agent's worktree for the router.
 
 pub mod cleanup;
+pub mod forecast;
 pub(crate) mod git;
 pub mod merge;
 pub(crate) mod repo;
@@ -17,7 +18,7 @@ mod testing;
 
 use std::path::{Path, PathBuf};
 
-use clawmux_core::changes::{may_change_files, merge_message, Changes, Commit, MergeMode};
+use clawmux_core::changes::{may_change_files, merge_message, Changes, Commit, MergeMode, Overlap};
 use clawmux_core::wire::{Code, Kind};
 use serde::Serialize;
 
@@ -250,11 +251,99 @@ impl Worktrees<'_> {
         }
     }
 
-    /// Tells the UIs that `agent`'s worktree changed.
+    /// Tells the UIs that `agent`'s worktree changed, and looks again, in the background, at what the
+    /// work of the agents in its repository has in common.
     fn changed(&self, agent: &str) {
         self.hub.broadcast(UiEvent::Changes {
             session_id: agent.to_owned(),
         });
+        let hub = self.hub.clone();
+        let agent = agent.to_owned();
+        tokio::spawn(async move {
+            if let Err(e) = Worktrees::of(&hub).forecast(&agent).await {
+                tracing::debug!(agent, error = %e.message, "no conflict forecast");
+            }
+        });
+    }
+
+    /// The agents with a worktree of repository `repo` that is still there, with where it came from.
+    async fn in_repository(
+        &self,
+        repo: &Path,
+    ) -> Result<Vec<(String, WorktreeSpec, PathBuf)>, HubError> {
+        let mut out = Vec::new();
+        for row in self.hub.store().agents().await? {
+            let spec = row
+                .launch
+                .as_deref()
+                .and_then(|l| serde_json::from_str::<Launch>(l).ok())
+                .and_then(|l| l.worktree);
+            if let Some(spec) = spec.filter(|s| s.repo == repo) {
+                let path = PathBuf::from(row.work_dir);
+                if path.is_dir() {
+                    out.push((row.name, spec, path));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The conflict forecast of the repository `agent` works in: every pair of its agents' work now,
+    /// committed or not; each agent whose forecast changed is told (`forecast`). One look per repository
+    /// at a time; a look asked for meanwhile runs once after it.
+    pub async fn forecast(&self, agent: &str) -> Result<(), HubError> {
+        let (spec, _) = self.of_agent(agent).await?;
+        let forecasts = self.hub.forecasts();
+        if !forecasts.begin(&spec.repo) {
+            return Ok(());
+        }
+        let looked = loop {
+            let looked = self.forecast_repository(&spec.repo, agent).await;
+            if looked.is_err() || !forecasts.end(&spec.repo) {
+                break looked;
+            }
+        };
+        if looked.is_err() {
+            // The look failed: the next one must not wait for it.
+            while forecasts.end(&spec.repo) {}
+        }
+        looked
+    }
+
+    /// The forecast of every agent in `repo`, `agent` (which asked) among them even if its worktree is
+    /// gone: its forecast is then cleared.
+    async fn forecast_repository(&self, repo: &Path, agent: &str) -> Result<(), HubError> {
+        let agents = self.in_repository(repo).await?;
+        let scratch = self.scratch().await?;
+        let mut work = Vec::new();
+        for (name, spec, path) in &agents {
+            work.push((
+                name.clone(),
+                forecast::work_now(spec, path, &scratch).await?,
+            ));
+        }
+        let mut overlaps: std::collections::HashMap<String, Vec<Overlap>> =
+            work.iter().map(|(n, _)| (n.clone(), Vec::new())).collect();
+        overlaps.entry(agent.to_owned()).or_default();
+        for (i, (a, a_work)) in work.iter().enumerate() {
+            for (b, b_work) in &work[i + 1..] {
+                if let Some(o) = forecast::between(repo, b, a_work, b_work).await? {
+                    let mirrored = Overlap {
+                        other: a.clone(),
+                        ..o.clone()
+                    };
+                    overlaps.entry(a.clone()).or_default().push(o);
+                    overlaps.entry(b.clone()).or_default().push(mirrored);
+                }
+            }
+        }
+        for (session_id, overlaps) in self.hub.forecasts().record(overlaps) {
+            self.hub.broadcast(UiEvent::Forecast {
+                session_id,
+                overlaps,
+            });
+        }
+        Ok(())
     }
 
     /// The folder for scratch files (a scratch index, a temporary checkout), in the data folder.

@@ -292,36 +292,11 @@ pub(crate) async fn changes(
     scratch: &Path,
 ) -> Result<(Changes, Vec<(String, String)>), HubError> {
     let failed = |what: &'static str| move |e: GitError| e.into_hub(what);
-    let index_path = ["rev-parse", "--path-format=absolute", "--git-path", "index"];
-    let (fork, own_index) = tokio::try_join!(fork_point(spec, worktree), async {
-        git::run(worktree, &index_path)
-            .await
-            .map_err(failed("cannot find the worktree's index"))
-    })?;
-    let own_index = PathBuf::from(own_index.trim_end_matches('\n'));
-    let index = Scratch(scratch.join(format!("index-{}", uuid::Uuid::new_v4())));
-    let kept = kept_index(scratch, spec);
-    if let Some(from) = index_to_start_from(&own_index, &kept) {
-        tokio::fs::copy(from, index.0.as_path())
-            .await
-            .map_err(|e| HubError::new(Code::GitFailed, format!("cannot copy the index: {e}")))?;
-    }
-    let env = [("GIT_INDEX_FILE", index.0.as_path())];
-    let mut add = vec![
-        "add".to_owned(),
-        "--all".to_owned(),
-        "--".to_owned(),
-        ".".to_owned(),
-    ];
-    add.extend(
-        OWN_FILES
-            .iter()
-            .map(|f| format!(":(top,exclude,literal){f}")),
-    );
-    let add: Vec<&str> = add.iter().map(String::as_str).collect();
-    git::run_with(worktree, &add, &env)
-        .await
-        .map_err(failed("cannot read the worktree's files"))?;
+    let (fork, index) = tokio::try_join!(
+        fork_point(spec, worktree),
+        ScratchIndex::fill(spec, worktree, scratch)
+    )?;
+    let env = index.env();
     let (format, range) = (
         format!("--format={}", changes::LOG_FORMAT),
         format!("{fork}..HEAD"),
@@ -351,10 +326,7 @@ pub(crate) async fn changes(
         .map_err(|e| HubError::new(Code::GitFailed, e.to_string()))?;
     let commits =
         changes::commits(&log).map_err(|e| HubError::new(Code::GitFailed, e.to_string()))?;
-    // The refreshed copy starts the next read: git then looks again only at files changed since.
-    if tokio::fs::rename(&index.0, &kept).await.is_err() {
-        tracing::debug!(index = %kept.display(), "the scratch index was not kept");
-    }
+    index.keep().await;
     let candidates = unmarked.iter().filter(|f| f.shown == Shown::Diff);
     let patches = match patch {
         Some(chunks) => candidates
@@ -446,6 +418,68 @@ async fn patch_of(
             "a diff did not split by file"
         );
         Ok(None)
+    }
+}
+
+/// A copy of an agent's index holding its whole worktree (`git add --all` into the copy): what git reads
+/// the uncommitted work through, the agent's own index never touched. Removed when dropped, unless kept
+/// for the next read.
+pub(crate) struct ScratchIndex {
+    file: Scratch,
+    kept: PathBuf,
+}
+
+impl ScratchIndex {
+    /// Copies the index to start from into `scratch` and adds every file of `worktree` to the copy.
+    pub(crate) async fn fill(
+        spec: &WorktreeSpec,
+        worktree: &Path,
+        scratch: &Path,
+    ) -> Result<ScratchIndex, HubError> {
+        let index_path = ["rev-parse", "--path-format=absolute", "--git-path", "index"];
+        let own_index = git::run(worktree, &index_path)
+            .await
+            .map_err(|e| e.into_hub("cannot find the worktree's index"))?;
+        let own_index = PathBuf::from(own_index.trim_end_matches('\n'));
+        let index = ScratchIndex {
+            file: Scratch(scratch.join(format!("index-{}", uuid::Uuid::new_v4()))),
+            kept: kept_index(scratch, spec),
+        };
+        if let Some(from) = index_to_start_from(&own_index, &index.kept) {
+            tokio::fs::copy(from, index.file.0.as_path())
+                .await
+                .map_err(|e| {
+                    HubError::new(Code::GitFailed, format!("cannot copy the index: {e}"))
+                })?;
+        }
+        let mut add = vec![
+            "add".to_owned(),
+            "--all".to_owned(),
+            "--".to_owned(),
+            ".".to_owned(),
+        ];
+        add.extend(
+            OWN_FILES
+                .iter()
+                .map(|f| format!(":(top,exclude,literal){f}")),
+        );
+        let add: Vec<&str> = add.iter().map(String::as_str).collect();
+        git::run_with(worktree, &add, &index.env())
+            .await
+            .map_err(|e| e.into_hub("cannot read the worktree's files"))?;
+        Ok(index)
+    }
+
+    /// The environment that points git at this index.
+    pub(crate) fn env(&self) -> [(&'static str, &Path); 1] {
+        [("GIT_INDEX_FILE", self.file.0.as_path())]
+    }
+
+    /// Keeps the refreshed copy to start the next read: git then looks again only at files changed since.
+    pub(crate) async fn keep(self) {
+        if tokio::fs::rename(&self.file.0, &self.kept).await.is_err() {
+            tracing::debug!(index = %self.kept.display(), "the scratch index was not kept");
+        }
     }
 }
 

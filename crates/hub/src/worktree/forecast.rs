@@ -1,0 +1,304 @@
+//! The conflict forecast: whether two agents working in one repository change the same lines (their work
+//! would conflict when both are merged) or only the same files, found while they work, before either merges.
+//!
+//! Each agent's work is taken as it is now, committed or not: its worktree's files go into a scratch index
+//! (`ScratchIndex`), which becomes a commit of no branch on top of the agent's HEAD (`git write-tree`,
+//! `git commit-tree`: objects only, no ref moves, nothing in the worktree changes). Two such commits are
+//! merged in memory by `git merge-tree --write-tree`, from their merge base: the files it cannot merge are
+//! conflicts; files both changed that it merges cleanly are the weaker warning.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+
+pub use clawmux_core::changes::Overlap;
+
+use super::git;
+use super::repo::ScratchIndex;
+use super::spec::WorktreeSpec;
+use crate::error::HubError;
+
+/// The latest forecast of each agent, and which repositories are being looked at now: a look asked for
+/// during another of the same repository makes one more after it, never two at once.
+#[derive(Default)]
+pub struct Forecasts {
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    overlaps: HashMap<String, Vec<Overlap>>,
+    looking: HashSet<PathBuf>,
+    again: HashSet<PathBuf>,
+}
+
+impl Forecasts {
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// What `agent`'s work has in common with the others', as last seen.
+    pub fn of(&self, agent: &str) -> Vec<Overlap> {
+        self.state()
+            .overlaps
+            .get(agent)
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// Whether to look at `repo` now (`false`: a look is under way, and will run again after).
+    pub fn begin(&self, repo: &Path) -> bool {
+        let mut s = self.state();
+        if s.looking.contains(repo) {
+            s.again.insert(repo.to_owned());
+            false
+        } else {
+            s.looking.insert(repo.to_owned());
+            true
+        }
+    }
+
+    /// A look at `repo` ended: whether to look again (something asked during it).
+    pub fn end(&self, repo: &Path) -> bool {
+        let mut s = self.state();
+        if s.again.remove(repo) {
+            true
+        } else {
+            s.looking.remove(repo);
+            false
+        }
+    }
+
+    /// Records what each of `agents` has in common with the others; returns those whose forecast changed.
+    pub fn record(&self, agents: HashMap<String, Vec<Overlap>>) -> Vec<(String, Vec<Overlap>)> {
+        let mut s = self.state();
+        let mut changed = Vec::new();
+        for (agent, overlaps) in agents {
+            let before = s.overlaps.get(&agent).cloned().unwrap_or_default();
+            if before != overlaps {
+                changed.push((agent.clone(), overlaps.clone()));
+            }
+            if overlaps.is_empty() {
+                s.overlaps.remove(&agent);
+            } else {
+                s.overlaps.insert(agent, overlaps);
+            }
+        }
+        changed.sort_by(|a, b| a.0.cmp(&b.0));
+        changed
+    }
+}
+
+/// Agent's work now (worktree `path` from `spec`), as a commit of no branch.
+pub(crate) async fn work_now(
+    spec: &WorktreeSpec,
+    path: &Path,
+    scratch: &Path,
+) -> Result<String, HubError> {
+    let index = ScratchIndex::fill(spec, path, scratch).await?;
+    let tree = git::run_with(path, &["write-tree"], &index.env())
+        .await
+        .map_err(|e| e.into_hub("cannot read the agent's work"))?;
+    index.keep().await;
+    let tree = tree.trim();
+    let commit = git::run(
+        path,
+        &[
+            "-c",
+            "user.name=ClawMux",
+            "-c",
+            "user.email=clawmux@localhost",
+            "commit-tree",
+            // A throwaway object: never a signing prompt for it.
+            "--no-gpg-sign",
+            tree,
+            "-p",
+            "HEAD",
+            "-m",
+            "work in progress (ClawMux's conflict forecast)",
+        ],
+    )
+    .await
+    .map_err(|e| e.into_hub("cannot read the agent's work"))?;
+    Ok(commit.trim().to_owned())
+}
+
+/// The files `from..to` changes.
+async fn changed(repo: &Path, from: &str, to: &str) -> Result<BTreeSet<String>, HubError> {
+    let out = git::run(
+        repo,
+        &["diff", "--name-only", "-z", "--no-renames", from, to],
+    )
+    .await
+    .map_err(|e| e.into_hub("cannot compare the agents' work"))?;
+    Ok(out
+        .split('\0')
+        .filter(|p| !p.is_empty())
+        .map(str::to_owned)
+        .collect())
+}
+
+/// What work `a` and work `b` (commits of [`work_now`]) of repository `repo` have in common; `None`
+/// when nothing.
+pub(crate) async fn between(
+    repo: &Path,
+    other: &str,
+    a: &str,
+    b: &str,
+) -> Result<Option<Overlap>, HubError> {
+    let base = git::run(repo, &["merge-base", a, b])
+        .await
+        .map_err(|e| e.into_hub("cannot find where the agents' work parted"))?;
+    let base = base.trim();
+    let (in_a, in_b) = tokio::try_join!(changed(repo, base, a), changed(repo, base, b))?;
+    let both: BTreeSet<String> = in_a.intersection(&in_b).cloned().collect();
+    if both.is_empty() {
+        return Ok(None);
+    }
+    let tree = git::ran(
+        repo,
+        &[
+            "merge-tree",
+            "--write-tree",
+            "--name-only",
+            "--no-messages",
+            a,
+            b,
+        ],
+        &[],
+    )
+    .await
+    .map_err(|e| e.into_hub("cannot look for conflicts"))?;
+    let conflicts: BTreeSet<String> = match tree.status {
+        Some(1) => tree
+            .stdout
+            .lines()
+            .skip(1)
+            .filter(|l| !l.is_empty())
+            .map(str::to_owned)
+            .collect(),
+        _ => BTreeSet::new(),
+    };
+    Ok(Some(Overlap {
+        other: other.to_owned(),
+        same_files: both.difference(&conflicts).cloned().collect(),
+        conflicts: conflicts.into_iter().collect(),
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::super::repo::create;
+    use super::super::testing::{git, repo};
+    use super::*;
+
+    fn overlap(other: &str, conflicts: &[&str]) -> Overlap {
+        Overlap {
+            other: other.to_owned(),
+            conflicts: conflicts.iter().map(|s| (*s).to_owned()).collect(),
+            same_files: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn one_look_per_repository_at_a_time_and_one_more_if_asked_during_it() {
+        let f = Forecasts::default();
+        let (app, other) = (Path::new("/app"), Path::new("/other"));
+        assert!(f.begin(app));
+        assert!(f.begin(other), "another repository is looked at beside it");
+        assert!(!f.begin(app));
+        assert!(!f.begin(app), "asked twice during it: still one more");
+        assert!(f.end(app), "once more");
+        assert!(!f.end(app));
+        assert!(f.begin(app), "free again");
+    }
+
+    #[test]
+    fn only_a_forecast_that_changed_is_told() {
+        let f = Forecasts::default();
+        let both = |a: Vec<Overlap>, b: Vec<Overlap>| {
+            HashMap::from([("sky".to_owned(), a), ("moon".to_owned(), b)])
+        };
+        assert_eq!(f.record(both(vec![], vec![])), []);
+        let told = f.record(both(
+            vec![overlap("moon", &["a.rs"])],
+            vec![overlap("sky", &["a.rs"])],
+        ));
+        assert_eq!(
+            told.iter().map(|t| t.0.as_str()).collect::<Vec<_>>(),
+            ["moon", "sky"]
+        );
+        assert_eq!(f.of("sky"), [overlap("moon", &["a.rs"])]);
+        assert_eq!(
+            f.record(both(
+                vec![overlap("moon", &["a.rs"])],
+                vec![overlap("sky", &["a.rs"])]
+            )),
+            [],
+            "the same again"
+        );
+        let told = f.record(both(vec![], vec![]));
+        assert_eq!(told.len(), 2, "cleared");
+        assert_eq!(f.of("sky"), []);
+    }
+
+    #[tokio::test]
+    async fn the_same_lines_are_a_conflict_the_same_file_a_warning_committed_or_not() {
+        let (_tmp, top, data) = repo();
+        let lines: String = (1..=20).map(|i| format!("line {i}\n")).collect();
+        std::fs::write(top.join("notes.txt"), &lines).unwrap();
+        git(&top, &["add", "notes.txt"]);
+        git(&top, &["commit", "-q", "-m", "notes"]);
+        let scratch = data.join("tmp");
+        std::fs::create_dir_all(&scratch).unwrap();
+        let (sky, sky_wt) = create(&data, "sky", &top, None).await.unwrap();
+        let (moon, moon_wt) = create(&data, "moon", &top, None).await.unwrap();
+        let sky_before = git(&sky_wt, &["rev-parse", "HEAD"]);
+
+        // Nothing in common yet.
+        std::fs::write(sky_wt.join("sky.txt"), "sky\n").unwrap();
+        let (a, b) = (
+            work_now(&sky, &sky_wt, &scratch).await.unwrap(),
+            work_now(&moon, &moon_wt, &scratch).await.unwrap(),
+        );
+        assert_eq!(between(&top, "moon", &a, &b).await.unwrap(), None);
+
+        // sky edits the first line, not committed; moon the same line, committed, and the last line of
+        // notes.txt, which sky's edit does not touch.
+        std::fs::write(sky_wt.join("src/a.rs"), "fn sky() {}\n").unwrap();
+        std::fs::write(moon_wt.join("src/a.rs"), "fn moon() {}\n").unwrap();
+        git(&moon_wt, &["commit", "-q", "-am", "moon's a"]);
+        std::fs::write(
+            sky_wt.join("notes.txt"),
+            lines.replace("line 1\n", "sky 1\n"),
+        )
+        .unwrap();
+        std::fs::write(
+            moon_wt.join("notes.txt"),
+            lines.replace("line 20\n", "moon 20\n"),
+        )
+        .unwrap();
+        let (a, b) = (
+            work_now(&sky, &sky_wt, &scratch).await.unwrap(),
+            work_now(&moon, &moon_wt, &scratch).await.unwrap(),
+        );
+        assert_eq!(
+            between(&top, "moon", &a, &b).await.unwrap(),
+            Some(Overlap {
+                other: "moon".to_owned(),
+                conflicts: vec!["src/a.rs".to_owned()],
+                same_files: vec!["notes.txt".to_owned()],
+            })
+        );
+        // Nothing of either agent's moved: no ref, no index, no file.
+        assert_eq!(git(&sky_wt, &["rev-parse", "HEAD"]), sky_before);
+        assert_eq!(git(&sky_wt, &["diff", "--cached", "--name-only"]), "");
+        assert_eq!(
+            std::fs::read_to_string(sky_wt.join("src/a.rs")).unwrap(),
+            "fn sky() {}\n"
+        );
+        assert!(!git(&top, &["branch", "--all"]).contains("forecast"));
+    }
+}
