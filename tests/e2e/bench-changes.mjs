@@ -1,5 +1,6 @@
 // Prints the Changes panel's figures in Chromium against the real hub and the user's git (scripts/bench):
-// - first view of the panel for a repository of 10,000 files with 200 changed (click to drawn), target < 200 ms;
+// - first view of the panel for a repository of 10,000 files with 200 changed (click to drawn and laid out, in
+//   a fresh page), target < 200 ms;
 // - the panel drawn again after a tool call ends (the hook posted to the panel drawn), target < 100 ms;
 // - the hub's and the page's CPU while nothing changes, with the panel open (target: none).
 
@@ -49,21 +50,30 @@ try {
   await page.waitForSelector('#act-changes:not([hidden])');
   const firsts = [];
   for (let run = 0; run < RUNS; run++) {
+    // A fresh page each time: nothing drawn before is reused.
+    if (run > 0) {
+      await page.reload();
+      await page.waitForSelector('#connection.online');
+      await page.click('[data-agent="sky"]');
+      await page.waitForSelector('#act-changes:not([hidden])');
+    }
     firsts.push(await page.evaluate(async (n) => {
+      const { changes } = window.clawmux;
       const button = document.querySelector('#act-changes');
       if (button.getAttribute('aria-pressed') === 'true') button.click();
-      const old = document.querySelector('#changes-panel .changes-body');
-      const start = performance.now();
+      const clicked = performance.timeOrigin + performance.now();
       button.click();
-      await new Promise((ok) => {
+      await new Promise((ok, fail) => {
         const check = () => {
-          const body = document.querySelector('#changes-panel .changes-body');
-          return body !== old && body.querySelectorAll('.file-diff').length >= n ? ok() : requestAnimationFrame(check);
+          if (changes.drawnAt > clicked) ok();
+          else if (performance.timeOrigin + performance.now() - clicked > 10000) fail(new Error('the panel was never drawn'));
+          else requestAnimationFrame(check);
         };
         check();
       });
-      await new Promise((ok) => requestAnimationFrame(() => ok()));
-      return performance.now() - start;
+      const drawn = document.querySelectorAll('#changes-panel .file-diff').length;
+      if (drawn !== n) throw new Error(`${drawn} diffs drawn, not ${n}`);
+      return changes.drawnAt - clicked;
     }, CHANGED));
   }
   const reads = [];
@@ -73,30 +83,44 @@ try {
     reads.push(performance.now() - t);
   }
   console.log(`the hub's changes command alone (median of ${RUNS}): ${median(reads).toFixed(0)} ms`);
-  console.log(`first view of the Changes panel, ${FILES} files with ${CHANGED} changed (click to painted, median of ${RUNS}): ${median(firsts).toFixed(0)} ms (target < 200 ms)`);
+  console.log(`first view of the Changes panel, ${FILES} files with ${CHANGED} changed (click to drawn, a fresh page each time, median of ${RUNS}): ${median(firsts).toFixed(0)} ms (target < 200 ms)`);
 
+  // The update: from just before the tool call's hook is posted to the panel drawn and laid out (the page's
+  // next frame after drawing), both on the epoch clock the page and this process share.
   const updates = [];
   const hook = { hook_event_name: 'PostToolUse', session_id: 'c0ffee', cwd: wt, tool_name: 'Edit', tool_input: {}, tool_response: {} };
+  const now = () => performance.timeOrigin + performance.now();
+  // Where the time goes: the page notes when the event came and how long the read took.
+  await page.evaluate(() => {
+    const { changes, backend } = window.clawmux;
+    const now = () => performance.timeOrigin + performance.now();
+    const changed = changes.changed.bind(changes);
+    changes.changed = (agent) => {
+      window.eventAt = now();
+      changed(agent);
+    };
+    const command = backend.command.bind(backend);
+    backend.command = async (c) => {
+      const started = now();
+      const reply = await command(c);
+      window.readDoneAt = now();
+      window.readMs = window.readDoneAt - started;
+      return reply;
+    };
+  });
   for (let run = 0; run < RUNS; run++) {
     writeFileSync(join(wt, 'pkg0', 'file0.rs'), body(0, ` (edit ${run})`));
-    await page.evaluate(() => { document.querySelector('#changes-panel .changes-body').dataset.drawn = 'before'; });
-    const drawn = page.evaluate(async () => {
-      await new Promise((ok) => {
-        const check = () => (document.querySelector('#changes-panel .changes-body').dataset.drawn !== 'before' ? ok() : requestAnimationFrame(check));
-        check();
-      });
-      await new Promise((ok) => requestAnimationFrame(() => ok()));
-    });
-    // The page is watching before the hook is posted; the time runs to the page's answer that it painted
-    // (one message back from the browser: the figure is an upper bound).
-    await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => ok())));
-    const posted = performance.now();
-    await hub.api('POST', '/api/hooks/tool-status', { ...hook, tool_use_id: `toolu_${run}` }, 'sky');
-    const hookMs = performance.now() - posted;
-    await drawn;
-    updates.push({ pageMs: performance.now() - posted, hookMs });
+    const posted = now();
+    const answered = await hub.api('POST', '/api/hooks/tool-status', { ...hook, tool_use_id: `toolu_${run}` }, 'sky').then(() => now());
+    const drawnAt = await page.waitForFunction((t) => {
+      const at = window.clawmux.changes.drawnAt;
+      return at > t ? at : false;
+    }, posted, { timeout: 10000 });
+    const at = await drawnAt.jsonValue();
+    const t = await page.evaluate(() => ({ eventAt: window.eventAt, readMs: window.readMs, readDoneAt: window.readDoneAt }));
+    updates.push({ ms: at - posted, hookMs: answered - posted, eventMs: t.eventAt - posted, readMs: t.readMs, drawMs: at - t.readDoneAt });
   }
-  console.log(`the panel drawn again after a tool call ends (hook posted to painted, median of ${RUNS}): ${median(updates.map((u) => u.pageMs)).toFixed(0)} ms (target < 100 ms); the hook itself answered in ${median(updates.map((u) => u.hookMs)).toFixed(1)} ms`);
+  console.log(`the panel drawn again after a tool call ends (hook posted to drawn, median of ${RUNS}): ${median(updates.map((u) => u.ms)).toFixed(0)} ms (target < 100 ms); the hook answered in ${median(updates.map((u) => u.hookMs)).toFixed(1)} ms, the event reached the page after ${median(updates.map((u) => u.eventMs)).toFixed(0)} ms, the read took ${median(updates.map((u) => u.readMs)).toFixed(0)} ms and the draw ${median(updates.map((u) => u.drawMs)).toFixed(0)} ms`);
 
   const hz = 100;
   await page.evaluate(() => {

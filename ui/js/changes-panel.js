@@ -55,8 +55,11 @@ export class ChangesPanel {
     this.draft = null;
     this.stale = false;
     this.edited = false;
-    /** How long the last read took, from asking the hub to the panel drawn (ms): for the benchmark. */
-    this.lastShown = null;
+    // The drawn diff of each file, by path, with the patch it shows.
+    this.sections = new Map();
+    /** When the panel was last drawn and laid out (ms since the epoch, the next frame after): for the
+     * benchmark, which compares it with when a tool call ended. */
+    this.drawnAt = 0;
     this.panel = $('changes-panel');
     this.button = $('act-changes');
     this.button.addEventListener('click', () => this.setOpen(!this.open));
@@ -108,6 +111,7 @@ export class ChangesPanel {
     this.row = row;
     if (changed) {
       this.reply = null;
+      this.sections = new Map();
       this.draft = null;
       this.edited = false;
       $('merge-message').value = '';
@@ -142,7 +146,6 @@ export class ChangesPanel {
     try {
       do {
         this.again = false;
-        const started = performance.now();
         let reply;
         try {
           reply = await this.backend.command({ command: Command.CHANGES, session_id: agent });
@@ -159,7 +162,9 @@ export class ChangesPanel {
           continue;
         }
         this.render();
-        this.lastShown = performance.now() - started;
+        requestAnimationFrame(() => {
+          this.drawnAt = performance.timeOrigin + performance.now();
+        });
       } while (this.again && agent === this.agent);
     } finally {
       this.reading = false;
@@ -169,6 +174,7 @@ export class ChangesPanel {
   say(text) {
     const body = this.panel.querySelector('.changes-body');
     body.replaceChildren(el('p', 'changes-error', text));
+    this.sections = new Map();
   }
 
   render() {
@@ -186,12 +192,13 @@ export class ChangesPanel {
     $('merge-go').textContent = `Merge into ${r.base}`;
     if (!this.edited) $('merge-message').value = r.message;
 
-    const body = el('div', 'changes-body');
+    const body = this.panel.querySelector('.changes-body');
+    const head = [];
     if (r.commits.length) {
       const commits = el('ul', 'changes-commits');
       commits.setAttribute('aria-label', 'Commits');
       for (const c of r.commits) commits.append(el('li', '', `${c.id.slice(0, 8)} ${c.summary}`));
-      body.append(commits);
+      head.push(commits);
     }
     const list = el('ul', 'changes-files');
     list.setAttribute('aria-label', 'Changed files');
@@ -203,19 +210,35 @@ export class ChangesPanel {
       status.title = word;
       const name = el('button', 'path', f.old_path ? `${f.old_path} → ${f.path}` : f.path);
       name.type = 'button';
-      name.addEventListener('click', () => body.querySelector(`section[data-path="${CSS.escape(f.path)}"]`)?.scrollIntoView({ block: 'start' }));
+      name.addEventListener('click', () => this.sections.get(f.path)?.section.scrollIntoView({ block: 'start' }));
       const counts = el('span', 'counts', f.added === null ? 'binary' : `+${f.added} −${f.removed}`);
       li.append(status, name, counts);
       if (NOT_SHOWN[f.shown]) li.append(el('span', 'not-shown', NOT_SHOWN[f.shown]));
       list.append(li);
     }
     if (!r.files.length) list.append(el('li', 'none', 'No file changed yet.'));
-    body.append(list);
+    head.push(list);
+    // The head (the commits, the file list) is drawn again; a file whose diff is what it was keeps its
+    // section where it is, so an update lays out only what moved.
+    for (const old of body.querySelectorAll(':scope > .changes-commits, :scope > .changes-files, :scope > .changes-error')) old.remove();
+    body.prepend(...head);
+    const sections = new Map();
+    let anchor = list;
     for (const f of r.files) {
       const patch = r.patches[f.path];
-      if (patch !== undefined) body.append(this.fileDiff(f.path, patch));
+      if (patch === undefined) continue;
+      const before = this.sections.get(f.path);
+      let section = before?.section;
+      if (before?.patch !== patch) {
+        section = this.fileDiff(f.path, patch);
+        before?.section.remove();
+      }
+      if (anchor.nextElementSibling !== section) anchor.after(section);
+      anchor = section;
+      sections.set(f.path, { patch, section });
     }
-    this.panel.querySelector('.changes-body').replaceWith(body);
+    for (const [path, { section }] of this.sections) if (!sections.has(path)) section.remove();
+    this.sections = sections;
     this.renderReview();
   }
 

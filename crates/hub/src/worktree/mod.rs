@@ -316,7 +316,9 @@ impl Worktrees<'_> {
         let agents = self.in_repository(repo).await?;
         let scratch = self.scratch().await?;
         let mut work = Vec::new();
-        for (name, spec, path) in &agents {
+        // One agent alone has nothing in common with anyone: no git runs.
+        let alone = agents.len() < 2;
+        for (name, spec, path) in agents.iter().filter(|_| !alone) {
             work.push((
                 name.clone(),
                 forecast::work_now(spec, path, &scratch).await?,
