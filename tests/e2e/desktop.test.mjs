@@ -374,6 +374,52 @@ test('the window shows an agent\'s terminal beside its chat, and types into it',
   execFileSync(BIN, ['terminate', 'shell'], { env, encoding: 'utf8' });
 });
 
+test('the window shows the changes of an agent in a worktree of its own, drawn again when a tool call ends', async () => {
+  await (await browser.$('#connection.online')).waitForExist({ timeout: 20000 });
+  const hub = await windowHub();
+  const repo = join(dir, 'app');
+  mkdirSync(join(repo, 'src'), { recursive: true });
+  const git = (cwd, args) => execFileSync('git', args, { cwd, encoding: 'utf8' });
+  git(repo, ['init', '-q', '-b', 'main']);
+  git(repo, ['config', 'user.name', 'Test']);
+  git(repo, ['config', 'user.email', 'test@example.com']);
+  writeFileSync(join(repo, 'src/a.rs'), 'fn a() {}\n');
+  git(repo, ['add', '.']);
+  git(repo, ['commit', '-q', '-m', 'first']);
+  const spawned = await hub.api('POST', '/api/command', { command: 'spawn', name: 'tree', demo: true, worktree: true, work_dir: repo });
+  assert.equal(spawned.branch, 'clawmux/tree');
+  const row = await browser.$('[data-agent="tree"]');
+  await row.waitForExist({ timeout: 10000 });
+  await row.click();
+  await (await browser.$('#act-changes')).click();
+  await (await browser.$('#changes-panel .changes-files .none')).waitForExist({ timeout: 10000 });
+  // The agent edits; its tool call ends (the hook Claude Code would send): the panel draws the diff.
+  const wt = join(data, 'worktrees/tree');
+  writeFileSync(join(wt, 'src/a.rs'), 'fn a() {}\nfn tree() {}\n');
+  const token = readFileSync(join(data, 'token'), 'utf8').trim();
+  const port = /127\.0\.0\.1:(\d+)/.exec(await (await browser.$('#hub-address')).getText())[1];
+  const hook = await fetch(`http://127.0.0.1:${port}/api/hooks/tool-status`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'ClawMux-Session': 'tree' },
+    body: JSON.stringify({ hook_event_name: 'PostToolUse', session_id: 'c0ffee', cwd: wt, tool_name: 'Edit', tool_use_id: 'toolu_1', tool_input: {}, tool_response: {} }),
+  });
+  assert.equal(hook.status, 200);
+  const added = await browser.$('section[data-path="src/a.rs"] .dl.add .code');
+  await added.waitForExist({ timeout: 10000 });
+  assert.equal(await added.getText(), 'fn tree() {}');
+  assert.match(await (await browser.$('#changes-summary')).getText(), /clawmux\/tree from main · 0 commits · 1 file \+1 −0 · changes not committed yet/);
+  await painted();
+  await browser.saveScreenshot(join(ARTIFACTS, 'desktop-changes.png'));
+  // Terminate asks about the worktree, whose edit is in no commit: keeping it is the choice here.
+  await (await browser.$('#act-terminate')).click();
+  const ask = await browser.$('#ta-text');
+  await ask.waitForDisplayed({ timeout: 10000 });
+  assert.match(await ask.getText(), /holds 1 file not committed \(src\/a\.rs\)/);
+  await (await browser.$('#ta-keep')).click();
+  await (await browser.$('[data-agent="tree"][data-state="dead"]')).waitForExist({ timeout: 10000 });
+  assert.equal(readFileSync(join(wt, 'src/a.rs'), 'utf8'), 'fn a() {}\nfn tree() {}\n');
+});
+
 test('a second launch only raises the first window: one instance, one hub', async () => {
   const second = spawn(APP, ['--data-dir', data], {
     env: { PATH: process.env.PATH, HOME: dir, DISPLAY, DBUS_SESSION_BUS_ADDRESS: BUS },
