@@ -65,7 +65,7 @@ pub(crate) async fn held(spec: &WorktreeSpec, path: &Path) -> Result<Held, HubEr
 /// Commits of the agent's branch that no other ref has (0 if the branch is gone).
 async fn unmerged(spec: &WorktreeSpec) -> Result<u32, HubError> {
     let own = format!("refs/heads/{}", spec.branch);
-    let there = git::holds(&spec.repo, &["rev-parse", "--verify", "--quiet", &own])
+    let there = git::has_branch(&spec.repo, &spec.branch)
         .await
         .map_err(|e| e.into_hub("cannot read the agent's branch"))?;
     if !there {
@@ -155,8 +155,7 @@ pub(crate) async fn remove(
             .await
             .map_err(|e| e.into_hub("cannot prune the worktree"))?;
     }
-    let own = format!("refs/heads/{}", spec.branch);
-    if git::holds(&spec.repo, &["rev-parse", "--verify", "--quiet", &own])
+    if git::has_branch(&spec.repo, &spec.branch)
         .await
         .map_err(|e| e.into_hub("cannot read the agent's branch"))?
     {

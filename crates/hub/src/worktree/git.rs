@@ -136,3 +136,9 @@ pub(crate) async fn holds(dir: &Path, args: &[&str]) -> Result<bool, GitError> {
         Err(e) => Err(e),
     }
 }
+
+/// Whether repository `dir` has branch `name`.
+pub(crate) async fn has_branch(dir: &Path, name: &str) -> Result<bool, GitError> {
+    let full = format!("refs/heads/{name}");
+    holds(dir, &["rev-parse", "--verify", "--quiet", &full]).await
+}

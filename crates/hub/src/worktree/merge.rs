@@ -62,17 +62,9 @@ async fn give_back(repo: &Path, path: &Path) {
 /// Refuses what cannot be merged, having written nothing: see the module's list.
 async fn check(spec: &WorktreeSpec, worktree: &Path) -> Result<(), HubError> {
     let base = &spec.base;
-    let is_branch = git::holds(
-        &spec.repo,
-        &[
-            "rev-parse",
-            "--verify",
-            "--quiet",
-            &format!("refs/heads/{base}"),
-        ],
-    )
-    .await
-    .map_err(|e| e.into_hub("cannot read the base"))?;
+    let is_branch = git::has_branch(&spec.repo, base)
+        .await
+        .map_err(|e| e.into_hub("cannot read the base"))?;
     if !is_branch {
         return Err(HubError::new(
             Code::BadBase,

@@ -72,6 +72,14 @@ pub struct Listed {
     pub held: Held,
 }
 
+/// Where agent `row`'s worktree came from, if it has one (kept with its launch).
+fn worktree_of(row: &clawmux_store::AgentRow) -> Option<WorktreeSpec> {
+    row.launch
+        .as_deref()
+        .and_then(|l| serde_json::from_str::<Launch>(l).ok())
+        .and_then(|l| l.worktree)
+}
+
 /// The agents' worktrees, as the hub composes them.
 #[derive(Clone, Copy)]
 pub struct Worktrees<'h> {
@@ -89,12 +97,7 @@ impl Worktrees<'_> {
     /// Agent `agent`'s worktree: where it came from and where it is.
     async fn of_agent(&self, agent: &str) -> Result<(WorktreeSpec, PathBuf), HubError> {
         let row = self.hub.store().agent(agent).await?;
-        let spec = row
-            .launch
-            .as_deref()
-            .and_then(|l| serde_json::from_str::<Launch>(l).ok())
-            .and_then(|l| l.worktree);
-        match spec {
+        match worktree_of(&row) {
             Some(spec) => Ok((spec, PathBuf::from(row.work_dir))),
             None => Err(HubError::new(
                 Code::NoWorktree,
@@ -164,12 +167,7 @@ impl Worktrees<'_> {
     pub async fn list(&self) -> Result<Vec<Listed>, HubError> {
         let mut out = Vec::new();
         for row in self.hub.store().agents().await? {
-            let Some(spec) = row
-                .launch
-                .as_deref()
-                .and_then(|l| serde_json::from_str::<Launch>(l).ok())
-                .and_then(|l| l.worktree)
-            else {
+            let Some(spec) = worktree_of(&row) else {
                 continue;
             };
             let path = PathBuf::from(&row.work_dir);
@@ -220,14 +218,8 @@ impl Worktrees<'_> {
         let branch = repo::current_branch(&top).await?;
         let mut agents = Vec::new();
         for row in self.hub.store().agents().await? {
-            let worktree_of = row
-                .launch
-                .as_deref()
-                .and_then(|l| serde_json::from_str::<Launch>(l).ok())
-                .and_then(|l| l.worktree)
-                .map(|w| w.repo);
-            if worktree_of.as_deref() == Some(top.as_path())
-                || Path::new(&row.work_dir).starts_with(&top)
+            let repo = worktree_of(&row).map(|w| w.repo);
+            if repo.as_deref() == Some(top.as_path()) || Path::new(&row.work_dir).starts_with(&top)
             {
                 agents.push(row.name);
             }
@@ -273,12 +265,7 @@ impl Worktrees<'_> {
     ) -> Result<Vec<(String, WorktreeSpec, PathBuf)>, HubError> {
         let mut out = Vec::new();
         for row in self.hub.store().agents().await? {
-            let spec = row
-                .launch
-                .as_deref()
-                .and_then(|l| serde_json::from_str::<Launch>(l).ok())
-                .and_then(|l| l.worktree);
-            if let Some(spec) = spec.filter(|s| s.repo == repo) {
+            if let Some(spec) = worktree_of(&row).filter(|s| s.repo == repo) {
                 let path = PathBuf::from(row.work_dir);
                 if path.is_dir() {
                     out.push((row.name, spec, path));

@@ -112,17 +112,9 @@ pub(crate) async fn create(
     let top = top_of(folder).await?;
     let (base, base_commit) = base_of(&top, base).await?;
     let branch = branch_of(name);
-    let taken = git::holds(
-        &top,
-        &[
-            "rev-parse",
-            "--verify",
-            "--quiet",
-            &format!("refs/heads/{branch}"),
-        ],
-    )
-    .await
-    .map_err(|e| e.into_hub("cannot look for the branch"))?;
+    let taken = git::has_branch(&top, &branch)
+        .await
+        .map_err(|e| e.into_hub("cannot look for the branch"))?;
     if taken {
         return Err(HubError::new(
             Code::BranchExists,
