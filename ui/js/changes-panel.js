@@ -24,7 +24,7 @@ const STATUS = {
 
 const NOT_SHOWN = {
   [Shown.BINARY]: 'binary file: not shown',
-  [Shown.HUGE]: 'huge change: not shown (clawmux diff prints it)',
+  [Shown.HUGE]: 'over 5,000 changed lines: not shown (git diff in its worktree shows it)',
   [Shown.GENERATED]: 'generated file: not shown',
 };
 
