@@ -56,9 +56,17 @@ fn main() {
     let http = hub.http();
     let data = hub.dir.path().join("data");
     let socket = data.join("hub.sock");
-    for a in 0..AGENTS {
-        hub.add(&http, &format!("busy{a}"));
-    }
+    // Each agent's transcript exists, as a running Claude Code's does: the hub watches it once.
+    let transcripts: Vec<String> = (0..AGENTS)
+        .map(|a| {
+            hub.add(&http, &format!("busy{a}"));
+            let folder = hub.dir.path().join(format!(".claude/projects/p{a}"));
+            std::fs::create_dir_all(&folder).unwrap();
+            let file = folder.join("s.jsonl");
+            std::fs::write(&file, "").unwrap();
+            file.to_str().unwrap().to_owned()
+        })
+        .collect();
     let wal = data.join("clawmux.db-wal");
     let stop = Arc::new(AtomicBool::new(false));
     let wal_max = Arc::new(AtomicU64::new(0));
@@ -78,6 +86,7 @@ fn main() {
     let threads: Vec<_> = (0..AGENTS)
         .map(|a| {
             let (stop, samples, socket) = (stop.clone(), samples.clone(), socket.clone());
+            let transcript = transcripts[a].clone();
             std::thread::spawn(move || {
                 let agent = format!("busy{a}");
                 let cwd = format!("/home/user/code/project-{a}");
@@ -87,7 +96,7 @@ fn main() {
                     let body = if i.is_multiple_of(2) {
                         serde_json::json!({
                             "hook_event_name": "PreToolUse", "session_id": format!("c-{agent}"), "cwd": cwd,
-                            "transcript_path": format!("/home/user/.claude/projects/p{a}/s.jsonl"),
+                            "transcript_path": transcript,
                             "permission_mode": "default", "tool_name": "Edit", "tool_use_id": format!("toolu_{a}_{i}"),
                             "tool_input": {"file_path": format!("{cwd}/src/lib.rs"), "old_string": "fn old() {}", "new_string": "fn new() { println!(\"hello\"); }"},
                         })

@@ -31,6 +31,8 @@ use crate::mailbox::Mailbox;
 pub(crate) struct Watching {
     pub(crate) path: PathBuf,
     pub(crate) task: tokio::task::AbortHandle,
+    /// When the watch was started: one that could not start is not tried again sooner than a moment later.
+    pub(crate) since: tokio::time::Instant,
 }
 
 impl Drop for Watching {

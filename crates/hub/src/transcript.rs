@@ -22,6 +22,9 @@ use tokio::sync::mpsc;
 use crate::hub::{now, Hub};
 use crate::live::Watching;
 
+/// The soonest a transcript watch that could not start is tried again.
+const RETRY_WATCH: std::time::Duration = std::time::Duration::from_millis(250);
+
 /// The most bytes read from a transcript in one go.
 const READ_CHUNK: usize = 1024 * 1024;
 
@@ -60,17 +63,15 @@ impl Transcripts<'_> {
 
     /// Watches the transcript a hook named, unless it is already watched. Cheap when it is: a lock and a
     /// comparison, on the hook's path. A watch that could not start (Claude Code creates the transcript's
-    /// folder after its first hooks) is tried again at the next hook.
+    /// folder after its first hooks) is tried again at a later hook, [`RETRY_WATCH`] after the last try at
+    /// the soonest: each try starts a watcher thread, and a busy agent's hooks come hundreds a second.
     fn watch_transcript(&self, agent: &str, path: &str) {
         let path = Path::new(path);
         let Ok(live) = self.hub.live(agent) else {
             return;
         };
         let mut slot = live.transcript();
-        if slot
-            .as_ref()
-            .is_some_and(|w| w.path == path && !w.task.is_finished())
-        {
+        if slot.as_ref().is_some_and(|w| covers(w, path)) {
             return;
         }
         if !acceptable(path) {
@@ -81,8 +82,15 @@ impl Transcripts<'_> {
         *slot = Some(Watching {
             path: path.to_owned(),
             task: task.abort_handle(),
+            since: tokio::time::Instant::now(),
         });
     }
+}
+
+/// Whether `watching` stands for a watch of `path`: it runs, or it could not start a moment ago.
+fn covers(watching: &Watching, path: &Path) -> bool {
+    watching.path == path
+        && (!watching.task.is_finished() || watching.since.elapsed() < RETRY_WATCH)
 }
 
 /// Follows one transcript until the task is aborted (another path, or the hub ends).
@@ -106,7 +114,7 @@ async fn follow(hub: Hub, agent: String, path: PathBuf) {
         }
     };
     let window = hub.options().reorder_window;
-    let mut offset = std::fs::metadata(&path).map_or(0, |m| m.len());
+    let mut offset = tokio::fs::metadata(&path).await.map_or(0, |m| m.len());
     let mut lines = Lines::default();
     loop {
         let read_at = tokio::time::Instant::now();
@@ -207,6 +215,36 @@ async fn read_from(path: &Path, offset: u64) -> std::io::Result<(Vec<u8>, u64)> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A watch that could not start is not tried again at every hook (each try starts a thread), but
+    /// it is tried again: a moment later, or at once for another path. A running watch stands as it is.
+    #[tokio::test(start_paused = true)]
+    async fn a_watch_that_could_not_start_is_tried_again_a_moment_later() {
+        let path = Path::new("/p/-w/s1.jsonl");
+        let failed = tokio::spawn(async {});
+        let watching = Watching {
+            path: path.to_owned(),
+            task: failed.abort_handle(),
+            since: tokio::time::Instant::now(),
+        };
+        failed.await.unwrap();
+        assert!(covers(&watching, path), "tried again at once");
+        assert!(!covers(&watching, Path::new("/p/-w/s2.jsonl")));
+        tokio::time::advance(RETRY_WATCH - std::time::Duration::from_millis(1)).await;
+        assert!(covers(&watching, path), "tried again too soon");
+        tokio::time::advance(std::time::Duration::from_millis(1)).await;
+        assert!(!covers(&watching, path), "never tried again");
+
+        let running = tokio::spawn(std::future::pending::<()>());
+        let watching = Watching {
+            path: path.to_owned(),
+            task: running.abort_handle(),
+            since: tokio::time::Instant::now(),
+        };
+        tokio::time::advance(RETRY_WATCH * 100).await;
+        assert!(covers(&watching, path), "a running watch was started again");
+        assert!(!covers(&watching, Path::new("/p/-w/s2.jsonl")));
+    }
 
     #[test]
     fn only_changes_of_the_transcript_itself_wake_the_reader() {
