@@ -81,9 +81,13 @@ pub async fn serve(
     let until = |mut stopping: tokio::sync::watch::Receiver<bool>| async move {
         let _ = stopping.wait_for(|stop| *stop).await;
     };
-    let local = axum::serve(socket, http::local_router(hub.clone()))
+    // Each listener is served by a task of its own, so its accepts run on the runtime's workers beside the
+    // connections they start, rather than on whichever thread awaits this function (`clawmux serve`'s
+    // main thread). The routers become services once: serving a `Router` as it is rebuilds every route
+    // for each connection, and each hook is a connection of its own.
+    let local = axum::serve(socket, http::local_router(hub.clone()).into_make_service())
         .with_graceful_shutdown(until(stopping.clone()));
-    let app = http::router(hub.clone(), addr);
+    let app = http::router(hub.clone(), addr).into_make_service();
     // Connections on both loopback addresses share one budget of descriptors.
     let budget = http::peers::Budget::from_limit();
     let idle = hub.options().idle_timeout;
@@ -102,7 +106,19 @@ pub async fn serve(
             None => Ok(()),
         }
     };
-    let served = tokio::try_join!(tcp.into_future(), v6, local.into_future()).map(drop);
+    let tasks = [
+        tokio::spawn(tcp.into_future()),
+        tokio::spawn(v6),
+        tokio::spawn(local.into_future()),
+    ];
+    let aborts: Vec<_> = tasks.iter().map(|t| t.abort_handle()).collect();
+    let [tcp, v6, local] =
+        tasks.map(|task| async move { task.await.map_err(std::io::Error::other)? });
+    let served = tokio::try_join!(tcp, v6, local).map(drop);
+    // One listener failed: the others stop with it, as they did when they were this function's own.
+    for task in aborts {
+        task.abort();
+    }
     watching.abort();
     // A socket file left behind would be taken for a hub that is gone; remove it on the way out.
     let _ = std::fs::remove_file(http::local::socket_path(hub.data_dir()));
