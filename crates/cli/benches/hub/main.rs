@@ -295,7 +295,7 @@ fn observe_hook_process(hub: &Hub) {
             r#"{{"hook_event_name":"PreToolUse","session_id":"bench-observed","cwd":"/tmp/observed","tool_name":"Bash","tool_input":{{"command":"ls"}},"tool_use_id":"t{i}"}}"#
         );
         let start = Instant::now();
-        let mut child = Command::new(BIN)
+        let mut child = Command::new(&*BIN)
             .env_clear()
             .env("HOME", hub.dir.path())
             .args(["hook", "observe", "--data-dir"])

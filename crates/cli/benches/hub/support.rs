@@ -12,7 +12,11 @@ use tungstenite::client::IntoClientRequest;
 use tungstenite::stream::MaybeTlsStream;
 use tungstenite::{Message, WebSocket};
 
-pub const BIN: &str = env!("CARGO_BIN_EXE_clawmux");
+/// The `clawmux` measured: the bench's own release build, or `CLAWMUX_BENCH_BIN` (the profiling build of
+/// docs/PROFILE.md, say).
+pub static BIN: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    std::env::var("CLAWMUX_BENCH_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_clawmux").to_owned())
+});
 
 pub fn pct(samples: &mut [Duration], p: usize) -> Duration {
     samples.sort();
@@ -39,7 +43,7 @@ impl Drop for Hub {
 
 impl Hub {
     pub fn start(dir: tempfile::TempDir) -> Hub {
-        let mut child = Command::new(BIN)
+        let mut child = Command::new(&*BIN)
             .env_clear()
             .env("HOME", dir.path())
             .env("RUST_LOG", "warn")
@@ -105,7 +109,7 @@ impl Hub {
     }
 
     pub fn agent_cmd(&self, agent: &str) -> Command {
-        let mut cmd = Command::new(BIN);
+        let mut cmd = Command::new(&*BIN);
         let work = self.dir.path().join("data/agents").join(agent);
         cmd.env_clear()
             .env("HOME", self.dir.path())
