@@ -21,6 +21,7 @@ pub mod report;
 pub mod state;
 pub mod time;
 pub mod transcript;
+pub mod usage;
 pub mod wire;
 
 pub use attention::{Attention, AttentionChange, Need};

@@ -25,6 +25,7 @@ mod events;
 mod import;
 mod inbox;
 mod messages;
+mod usage;
 
 use std::path::Path;
 use std::str::FromStr;
@@ -44,6 +45,7 @@ pub use import::check_history;
 pub use import::Imported;
 pub use inbox::Channel;
 pub use messages::{Appended, NewMessage};
+pub use usage::{DayUsage, UsageDelta};
 
 /// How long a connection waits for a lock before giving up. Only the writer can hold one, and its
 /// transactions are short; a wait this long means something is wrong, and the caller gets an error.

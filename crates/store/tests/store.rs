@@ -345,3 +345,62 @@ async fn a_launched_agent_keeps_its_launch_and_only_a_new_one_can_be_forgotten()
     assert!(!store.forget_new_agent("moon").await.unwrap());
     assert_eq!(store.agent("moon").await.unwrap().name, "moon");
 }
+
+#[tokio::test]
+async fn usage_is_summed_per_day_and_agent_and_kept_across_a_reopen() {
+    use clawmux_store::UsageDelta;
+    let (dir, store) = fresh().await;
+    let day = 86_400_000;
+    let d = |cost, input, output| UsageDelta {
+        cost,
+        input,
+        output,
+    };
+    // 2026-11-24T23:30Z and the next day's 00:30Z: two days in UTC, one day an hour west of it.
+    let late = Millis(1_795_563_000_000);
+    let early = Millis(late.0 + 3_600_000);
+    store
+        .append_usage("sky", late, d(0.5, 100, 10), "{\"a\":1}")
+        .await
+        .unwrap();
+    store
+        .append_usage("sky", early, d(0.25, 50, 5), "{\"a\":2}")
+        .await
+        .unwrap();
+    store
+        .append_usage("moon", early, d(1.0, 7, 1), "{\"b\":1}")
+        .await
+        .unwrap();
+    let utc = store.usage_by_day(Millis(late.0 - day), 0).await.unwrap();
+    let seen: Vec<_> = utc
+        .iter()
+        .map(|u| (u.day.as_str(), u.agent.as_str(), u.cost, u.input))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("2026-11-24", "sky", 0.5, 100),
+            ("2026-11-25", "moon", 1.0, 7),
+            ("2026-11-25", "sky", 0.25, 50)
+        ]
+    );
+    let west = store.usage_by_day(Millis(late.0 - day), -60).await.unwrap();
+    assert_eq!(west.iter().filter(|u| u.agent == "sky").count(), 1);
+    assert_eq!(west.iter().find(|u| u.agent == "sky").unwrap().input, 150);
+    assert!(store
+        .usage_by_day(Millis(early.0 + 1), 0)
+        .await
+        .unwrap()
+        .is_empty());
+    store.close().await;
+    drop(store);
+    let store = Store::open(&dir.path().join("clawmux.db")).await.unwrap();
+    assert_eq!(
+        store.latest_usage().await.unwrap(),
+        [
+            ("moon".to_owned(), "{\"b\":1}".to_owned()),
+            ("sky".to_owned(), "{\"a\":2}".to_owned())
+        ]
+    );
+    assert_eq!(store.usage_since(early).await.unwrap().len(), 2);
+}
