@@ -3,6 +3,7 @@
 
 import { $ } from './dom.js';
 import { Launch, State } from './names.js';
+import { agentDetail } from './usage.js';
 
 /** The status line: "Needs you" first, else the state's own line. */
 export function showStatus(s) {
@@ -57,6 +58,7 @@ export function showComposer(s) {
 
 /** Everything above, for the agent's row `s`. */
 export function showAgent(s) {
+  $('agent-usage').textContent = agentDetail(s.usage);
   showStatus(s);
   showActions(s);
   showComposer(s);

@@ -21,6 +21,7 @@ import { Sidebar } from './sidebar.js';
 import { SpawnForm } from './spawn.js';
 import { TerminalPanel } from './terminal-panel.js';
 import { TerminateAsk } from './terminate.js';
+import { limitLines } from './usage.js';
 import { MessageStore } from './store.js';
 import { VoicePanel } from './voice-panel.js';
 
@@ -49,7 +50,37 @@ function onConnection(state) {
   badge.title = backend?.where ?? '';
   $('hub-address').textContent = backend?.where ?? '';
   outbox?.setOnline(state === 'online');
-  if (state === 'online') importOffer?.offer();
+  if (state === 'online') {
+    importOffer?.offer();
+    loadLimits();
+  }
+}
+
+let account = null;
+// A reset passes and a projection ages with the clock, not with an event: the words are redone each minute.
+setInterval(() => { if (account) showLimits(account); }, 60_000);
+
+/** The account's limit windows in the window's header (none for an API key). */
+function showLimits(latest) {
+  account = latest;
+  const list = $('limits');
+  const lines = limitLines(account);
+  list.replaceChildren(...lines.map((l) => {
+    const li = document.createElement('li');
+    li.textContent = l.text;
+    li.dataset.window = l.window;
+    li.dataset.level = l.level;
+    return li;
+  }));
+  list.hidden = lines.length === 0;
+}
+
+async function loadLimits() {
+  try {
+    showLimits((await backend.command({ command: Command.USAGE, days: 1 })).account);
+  } catch (e) {
+    notice(`Cannot read the account's limits: ${e.message}`);
+  }
 }
 
 /** The hub could not start: say why, instead of an empty window. */
@@ -88,6 +119,12 @@ function onEvent(e) {
       break;
     case UiEvent.CHANGES:
       changes.changed(e.session_id);
+      break;
+    case UiEvent.USAGE:
+      upsertSession({ session_id: e.usage.session_id, usage: e.usage });
+      break;
+    case UiEvent.LIMITS:
+      showLimits(e.account);
       break;
     case UiEvent.MODEL_DOWNLOAD:
       voice.downloadProgress(e);

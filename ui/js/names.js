@@ -146,6 +146,8 @@ export const UiEvent = Object.freeze({
   SESSION_PROBLEM: 'session_problem',
   CHANGES: 'changes',
   FORECAST: 'forecast',
+  USAGE: 'usage',
+  LIMITS: 'limits',
   MODEL_DOWNLOAD: 'model_download',
   RESET: 'reset',
   PING: 'ping',
@@ -180,6 +182,13 @@ export const Command = Object.freeze({
   WORKTREES: 'worktrees',
   REMOVE_WORKTREE: 'remove_worktree',
   MERGE: 'merge',
+  USAGE: 'usage',
+});
+
+/** The account's limit windows (`clawmux_core::usage::Window`). */
+export const Window = Object.freeze({
+  FIVE_HOUR: 'five_hour',
+  SEVEN_DAY: 'seven_day',
 });
 
 /** How an agent's branch goes into its base (`clawmux_core::changes::MergeMode`). */

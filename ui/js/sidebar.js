@@ -4,6 +4,7 @@
 
 import { describe } from './forecast.js';
 import { State } from './names.js';
+import { agentDetail, agentLine } from './usage.js';
 
 /** The sidebar indicator for a hub state: [css class, label]. */
 export function indicator(state) {
@@ -34,7 +35,7 @@ export class Sidebar {
       item = document.createElement('li');
       item.className = 'agent';
       item.dataset.agent = session.session_id;
-      item.innerHTML = '<span class="dot"></span><span class="name"></span><span class="unread"></span><span class="label"></span><span class="activity"></span><span class="needs"></span><span class="overlap"></span><span class="problem"></span>';
+      item.innerHTML = '<span class="dot"></span><span class="name"></span><span class="unread"></span><span class="label"></span><span class="activity"></span><span class="needs"></span><span class="overlap"></span><span class="usage"></span><span class="problem"></span>';
       item.querySelector('.name').textContent = session.session_id;
       for (const part of item.querySelectorAll('.dot, .label, .needs')) {
         part.classList.add('explains');
@@ -76,6 +77,13 @@ export class Sidebar {
       overlap.title = f.long;
       if (f.level) item.dataset.overlap = f.level;
       else delete item.dataset.overlap;
+    }
+    if (session.usage !== undefined) {
+      const usage = item.querySelector('.usage');
+      usage.textContent = agentLine(session.usage);
+      usage.title = agentDetail(session.usage);
+      if (session.usage?.limited) item.dataset.limited = 'true';
+      else delete item.dataset.limited;
     }
     if (session.problem !== undefined) item.querySelector('.problem').textContent = session.problem ?? '';
     if (session.unread_count !== undefined) this.setUnread(session.session_id, session.unread_count);

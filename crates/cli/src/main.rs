@@ -17,6 +17,7 @@ mod replay;
 mod send;
 mod serve;
 mod timeline;
+mod usage;
 mod voice;
 mod wait;
 mod worktree;
@@ -79,6 +80,25 @@ enum Command {
         /// The id of the message this answers.
         #[arg(long)]
         re: Option<String>,
+    },
+    /// The status-line command of a spawned agent: hands Claude Code's payload to the hub (usage, context,
+    /// limits) and prints a line within 50 ms, the user's own command's when chained.
+    Statusline {
+        /// The user's own status-line command, run with the same payload; its line is the one printed.
+        #[arg(long)]
+        then: Option<String>,
+    },
+    /// What each agent has used and costs, how full its context is, the account's limits, and the use per
+    /// day.
+    Usage {
+        /// The hub's answer as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Days of history.
+        #[arg(long, default_value_t = 7)]
+        days: u32,
+        #[command(flatten)]
+        hub: env::HubArgs,
     },
     /// Claude Code hooks (command form).
     Hook {
@@ -328,6 +348,8 @@ fn main() -> ExitCode {
         Command::Send { to, text, re } => send::run(&to, text.as_deref(), re.as_deref()),
         // A hook's exit code is its answer to Claude Code.
         Command::Hook { hook } => return run_hook(hook),
+        Command::Statusline { then } => return usage::statusline(then.as_deref()),
+        Command::Usage { json, days, hub } => usage::usage(&hub, json, days),
         Command::Hooks {
             command: HooksCommand::Install { settings, data_dir },
         } => install::install(settings.as_deref(), data_dir.as_deref()),

@@ -94,6 +94,49 @@ pub struct Sample {
     pub limits: Vec<Limit>,
 }
 
+/// One agent's figures, as the sidebar, the header and `clawmux usage` show them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AgentUsage {
+    /// The agent.
+    pub session_id: String,
+    /// The latest sample.
+    #[serde(flatten)]
+    pub sample: Sample,
+    /// The sidebar's line (`48% · 96k/200k · $1.20`).
+    pub line: String,
+    /// Rate-limited: since when, and until when if known.
+    pub limited: Option<Limited>,
+}
+
+/// An agent held by the account's limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Limited {
+    /// When Claude Code said so.
+    pub since: Millis,
+    /// When the window at its limit resets, if the account's figures say which.
+    pub until: Option<Millis>,
+}
+
+/// One limit window of the account, with where its pace leads.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct LimitView {
+    /// The window, its use and its reset.
+    #[serde(flatten)]
+    pub limit: Limit,
+    /// When it is reached at the pace since its period began (as far as the hub saw it), if before it
+    /// resets.
+    pub reached_at: Option<Millis>,
+}
+
+/// The account's limits as last reported (empty for an API key, and before the first answer).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Account {
+    /// Each window reported.
+    pub limits: Vec<LimitView>,
+    /// When they were last reported.
+    pub at: Option<Millis>,
+}
+
 /// Why a payload was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum UsageError {

@@ -28,6 +28,7 @@ use crate::lifecycle::Lifecycle;
 use crate::lifecycle::{Capabilities, SpawnRequest};
 use crate::terminal::Viewer;
 use crate::ui_event::{MessageOut, SessionInfo};
+use crate::usage::{Usage, UsageReply};
 use crate::voice::device::Models;
 use crate::voice::Voice;
 use crate::worktree::cleanup::Held;
@@ -178,6 +179,13 @@ pub enum Command {
         /// The commit's message; none or blank: the one `changes` suggests.
         message: Option<String>,
     },
+    /// Every agent's figures, the account's limits and the use per day (`clawmux usage`).
+    Usage {
+        /// Days of history (default 14, at most 366).
+        days: Option<u32>,
+        /// The user's time zone, in minutes east of UTC, where days are cut (default 0).
+        offset_minutes: Option<i32>,
+    },
 }
 
 /// What a command answers, a type per kind of answer; every transport sends it as JSON (each variant's
@@ -230,6 +238,8 @@ pub enum Reply {
     Removed(Held),
     /// `merge`: the base's new commit.
     Merged(Merged),
+    /// `usage`.
+    Usage(Box<UsageReply>),
     /// Done, nothing to tell (`{}`): `answer`, `interrupt`, `dismiss`, `mark_read`, `cancel_download`,
     /// `warm_voice`.
     Done {},
@@ -346,6 +356,12 @@ impl Hub {
                     .merge(&session_id, mode, message)
                     .await?,
             )),
+            Command::Usage {
+                days,
+                offset_minutes,
+            } => Ok(Reply::Usage(Box::new(
+                Usage::of(self).summary(days, offset_minutes).await?,
+            ))),
         }
     }
 

@@ -26,6 +26,7 @@ mod opinion;
 pub mod terminal;
 pub mod transcript;
 pub mod ui_event;
+pub mod usage;
 pub mod voice;
 mod work_dir;
 pub mod worktree;

@@ -5,6 +5,8 @@ pub use clawmux_core::wire::MessageOut;
 use clawmux_core::wire::{Code, Kind, Message};
 
 use clawmux_core::{Attention, Millis, Snapshot, State};
+
+use clawmux_core::usage::{Account, AgentUsage};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -85,7 +87,7 @@ pub struct Request {
 }
 
 /// One agent as the sidebar shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SessionInfo {
     /// The agent's name.
     pub session_id: String,
@@ -114,6 +116,9 @@ pub struct SessionInfo {
     /// The conflict forecast: what its work has in common with other agents' in the same repository.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub overlaps: Vec<Overlap>,
+    /// What it costs and how full its context is, once its status line reported (`usage/`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Box<AgentUsage>>,
 }
 
 /// "Needs you" as clients see it: what for, and the request the app can answer, if one is open.
@@ -156,6 +161,7 @@ impl SessionInfo {
             needs: Needs::of(s.attention.as_ref(), None),
             branch: None,
             overlaps: Vec::new(),
+            usage: None,
         }
     }
 
@@ -258,6 +264,16 @@ pub enum UiEvent {
         /// With each other agent.
         overlaps: Vec<Overlap>,
     },
+    /// An agent's figures moved: its context, tokens, cost, or whether it is rate-limited.
+    Usage {
+        /// The figures.
+        usage: Box<AgentUsage>,
+    },
+    /// The account's limit windows moved.
+    Limits {
+        /// Each window, its reset and its pace.
+        account: Account,
+    },
     /// A speech model's download moved on, or ended.
     ModelDownload {
         /// The model.
@@ -323,6 +339,8 @@ impl UiEvent {
             | UiEvent::ModelDownload { .. }
             | UiEvent::Changes { .. }
             | UiEvent::Forecast { .. }
+            | UiEvent::Usage { .. }
+            | UiEvent::Limits { .. }
             | UiEvent::Ping
             | UiEvent::Error { .. } => None,
         }

@@ -146,6 +146,26 @@ fn every_command_runs_through_dispatch() {
             Code::BadQuery
         );
 
+        // Usage: sky's status line reported once; a payload out of range changes nothing.
+        let usage = clawmux_hub::usage::Usage::of(&hub);
+        let payload = json!({"model": {"display_name": "Opus 5.5"}, "cost": {"total_cost_usd": 1.2},
+            "context_window": {"total_input_tokens": 96_000, "total_output_tokens": 4_000, "context_window_size": 200_000,
+                "current_usage": {"input_tokens": 96_000, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0},
+                "used_percentage": 48}});
+        usage.report("sky", payload.to_string().as_bytes()).await.unwrap();
+        let mut over = payload.clone();
+        over["context_window"]["used_percentage"] = json!(180);
+        let e = usage.report("sky", over.to_string().as_bytes()).await.unwrap_err();
+        assert_eq!(e.code, Code::MalformedEvent);
+        assert_eq!(usage.report("sky", b"{{").await.unwrap_err().code, Code::MalformedJson);
+        let figures = run(&hub, command(json!({"command": "usage", "days": 2}))).await.unwrap();
+        assert_eq!(figures["agents"][0]["session_id"], "sky");
+        assert_eq!(figures["agents"][0]["line"], "48% · 96k/200k · $1.20", "{figures}");
+        assert_eq!(figures["days"][0]["cost"], 1.2, "{figures}");
+        assert_eq!(figures["account"]["limits"], json!([]), "an API key has no limit windows");
+        assert_eq!(refused(json!({"command": "usage", "days": 0})).await, Code::BadQuery);
+        assert_eq!(refused(json!({"command": "usage", "offset_minutes": 5000})).await, Code::BadQuery);
+
         let caps = run(&hub, command(json!({"command": "capabilities"}))).await.unwrap();
         assert!(caps["tmux"].is_boolean() && caps["to_import"] == 0, "{caps}");
         let imported = run(&hub, command(json!({"command": "import"}))).await.unwrap();

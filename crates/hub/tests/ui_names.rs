@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use clawmux_core::changes::{FileStatus, MergeMode, Shown};
+use clawmux_core::usage::Window;
 use clawmux_core::wire::{Code, Kind, TerminalInputType, TerminalNoticeType};
 use clawmux_core::State;
 use clawmux_hub::asks::Verdict;
@@ -70,6 +71,7 @@ fn lists() -> Vec<(&'static str, BTreeSet<String>)> {
         ("MergeMode", rust_list(MergeMode::iter())),
         ("FileStatus", rust_list(FileStatus::iter())),
         ("Shown", rust_list(Shown::iter())),
+        ("Window", rust_list(Window::ALL)),
     ]
 }
 

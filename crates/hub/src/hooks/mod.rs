@@ -28,6 +28,7 @@ use crate::hub::{now, Hub};
 use crate::inbox::Inbox;
 use crate::transcript::Transcripts;
 use crate::ui_event::{SessionInfo, UiEvent};
+use crate::usage::Usage;
 use crate::worktree::Worktrees;
 pub(crate) use payload::Payload;
 
@@ -58,6 +59,22 @@ impl Hooks<'_> {
                 | HookKind::PostToolUseFailure { tool_name, .. } = &hook.kind
                 {
                     Worktrees::of(self.hub).tool_ended(&agent, tool_name);
+                }
+                match &hook.kind {
+                    HookKind::StopFailure { error, .. } if error == "rate_limit" => {
+                        Usage::of(self.hub).rate_limited(&agent);
+                    }
+                    HookKind::UserPromptSubmit { .. }
+                    | HookKind::PreToolUse(_)
+                    | HookKind::PostToolUse { .. } => Usage::of(self.hub).working(&agent),
+                    HookKind::SessionStart { .. }
+                    | HookKind::PostToolUseFailure { .. }
+                    | HookKind::PreCompact { .. }
+                    | HookKind::Stop { .. }
+                    | HookKind::Notification { .. }
+                    | HookKind::PermissionRequest(_)
+                    | HookKind::StopFailure { .. }
+                    | HookKind::SessionEnd { .. } => {}
                 }
                 Inbox::of(self.hub)
                     .answer_hook(&agent, hook, &payload)

@@ -18,6 +18,7 @@ use crate::commands::{Command, Reply};
 use crate::error::HubError;
 use crate::hooks::Hooks;
 use crate::hub::Hub;
+use crate::usage::Usage;
 use crate::voice::Voice;
 
 fn body_json<T: DeserializeOwned>(body: Result<Bytes, BytesRejection>) -> Result<T, HubError> {
@@ -214,6 +215,18 @@ pub(super) async fn tool_status(
     let agent = session_header(&headers)?;
     let body = body_bytes(body)?;
     Ok(Json(Hooks::of(&hub).tool(agent.as_deref(), &body).await?).into_response())
+}
+
+/// `POST /api/usage`: a status-line payload of the agent the `ClawMux-Session` header names (`clawmux
+/// statusline`); answers the agent's figures.
+pub(super) async fn usage(
+    State(hub): State<Hub>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, HubError> {
+    let agent = required_session(&headers)?;
+    let body = body_bytes(body)?;
+    Ok(Json(Usage::of(&hub).report(&agent, &body).await?).into_response())
 }
 
 /// `POST /api/hooks/permission`: held open until the user answers the request from the app.

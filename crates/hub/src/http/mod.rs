@@ -184,6 +184,7 @@ fn agent_route(path: &str) -> bool {
             | "/api/hooks/stop"
             | "/api/send"
             | "/api/observe"
+            | "/api/usage"
     ) || path.starts_with("/ws/wait/")
 }
 
@@ -235,6 +236,7 @@ fn routes(hub: Hub, guard_state: Guard) -> Router {
         .route("/api/hooks/permission", post(api::permission))
         .route("/api/hooks/stop", post(api::stop))
         .route("/api/observe", post(api::observe))
+        .route("/api/usage", post(api::usage))
         .route(
             "/api/sessions/{id}/voice",
             post(api::voice).layer(DefaultBodyLimit::max(crate::voice::MAX_AUDIO)),

@@ -71,6 +71,8 @@ struct Inner {
     claude_poke: tokio::sync::Notify,
     /// The conflict forecast between agents working in one repository (`worktree/forecast.rs`).
     forecasts: crate::worktree::forecast::Forecasts,
+    /// What each agent costs and the account's limits (`usage/`).
+    figures: crate::usage::figures::Figures,
 }
 
 /// The wall clock, read only here at the edge: the state machine gets time handed in.
@@ -115,6 +117,7 @@ impl Hub {
             options.models_url.clone(),
             ui.clone(),
         );
+        let figures = crate::usage::figures::Figures::restore(&store).await?;
         Ok(Hub {
             inner: Arc::new(Inner {
                 store,
@@ -136,6 +139,7 @@ impl Hub {
                 )),
                 claude_poke: tokio::sync::Notify::new(),
                 forecasts: Default::default(),
+                figures,
             }),
         })
     }
@@ -171,6 +175,10 @@ impl Hub {
 
     pub(crate) fn forecasts(&self) -> &crate::worktree::forecast::Forecasts {
         &self.inner.forecasts
+    }
+
+    pub(crate) fn figures(&self) -> &crate::usage::figures::Figures {
+        &self.inner.figures
     }
 
     /// What the watcher of Claude Code's sessions waits on while their folder does not exist.
@@ -242,6 +250,7 @@ impl Hub {
 
     pub(crate) fn remove_live(&self, agent: &str) {
         self.agents().remove(agent);
+        self.inner.figures.forget(agent);
     }
 
     /// The data folder.
@@ -348,6 +357,7 @@ impl Hub {
         let mut info = SessionInfo::new(&row.name, &row.work_dir, &row.snapshot, unread)
             .with_launch(launch.as_ref().map(Launch::kind), problem);
         info.overlaps = self.inner.forecasts.of(&row.name);
+        info.usage = self.inner.figures.agent(&row.name).map(Box::new);
         // A worktree removed (`clawmux worktree remove`) has no changes to show.
         info.branch = launch
             .and_then(|l| l.worktree)

@@ -120,12 +120,18 @@ fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
 
-/// The per-agent Claude Code settings: the hooks of the protocol, a day for a Bash call, and permission for
-/// the `clawmux` commands the agent lives on. No token is written here, nor needed: the hooks are `clawmux`
-/// commands, and what an agent does needs none on the hub's private socket.
-pub fn settings(clawmux: &Path, bash_timeout: std::time::Duration) -> Value {
+/// The per-agent Claude Code settings: the hooks of the protocol, the status line that reports usage
+/// (chaining `users_status_line`, the user's own), a day for a Bash call, and permission for the `clawmux`
+/// commands the agent lives on. No token is written here, nor needed: the hooks are `clawmux` commands, and
+/// what an agent does needs none on the hub's private socket.
+pub fn settings(
+    clawmux: &Path,
+    bash_timeout: std::time::Duration,
+    users_status_line: Option<&str>,
+) -> Value {
     let bash_timeout_ms = bash_timeout.as_millis().to_string();
     let clawmux = shell_quote(&clawmux.display().to_string());
+    let status_line = crate::usage::bridge::setting(&clawmux, users_status_line, shell_quote);
     let command = json!({
         "type": "command",
         "command": format!("{clawmux} hook tool-status"),
@@ -166,6 +172,7 @@ pub fn settings(clawmux: &Path, bash_timeout: std::time::Duration) -> Value {
         .collect();
     json!({
         "hooks": hooks,
+        "statusLine": status_line,
         "env": {
             "BASH_DEFAULT_TIMEOUT_MS": bash_timeout_ms,
             "BASH_MAX_TIMEOUT_MS": bash_timeout_ms,
@@ -290,6 +297,11 @@ mod tests {
         let s = settings(
             Path::new("/opt/claw mux/clawmux"),
             std::time::Duration::from_millis(BASH_TIMEOUT_MS),
+            None,
+        );
+        assert_eq!(
+            s["statusLine"]["command"],
+            "'/opt/claw mux/clawmux' statusline"
         );
         let hooks = s["hooks"].as_object().unwrap();
         // Every event with a rule is subscribed, and nothing else.

@@ -385,9 +385,14 @@ impl Lifecycle<'_> {
         let settings = launch_dir.join("settings.json");
         crate::config::write_private(
             &settings,
-            launch::settings(clawmux, self.hub.options().bash_timeout)
-                .to_string()
-                .as_bytes(),
+            launch::settings(
+                clawmux,
+                self.hub.options().bash_timeout,
+                crate::usage::bridge::users_command(&crate::usage::bridge::claude_dir(), work_dir)
+                    .as_deref(),
+            )
+            .to_string()
+            .as_bytes(),
         )
         .map_err(|e| io("the settings", &settings, e))?;
         let instructions = launch::instructions(name);

@@ -1,0 +1,377 @@
+//! The latest figures of each agent and of the account, and the rules that move them: a sample is kept
+//! when a figure moved, with what it added since the agent's sample before; the account's limits are the
+//! latest any agent reported, with the first reading of each window's current period for its pace; an agent
+//! is rate-limited from a `rate_limit` failure until the window at its limit resets or it works again.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, MutexGuard};
+
+use clawmux_core::usage::{
+    reached_at, Account, AgentUsage, Limit, LimitView, Limited, Sample, Window,
+};
+use clawmux_core::Millis;
+use clawmux_store::{Store, StoreError, UsageDelta};
+
+/// What recording a sample did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recorded {
+    /// The agent's figures now.
+    pub agent: AgentUsage,
+    /// What to keep in history: `Some` when a figure moved.
+    pub keep: Option<UsageDelta>,
+    /// The account's limits, when they moved.
+    pub account: Option<Account>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Reading {
+    first: (Millis, Limit),
+    last: (Millis, Limit),
+}
+
+#[derive(Default)]
+struct State {
+    agents: HashMap<String, (Sample, Option<Limited>)>,
+    windows: HashMap<Window, Reading>,
+    reported_at: Option<Millis>,
+}
+
+/// The figures (one per hub).
+#[derive(Default)]
+pub struct Figures {
+    state: Mutex<State>,
+}
+
+fn delta(before: Option<&Sample>, now: &Sample) -> UsageDelta {
+    // A total below the one before is a new Claude Code session counting from zero.
+    let grew = |b: u64, n: u64| if n >= b { n - b } else { n };
+    let before_cost = before.and_then(|b| b.cost_usd).unwrap_or(0.0);
+    let cost = now.cost_usd.unwrap_or(0.0);
+    UsageDelta {
+        cost: if cost >= before_cost {
+            cost - before_cost
+        } else {
+            cost
+        },
+        input: grew(before.map_or(0, |b| b.tokens.input), now.tokens.input),
+        output: grew(before.map_or(0, |b| b.tokens.output), now.tokens.output),
+    }
+}
+
+fn view(agent: &str, sample: &Sample, limited: Option<Limited>) -> AgentUsage {
+    AgentUsage {
+        session_id: agent.to_owned(),
+        line: sample.line(),
+        sample: sample.clone(),
+        limited,
+    }
+}
+
+impl State {
+    fn view(&self, agent: &str) -> Option<AgentUsage> {
+        self.agents
+            .get(agent)
+            .map(|(sample, limited)| view(agent, sample, *limited))
+    }
+
+    fn account(&self) -> Account {
+        let mut limits: Vec<LimitView> = self
+            .windows
+            .values()
+            .map(|r| LimitView {
+                limit: r.last.1,
+                reached_at: reached_at((r.first.0, &r.first.1), (r.last.0, &r.last.1)),
+            })
+            .collect();
+        limits.sort_by_key(|l| l.limit.window);
+        Account {
+            limits,
+            at: self.reported_at,
+        }
+    }
+
+    /// Takes in the limits of a sample; whether they moved.
+    fn limits(&mut self, sample: &Sample) -> bool {
+        let mut moved = false;
+        for limit in &sample.limits {
+            let reading = (sample.at, *limit);
+            match self.windows.get_mut(&limit.window) {
+                // The same period: the first reading stays, for the pace.
+                Some(r) if r.last.1.resets_at == limit.resets_at => {
+                    moved |= r.last.1 != *limit;
+                    r.last = reading;
+                }
+                _ => {
+                    moved = true;
+                    self.windows.insert(
+                        limit.window,
+                        Reading {
+                            first: reading,
+                            last: reading,
+                        },
+                    );
+                }
+            }
+        }
+        if !sample.limits.is_empty() {
+            self.reported_at = Some(sample.at);
+        }
+        moved
+    }
+
+    /// When the account can be used again: the latest reset of the windows at their limit, else the
+    /// soonest reset of any window (Claude Code said the limit was hit, and the figures lag).
+    fn free_at(&self) -> Option<Millis> {
+        let full = self
+            .windows
+            .values()
+            .filter(|r| r.last.1.percent >= 100.0)
+            .map(|r| r.last.1.resets_at)
+            .max();
+        full.or_else(|| self.windows.values().map(|r| r.last.1.resets_at).min())
+    }
+}
+
+impl Figures {
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The figures kept before a restart: each agent's latest sample.
+    pub async fn restore(store: &Store) -> Result<Figures, StoreError> {
+        let figures = Figures::default();
+        for (agent, json) in store.latest_usage().await? {
+            match serde_json::from_str::<Sample>(&json) {
+                Ok(sample) => figures.load(&agent, sample),
+                Err(e) => tracing::warn!(%agent, error = %e, "a stored usage sample does not read"),
+            }
+        }
+        Ok(figures)
+    }
+
+    /// Takes in a stored sample after a restart: nothing to keep again, nothing to tell.
+    pub fn load(&self, agent: &str, sample: Sample) {
+        let mut s = self.state();
+        s.limits(&sample);
+        s.agents.insert(agent.to_owned(), (sample, None));
+    }
+
+    /// Takes in a sample of `agent`'s.
+    pub fn record(&self, agent: &str, sample: Sample) -> Recorded {
+        let mut s = self.state();
+        let account_moved = s.limits(&sample);
+        let before = s.agents.get(agent).map(|(b, _)| b);
+        let keep = match before {
+            Some(b) if !sample.differs(b) => None,
+            _ => Some(delta(before, &sample)),
+        };
+        let limited = s.agents.get(agent).and_then(|(_, l)| *l);
+        let now = view(agent, &sample, limited);
+        s.agents.insert(agent.to_owned(), (sample, limited));
+        Recorded {
+            agent: now,
+            keep,
+            account: account_moved.then(|| s.account()),
+        }
+    }
+
+    /// Claude Code stopped `agent` at the account's limit (`StopFailure` `rate_limit`), at `now`.
+    pub fn limited(&self, agent: &str, now: Millis) -> AgentUsage {
+        let mut s = self.state();
+        let until = s.free_at().filter(|t| *t > now);
+        let entry = s.agents.entry(agent.to_owned()).or_insert_with(|| {
+            (
+                Sample {
+                    at: now,
+                    model: None,
+                    context: None,
+                    tokens: Default::default(),
+                    cost_usd: None,
+                    limits: Vec::new(),
+                },
+                None,
+            )
+        });
+        entry.1 = Some(Limited { since: now, until });
+        view(agent, &entry.0, entry.1)
+    }
+
+    /// `agent` works again: it is no longer held. `Some` when that changed something.
+    pub fn working(&self, agent: &str) -> Option<AgentUsage> {
+        let mut s = self.state();
+        let (_, limited) = s.agents.get_mut(agent)?;
+        limited.take()?;
+        s.view(agent)
+    }
+
+    /// Whether `agent` is held by the limit now.
+    pub fn is_limited(&self, agent: &str) -> bool {
+        self.state()
+            .agents
+            .get(agent)
+            .is_some_and(|(_, l)| l.is_some())
+    }
+
+    /// One agent's figures.
+    pub fn agent(&self, agent: &str) -> Option<AgentUsage> {
+        self.state().view(agent)
+    }
+
+    /// Every agent's figures, by name.
+    pub fn agents(&self) -> Vec<AgentUsage> {
+        let s = self.state();
+        let mut names: Vec<&String> = s.agents.keys().collect();
+        names.sort();
+        names.into_iter().filter_map(|a| s.view(a)).collect()
+    }
+
+    /// The account's limits.
+    pub fn account(&self) -> Account {
+        self.state().account()
+    }
+
+    /// Forgets an agent (removed).
+    pub fn forget(&self, agent: &str) {
+        self.state().agents.remove(agent);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clawmux_core::usage::{Context, Tokens};
+
+    const HOUR: i64 = 3_600_000;
+
+    fn sample(at: i64, cost: f64, input: u64, five_hour: Option<(f64, i64)>) -> Sample {
+        Sample {
+            at: Millis(at),
+            model: Some("Opus 5.5".into()),
+            context: Some(Context {
+                used: input,
+                size: 200_000,
+                percent: 10,
+            }),
+            tokens: Tokens {
+                input,
+                output: input / 10,
+                ..Tokens::default()
+            },
+            cost_usd: Some(cost),
+            limits: five_hour
+                .map(|(percent, resets)| Limit {
+                    window: Window::FiveHour,
+                    percent,
+                    resets_at: Millis(resets),
+                })
+                .into_iter()
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_sample_is_kept_only_when_a_figure_moved_with_what_it_added() {
+        let f = Figures::default();
+        let first = f.record("sky", sample(0, 0.5, 1000, None));
+        assert_eq!(
+            first.keep,
+            Some(UsageDelta {
+                cost: 0.5,
+                input: 1000,
+                output: 100
+            })
+        );
+        assert_eq!(first.agent.line, "10% · 1k/200k · $0.50");
+        assert_eq!(f.record("sky", sample(5, 0.5, 1000, None)).keep, None);
+        let more = f.record("sky", sample(9, 0.75, 1500, None)).keep.unwrap();
+        assert_eq!((more.cost, more.input, more.output), (0.25, 500, 50));
+        // A new Claude Code session counts from zero: what it reports is what it added.
+        let again = f.record("sky", sample(12, 0.1, 200, None)).keep.unwrap();
+        assert_eq!((again.cost, again.input), (0.1, 200));
+        // Another agent's figures are its own.
+        assert_eq!(
+            f.record("moon", sample(13, 0.1, 200, None))
+                .keep
+                .unwrap()
+                .input,
+            200
+        );
+        assert_eq!(f.agents().len(), 2);
+    }
+
+    #[test]
+    fn the_account_keeps_each_periods_first_reading_for_its_pace() {
+        let f = Figures::default();
+        let reset = 5 * HOUR;
+        assert!(f.record("sky", sample(0, 0.0, 1, None)).account.is_none());
+        let a = f
+            .record("sky", sample(0, 0.1, 2, Some((20.0, reset))))
+            .account
+            .unwrap();
+        assert_eq!(a.limits[0].reached_at, None, "one reading has no pace");
+        // Another agent's report of the same account moves the same figures.
+        let b = f
+            .record("moon", sample(HOUR, 0.1, 2, Some((40.0, reset))))
+            .account
+            .unwrap();
+        assert_eq!(b.limits[0].limit.percent, 40.0);
+        assert_eq!(b.limits[0].reached_at, Some(Millis(4 * HOUR)));
+        assert_eq!(b.at, Some(Millis(HOUR)));
+        // The same figures again: the account did not move.
+        assert!(f
+            .record("moon", sample(HOUR + 1, 0.2, 3, Some((40.0, reset))))
+            .account
+            .is_none());
+        // A new period starts a new pace.
+        let c = f
+            .record("sky", sample(6 * HOUR, 0.2, 3, Some((5.0, 11 * HOUR))))
+            .account
+            .unwrap();
+        assert_eq!(c.limits[0].reached_at, None);
+    }
+
+    #[test]
+    fn rate_limited_until_the_full_window_resets_or_it_works_again() {
+        let f = Figures::default();
+        let reset = 2 * HOUR;
+        f.record("sky", sample(0, 0.1, 1, Some((100.0, reset))));
+        let held = f.limited("sky", Millis(HOUR));
+        assert_eq!(
+            held.limited,
+            Some(Limited {
+                since: Millis(HOUR),
+                until: Some(Millis(reset))
+            })
+        );
+        assert!(f.is_limited("sky"));
+        // A sample meanwhile does not end it: only working again does, once.
+        assert!(f
+            .record("sky", sample(HOUR + 5, 0.1, 1, Some((100.0, reset))))
+            .agent
+            .limited
+            .is_some());
+        assert!(f.working("sky").is_some_and(|u| u.limited.is_none()));
+        assert_eq!(f.working("sky"), None);
+        // With no figures of the account's limits, held with no known end; an agent never sampled too.
+        let g = Figures::default();
+        assert_eq!(
+            g.limited("moon", Millis(3)).limited,
+            Some(Limited {
+                since: Millis(3),
+                until: None
+            })
+        );
+    }
+
+    #[test]
+    fn figures_loaded_after_a_restart_are_not_kept_again() {
+        let f = Figures::default();
+        f.load("sky", sample(0, 0.5, 1000, Some((30.0, HOUR))));
+        assert_eq!(
+            f.record("sky", sample(1, 0.5, 1000, Some((30.0, HOUR))))
+                .keep,
+            None
+        );
+        assert_eq!(f.account().limits.len(), 1);
+    }
+}

@@ -1,0 +1,137 @@
+//! What each agent costs, how full its context is, and how much of the account's limits is gone.
+//!
+//! The figures come from Claude Code itself: at each refresh of its status line it hands the status-line
+//! command a JSON payload (model, context window, tokens, its cost estimate and, for subscription
+//! accounts, the 5-hour and 7-day limit windows). A spawned agent's status-line command is `clawmux
+//! statusline` (`bridge.rs` finds the user's own command, which it chains), which posts the payload here
+//! (`POST /api/usage` on the private socket) and prints a line within 50 ms whatever happens. No credential
+//! of the user's is read: only what Claude Code hands its status line.
+//!
+//! Each payload is read whole or refused (`clawmux_core::usage`); [`figures::Figures`] keeps the latest
+//! figures and decides what moved; a sample that moved a figure is kept in SQLite with what it added, for
+//! the per-day history; the window hears `usage` (an agent's figures) and `limits` (the account's).
+//! A `StopFailure` of kind `rate_limit` holds the agent as rate-limited until the window at its limit resets
+//! or it works again.
+
+pub mod bridge;
+pub mod figures;
+
+use clawmux_core::usage::{Sample, UsageError};
+use clawmux_core::wire::Code;
+use clawmux_core::Millis;
+use clawmux_store::DayUsage;
+use serde::Serialize;
+
+use crate::error::HubError;
+use crate::hub::{now, Hub};
+use crate::ui_event::UiEvent;
+pub use clawmux_core::usage::{Account, AgentUsage, Limited};
+
+/// The most days of history one `usage` command returns.
+pub const MAX_DAYS: u32 = 366;
+
+/// `usage`: every agent's figures, the account's limits, and what was used per day and agent.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UsageReply {
+    /// Each agent's latest figures.
+    pub agents: Vec<AgentUsage>,
+    /// The account's limits.
+    pub account: Account,
+    /// What each agent used on each day asked for, oldest first.
+    pub days: Vec<DayUsage>,
+}
+
+/// The usage feature as the hub composes it.
+#[derive(Clone, Copy)]
+pub struct Usage<'h> {
+    hub: &'h Hub,
+}
+
+impl<'h> Usage<'h> {
+    /// The feature of `hub`.
+    pub fn of(hub: &'h Hub) -> Usage<'h> {
+        Usage { hub }
+    }
+}
+
+impl Usage<'_> {
+    /// A status-line payload of `agent`'s (`POST /api/usage`): refused whole if any figure is out of range.
+    pub async fn report(&self, agent: &str, body: &[u8]) -> Result<AgentUsage, HubError> {
+        self.hub.live(agent)?;
+        let sample = Sample::parse(body, now()).map_err(|e| {
+            let code = match e {
+                UsageError::NotJson => Code::MalformedJson,
+                UsageError::OutOfRange(_) => Code::MalformedEvent,
+            };
+            HubError::new(code, e.to_string())
+        })?;
+        let json = serde_json::to_string(&sample)
+            .map_err(|e| HubError::new(Code::Internal, e.to_string()))?;
+        let at = sample.at;
+        let recorded = self.hub.figures().record(agent, sample);
+        if let Some(delta) = recorded.keep {
+            self.hub
+                .store()
+                .append_usage(agent, at, delta, &json)
+                .await?;
+            self.hub.broadcast(UiEvent::Usage {
+                usage: Box::new(recorded.agent.clone()),
+            });
+        }
+        if let Some(account) = recorded.account {
+            self.hub.broadcast(UiEvent::Limits { account });
+        }
+        Ok(recorded.agent)
+    }
+
+    /// Claude Code stopped `agent` at the account's limit.
+    pub(crate) fn rate_limited(&self, agent: &str) {
+        let usage = self.hub.figures().limited(agent, now());
+        self.hub.broadcast(UiEvent::Usage {
+            usage: Box::new(usage),
+        });
+    }
+
+    /// `agent` works again (a prompt or a tool call): it is no longer held by the limit.
+    pub(crate) fn working(&self, agent: &str) {
+        if let Some(usage) = self.hub.figures().working(agent) {
+            self.hub.broadcast(UiEvent::Usage {
+                usage: Box::new(usage),
+            });
+        }
+    }
+
+    /// `agent`'s figures, if any came.
+    pub fn of_agent(&self, agent: &str) -> Option<AgentUsage> {
+        self.hub.figures().agent(agent)
+    }
+
+    /// `usage` (`clawmux usage`): the figures, and the history of the last `days` days (default 14), days
+    /// cut at midnight `offset_minutes` east of UTC (the user's time zone; default UTC).
+    pub async fn summary(
+        &self,
+        days: Option<u32>,
+        offset_minutes: Option<i32>,
+    ) -> Result<UsageReply, HubError> {
+        let days = days.unwrap_or(14);
+        if !(1..=MAX_DAYS).contains(&days) {
+            return Err(HubError::new(
+                Code::BadQuery,
+                format!("days must be 1 to {MAX_DAYS}"),
+            ));
+        }
+        let offset = offset_minutes.unwrap_or(0);
+        if !(-14 * 60..=14 * 60).contains(&offset) {
+            return Err(HubError::new(
+                Code::BadQuery,
+                "offset_minutes must be within -840 to 840",
+            ));
+        }
+        let since = Millis(now().0 - i64::from(days) * 86_400_000);
+        Ok(UsageReply {
+            agents: self.hub.figures().agents(),
+            account: self.hub.figures().account(),
+            days: self.hub.store().usage_by_day(since, offset).await?,
+        })
+    }
+}
