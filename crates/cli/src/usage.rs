@@ -128,6 +128,8 @@ pub fn statusline(then: Option<&str>) -> ExitCode {
                     if let Some(last) = &last {
                         // Whole or not at all: a bridge reading it meanwhile sees the line before.
                         let tmp = last.with_extension(format!("{}.tmp", std::process::id()));
+                        // Inside the hub's data folder, which only the user can enter.
+                        let _ = last.parent().map(std::fs::create_dir_all);
                         if clawmux_hub::config::write_private(&tmp, &out).is_ok() {
                             let _ = std::fs::rename(&tmp, last);
                         }

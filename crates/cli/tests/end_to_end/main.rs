@@ -18,6 +18,7 @@ mod other_users;
 mod protocol;
 mod security;
 mod soak;
+mod usage;
 mod voice;
 mod waits;
 mod worktrees;

@@ -1,0 +1,188 @@
+//! What agents cost and the account's limits, end to end: the real `clawmux statusline` run as Claude Code
+//! runs a status-line command (the payload on stdin, its stdout the line), against a real hub; what the
+//! window hears; `clawmux usage`; a restart.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use crate::common::{wait_until, TestHub};
+use serde_json::{json, Value};
+
+const SECS5: Duration = Duration::from_secs(5);
+
+/// A payload as Claude Code 2.1.330 sends it, with known figures.
+fn payload(percent: u8, cost: f64, five_hour: Option<(u8, i64)>) -> Value {
+    let mut v = json!({
+        "session_id": "c1", "cwd": "/w", "model": {"id": "claude-opus-5-5", "display_name": "Opus 5.5"},
+        "cost": {"total_cost_usd": cost, "total_duration_ms": 6424},
+        "context_window": {"total_input_tokens": 96_000, "total_output_tokens": 4_000, "context_window_size": 200_000,
+            "current_usage": {"input_tokens": 16_000, "output_tokens": 10, "cache_creation_input_tokens": 0,
+                              "cache_read_input_tokens": 80_000},
+            "used_percentage": percent, "remaining_percentage": 100_u8.saturating_sub(percent)},
+        "exceeds_200k_tokens": false
+    });
+    if let Some((p, resets)) = five_hour {
+        v["rate_limits"] = json!({"five_hour": {"used_percentage": p, "resets_at": resets}});
+    }
+    v
+}
+
+/// Runs the bridge as `agent` (chaining `then`): what it printed, and how long it took.
+fn bridge(hub: &TestHub, agent: &str, then: Option<&str>, stdin: &str) -> (String, Duration) {
+    let mut args = vec!["statusline"];
+    if let Some(then) = then {
+        args.extend(["--then", then]);
+    }
+    let started = Instant::now();
+    let out = hub.command_hook_output(Some(agent), &args, stdin);
+    let took = started.elapsed();
+    assert!(out.status.success(), "the bridge always exits 0");
+    (String::from_utf8_lossy(&out.stdout).into_owned(), took)
+}
+
+#[test]
+fn the_bridge_hands_the_figures_to_the_hub_and_never_blanks_the_line() {
+    let hub = TestHub::start();
+    hub.add_agent("sky");
+    let mut feed = hub.feed(None);
+
+    let (line, _) = bridge(&hub, "sky", None, &payload(48, 1.2, None).to_string());
+    assert_eq!(line, "Opus 5.5 · 48% · 96k/200k · $1.20\n");
+    let ev = feed
+        .until(SECS5, |v| v["type"] == "usage")
+        .expect("the window hears the figures");
+    assert_eq!(ev["usage"]["session_id"], "sky");
+    assert_eq!(ev["usage"]["line"], "48% · 96k/200k · $1.20");
+    assert_eq!(
+        ev["usage"]["context"],
+        json!({"used": 96_000, "size": 200_000, "percent": 48})
+    );
+    assert_eq!(ev["usage"]["tokens"]["cache_read"], 80_000);
+    assert_eq!(hub.session("sky")["usage"]["cost_usd"], 1.2);
+
+    // Out of range or not JSON: a line is still printed, and no figure moves.
+    for bad in [
+        payload(180, 9.0, None).to_string(),
+        "{\"cost\": ".to_owned(),
+        String::new(),
+    ] {
+        let (line, _) = bridge(&hub, "sky", None, &bad);
+        assert_eq!(line, "ClawMux\n", "{bad}");
+    }
+    assert_eq!(
+        hub.session("sky")["usage"]["line"],
+        "48% · 96k/200k · $1.20"
+    );
+
+    // The user's own command keeps its line, and the hub still hears the payload.
+    let mine = "cat > /dev/null; echo \"my line: $USER_LINE_TAG\"";
+    let (line, _) = bridge(&hub, "sky", Some(mine), &payload(50, 1.3, None).to_string());
+    assert_eq!(line, "my line: \n");
+    feed.until(SECS5, |v| {
+        v["type"] == "usage" && v["usage"]["context"]["percent"] == 50
+    })
+    .expect("chained, the figures still reach the hub");
+
+    // A chained command that fails, prints nothing or hangs: its last good line, and on time.
+    for broken in ["exit 3", "cat > /dev/null", "sleep 7.25"] {
+        let (line, took) = bridge(
+            &hub,
+            "sky",
+            Some(broken),
+            &payload(51, 1.4, None).to_string(),
+        );
+        assert_eq!(line, "my line: \n", "{broken}");
+        assert!(took < Duration::from_secs(2), "{broken}: {took:?}");
+    }
+    // The hung one was ended with its group, not left behind.
+    wait_until(SECS5, || {
+        !Command::new("pgrep")
+            .args(["-f", "sleep 7.25"])
+            .status()
+            .unwrap()
+            .success()
+    });
+
+    // Outside an agent (no hub to tell), the line is still printed.
+    let out = {
+        use std::io::Write;
+        let mut child = Command::new(crate::common::BIN)
+            .arg("statusline")
+            .env_remove("CLAWMUX_SESSION_ID")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(payload(5, 0.0, None).to_string().as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    };
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "Opus 5.5 · 5% · 96k/200k · $0.00\n"
+    );
+}
+
+#[test]
+fn rate_limited_until_the_reset_and_figures_kept_across_a_restart() {
+    let mut hub = TestHub::start();
+    hub.add_agent("sky");
+    hub.add_agent("moon");
+    let mut feed = hub.feed(None);
+    let resets = 4_102_000_000; // seconds, far ahead
+    bridge(
+        &hub,
+        "sky",
+        None,
+        &payload(60, 2.0, Some((100, resets))).to_string(),
+    );
+    let ev = feed
+        .until(SECS5, |v| v["type"] == "limits")
+        .expect("the account's limits");
+    assert_eq!(ev["account"]["limits"][0]["window"], "five_hour");
+    assert_eq!(ev["account"]["limits"][0]["percent"], 100.0);
+
+    // Claude Code stops moon at the limit: moon is held until the window resets.
+    hub.hook(
+        "moon",
+        json!({"hook_event_name": "StopFailure", "error": "rate_limit", "error_details": "429"}),
+    );
+    let held = feed
+        .until(SECS5, |v| {
+            v["type"] == "usage" && v["usage"]["session_id"] == "moon"
+        })
+        .expect("moon is rate-limited");
+    assert_eq!(held["usage"]["limited"]["until"], resets * 1000);
+    let words = hub.run(None, &["usage"]);
+    assert!(
+        words.contains("moon: ?") && words.contains("rate-limited until"),
+        "{words}"
+    );
+    assert!(words.contains("five_hour limit: 100% used"), "{words}");
+    // Another failure is an error, not a limit.
+    hub.hook(
+        "sky",
+        json!({"hook_event_name": "StopFailure", "error": "overloaded"}),
+    );
+    // moon works again: no longer held.
+    hub.hook("moon", json!({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_use_id": "t1"}));
+    feed.until(SECS5, |v| {
+        v["type"] == "usage"
+            && v["usage"]["session_id"] == "moon"
+            && v["usage"]["limited"].is_null()
+    })
+    .expect("working again ends the hold");
+    assert!(hub.session("sky")["usage"]["limited"].is_null());
+
+    hub.crash_and_restart();
+    let json: Value = serde_json::from_str(&hub.run(None, &["usage", "--json"])).unwrap();
+    assert_eq!(json["agents"][0]["session_id"], "sky");
+    assert_eq!(json["agents"][0]["line"], "60% · 96k/200k · $2.00");
+    assert_eq!(json["account"]["limits"][0]["percent"], 100.0);
+    assert_eq!(json["days"][0]["cost"], 2.0, "{json}");
+    assert_eq!(hub.session("sky")["usage"]["cost_usd"], 2.0);
+}
