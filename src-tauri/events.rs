@@ -61,6 +61,16 @@ pub fn forward(app: AppHandle) {
                             },
                         );
                     }
+                    Some(Notice::RateLimited(reason)) => notify(
+                        &app,
+                        &hub,
+                        Popup {
+                            agent: session_id.clone(),
+                            title: format!("{session_id} is rate-limited"),
+                            body: reason,
+                            request: None,
+                        },
+                    ),
                     Some(Notice::Finished) => notify_idle(&app, &hub, session_id).await,
                     None => {}
                 }

@@ -39,6 +39,31 @@ export function prepareHome(home, trusted = []) {
   }));
 }
 
+/**
+ * A subscription account's environment instead of an API key's: Claude Code then reads the account's
+ * limits from the answers' headers (and hands them to its status line). The token is a dummy the
+ * scripted model accepts; no real credential is read or sent.
+ */
+export function subscriptionEnv(port) {
+  const { ANTHROPIC_API_KEY: _key, ...env } = claudeEnv(port);
+  return { ...env, CLAUDE_CODE_OAUTH_TOKEN: 'sk-ant-oat01-clawmux-tests-scripted-model-0000000000' };
+}
+
+/** The headers of an answer from a subscription account at `fiveHour` and `sevenDay` ([used 0-1, reset in epoch s]). */
+export function limitHeaders(fiveHour, sevenDay, status = 'allowed') {
+  return {
+    'anthropic-ratelimit-unified-status': status,
+    'anthropic-ratelimit-unified-representative-claim': 'five_hour',
+    'anthropic-ratelimit-unified-reset': String(fiveHour[1]),
+    'anthropic-ratelimit-unified-5h-utilization': String(fiveHour[0]),
+    'anthropic-ratelimit-unified-5h-reset': String(fiveHour[1]),
+    'anthropic-ratelimit-unified-5h-status': fiveHour[0] >= 1 ? 'rejected' : 'allowed',
+    'anthropic-ratelimit-unified-7d-utilization': String(sevenDay[0]),
+    'anthropic-ratelimit-unified-7d-reset': String(sevenDay[1]),
+    'anthropic-ratelimit-unified-7d-status': sevenDay[0] >= 1 ? 'rejected' : 'allowed',
+  };
+}
+
 /** The environment the CLI runs in: the scripted model at `port`, nothing sent anywhere else. */
 export function claudeEnv(port) {
   return {
@@ -60,11 +85,17 @@ export function contentText(content) {
   }).join('\n');
 }
 
-/** Server-Sent Events of one assistant message: `reply` is `{text}` or `{tool: {name, input}}`. */
-function stream(res, reply, n) {
+/** The usage a reply reports unless the test says otherwise. */
+const USAGE = { input_tokens: 100, output_tokens: 10 };
+
+/**
+ * Server-Sent Events of one assistant message: `reply` is `{text}` or `{tool: {name, input}}`; `usage` the
+ * tokens it reports, `headers` extra response headers (the account's rate-limit figures).
+ */
+function stream(res, reply, n, usage, headers) {
   const send = (event, data) => res.write(`event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`);
-  res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
-  send('message_start', { message: { id: `msg_scripted_${n}`, type: 'message', role: 'assistant', model: 'scripted', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 100, output_tokens: 1 } } });
+  res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', ...headers });
+  send('message_start', { message: { id: `msg_scripted_${n}`, type: 'message', role: 'assistant', model: 'scripted', content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } } });
   if (reply.tool) {
     send('content_block_start', { index: 0, content_block: { type: 'tool_use', id: `toolu_scripted_${n}`, name: reply.tool.name, input: {} } });
     send('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: JSON.stringify(reply.tool.input) } });
@@ -73,7 +104,7 @@ function stream(res, reply, n) {
     send('content_block_delta', { index: 0, delta: { type: 'text_delta', text: reply.text ?? 'OK.' } });
   }
   send('content_block_stop', { index: 0 });
-  send('message_delta', { delta: { stop_reason: reply.tool ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: 10 } });
+  send('message_delta', { delta: { stop_reason: reply.tool ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: usage.output_tokens } });
   send('message_stop', {});
   res.end();
 }
@@ -83,8 +114,12 @@ function stream(res, reply, n) {
  * last}`: the parsed body and the text of all that came since the model last spoke) and returns the reply, or nothing for the
  * default: a short text. Side requests (titles, summaries, token counts) get short answers. Every request
  * is kept in `requests`; `turns` counts the main conversation's.
+ *
+ * `usage` is what each answer reports it used (`input_tokens`, `output_tokens`, `cache_*_input_tokens`);
+ * `headers()` adds response headers to each (what a subscription account's answers carry about its limits).
+ * A rule may answer `{ rejected: headers }`: a 429 at the account's limit, as the API sends it.
  */
-export async function startModel(rules) {
+export async function startModel(rules, { usage = USAGE, headers = () => ({}) } = {}) {
   const model = { requests: [], turns: [], port: 0, close: null };
   let n = 0;
   const server = createServer((req, res) => {
@@ -116,14 +151,17 @@ export async function startModel(rules) {
         model.turns.push({ at: Date.now(), last });
         reply = rules({ body, last }) ?? reply;
       }
-      if (body.stream) {
-        stream(res, reply, n);
+      if (reply.rejected) {
+        res.writeHead(429, { 'Content-Type': 'application/json', 'x-should-retry': 'false', ...reply.rejected });
+        res.end(JSON.stringify({ type: 'error', error: { type: 'rate_limit_error', message: 'scripted limit' } }));
+      } else if (body.stream) {
+        stream(res, reply, n, usage, headers());
       } else {
-        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.writeHead(200, { 'Content-Type': 'application/json', ...headers() });
         const content = reply.tool
           ? [{ type: 'tool_use', id: `toolu_scripted_${n}`, name: reply.tool.name, input: reply.tool.input }]
           : [{ type: 'text', text: reply.text ?? 'OK.' }];
-        res.end(JSON.stringify({ id: `msg_scripted_${n}`, type: 'message', role: 'assistant', model: 'scripted', content, stop_reason: reply.tool ? 'tool_use' : 'end_turn', stop_sequence: null, usage: { input_tokens: 100, output_tokens: 10 } }));
+        res.end(JSON.stringify({ id: `msg_scripted_${n}`, type: 'message', role: 'assistant', model: 'scripted', content, stop_reason: reply.tool ? 'tool_use' : 'end_turn', stop_sequence: null, usage }));
       }
     });
   });

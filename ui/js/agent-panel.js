@@ -2,14 +2,24 @@
 // docs/STATE-MACHINE.md's table says), the actions ClawMux can take on it, and whether it can be written to.
 
 import { $ } from './dom.js';
-import { Launch, State } from './names.js';
-import { agentDetail } from './usage.js';
+import { Launch, Need, State } from './names.js';
+import { agentDetail, clock } from './usage.js';
 
 /** The status line: "Needs you" first, else the state's own line. */
 export function showStatus(s) {
   const status = $('chat-status');
   status.replaceChildren();
   status.className = 'chat-status';
+  if (s.needs?.need === Need.RATE_LIMITED) {
+    // Claude Code's own words say which limit and when it resets; nothing to answer but the wait.
+    status.classList.add('rate-limited');
+    const { until, continues_at: at } = s.usage?.limited ?? {};
+    let then = '';
+    if (at) then = ` ClawMux continues it at ${clock(at)}.`;
+    else if (until && until <= Date.now()) then = ' The limit has reset: tick "Continue after the limit resets" to go on.';
+    status.textContent = `Rate-limited: ${s.needs.reason}${then}`;
+    return;
+  }
   if (s.needs) {
     status.classList.add('needs-you');
     status.textContent = `Needs you: ${s.needs.reason}`;
@@ -59,6 +69,9 @@ export function showComposer(s) {
 /** Everything above, for the agent's row `s`. */
 export function showAgent(s) {
   $('agent-usage').textContent = agentDetail(s.usage);
+  const managed = s.launch === Launch.CLAUDE;
+  $('agent-continue').hidden = !managed;
+  $('act-continue').checked = Boolean(s.usage?.continues);
   showStatus(s);
   showActions(s);
   showComposer(s);

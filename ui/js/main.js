@@ -289,6 +289,16 @@ function wireChat() {
   });
   $('act-interrupt').addEventListener('click', () => act(Command.INTERRUPT));
   $('act-restart').addEventListener('click', () => act(Command.RESTART));
+  $('act-continue').addEventListener('change', async (e) => {
+    if (!current) return;
+    notice('');
+    try {
+      await backend.command({ command: Command.USAGE_CONTINUE, session_id: current, on: e.target.checked });
+    } catch (err) {
+      e.target.checked = !e.target.checked;
+      notice(`Cannot change it: ${err.message}`);
+    }
+  });
   $('act-terminate').addEventListener('click', () => {
     notice('');
     if (current) terminating.terminate(sessions.get(current) ?? { session_id: current });

@@ -183,6 +183,16 @@ export const Command = Object.freeze({
   REMOVE_WORKTREE: 'remove_worktree',
   MERGE: 'merge',
   USAGE: 'usage',
+  USAGE_CONTINUE: 'usage_continue',
+});
+
+/** What an agent needs the user for (`clawmux_core::Need`). */
+export const Need = Object.freeze({
+  PERMISSION: 'permission',
+  ANSWER: 'answer',
+  PLAN_APPROVAL: 'plan_approval',
+  ERROR: 'error',
+  RATE_LIMITED: 'rate_limited',
 });
 
 /** The account's limit windows (`clawmux_core::usage::Window`). */

@@ -3,8 +3,14 @@
 // approval, a failed turn) is painted over it in a colour of its own while the hub says so.
 
 import { describe } from './forecast.js';
-import { State } from './names.js';
+import { Need, State } from './names.js';
 import { agentDetail, agentLine } from './usage.js';
+
+/** The indicator's word for a need: the usage limit is not something to answer, so it is not "Needs you". */
+function needLabel(need) {
+  if (!need) return undefined;
+  return need === Need.RATE_LIMITED ? 'Rate-limited' : 'Needs you';
+}
 
 /** The sidebar indicator for a hub state: [css class, label]. */
 export function indicator(state) {
@@ -62,7 +68,7 @@ export class Sidebar {
       item.querySelector('.needs').textContent = session.needs ? session.needs.reason : '';
     }
     if (session.state || session.needs !== undefined) {
-      item.querySelector('.label').textContent = item.dataset.needs ? 'Needs you' : indicator(item.dataset.state)[1];
+      item.querySelector('.label').textContent = needLabel(item.dataset.needs) ?? indicator(item.dataset.state)[1];
     }
     if (session.activity !== undefined) item.querySelector('.activity').textContent = session.activity;
     if (session.launch !== undefined) {

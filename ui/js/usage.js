@@ -26,7 +26,10 @@ export function clock(ms, now = Date.now()) {
 export function agentLine(usage, now = Date.now()) {
   if (!usage) return '';
   if (usage.limited) {
-    return usage.limited.until ? `Rate-limited until ${clock(usage.limited.until, now)}` : 'Rate-limited';
+    const { until, continues_at: continues } = usage.limited;
+    if (until && until <= now && !continues) return `Limit reset at ${clock(until, now)}`;
+    const line = until ? `Rate-limited until ${clock(until, now)}` : 'Rate-limited';
+    return continues ? `${line}, then continues` : line;
   }
   return usage.line;
 }

@@ -15,6 +15,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::time::Millis;
 
+/// The `error` of a StopFailure at the account's usage limit.
+pub const RATE_LIMIT: &str = "rate_limit";
+
 /// What the user is needed for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -25,11 +28,23 @@ pub enum Need {
     Answer,
     /// Claude waits for its plan to be approved (ExitPlanMode).
     PlanApproval,
-    /// The turn failed (rate limit, API error): StopFailure.
+    /// The turn failed on an API error: StopFailure.
     Error,
+    /// The turn failed at the account's usage limit (StopFailure `rate_limit`): nothing to do but wait for
+    /// the reset (or continue then), which the window says distinctly from an error.
+    RateLimited,
 }
 
 impl Need {
+    /// Every need.
+    pub const ALL: [Need; 5] = [
+        Need::Permission,
+        Need::Answer,
+        Need::PlanApproval,
+        Need::Error,
+        Need::RateLimited,
+    ];
+
     /// The wire name.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -37,6 +52,7 @@ impl Need {
             Need::Answer => "answer",
             Need::PlanApproval => "plan_approval",
             Need::Error => "error",
+            Need::RateLimited => "rate_limited",
         }
     }
 
@@ -49,12 +65,17 @@ impl Need {
         }
     }
 
-    /// Whether this is one of the sticky waiting needs (everything but the error mark).
+    /// Whether this is one of the sticky waiting needs (everything but the failed turn's marks).
     pub fn is_waiting(self) -> bool {
         match self {
             Need::Permission | Need::Answer | Need::PlanApproval => true,
-            Need::Error => false,
+            Need::Error | Need::RateLimited => false,
         }
+    }
+
+    /// Whether this marks a failed turn (an error, or the usage limit).
+    pub fn is_failure(self) -> bool {
+        !self.is_waiting()
     }
 }
 

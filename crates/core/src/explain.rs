@@ -307,7 +307,7 @@ fn state_ends(state: State, run: Run) -> Vec<String> {
 
 /// What closes a "needs you".
 fn needs_end(a: &crate::Attention, request_open: bool) -> Vec<String> {
-    if a.need == Need::Error {
+    if a.need.is_failure() {
         return vec!["the next prompt, tool call or clawmux wait".to_owned()];
     }
     let mut ends = Vec::new();

@@ -24,7 +24,7 @@ pub mod transcript;
 pub mod usage;
 pub mod wire;
 
-pub use attention::{Attention, AttentionChange, Need};
+pub use attention::{Attention, AttentionChange, Need, RATE_LIMIT};
 pub use decision::{Decision, Outcome, Reason};
 pub use event::{Event, Source};
 pub use hook::{Hook, HookError, HookEvent, ToolCall};

@@ -42,7 +42,7 @@
 //! unhandled: the compiler lists every place it must be decided.
 
 use crate::activity;
-use crate::attention::{Attention, AttentionChange, Need, ToolRef};
+use crate::attention::{Attention, AttentionChange, Need, ToolRef, RATE_LIMIT};
 use crate::decision::{Decision, Outcome, Reason};
 use crate::event::{Event, Source};
 use crate::hook::{Hook, HookKind};
@@ -369,7 +369,7 @@ fn overlay(current: &Snapshot, event: &Event, at: Millis) -> Option<AttentionCha
     };
     let any = |_: Need| true;
     let waiting = Need::is_waiting;
-    let error = |n: Need| n == Need::Error;
+    let error = Need::is_failure;
     match event {
         // The agent is in `clawmux wait`, gone, or new: it waits for nothing else.
         Event::WaitConnected | Event::Spawned | Event::Terminated | Event::Interrupted => {
@@ -394,7 +394,7 @@ fn overlay(current: &Snapshot, event: &Event, at: Millis) -> Option<AttentionCha
                 let reason = match need {
                     Need::PlanApproval => "Plan approval".to_owned(),
                     Need::Answer => "Question".to_owned(),
-                    Need::Permission | Need::Error => {
+                    Need::Permission | Need::Error | Need::RateLimited => {
                         format!(
                             "Permission: {}",
                             activity::describe(call, hook.cwd.as_deref())
@@ -429,9 +429,16 @@ fn overlay(current: &Snapshot, event: &Event, at: Millis) -> Option<AttentionCha
             | HookKind::SessionEnd { .. } => clear_if(any),
             HookKind::PreToolUse(_) => clear_if(error),
             HookKind::StopFailure { error, details } => Some(AttentionChange::Set(Attention {
-                need: Need::Error,
-                reason: match details {
-                    Some(d) if !d.trim().is_empty() => format!("{error}: {}", d.trim()),
+                need: if error == RATE_LIMIT {
+                    Need::RateLimited
+                } else {
+                    Need::Error
+                },
+                reason: match details.as_deref().map(str::trim) {
+                    // Claude Code's own words say which limit and when it resets.
+                    Some(d) if !d.is_empty() && error == RATE_LIMIT => d.to_owned(),
+                    Some(d) if !d.is_empty() => format!("{error}: {d}"),
+                    _ if error == RATE_LIMIT => "Usage limit reached".to_owned(),
                     Some(_) | None => error.clone(),
                 },
                 tool_use_id: None,

@@ -106,6 +106,9 @@ pub struct AgentUsage {
     pub line: String,
     /// Rate-limited: since when, and until when if known.
     pub limited: Option<Limited>,
+    /// The user asked that it continue when the limit that stopped it resets.
+    #[serde(default)]
+    pub continues: bool,
 }
 
 /// An agent held by the account's limit.
@@ -115,6 +118,9 @@ pub struct Limited {
     pub since: Millis,
     /// When the window at its limit resets, if the account's figures say which.
     pub until: Option<Millis>,
+    /// When ClawMux will continue it, if the user asked for that and the reset is known.
+    #[serde(default)]
+    pub continues_at: Option<Millis>,
 }
 
 /// One limit window of the account, with where its pace leads.

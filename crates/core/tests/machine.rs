@@ -394,3 +394,21 @@ fn a_dialog_known_only_by_its_notification_needs_the_user_until_its_tool_ends() 
     let (asking, _) = run(&s, &asked);
     assert_eq!(run(&asking, &notice).0.attention, asking.attention);
 }
+
+#[test]
+fn a_turn_stopped_at_the_usage_limit_is_rate_limited_not_an_error() {
+    use clawmux_core::Need;
+    let s = at(Processing, "Thinking");
+    let limit = hook(
+        r#"{"hook_event_name":"StopFailure","error":"rate_limit","last_assistant_message":"You've hit your 5-hour limit · resets 3pm (UTC)"}"#,
+    );
+    let (limited, _) = run(&s, &limit);
+    let a = limited.attention.clone().expect("rate-limited");
+    assert_eq!(a.need, Need::RateLimited);
+    assert_eq!(a.reason, "You've hit your 5-hour limit · resets 3pm (UTC)");
+    let other = hook(r#"{"hook_event_name":"StopFailure","error":"server_error"}"#);
+    assert_eq!(run(&s, &other).0.attention.unwrap().need, Need::Error);
+    // Like an error, the next prompt ends it.
+    let prompt = hook(r#"{"hook_event_name":"UserPromptSubmit","prompt":"continue"}"#);
+    assert_eq!(run(&limited, &prompt).0.attention, None);
+}

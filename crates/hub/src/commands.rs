@@ -186,6 +186,13 @@ pub enum Command {
         /// The user's time zone, in minutes east of UTC, where days are cut (default 0).
         offset_minutes: Option<i32>,
     },
+    /// Whether an agent is continued when the usage limit that stopped it resets.
+    UsageContinue {
+        /// The agent.
+        session_id: String,
+        /// On or off.
+        on: bool,
+    },
 }
 
 /// What a command answers, a type per kind of answer; every transport sends it as JSON (each variant's
@@ -362,6 +369,10 @@ impl Hub {
             } => Ok(Reply::Usage(Box::new(
                 Usage::of(self).summary(days, offset_minutes).await?,
             ))),
+            Command::UsageContinue { session_id, on } => {
+                Usage::of(self).set_continue(&session_id, on).await?;
+                Ok(Reply::Done {})
+            }
         }
     }
 

@@ -175,6 +175,9 @@ pub struct Options {
     /// How long Claude Code's own view of a session may disagree with ours before the disagreement is
     /// recorded (`CLAWMUX_SECOND_OPINION_MS`, default 5 s).
     pub second_opinion_after: Duration,
+    /// Between two agents continued after the same usage-limit reset, so that they do not all start again
+    /// in the same second (`CLAWMUX_CONTINUE_GAP_MS`, default 20 s).
+    pub continue_gap: Duration,
 }
 
 impl Options {
@@ -210,6 +213,7 @@ impl Options {
                 .ok()
                 .filter(|u| !u.is_empty()),
             second_opinion_after: ms("CLAWMUX_SECOND_OPINION_MS", 5_000),
+            continue_gap: ms("CLAWMUX_CONTINUE_GAP_MS", 20_000),
         }
     }
 }

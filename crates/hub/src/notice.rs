@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 
 use clawmux_core::wire::{Kind, Message};
-use clawmux_core::{Attention, State};
+use clawmux_core::{Attention, Need, State};
 
 use crate::ui_event::SessionInfo;
 
@@ -20,6 +20,9 @@ const PREVIEW_CHARS: usize = 140;
 pub enum Notice {
     /// The agent needs the user; the reason is one line.
     NeedsYou(String),
+    /// The agent stopped at the account's usage limit (Claude Code's words, with the reset): not an
+    /// error, and nothing to answer; it waits for the reset.
+    RateLimited(String),
     /// The agent finished its work and waits for the user.
     Finished,
 }
@@ -59,7 +62,11 @@ impl NoticeRule {
             None => self.needs.remove(agent),
         };
         match needs {
-            Some(a) if needed.as_ref() != Some(a) => Some(Notice::NeedsYou(a.reason.clone())),
+            Some(a) if needed.as_ref() != Some(a) => Some(if a.need == Need::RateLimited {
+                Notice::RateLimited(a.reason.clone())
+            } else {
+                Notice::NeedsYou(a.reason.clone())
+            }),
             Some(_) => None,
             None => {
                 let worked = matches!(before, Some(State::Processing | State::Compacting));
@@ -94,7 +101,7 @@ fn preview(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use clawmux_core::{Millis, Need};
+    use clawmux_core::Millis;
 
     use super::*;
 
@@ -149,6 +156,23 @@ mod tests {
             rule.on_status("sky", State::Idle, None),
             Some(Notice::Finished)
         );
+    }
+
+    #[test]
+    fn the_usage_limit_is_told_as_such_not_as_a_need() {
+        let mut rule = NoticeRule::default();
+        rule.on_status("sky", State::Processing, None);
+        let limit = Attention {
+            need: Need::RateLimited,
+            ..need("You've hit your 5-hour limit · resets 3pm (UTC)")
+        };
+        assert_eq!(
+            rule.on_status("sky", State::Idle, Some(&limit)),
+            Some(Notice::RateLimited(
+                "You've hit your 5-hour limit · resets 3pm (UTC)".into()
+            ))
+        );
+        assert_eq!(rule.on_status("sky", State::Idle, Some(&limit)), None);
     }
 
     #[test]

@@ -165,6 +165,15 @@ fn every_command_runs_through_dispatch() {
         assert_eq!(figures["account"]["limits"], json!([]), "an API key has no limit windows");
         assert_eq!(refused(json!({"command": "usage", "days": 0})).await, Code::BadQuery);
         assert_eq!(refused(json!({"command": "usage", "offset_minutes": 5000})).await, Code::BadQuery);
+        // Continue after a reset: kept for the agent; an unknown agent is refused.
+        let on = json!({"command": "usage_continue", "session_id": "sky", "on": true});
+        assert_eq!(run(&hub, command(on)).await.unwrap(), json!({}));
+        let figures = run(&hub, command(json!({"command": "usage"}))).await.unwrap();
+        assert_eq!(figures["agents"][0]["continues"], true, "{figures}");
+        assert_eq!(
+            refused(json!({"command": "usage_continue", "session_id": "nobody", "on": true})).await,
+            Code::UnknownAgent
+        );
 
         let caps = run(&hub, command(json!({"command": "capabilities"}))).await.unwrap();
         assert!(caps["tmux"].is_boolean() && caps["to_import"] == 0, "{caps}");

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use clawmux_core::changes::{FileStatus, MergeMode, Shown};
 use clawmux_core::usage::Window;
 use clawmux_core::wire::{Code, Kind, TerminalInputType, TerminalNoticeType};
-use clawmux_core::State;
+use clawmux_core::{Need, State};
 use clawmux_hub::asks::Verdict;
 use clawmux_hub::commands::CommandName;
 use clawmux_hub::lifecycle::launch::PermissionMode;
@@ -72,6 +72,7 @@ fn lists() -> Vec<(&'static str, BTreeSet<String>)> {
         ("FileStatus", rust_list(FileStatus::iter())),
         ("Shown", rust_list(Shown::iter())),
         ("Window", rust_list(Window::ALL)),
+        ("Need", rust_list(Need::ALL)),
     ]
 }
 

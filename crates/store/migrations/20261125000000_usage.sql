@@ -12,3 +12,8 @@ CREATE TABLE usage_samples (
 );
 CREATE INDEX usage_by_agent ON usage_samples(agent, id);
 CREATE INDEX usage_by_time ON usage_samples(at);
+
+-- The agents the user asked to continue when the usage limit that stopped them resets.
+CREATE TABLE usage_continue (
+    agent TEXT PRIMARY KEY NOT NULL
+) STRICT;

@@ -71,6 +71,29 @@ impl Store {
         .await?)
     }
 
+    /// Opts `agent` in (or out) of being continued when the usage limit resets.
+    pub async fn set_usage_continue(&self, agent: &str, on: bool) -> Result<(), StoreError> {
+        let sql = if on {
+            "INSERT OR IGNORE INTO usage_continue (agent) VALUES (?1)"
+        } else {
+            "DELETE FROM usage_continue WHERE agent = ?1"
+        };
+        sqlx::query(sql)
+            .bind(agent)
+            .execute(&mut self.write().await.conn)
+            .await?;
+        Ok(())
+    }
+
+    /// The agents opted in to be continued when the usage limit resets.
+    pub async fn usage_continues(&self) -> Result<Vec<String>, StoreError> {
+        Ok(
+            sqlx::query_scalar("SELECT agent FROM usage_continue ORDER BY agent")
+                .fetch_all(&self.reader)
+                .await?,
+        )
+    }
+
     /// The samples (their JSON) of the account's limits since `since`, oldest first: the pace they rise at.
     pub async fn usage_since(&self, since: Millis) -> Result<Vec<String>, StoreError> {
         Ok(

@@ -392,9 +392,14 @@ async fn usage_is_summed_per_day_and_agent_and_kept_across_a_reopen() {
         .await
         .unwrap()
         .is_empty());
+    store.set_usage_continue("sky", true).await.unwrap();
+    store.set_usage_continue("sky", true).await.unwrap();
+    store.set_usage_continue("moon", true).await.unwrap();
+    store.set_usage_continue("moon", false).await.unwrap();
     store.close().await;
     drop(store);
     let store = Store::open(&dir.path().join("clawmux.db")).await.unwrap();
+    assert_eq!(store.usage_continues().await.unwrap(), ["sky"]);
     assert_eq!(
         store.latest_usage().await.unwrap(),
         [

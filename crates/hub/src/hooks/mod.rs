@@ -61,7 +61,7 @@ impl Hooks<'_> {
                     Worktrees::of(self.hub).tool_ended(&agent, tool_name);
                 }
                 match &hook.kind {
-                    HookKind::StopFailure { error, .. } if error == "rate_limit" => {
+                    HookKind::StopFailure { error, .. } if error == clawmux_core::RATE_LIMIT => {
                         Usage::of(self.hub).rate_limited(&agent);
                     }
                     HookKind::UserPromptSubmit { .. }

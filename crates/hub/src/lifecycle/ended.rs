@@ -162,7 +162,7 @@ impl Lifecycle<'_> {
 
     /// Types a prompt into the agent's terminal and makes sure it was submitted: the Enter goes apart from
     /// the text (together they are taken for a paste), and again if no event of the agent follows it.
-    async fn type_prompt(&self, name: &str, text: &str) -> Result<(), HubError> {
+    pub(crate) async fn type_prompt(&self, name: &str, text: &str) -> Result<(), HubError> {
         let live = self.hub.live(name)?;
         let mut pulse = live.run.pulse.subscribe();
         pulse.borrow_and_update();

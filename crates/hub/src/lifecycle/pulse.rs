@@ -3,7 +3,7 @@
 
 use clawmux_core::hook::HookKind;
 use clawmux_core::transcript::Entry;
-use clawmux_core::{Event, Snapshot, State};
+use clawmux_core::{Event, Need, Snapshot, State};
 use tokio::time::Instant;
 
 /// The latest sign of life of one agent; the hub updates it on every applied event.
@@ -16,8 +16,8 @@ pub struct Pulse {
     /// The user interrupted the agent (Escape) and it has not started anything since: Claude Code fires
     /// no hook when interrupted, so the agent is most likely sitting at its prompt, out of the loop.
     pub interrupted: bool,
-    /// The agent waits for the user (a permission, an answer, a plan approval): its silence is expected,
-    /// and a reminder typed into its terminal would land in the dialog.
+    /// The agent waits for the user (a permission, an answer, a plan approval) or for the usage limit to
+    /// reset: its silence is expected, and a reminder typed into its terminal would land in the dialog.
     pub needs_user: bool,
     /// When the last event arrived.
     pub last: Instant,
@@ -46,10 +46,12 @@ impl Pulse {
         if after.state != State::Processing {
             self.rests += 1;
         }
+        // Held by the usage limit, it is silent until the reset: a reminder would only hit the limit
+        // again (the usage feature continues it after the reset, if the user asked).
         self.needs_user = after
             .attention
             .as_ref()
-            .is_some_and(|a| a.need.is_waiting());
+            .is_some_and(|a| a.need.is_waiting() || a.need == Need::RateLimited);
         self.last = Instant::now();
         match event {
             // A subagent working is a sign of life of the agent, nothing more.
@@ -108,5 +110,26 @@ mod tests {
         p.saw(&Event::Interrupted, &snapshot(State::Processing));
         assert_eq!(p.rests, 1, "working on is no rest");
         assert!(p.interrupted);
+    }
+
+    #[test]
+    fn an_agent_held_by_the_usage_limit_is_never_reminded_one_that_failed_otherwise_is() {
+        let mut p = Pulse::new(State::Processing);
+        let failed = |need| {
+            let mut s = snapshot(State::Processing);
+            s.attention = Some(clawmux_core::Attention {
+                need,
+                reason: "x".into(),
+                tool_use_id: None,
+                tool_name: None,
+                since: Millis(1),
+                notice: false,
+            });
+            s
+        };
+        p.saw(&Event::WaitDisconnected, &failed(Need::RateLimited));
+        assert!(p.needs_user, "a reminder would only hit the limit again");
+        p.saw(&Event::WaitDisconnected, &failed(Need::Error));
+        assert!(!p.needs_user, "after an API error, a reminder brings it back");
     }
 }

@@ -1,16 +1,19 @@
 //! The latest figures of each agent and of the account, and the rules that move them: a sample is kept
 //! when a figure moved, with what it added since the agent's sample before; the account's limits are the
 //! latest any agent reported, with the first reading of each window's current period for its pace; an agent
-//! is rate-limited from a `rate_limit` failure until the window at its limit resets or it works again.
+//! is rate-limited from a `rate_limit` failure until the window at its limit resets or it works again,
+//! and, when the user opted it in, planned to continue after the reset (`resume.rs`).
 
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 
 use clawmux_core::usage::{
-    reached_at, Account, AgentUsage, Limit, LimitView, Limited, Sample, Window,
+    reached_at, Account, AgentUsage, Limit, LimitView, Limited, Sample, Tokens, Window,
 };
 use clawmux_core::Millis;
 use clawmux_store::{Store, StoreError, UsageDelta};
+
+use super::resume::{Due, Plan, Resumes};
 
 /// What recording a sample did.
 #[derive(Debug, Clone, PartialEq)]
@@ -21,6 +24,8 @@ pub struct Recorded {
     pub keep: Option<UsageDelta>,
     /// The account's limits, when they moved.
     pub account: Option<Account>,
+    /// Agents held by the limit whose reset the new figures moved, with their new plans.
+    pub held: Vec<(AgentUsage, Option<Plan>)>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -34,6 +39,7 @@ struct State {
     agents: HashMap<String, (Sample, Option<Limited>)>,
     windows: HashMap<Window, Reading>,
     reported_at: Option<Millis>,
+    resumes: Resumes,
 }
 
 /// The figures (one per hub).
@@ -58,12 +64,14 @@ fn delta(before: Option<&Sample>, now: &Sample) -> UsageDelta {
     }
 }
 
-fn view(agent: &str, sample: &Sample, limited: Option<Limited>) -> AgentUsage {
-    AgentUsage {
-        session_id: agent.to_owned(),
-        line: sample.line(),
-        sample: sample.clone(),
-        limited,
+fn empty(at: Millis) -> Sample {
+    Sample {
+        at,
+        model: None,
+        context: None,
+        tokens: Tokens::default(),
+        cost_usd: None,
+        limits: Vec::new(),
     }
 }
 
@@ -71,7 +79,42 @@ impl State {
     fn view(&self, agent: &str) -> Option<AgentUsage> {
         self.agents
             .get(agent)
-            .map(|(sample, limited)| view(agent, sample, *limited))
+            .map(|(sample, limited)| self.view_of(agent, sample, *limited))
+    }
+
+    fn view_of(&self, agent: &str, sample: &Sample, limited: Option<Limited>) -> AgentUsage {
+        AgentUsage {
+            session_id: agent.to_owned(),
+            line: sample.line(),
+            sample: sample.clone(),
+            limited,
+            continues: self.resumes.is_on(agent),
+        }
+    }
+
+    /// Holds `agent` (already known) until `until`, planning its continuation if it is opted in.
+    fn hold(
+        &mut self,
+        agent: &str,
+        since: Millis,
+        until: Option<Millis>,
+        gap: Millis,
+    ) -> Option<Plan> {
+        let plan = match until {
+            Some(u) => self.resumes.plan(agent, u, gap),
+            None => {
+                self.resumes.drop_plan(agent);
+                None
+            }
+        };
+        if let Some((_, limited)) = self.agents.get_mut(agent) {
+            *limited = Some(Limited {
+                since,
+                until,
+                continues_at: plan.map(|p| p.at),
+            });
+        }
+        plan
     }
 
     fn account(&self) -> Account {
@@ -137,9 +180,10 @@ impl Figures {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The figures kept before a restart: each agent's latest sample.
+    /// The figures kept before a restart: each agent's latest sample, and who continues after a reset.
     pub async fn restore(store: &Store) -> Result<Figures, StoreError> {
         let figures = Figures::default();
+        figures.state().resumes = Resumes::with(store.usage_continues().await?);
         for (agent, json) in store.latest_usage().await? {
             match serde_json::from_str::<Sample>(&json) {
                 Ok(sample) => figures.load(&agent, sample),
@@ -156,52 +200,106 @@ impl Figures {
         s.agents.insert(agent.to_owned(), (sample, None));
     }
 
-    /// Takes in a sample of `agent`'s.
-    pub fn record(&self, agent: &str, sample: Sample) -> Recorded {
+    /// Takes in a sample of `agent`'s; `gap` staggers the continuations a moved reset plans again.
+    pub fn record(&self, agent: &str, sample: Sample, gap: Millis) -> Recorded {
         let mut s = self.state();
         let account_moved = s.limits(&sample);
+        let at = sample.at;
         let before = s.agents.get(agent).map(|(b, _)| b);
         let keep = match before {
             Some(b) if !sample.differs(b) => None,
             _ => Some(delta(before, &sample)),
         };
         let limited = s.agents.get(agent).and_then(|(_, l)| *l);
-        let now = view(agent, &sample, limited);
-        s.agents.insert(agent.to_owned(), (sample, limited));
+        s.agents.insert(agent.to_owned(), (sample.clone(), limited));
+        // The limit's figures often come just after Claude Code said it stopped: the reset is known now.
+        let mut held = Vec::new();
+        if account_moved {
+            let free = s.free_at().filter(|t| *t > at);
+            let moved: Vec<(String, Millis)> = s
+                .agents
+                .iter()
+                .filter_map(|(a, (_, l))| {
+                    l.filter(|l| l.until != free).map(|l| (a.clone(), l.since))
+                })
+                .collect();
+            for (a, since) in moved {
+                let plan = s.hold(&a, since, free, gap);
+                if let Some(v) = s.view(&a) {
+                    held.push((v, plan));
+                }
+            }
+        }
         Recorded {
-            agent: now,
+            agent: s
+                .view(agent)
+                .unwrap_or_else(|| s.view_of(agent, &sample, limited)),
             keep,
             account: account_moved.then(|| s.account()),
+            held,
         }
     }
 
-    /// Claude Code stopped `agent` at the account's limit (`StopFailure` `rate_limit`), at `now`.
-    pub fn limited(&self, agent: &str, now: Millis) -> AgentUsage {
+    /// Claude Code stopped `agent` at the account's limit (`StopFailure` `rate_limit`), at `now`: held
+    /// until the reset, and planned to continue `gap` after the agents before it if it is opted in.
+    pub fn limited(&self, agent: &str, now: Millis, gap: Millis) -> (AgentUsage, Option<Plan>) {
         let mut s = self.state();
         let until = s.free_at().filter(|t| *t > now);
-        let entry = s.agents.entry(agent.to_owned()).or_insert_with(|| {
-            (
-                Sample {
-                    at: now,
-                    model: None,
-                    context: None,
-                    tokens: Default::default(),
-                    cost_usd: None,
-                    limits: Vec::new(),
-                },
-                None,
-            )
+        let sample = s
+            .agents
+            .entry(agent.to_owned())
+            .or_insert_with(|| (empty(now), None))
+            .0
+            .clone();
+        let plan = s.hold(agent, now, until, gap);
+        let limited = Some(Limited {
+            since: now,
+            until,
+            continues_at: plan.map(|p| p.at),
         });
-        entry.1 = Some(Limited { since: now, until });
-        view(agent, &entry.0, entry.1)
+        (s.view_of(agent, &sample, limited), plan)
     }
 
-    /// `agent` works again: it is no longer held. `Some` when that changed something.
+    /// `agent` works again: it is no longer held, and nothing will be typed into it. `Some` when that
+    /// changed something.
     pub fn working(&self, agent: &str) -> Option<AgentUsage> {
         let mut s = self.state();
+        s.resumes.drop_plan(agent);
         let (_, limited) = s.agents.get_mut(agent)?;
         limited.take()?;
         s.view(agent)
+    }
+
+    /// Opts `agent` in or out of being continued after a reset; a held agent is planned (or not) now.
+    pub fn set_continue(
+        &self,
+        agent: &str,
+        on: bool,
+        gap: Millis,
+    ) -> (Option<AgentUsage>, Option<Plan>) {
+        let mut s = self.state();
+        s.resumes.set(agent, on);
+        let plan = match s.agents.get(agent).and_then(|(_, l)| *l) {
+            Some(l) => s.hold(agent, l.since, l.until, gap),
+            None => None,
+        };
+        (s.view(agent), plan)
+    }
+
+    /// The time of plan `generation` of `agent`'s came at `now`: what to do. A plan of an agent no
+    /// longer held is nothing.
+    pub fn due(&self, agent: &str, generation: u64, now: Millis) -> Due {
+        let mut s = self.state();
+        let held = s.agents.get(agent).is_some_and(|(_, l)| l.is_some());
+        if !held {
+            s.resumes.drop_plan(agent);
+            return Due::Nothing;
+        }
+        let due = s.resumes.due(agent, generation, now);
+        if let (Due::Continue(_), Some((_, Some(l)))) = (due, s.agents.get_mut(agent)) {
+            l.continues_at = None;
+        }
+        due
     }
 
     /// Whether `agent` is held by the limit now.
@@ -232,7 +330,9 @@ impl Figures {
 
     /// Forgets an agent (removed).
     pub fn forget(&self, agent: &str) {
-        self.state().agents.remove(agent);
+        let mut s = self.state();
+        s.agents.remove(agent);
+        s.resumes.forget(agent);
     }
 }
 
@@ -242,6 +342,7 @@ mod tests {
     use clawmux_core::usage::{Context, Tokens};
 
     const HOUR: i64 = 3_600_000;
+    const GAP: Millis = Millis(20_000);
 
     fn sample(at: i64, cost: f64, input: u64, five_hour: Option<(f64, i64)>) -> Sample {
         Sample {
@@ -272,7 +373,7 @@ mod tests {
     #[test]
     fn a_sample_is_kept_only_when_a_figure_moved_with_what_it_added() {
         let f = Figures::default();
-        let first = f.record("sky", sample(0, 0.5, 1000, None));
+        let first = f.record("sky", sample(0, 0.5, 1000, None), GAP);
         assert_eq!(
             first.keep,
             Some(UsageDelta {
@@ -282,15 +383,21 @@ mod tests {
             })
         );
         assert_eq!(first.agent.line, "10% · 1k/200k · $0.50");
-        assert_eq!(f.record("sky", sample(5, 0.5, 1000, None)).keep, None);
-        let more = f.record("sky", sample(9, 0.75, 1500, None)).keep.unwrap();
+        assert_eq!(f.record("sky", sample(5, 0.5, 1000, None), GAP).keep, None);
+        let more = f
+            .record("sky", sample(9, 0.75, 1500, None), GAP)
+            .keep
+            .unwrap();
         assert_eq!((more.cost, more.input, more.output), (0.25, 500, 50));
         // A new Claude Code session counts from zero: what it reports is what it added.
-        let again = f.record("sky", sample(12, 0.1, 200, None)).keep.unwrap();
+        let again = f
+            .record("sky", sample(12, 0.1, 200, None), GAP)
+            .keep
+            .unwrap();
         assert_eq!((again.cost, again.input), (0.1, 200));
         // Another agent's figures are its own.
         assert_eq!(
-            f.record("moon", sample(13, 0.1, 200, None))
+            f.record("moon", sample(13, 0.1, 200, None), GAP)
                 .keep
                 .unwrap()
                 .input,
@@ -303,15 +410,18 @@ mod tests {
     fn the_account_keeps_each_periods_first_reading_for_its_pace() {
         let f = Figures::default();
         let reset = 5 * HOUR;
-        assert!(f.record("sky", sample(0, 0.0, 1, None)).account.is_none());
+        assert!(f
+            .record("sky", sample(0, 0.0, 1, None), GAP)
+            .account
+            .is_none());
         let a = f
-            .record("sky", sample(0, 0.1, 2, Some((20.0, reset))))
+            .record("sky", sample(0, 0.1, 2, Some((20.0, reset))), GAP)
             .account
             .unwrap();
         assert_eq!(a.limits[0].reached_at, None, "one reading has no pace");
         // Another agent's report of the same account moves the same figures.
         let b = f
-            .record("moon", sample(HOUR, 0.1, 2, Some((40.0, reset))))
+            .record("moon", sample(HOUR, 0.1, 2, Some((40.0, reset))), GAP)
             .account
             .unwrap();
         assert_eq!(b.limits[0].limit.percent, 40.0);
@@ -319,12 +429,12 @@ mod tests {
         assert_eq!(b.at, Some(Millis(HOUR)));
         // The same figures again: the account did not move.
         assert!(f
-            .record("moon", sample(HOUR + 1, 0.2, 3, Some((40.0, reset))))
+            .record("moon", sample(HOUR + 1, 0.2, 3, Some((40.0, reset))), GAP)
             .account
             .is_none());
         // A new period starts a new pace.
         let c = f
-            .record("sky", sample(6 * HOUR, 0.2, 3, Some((5.0, 11 * HOUR))))
+            .record("sky", sample(6 * HOUR, 0.2, 3, Some((5.0, 11 * HOUR))), GAP)
             .account
             .unwrap();
         assert_eq!(c.limits[0].reached_at, None);
@@ -334,19 +444,21 @@ mod tests {
     fn rate_limited_until_the_full_window_resets_or_it_works_again() {
         let f = Figures::default();
         let reset = 2 * HOUR;
-        f.record("sky", sample(0, 0.1, 1, Some((100.0, reset))));
-        let held = f.limited("sky", Millis(HOUR));
+        f.record("sky", sample(0, 0.1, 1, Some((100.0, reset))), GAP);
+        let (held, plan) = f.limited("sky", Millis(HOUR), GAP);
         assert_eq!(
             held.limited,
             Some(Limited {
                 since: Millis(HOUR),
-                until: Some(Millis(reset))
+                until: Some(Millis(reset)),
+                continues_at: None,
             })
         );
+        assert_eq!(plan, None, "not opted in");
         assert!(f.is_limited("sky"));
         // A sample meanwhile does not end it: only working again does, once.
         assert!(f
-            .record("sky", sample(HOUR + 5, 0.1, 1, Some((100.0, reset))))
+            .record("sky", sample(HOUR + 5, 0.1, 1, Some((100.0, reset))), GAP)
             .agent
             .limited
             .is_some());
@@ -355,11 +467,59 @@ mod tests {
         // With no figures of the account's limits, held with no known end; an agent never sampled too.
         let g = Figures::default();
         assert_eq!(
-            g.limited("moon", Millis(3)).limited,
+            g.limited("moon", Millis(3), GAP).0.limited,
             Some(Limited {
                 since: Millis(3),
-                until: None
+                until: None,
+                continues_at: None,
             })
+        );
+    }
+
+    #[test]
+    fn an_opted_in_agent_is_planned_after_the_reset_once_the_figures_say_when() {
+        let f = Figures::default();
+        f.record("sky", sample(0, 0.1, 1, Some((90.0, 2 * HOUR))), GAP);
+        f.record("moon", sample(0, 0.1, 1, None), GAP);
+        f.set_continue("sky", true, GAP);
+        assert!(f.set_continue("moon", true, GAP).0.unwrap().continues);
+        // Stopped before the figures show the window full: held until the soonest reset known.
+        let (sky, plan) = f.limited("sky", Millis(HOUR), GAP);
+        let plan = plan.unwrap();
+        assert_eq!(sky.limited.unwrap().continues_at, Some(plan.at));
+        assert_eq!(plan.at, Millis(2 * HOUR + 2_000));
+        // The figures come: the 7-day window is full and resets later; both held agents move, in turn.
+        let (_, moon) = f.limited("moon", Millis(HOUR), GAP);
+        assert_eq!(moon.unwrap().at, Millis(2 * HOUR + 22_000));
+        let mut full = sample(HOUR + 1, 0.1, 1, Some((90.0, 2 * HOUR)));
+        full.limits.push(Limit {
+            window: Window::SevenDay,
+            percent: 100.0,
+            resets_at: Millis(9 * HOUR),
+        });
+        let moved = f.record("sky", full, GAP).held;
+        let mut at: Vec<i64> = moved.iter().map(|(_, p)| p.unwrap().at.0).collect();
+        at.sort_unstable();
+        assert_eq!(at, [9 * HOUR + 2_000, 9 * HOUR + 22_000]);
+        // The old plan is nothing now; the new one is due once, and never before its time.
+        assert_eq!(
+            f.due("sky", plan.generation, Millis(10 * HOUR)),
+            Due::Nothing
+        );
+        let (_, new) = moved.iter().find(|(u, _)| u.session_id == "sky").unwrap();
+        let new = new.unwrap();
+        assert_eq!(
+            f.due("sky", new.generation, Millis(new.at.0 - 1)),
+            Due::Later(new.at)
+        );
+        assert_eq!(f.due("sky", new.generation, new.at), Due::Continue(new));
+        assert_eq!(f.agent("sky").unwrap().limited.unwrap().continues_at, None);
+        // Moon works again by itself before its turn: nothing is typed into it.
+        let (_, moon) = moved.iter().find(|(u, _)| u.session_id == "moon").unwrap();
+        f.working("moon");
+        assert_eq!(
+            f.due("moon", moon.unwrap().generation, Millis(10 * HOUR)),
+            Due::Nothing
         );
     }
 
@@ -368,7 +528,7 @@ mod tests {
         let f = Figures::default();
         f.load("sky", sample(0, 0.5, 1000, Some((30.0, HOUR))));
         assert_eq!(
-            f.record("sky", sample(1, 0.5, 1000, Some((30.0, HOUR))))
+            f.record("sky", sample(1, 0.5, 1000, Some((30.0, HOUR))), GAP)
                 .keep,
             None
         );

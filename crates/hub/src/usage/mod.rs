@@ -11,21 +11,25 @@
 //! figures and decides what moved; a sample that moved a figure is kept in SQLite with what it added, for
 //! the per-day history; the window hears `usage` (an agent's figures) and `limits` (the account's).
 //! A `StopFailure` of kind `rate_limit` holds the agent as rate-limited until the window at its limit resets
-//! or it works again.
+//! or it works again. An agent the user opted in is continued after the reset (`resume.rs` plans when, in
+//! turn with the others); nothing is typed into an agent while it is held.
 
 pub mod bridge;
 pub mod figures;
+pub mod resume;
 
 use clawmux_core::usage::{Sample, UsageError};
 use clawmux_core::wire::Code;
-use clawmux_core::Millis;
+use clawmux_core::{Millis, Need, State};
 use clawmux_store::DayUsage;
 use serde::Serialize;
 
 use crate::error::HubError;
 use crate::hub::{now, Hub};
+use crate::lifecycle::Lifecycle;
 use crate::ui_event::UiEvent;
 pub use clawmux_core::usage::{Account, AgentUsage, Limited};
+use resume::{Due, Plan};
 
 /// The most days of history one `usage` command returns.
 pub const MAX_DAYS: u32 = 366;
@@ -68,7 +72,7 @@ impl Usage<'_> {
         let json = serde_json::to_string(&sample)
             .map_err(|e| HubError::new(Code::Internal, e.to_string()))?;
         let at = sample.at;
-        let recorded = self.hub.figures().record(agent, sample);
+        let recorded = self.hub.figures().record(agent, sample, self.gap());
         if let Some(delta) = recorded.keep {
             self.hub
                 .store()
@@ -81,15 +85,42 @@ impl Usage<'_> {
         if let Some(account) = recorded.account {
             self.hub.broadcast(UiEvent::Limits { account });
         }
+        for (usage, plan) in recorded.held {
+            self.held(usage, plan);
+        }
         Ok(recorded.agent)
+    }
+
+    fn gap(&self) -> Millis {
+        Millis(i64::try_from(self.hub.options().continue_gap.as_millis()).unwrap_or(i64::MAX))
     }
 
     /// Claude Code stopped `agent` at the account's limit.
     pub(crate) fn rate_limited(&self, agent: &str) {
-        let usage = self.hub.figures().limited(agent, now());
+        let (usage, plan) = self.hub.figures().limited(agent, now(), self.gap());
+        self.held(usage, plan);
+    }
+
+    /// Tells the window how `usage`'s agent is held, and continues it when its `plan` is due.
+    fn held(&self, usage: AgentUsage, plan: Option<Plan>) {
+        let agent = usage.session_id.clone();
         self.hub.broadcast(UiEvent::Usage {
             usage: Box::new(usage),
         });
+        if let Some(plan) = plan {
+            tokio::spawn(continue_when_due(self.hub.clone(), agent, plan));
+        }
+    }
+
+    /// `usage_continue`: whether `agent` is continued when the usage limit that stopped it resets.
+    pub async fn set_continue(&self, agent: &str, on: bool) -> Result<(), HubError> {
+        self.hub.live(agent)?;
+        self.hub.store().set_usage_continue(agent, on).await?;
+        let (usage, plan) = self.hub.figures().set_continue(agent, on, self.gap());
+        if let Some(usage) = usage {
+            self.held(usage, plan);
+        }
+        Ok(())
     }
 
     /// `agent` works again (a prompt or a tool call): it is no longer held by the limit.
@@ -134,4 +165,58 @@ impl Usage<'_> {
             days: self.hub.store().usage_by_day(since, offset).await?,
         })
     }
+}
+
+/// The prompt typed into an agent continued after the reset.
+const CONTINUE_PROMPT: &str =
+    "ClawMux: the usage limit that stopped you has reset. Go on with what you \
+                               were doing, then run `clawmux wait`.";
+
+/// Sleeps until `plan` is due, then continues `agent` if the plan still stands (it did not work again by
+/// itself, it is still opted in, no later reset replaced the plan) and it sits idle at its prompt.
+async fn continue_when_due(hub: Hub, agent: String, plan: Plan) {
+    let mut at = plan.at;
+    loop {
+        let wait = u64::try_from(at.0.saturating_sub(now().0)).unwrap_or(0);
+        tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
+        match hub.figures().due(&agent, plan.generation, now()) {
+            Due::Later(later) => at = later,
+            Due::Nothing => return,
+            Due::Continue(_) => break,
+        }
+    }
+    // Still where the limit left it: running, at its prompt, marked rate-limited (not, say, in a dialog
+    // the user opened in its terminal meanwhile).
+    let at_prompt = hub.store().agent(&agent).await.is_ok_and(|row| {
+        row.snapshot.state != State::Dead
+            && row
+                .snapshot
+                .attention
+                .is_some_and(|a| a.need == Need::RateLimited)
+    });
+    let lifecycle = Lifecycle::of(&hub);
+    if !at_prompt {
+        tracing::info!(
+            agent,
+            "not continued after the reset: it is no longer where the limit left it"
+        );
+        return;
+    }
+    if let Err(e) = lifecycle.type_prompt(&agent, CONTINUE_PROMPT).await {
+        tracing::warn!(agent, error = %e, "cannot continue the agent after the reset");
+        lifecycle
+            .note(
+                &agent,
+                &format!("`{agent}` could not be continued after the usage limit reset: {e}."),
+            )
+            .await;
+        return;
+    }
+    tracing::info!(agent, "continued after the usage limit reset");
+    lifecycle
+        .note(
+            &agent,
+            &format!("`{agent}` was continued: the usage limit that stopped it reset."),
+        )
+        .await;
 }

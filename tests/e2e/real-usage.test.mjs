@@ -1,0 +1,134 @@
+// What a real agent costs and when the limits hit, from the real Claude Code CLI (pinned, from npm) as
+// ClawMux spawns it, signed in as a subscription account (a dummy token the scripted model accepts): the
+// model reports known usage and the account's limits in its answers' headers, as the API does. The figures
+// the sidebar shows in Chromium are the ones the model reported; the user's own status-line command still
+// prints in the agent's terminal; a 429 at the limit holds the agent as rate-limited (not an error) until
+// the reset, nothing reaches the model meanwhile, and, opted in, the agent is continued after the reset.
+
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ARTIFACTS, openBrowser, openUi, startHub, within } from './harness.mjs';
+import { bash, claudeBinary, limitHeaders, prepareHome, startModel, subscriptionEnv } from './real-claude.mjs';
+
+let claude;
+let browser;
+before(async () => {
+  claude = claudeBinary();
+  browser = await openBrowser();
+});
+after(async () => { await browser?.close(); });
+
+/** What each answer says it used. */
+const USED = { input_tokens: 1200, cache_creation_input_tokens: 300, cache_read_input_tokens: 45000, output_tokens: 321 };
+
+test('a real agent: its figures in the sidebar, the user\'s own line in its terminal, held at the limit and continued after it', async () => {
+  const now = Math.floor(Date.now() / 1000);
+  const fiveHour = [0.42, now + 3 * 3600];
+  const sevenDay = [0.17, now + 4 * 86400];
+  // Set when the model answers 429: the limit's reset (epoch s).
+  let limit = null;
+  const afterLimit = [];
+  const continued = [];
+  const model = await startModel(({ last }) => {
+    if (limit) afterLimit.push({ at: Date.now(), last });
+    if (/usage limit that stopped you has reset/.test(last)) {
+      continued.push(Date.now());
+      return bash("clawmux send --to user 'continued after the reset'", 'tell the user');
+    }
+    const msg = /\[MSG id:(msg-[0-9a-f]{8}) from:user\] (.*)/.exec(last);
+    if (msg && msg[2] === 'hit the limit' && !limit) {
+      limit = Math.floor(Date.now() / 1000) + 8;
+      return { rejected: limitHeaders([1, limit], sevenDay, 'rejected') };
+    }
+    if (msg) return bash(`clawmux send --to user --re ${msg[1]} 'heard: ${msg[2]}'`, 'answer the user');
+    return bash('clawmux wait', 'wait for the next message');
+  }, {
+    usage: USED,
+    headers: () => (limit && Date.now() / 1000 < limit ? limitHeaders([1, limit], sevenDay, 'rejected') : limitHeaders(fiveHour, sevenDay, 'allowed_warning')),
+  });
+  const hub = await startHub({ env: { CLAWMUX_CLAUDE: claude, ...subscriptionEnv(model.port), CLAWMUX_CONTINUE_GAP_MS: '1000' } });
+  const work = join(hub.dir, 'agents', 'sky');
+  mkdirSync(work, { recursive: true });
+  prepareHome(hub.dir, [work]);
+  // The user's own status line, in their Claude Code settings: it must still print in the terminal.
+  mkdirSync(join(hub.dir, '.claude'), { recursive: true });
+  writeFileSync(join(hub.dir, '.claude/settings.json'), JSON.stringify({
+    statusLine: { type: 'command', command: "cat >/dev/null; printf 'users-own-line ok'" },
+  }));
+  const ev = await hub.events();
+  /** A usage event of sky's at or after `mark` that satisfies `pred`. */
+  const usageOf = (mark, pred, ms) => ev.until((e) => ev.seen.indexOf(e) >= mark && e.type === 'usage' && e.usage.session_id === 'sky' && pred(e.usage), ms, 'sky\'s usage');
+  const { page, errors } = await openUi(browser, hub);
+  try {
+    let m = ev.mark();
+    await hub.api('POST', '/api/command', { command: 'spawn', name: 'sky', work_dir: work });
+    await ev.state('sky', 'idle', m, 90000);
+    await hub.api('POST', '/api/command', { command: 'usage_continue', session_id: 'sky', on: true });
+
+    // A first exchange: the answers report USED; the status line hands it over.
+    m = ev.mark();
+    await hub.api('POST', '/api/sessions/sky/messages', { text: 'hello' });
+    await ev.event('assistant_text', 'sky', m, (e) => e.text === 'heard: hello', 60000);
+    const usage = (await usageOf(m, (u) => u.context?.used === 46500, 60000)).usage;
+    // What the model reported, as Claude Code counts it: the context is the last request's input, cached or not.
+    assert.equal(usage.context.used, USED.input_tokens + USED.cache_creation_input_tokens + USED.cache_read_input_tokens);
+    assert.equal(usage.tokens.cache_read, USED.cache_read_input_tokens);
+    assert.equal(usage.tokens.cache_write, USED.cache_creation_input_tokens);
+    assert.ok(usage.tokens.output >= USED.output_tokens, JSON.stringify(usage.tokens));
+    assert.ok(usage.cost_usd > 0, 'Claude Code\'s estimate');
+    assert.equal(usage.continues, true);
+    const limits = (await ev.until((e) => e.type === 'limits' && e.account.limits.length === 2, 30000, 'the account\'s limits')).account.limits;
+    assert.deepEqual(limits.map((l) => [l.window, l.percent, l.resets_at]), [
+      ['five_hour', 42, fiveHour[1] * 1000], ['seven_day', 17, sevenDay[1] * 1000],
+    ]);
+    // The sidebar, in Chromium, shows the same figures, and the header the account's.
+    const latest = () => ev.seen.filter((e) => e.type === 'usage' && e.usage.session_id === 'sky').at(-1).usage;
+    await page.waitForFunction((line) => document.querySelector('[data-agent="sky"] .usage')?.textContent === line, latest().line, { timeout: 10000 });
+    assert.match(latest().line, new RegExp(`^${usage.context.percent}% · 47k/`));
+    await page.waitForFunction(() => /5-hour 42%/.test(document.querySelector('#limits')?.textContent ?? ''), null, { timeout: 10000 });
+    assert.match(await page.textContent('#limits'), /7-day 17%/);
+    // The user's own line is what the terminal shows at its foot.
+    await within((async () => {
+      for (;;) {
+        if (hub.tmux(['capture-pane', '-p', '-t', '=sky:']).includes('users-own-line ok')) return;
+        await new Promise((ok) => setTimeout(ok, 200));
+      }
+    })(), 20000, 'the user\'s own status line in the terminal');
+
+    // The limit: the next answer is a 429 at the 5-hour limit.
+    m = ev.mark();
+    await hub.api('POST', '/api/sessions/sky/messages', { text: 'hit the limit' });
+    const held = await usageOf(m, (u) => u.limited?.until === limit * 1000, 60000);
+    const status = await ev.until((e) => ev.seen.indexOf(e) >= m && e.type === 'session_status' && e.session_id === 'sky' && e.needs, 30000, 'the rate-limited status');
+    assert.equal(status.needs.need, 'rate_limited');
+    assert.match(status.needs.reason, /limit/);
+    assert.equal(held.usage.limited.continues_at, limit * 1000 + 2000);
+    await page.click('[data-agent="sky"]');
+    await page.waitForSelector('#chat-status.rate-limited', { timeout: 10000 });
+    assert.equal(await page.textContent('[data-agent="sky"] .label'), 'Rate-limited');
+    assert.match(await page.textContent('[data-agent="sky"] .usage'), /^Rate-limited until \d\d:\d\d, then continues$/);
+    assert.equal(await page.isChecked('#act-continue'), true);
+    await page.screenshot({ path: join(ARTIFACTS, 'usage-rate-limited.png') });
+
+    // After the reset, ClawMux continues it: the first request the model sees after the 429.
+    await within((async () => {
+      while (continued.length === 0) await new Promise((ok) => setTimeout(ok, 200));
+    })(), 60000, 'the continuation');
+    assert.equal(afterLimit.length, 1, 'nothing reached the model while it was held');
+    assert.ok(afterLimit[0].at >= limit * 1000, `continued at ${afterLimit[0].at}, before the reset ${limit * 1000}`);
+    await ev.event('assistant_text', 'sky', m, (e) => e.text === 'continued after the reset', 60000);
+    const note = await ev.until((e) => /was continued: the usage limit that stopped it reset/.test(JSON.stringify(e)), 10000, 'the continuation, recorded');
+    assert.ok(note);
+    // Working again, it is no longer held.
+    await usageOf(m, (u) => u.limited === null, 30000);
+    await page.waitForFunction(() => !document.querySelector('[data-agent="sky"]').dataset.limited, null, { timeout: 10000 });
+    assert.deepEqual(errors, []);
+  } finally {
+    await page.context().close();
+    ev.close();
+    hub.stop();
+    await model.close();
+  }
+});
