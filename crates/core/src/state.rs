@@ -117,6 +117,7 @@ impl Snapshot {
 /// What the sidebar shows for a snapshot.
 pub fn shown(s: &Snapshot) -> &'static str {
     match (&s.attention, s.state) {
+        (Some(a), _) if a.need == crate::Need::RateLimited => "Rate-limited",
         (Some(_), _) => "Needs you",
         (None, State::Starting) => "Starting",
         (None, State::Idle) => "Idle",

@@ -130,6 +130,9 @@ mod tests {
         p.saw(&Event::WaitDisconnected, &failed(Need::RateLimited));
         assert!(p.needs_user, "a reminder would only hit the limit again");
         p.saw(&Event::WaitDisconnected, &failed(Need::Error));
-        assert!(!p.needs_user, "after an API error, a reminder brings it back");
+        assert!(
+            !p.needs_user,
+            "after an API error, a reminder brings it back"
+        );
     }
 }
