@@ -272,6 +272,15 @@ impl Sample {
             || self.limits != earlier.limits
     }
 
+    /// Whether the context filled past `threshold` percent between `earlier` and `self` (it was below, or
+    /// unknown, and is at or above now): the moment to tell the user that auto-compaction nears. A context
+    /// that shrank (compacted, a new session) and fills again crosses again. A threshold of 0 is off.
+    pub fn context_crossed(&self, earlier: Option<&Sample>, threshold: u8) -> bool {
+        let before = earlier.and_then(|e| e.context).map_or(0, |c| c.percent);
+        let now = self.context.map_or(0, |c| c.percent);
+        threshold > 0 && before < threshold && now >= threshold
+    }
+
     /// The sidebar's line: `48% · 96k/200k · $1.20` (what is known of it).
     pub fn line(&self) -> String {
         let mut parts = Vec::new();
@@ -482,5 +491,28 @@ mod tests {
             ),
             Some(Millis(hour))
         );
+    }
+
+    #[test]
+    fn the_context_crosses_a_threshold_once_per_filling() {
+        let at = |percent: u8| Sample {
+            at: Millis(0),
+            model: None,
+            context: Some(Context {
+                used: u64::from(percent) * 2_000,
+                size: 200_000,
+                percent,
+            }),
+            tokens: Tokens::default(),
+            cost_usd: None,
+            limits: Vec::new(),
+        };
+        assert!(at(81).context_crossed(Some(&at(79)), 80));
+        assert!(at(80).context_crossed(None, 80));
+        assert!(!at(85).context_crossed(Some(&at(81)), 80), "once");
+        assert!(!at(79).context_crossed(Some(&at(10)), 80));
+        // Compacted, then filled again: told again.
+        assert!(at(90).context_crossed(Some(&at(20)), 80));
+        assert!(!at(90).context_crossed(Some(&at(20)), 0), "off");
     }
 }

@@ -178,6 +178,9 @@ pub struct Options {
     /// Between two agents continued after the same usage-limit reset, so that they do not all start again
     /// in the same second (`CLAWMUX_CONTINUE_GAP_MS`, default 20 s).
     pub continue_gap: Duration,
+    /// How full an agent's context may get before the user is told auto-compaction nears, in percent
+    /// (`CLAWMUX_CONTEXT_NOTICE_PERCENT`, default 80; 0 is off).
+    pub context_notice: u8,
 }
 
 impl Options {
@@ -214,6 +217,11 @@ impl Options {
                 .filter(|u| !u.is_empty()),
             second_opinion_after: ms("CLAWMUX_SECOND_OPINION_MS", 5_000),
             continue_gap: ms("CLAWMUX_CONTINUE_GAP_MS", 20_000),
+            context_notice: std::env::var("CLAWMUX_CONTEXT_NOTICE_PERCENT")
+                .ok()
+                .and_then(|v| v.trim().parse().ok())
+                .filter(|p| *p <= 100)
+                .unwrap_or(80),
         }
     }
 }

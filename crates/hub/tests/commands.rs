@@ -165,6 +165,17 @@ fn every_command_runs_through_dispatch() {
         assert_eq!(figures["account"]["limits"], json!([]), "an API key has no limit windows");
         assert_eq!(refused(json!({"command": "usage", "days": 0})).await, Code::BadQuery);
         assert_eq!(refused(json!({"command": "usage", "offset_minutes": 5000})).await, Code::BadQuery);
+        // Past the context threshold (80 % by default) the user is told once that auto-compaction nears.
+        let notes = |history: serde_json::Value| history.to_string().matches("compacts it by itself").count();
+        let mut fuller = payload.clone();
+        fuller["context_window"]["used_percentage"] = json!(85);
+        fuller["context_window"]["current_usage"]["input_tokens"] = json!(170_000);
+        usage.report("sky", fuller.to_string().as_bytes()).await.unwrap();
+        fuller["context_window"]["used_percentage"] = json!(90);
+        usage.report("sky", fuller.to_string().as_bytes()).await.unwrap();
+        let history = run(&hub, command(json!({"command": "history", "session_id": "sky"}))).await.unwrap();
+        assert_eq!(notes(history.clone()), 1, "{history}");
+        assert!(history.to_string().contains("context is 85% full (170k of 200k tokens)"), "{history}");
         // Continue after a reset: kept for the agent; an unknown agent is refused.
         let on = json!({"command": "usage_continue", "session_id": "sky", "on": true});
         assert_eq!(run(&hub, command(on)).await.unwrap(), json!({}));

@@ -26,6 +26,8 @@ pub struct Recorded {
     pub account: Option<Account>,
     /// Agents held by the limit whose reset the new figures moved, with their new plans.
     pub held: Vec<(AgentUsage, Option<Plan>)>,
+    /// The agent's sample before this one (what a threshold is crossed from).
+    pub earlier: Option<Sample>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -211,7 +213,10 @@ impl Figures {
             _ => Some(delta(before, &sample)),
         };
         let limited = s.agents.get(agent).and_then(|(_, l)| *l);
-        s.agents.insert(agent.to_owned(), (sample.clone(), limited));
+        let earlier = s
+            .agents
+            .insert(agent.to_owned(), (sample.clone(), limited))
+            .map(|(e, _)| e);
         // The limit's figures often come just after Claude Code said it stopped: the reset is known now.
         let mut held = Vec::new();
         if account_moved {
@@ -237,6 +242,7 @@ impl Figures {
             keep,
             account: account_moved.then(|| s.account()),
             held,
+            earlier,
         }
     }
 

@@ -18,7 +18,7 @@ pub mod bridge;
 pub mod figures;
 pub mod resume;
 
-use clawmux_core::usage::{Sample, UsageError};
+use clawmux_core::usage::{short, Sample, UsageError};
 use clawmux_core::wire::Code;
 use clawmux_core::{Millis, Need, State};
 use clawmux_store::DayUsage;
@@ -72,7 +72,27 @@ impl Usage<'_> {
         let json = serde_json::to_string(&sample)
             .map_err(|e| HubError::new(Code::Internal, e.to_string()))?;
         let at = sample.at;
+        let threshold = self.hub.options().context_notice;
         let recorded = self.hub.figures().record(agent, sample, self.gap());
+        let crossed = recorded
+            .agent
+            .sample
+            .context_crossed(recorded.earlier.as_ref(), threshold);
+        if let (true, Some(c)) = (crossed, recorded.agent.sample.context) {
+            Lifecycle::of(self.hub)
+                .note(
+                    agent,
+                    &format!(
+                        "`{agent}`'s context is {}% full ({} of {} tokens): Claude Code compacts it \
+                         by itself near the limit, summarising what came before. To choose what is \
+                         kept, ask it to wrap up or run /compact in its terminal.",
+                        c.percent,
+                        short(c.used),
+                        short(c.size)
+                    ),
+                )
+                .await;
+        }
         if let Some(delta) = recorded.keep {
             self.hub
                 .store()
