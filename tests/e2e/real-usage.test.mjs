@@ -25,9 +25,11 @@ const USED = { input_tokens: 1200, cache_creation_input_tokens: 300, cache_read_
 
 test('a real agent: its figures in the sidebar, the user\'s own line in its terminal, held at the limit and continued after it', async () => {
   const now = Math.floor(Date.now() / 1000);
-  const fiveHour = [0.42, now + 3 * 3600];
+  // The 5-hour window resets soon after the test's start: the agent hits its limit before that, and is
+  // continued after it. The 429 says the same reset as every answer before it, as the API does.
+  const fiveHour = [0.42, now + 50];
   const sevenDay = [0.17, now + 4 * 86400];
-  // Set when the model answers 429: the limit's reset (epoch s).
+  // Set when the model answers 429 at the limit: the window's reset (epoch s).
   let limit = null;
   const afterLimit = [];
   const continued = [];
@@ -39,7 +41,7 @@ test('a real agent: its figures in the sidebar, the user\'s own line in its term
     }
     const msg = /\[MSG id:(msg-[0-9a-f]{8}) from:user\] (.*)/.exec(last);
     if (msg && msg[2] === 'hit the limit' && !limit) {
-      limit = Math.floor(Date.now() / 1000) + 8;
+      limit = fiveHour[1];
       return { rejected: limitHeaders([1, limit], sevenDay, 'rejected') };
     }
     if (msg) return bash(`clawmux send --to user --re ${msg[1]} 'heard: ${msg[2]}'`, 'answer the user');
@@ -59,19 +61,27 @@ test('a real agent: its figures in the sidebar, the user\'s own line in its term
   }));
   const ev = await hub.events();
   /** A usage event of sky's at or after `mark` that satisfies `pred`. */
-  const usageOf = (mark, pred, ms) => ev.until((e) => ev.seen.indexOf(e) >= mark && e.type === 'usage' && e.usage.session_id === 'sky' && pred(e.usage), ms, 'sky\'s usage');
+  const usageOf = (mark, pred, ms, what) => ev.until((e) => ev.seen.indexOf(e) >= mark && e.type === 'usage' && e.usage.session_id === 'sky' && pred(e.usage), ms, `sky's usage: ${what}`);
   const { page, errors } = await openUi(browser, hub);
   try {
     let m = ev.mark();
     await hub.api('POST', '/api/command', { command: 'spawn', name: 'sky', work_dir: work });
     await ev.state('sky', 'idle', m, 90000);
-    await hub.api('POST', '/api/command', { command: 'usage_continue', session_id: 'sky', on: true });
+
+    // Opted in to continue after a limit, from the agent's header.
+    await page.click('[data-agent="sky"]');
+    await page.check('#act-continue');
+    await within((async () => {
+      while (!(await hub.api('POST', '/api/command', { command: 'usage' })).agents.some((a) => a.session_id === 'sky' && a.continues)) {
+        await new Promise((ok) => setTimeout(ok, 100));
+      }
+    })(), 10000, 'the choice, kept');
 
     // A first exchange: the answers report USED; the status line hands it over.
     m = ev.mark();
     await hub.api('POST', '/api/sessions/sky/messages', { text: 'hello' });
     await ev.event('assistant_text', 'sky', m, (e) => e.text === 'heard: hello', 60000);
-    const usage = (await usageOf(m, (u) => u.context?.used === 46500, 60000)).usage;
+    const usage = (await usageOf(m, (u) => u.context?.used === 46500, 60000, 'the figures the model reported')).usage;
     // What the model reported, as Claude Code counts it: the context is the last request's input, cached or not.
     assert.equal(usage.context.used, USED.input_tokens + USED.cache_creation_input_tokens + USED.cache_read_input_tokens);
     assert.equal(usage.tokens.cache_read, USED.cache_read_input_tokens);
@@ -100,12 +110,11 @@ test('a real agent: its figures in the sidebar, the user\'s own line in its term
     // The limit: the next answer is a 429 at the 5-hour limit.
     m = ev.mark();
     await hub.api('POST', '/api/sessions/sky/messages', { text: 'hit the limit' });
-    const held = await usageOf(m, (u) => u.limited?.until === limit * 1000, 60000);
+    const held = await usageOf(m, (u) => u.limited?.until === limit * 1000, 60000, 'held until the reset');
     const status = await ev.until((e) => ev.seen.indexOf(e) >= m && e.type === 'session_status' && e.session_id === 'sky' && e.needs, 30000, 'the rate-limited status');
     assert.equal(status.needs.need, 'rate_limited');
     assert.match(status.needs.reason, /limit/);
     assert.equal(held.usage.limited.continues_at, limit * 1000 + 2000);
-    await page.click('[data-agent="sky"]');
     await page.waitForSelector('#chat-status.rate-limited', { timeout: 10000 });
     assert.equal(await page.textContent('[data-agent="sky"] .label'), 'Rate-limited');
     assert.match(await page.textContent('[data-agent="sky"] .usage'), /^Rate-limited until \d\d:\d\d, then continues$/);
@@ -124,7 +133,7 @@ test('a real agent: its figures in the sidebar, the user\'s own line in its term
     const note = await ev.until((e) => /was continued: the usage limit that stopped it reset/.test(JSON.stringify(e)), 10000, 'the continuation, recorded');
     assert.ok(note);
     // Working again, it is no longer held.
-    await usageOf(m, (u) => u.limited === null, 30000);
+    await usageOf(m, (u) => u.limited === null, 30000, 'freed');
     await page.waitForFunction(() => !document.querySelector('[data-agent="sky"]').dataset.limited, null, { timeout: 10000 });
     assert.deepEqual(errors, []);
   } finally {

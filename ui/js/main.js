@@ -22,6 +22,7 @@ import { SpawnForm } from './spawn.js';
 import { TerminalPanel } from './terminal-panel.js';
 import { TerminateAsk } from './terminate.js';
 import { limitLines } from './usage.js';
+import { UsageView } from './usage-view.js';
 import { MessageStore } from './store.js';
 import { VoicePanel } from './voice-panel.js';
 
@@ -42,6 +43,7 @@ let terminal;
 let explanation;
 let changes;
 let terminating;
+let usageView;
 
 function onConnection(state) {
   const badge = $('connection');
@@ -122,6 +124,7 @@ function onEvent(e) {
       break;
     case UiEvent.USAGE:
       upsertSession({ session_id: e.usage.session_id, usage: e.usage });
+      usageView?.changed();
       break;
     case UiEvent.LIMITS:
       showLimits(e.account);
@@ -333,6 +336,7 @@ function start() {
   terminal = new TerminalPanel(backend);
   explanation = new ExplainPanel(backend);
   terminating = new TerminateAsk(backend, notice);
+  usageView = new UsageView(backend);
   changes = new ChangesPanel(backend, { send: (agent, text) => outbox.send(agent, text) });
   requests = new RequestCard(backend, { openTerminal: () => terminal.setOpen(true) });
   wireChat();
@@ -340,7 +344,7 @@ function start() {
   $('welcome-try-demo').addEventListener('click', startDemo);
   Promise.resolve(backend.connect()).catch((e) => fatal(e.message ?? String(e)));
   // For tests and debugging: the live objects, read-only in spirit.
-  window.clawmux = { backend, store, conversations, terminal, explanation, changes, speaker: voice.speaker, listener: voice.listener };
+  window.clawmux = { backend, store, conversations, terminal, explanation, changes, usageView, speaker: voice.speaker, listener: voice.listener };
 }
 
 start();

@@ -58,3 +58,37 @@ export function limitLines(account, now = Date.now()) {
     return { window: l.window, text, level };
   });
 }
+
+/** What the usage view can chart: US dollars (Claude Code's estimate) or tokens (in and out). */
+export const METRICS = Object.freeze({
+  cost: { label: 'Cost (US$, Claude Code\'s estimate)', of: (d) => d.cost, words: (v) => `$${v.toFixed(2)}` },
+  tokens: { label: 'Tokens (in + out)', of: (d) => d.input + d.output, words: (v) => short(Math.round(v)) },
+});
+
+/** `YYYY-MM-DD` of `ms` in the user's time zone. */
+function dayOf(ms) {
+  const d = new Date(ms);
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+}
+
+/**
+ * The usage command's `days` rows shaped for a chart of the last `count` days up to `now`: `days` (each
+ * `YYYY-MM-DD`, oldest first, empty days included), `agents` (the names, the biggest user first), `values`
+ * (per agent, its value on each day) and `totals` (per agent, over the period), for `metric`.
+ */
+export function history(rows, count, metric, now = Date.now()) {
+  const of = METRICS[metric].of;
+  const days = [];
+  for (let i = count - 1; i >= 0; i -= 1) days.push(dayOf(now - i * 86_400_000));
+  const index = new Map(days.map((d, i) => [d, i]));
+  const values = new Map();
+  for (const r of rows) {
+    const i = index.get(r.day);
+    if (i === undefined) continue;
+    if (!values.has(r.agent)) values.set(r.agent, new Array(days.length).fill(0));
+    values.get(r.agent)[i] += of(r);
+  }
+  const totals = new Map([...values].map(([a, v]) => [a, v.reduce((s, x) => s + x, 0)]));
+  const agents = [...values.keys()].sort((a, b) => totals.get(b) - totals.get(a) || a.localeCompare(b));
+  return { days, agents, values: agents.map((a) => values.get(a)), totals: agents.map((a) => totals.get(a)) };
+}

@@ -276,20 +276,26 @@ impl Figures {
         s.view(agent)
     }
 
-    /// Opts `agent` in or out of being continued after a reset; a held agent is planned (or not) now.
+    /// Opts `agent` in or out of being continued after a reset, at `now`; a held agent is planned (or not)
+    /// now. An agent with no figures yet gets empty ones, so the choice shows.
     pub fn set_continue(
         &self,
         agent: &str,
         on: bool,
+        now: Millis,
         gap: Millis,
-    ) -> (Option<AgentUsage>, Option<Plan>) {
+    ) -> (AgentUsage, Option<Plan>) {
         let mut s = self.state();
         s.resumes.set(agent, on);
+        s.agents
+            .entry(agent.to_owned())
+            .or_insert_with(|| (empty(now), None));
         let plan = match s.agents.get(agent).and_then(|(_, l)| *l) {
             Some(l) => s.hold(agent, l.since, l.until, gap),
             None => None,
         };
-        (s.view(agent), plan)
+        let (sample, limited) = s.agents.get(agent).cloned().unwrap_or((empty(now), None));
+        (s.view_of(agent, &sample, limited), plan)
     }
 
     /// The time of plan `generation` of `agent`'s came at `now`: what to do. A plan of an agent no
@@ -487,8 +493,12 @@ mod tests {
         let f = Figures::default();
         f.record("sky", sample(0, 0.1, 1, Some((90.0, 2 * HOUR))), GAP);
         f.record("moon", sample(0, 0.1, 1, None), GAP);
-        f.set_continue("sky", true, GAP);
-        assert!(f.set_continue("moon", true, GAP).0.unwrap().continues);
+        f.set_continue("sky", true, Millis(0), GAP);
+        assert!(f.set_continue("moon", true, Millis(0), GAP).0.continues);
+        // An agent with no figures yet: the choice shows all the same.
+        let star = f.set_continue("star", true, Millis(7), GAP).0;
+        assert!(star.continues && star.line.is_empty() && star.limited.is_none());
+        assert!(!f.set_continue("star", false, Millis(8), GAP).0.continues);
         // Stopped before the figures show the window full: held until the soonest reset known.
         let (sky, plan) = f.limited("sky", Millis(HOUR), GAP);
         let plan = plan.unwrap();

@@ -136,10 +136,11 @@ impl Usage<'_> {
     pub async fn set_continue(&self, agent: &str, on: bool) -> Result<(), HubError> {
         self.hub.live(agent)?;
         self.hub.store().set_usage_continue(agent, on).await?;
-        let (usage, plan) = self.hub.figures().set_continue(agent, on, self.gap());
-        if let Some(usage) = usage {
-            self.held(usage, plan);
-        }
+        let (usage, plan) = self
+            .hub
+            .figures()
+            .set_continue(agent, on, now(), self.gap());
+        self.held(usage, plan);
         Ok(())
     }
 
