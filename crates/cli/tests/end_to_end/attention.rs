@@ -71,11 +71,20 @@ fn needs_you_is_sticky_ends_with_its_tool_and_replays_from_the_export() {
     feed.until(SECS5, |v| needs_is(v, "sky", None))
         .expect("the tool's end ends the wait");
 
-    hub.hook("sky", json!({"hook_event_name": "StopFailure", "error": "rate_limit", "error_details": "429 Too Many Requests"}));
+    hub.hook("sky", json!({"hook_event_name": "StopFailure", "error": "server_error", "error_details": "500 Internal Server Error"}));
     let ev = feed
         .until(SECS5, |v| needs_is(v, "sky", Some("error")))
         .expect("error mark");
-    assert_eq!(ev["needs"]["reason"], "rate_limit: 429 Too Many Requests");
+    assert_eq!(
+        ev["needs"]["reason"],
+        "server_error: 500 Internal Server Error"
+    );
+    // The usage limit is a mark of its own, in Claude Code's words.
+    hub.hook("sky", json!({"hook_event_name": "StopFailure", "error": "rate_limit", "error_details": "You've hit your 5-hour limit"}));
+    let ev = feed
+        .until(SECS5, |v| needs_is(v, "sky", Some("rate_limited")))
+        .expect("rate-limited mark");
+    assert_eq!(ev["needs"]["reason"], "You've hit your 5-hour limit");
 
     let suppressed = decisions(&hub, "sky")
         .into_iter()
@@ -93,7 +102,7 @@ fn needs_you_is_sticky_ends_with_its_tool_and_replays_from_the_export() {
         std::fs::write(&case, format!("{exported}{{\"expect\":{expect}}}\n")).unwrap();
         Command::new(BIN).arg("replay").arg(&case).output().unwrap()
     };
-    let ok = replay(r#"{"state":"starting","needs":"error"}"#);
+    let ok = replay(r#"{"state":"starting","needs":"rate_limited"}"#);
     assert!(
         ok.status.success(),
         "{}",
