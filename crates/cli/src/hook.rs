@@ -119,7 +119,7 @@ pub fn observe(data_dir: Option<&std::path::Path>) -> ExitCode {
 
 /// The hub an observed hook reports to: the one whose socket is in the data folder (reporting needs no
 /// token there). `None` when no hub runs there: nothing to report to.
-fn observed_hub(data_dir: &Path) -> Option<HubAddr> {
+pub(crate) fn observed_hub(data_dir: &Path) -> Option<HubAddr> {
     let socket = clawmux_hub::http::local::socket_path(data_dir);
     socket.exists().then_some(HubAddr {
         port: 0,

@@ -6,10 +6,16 @@
 //! install added (a command hook running `<clawmux> hook observe`) and the groups and event keys that only
 //! held them. A file that is not a JSON object, or whose `hooks` is not one, is refused unchanged. The new
 //! file is written beside the old one and renamed over it, so a crash leaves one or the other, never half.
+//!
+//! The status line is the observed sessions' bridge (`clawmux statusline --observe`), which reports what
+//! each session costs and chains the user's own status-line command: install puts the bridge in place of
+//! their command and keeps that command in the bridge's own (`--then`), uninstall puts it back exactly (or
+//! removes the `statusLine` install added). A `statusLine` that is not a command is left alone.
 
 use std::path::{Path, PathBuf};
 
 use clawmux_core::HookEvent;
+use clawmux_hub::usage::bridge::{observed_chain, observed_command};
 use serde_json::{json, Map, Value};
 
 /// The events an observed session reports: those with a rule for observed sessions.
@@ -153,6 +159,64 @@ pub fn install_into(
     Ok(added)
 }
 
+/// Puts the observed sessions' bridge in the status line of `settings`, chaining the user's command;
+/// returns false when it was there already, or the status line is not a command.
+pub fn install_status_line(
+    settings: &mut Map<String, Value>,
+    clawmux: &Path,
+    data_dir: Option<&Path>,
+) -> bool {
+    match settings.get_mut("statusLine") {
+        None => {
+            settings.insert(
+                "statusLine".into(),
+                json!({"type": "command", "command": observed_command(clawmux, data_dir, None), "padding": 0}),
+            );
+            true
+        }
+        Some(Value::Object(line))
+            if line.get("type").and_then(Value::as_str) == Some("command") =>
+        {
+            let Some(theirs) = line.get("command").and_then(Value::as_str) else {
+                return false;
+            };
+            if observed_chain(theirs).is_some() {
+                return false;
+            }
+            let bridge = observed_command(clawmux, data_dir, Some(theirs));
+            line.insert("command".into(), json!(bridge));
+            true
+        }
+        Some(_) => false,
+    }
+}
+
+/// Takes the observed sessions' bridge out of the status line of `settings`: the user's command back, or
+/// no status line if there was none. Whether it was there.
+pub fn uninstall_status_line(settings: &mut Map<String, Value>) -> bool {
+    let chained = settings
+        .get("statusLine")
+        .and_then(|l| l.get("command"))
+        .and_then(Value::as_str)
+        .and_then(observed_chain);
+    match chained {
+        None => false,
+        Some(Some(theirs)) => {
+            if let Some(line) = settings
+                .get_mut("statusLine")
+                .and_then(Value::as_object_mut)
+            {
+                line.insert("command".into(), json!(theirs));
+            }
+            true
+        }
+        Some(None) => {
+            settings.shift_remove("statusLine");
+            true
+        }
+    }
+}
+
 /// Removes our hooks from `settings`; returns how many entries were removed.
 pub fn uninstall_from(settings: &mut Map<String, Value>, path: &Path) -> Result<usize, String> {
     if !settings.contains_key("hooks") {
@@ -189,10 +253,11 @@ pub fn install(settings: Option<&Path>, data_dir: Option<&Path>) -> Result<(), S
     };
     let clawmux = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
     let mut doc = read(&path)?;
-    if install_into(&mut doc, &hook_command(&clawmux, data_dir), &path)? {
+    let hooks = install_into(&mut doc, &hook_command(&clawmux, data_dir), &path)?;
+    if install_status_line(&mut doc, &clawmux, data_dir) | hooks {
         write(&path, &doc)?;
         println!(
-            "ClawMux's hooks are in {}. Claude Code sessions started from now on show in ClawMux as observed.",
+            "ClawMux's hooks and status line are in {}. Claude Code sessions started from now on show in ClawMux as observed, with what they cost (your own status line still prints).",
             path.display()
         );
     } else {
@@ -209,7 +274,8 @@ pub fn uninstall(settings: Option<&Path>) -> Result<(), String> {
     };
     let mut doc = read(&path)?;
     let removed = uninstall_from(&mut doc, &path)?;
-    if removed > 0 {
+    let line = uninstall_status_line(&mut doc);
+    if removed > 0 || line {
         write(&path, &doc)?;
     }
     println!("Removed {removed} ClawMux hook(s) from {}.", path.display());
@@ -261,6 +327,48 @@ mod tests {
         );
         assert_eq!(doc, original);
         assert_eq!(uninstall_from(&mut doc, p).unwrap(), 0);
+    }
+
+    #[test]
+    fn the_status_line_chains_the_users_and_uninstall_puts_it_back_exactly() {
+        let clawmux = Path::new("/usr/bin/clawmux");
+        for user in [
+            r#"{"model":"opus","statusLine":{"type":"command","command":"bash -c 'echo \"$(pwd)\"'","padding":2}}"#,
+            r#"{"model":"opus"}"#,
+            "{}",
+        ] {
+            let original: Map<String, Value> = serde_json::from_str(user).unwrap();
+            let mut doc = original.clone();
+            assert!(install_status_line(
+                &mut doc,
+                clawmux,
+                Some(Path::new("/d"))
+            ));
+            assert!(
+                !install_status_line(&mut doc, clawmux, None),
+                "twice adds nothing"
+            );
+            let cmd = doc["statusLine"]["command"].as_str().unwrap();
+            assert!(
+                cmd.starts_with("'/usr/bin/clawmux' statusline --observe --data-dir '/d'"),
+                "{cmd}"
+            );
+            assert_eq!(
+                observed_chain(cmd).unwrap(),
+                original
+                    .get("statusLine")
+                    .map(|l| l["command"].as_str().unwrap().to_owned())
+            );
+            assert!(uninstall_status_line(&mut doc));
+            assert_eq!(doc, original, "{user}");
+            assert!(!uninstall_status_line(&mut doc));
+        }
+        // A status line that is not a command is the user's business.
+        let mut other: Map<String, Value> =
+            serde_json::from_str(r#"{"statusLine":{"type":"static","text":"hi"}}"#).unwrap();
+        let before = other.clone();
+        assert!(!install_status_line(&mut other, clawmux, None));
+        assert_eq!(other, before);
     }
 
     #[test]

@@ -87,6 +87,13 @@ enum Command {
         /// The user's own status-line command, run with the same payload; its line is the one printed.
         #[arg(long)]
         then: Option<String>,
+        /// A session ClawMux did not start (set by `clawmux hooks install`): it reports to the hub of the
+        /// data folder, by its Claude Code session id.
+        #[arg(long)]
+        observe: bool,
+        /// The hub's data folder an observed session reports to (default: ~/.clawmux).
+        #[arg(long)]
+        data_dir: Option<PathBuf>,
     },
     /// What each agent has used and costs, how full its context is, the account's limits, and the use per
     /// day.
@@ -348,7 +355,14 @@ fn main() -> ExitCode {
         Command::Send { to, text, re } => send::run(&to, text.as_deref(), re.as_deref()),
         // A hook's exit code is its answer to Claude Code.
         Command::Hook { hook } => return run_hook(hook),
-        Command::Statusline { then } => return usage::statusline(then.as_deref()),
+        Command::Statusline {
+            then,
+            observe,
+            data_dir,
+        } => {
+            let observed = observe.then_some(data_dir.as_deref());
+            return usage::statusline(then.as_deref(), observed);
+        }
         Command::Usage { json, days, hub } => usage::usage(&hub, json, days),
         Command::Hooks {
             command: HooksCommand::Install { settings, data_dir },

@@ -9,7 +9,7 @@
 //! day.
 
 use std::io::{Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -20,7 +20,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::client::Client;
-use crate::env::{AgentEnv, HubArgs};
+use crate::env::{AgentEnv, HubAddr, HubArgs};
 
 /// The payload must have arrived by then.
 const STDIN_WAIT: Duration = Duration::from_millis(15);
@@ -107,22 +107,53 @@ fn chained(command: &str, payload: &[u8], deadline: Instant) -> Option<Vec<u8>> 
     }
 }
 
-/// `clawmux statusline [--then COMMAND]`.
-pub fn statusline(then: Option<&str>) -> ExitCode {
+/// Where an observed session is reported, and its last good line kept: the hub of the data folder, by the
+/// payload's Claude Code session id (letters, digits, - and _), under `<data dir>/observed/` (in the 0700 data folder).
+fn observed(data_dir: Option<&Path>, payload: &[u8]) -> Option<(HubAddr, PathBuf)> {
+    let data_dir = data_dir.map_or_else(clawmux_hub::config::default_data_dir, Path::to_owned);
+    let hub = crate::hook::observed_hub(&data_dir)?;
+    let value: serde_json::Value = serde_json::from_slice(payload).ok()?;
+    let session = value.get("session_id")?.as_str()?;
+    let fine = !session.is_empty()
+        && session.len() <= 128
+        && session
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    fine.then(|| {
+        (
+            hub,
+            data_dir
+                .join("observed")
+                .join(format!("{session}.statusline")),
+        )
+    })
+}
+
+/// `clawmux statusline [--then COMMAND] [--observe [--data-dir DIR]]`: `observe` is `Some` for a session
+/// ClawMux did not start, with the data folder named, if one was.
+pub fn statusline(then: Option<&str>, observe: Option<Option<&Path>>) -> ExitCode {
     let started = Instant::now();
     let payload = payload(started);
-    let env = AgentEnv::load().ok().flatten();
-    let report = env.clone().filter(|_| !payload.is_empty()).map(|env| {
+    // An agent ClawMux started is itself, whatever its settings say; else an observed session, if set so.
+    let (hub, session, last) = match AgentEnv::load().ok().flatten() {
+        Some(env) => {
+            let last = last_line_file(&env);
+            (Some(env.hub), Some(env.session), Some(last))
+        }
+        None => match observe.and_then(|dir| observed(dir, &payload)) {
+            Some((hub, last)) => (Some(hub), None, Some(last)),
+            None => (None, None, None),
+        },
+    };
+    let report = hub.filter(|_| !payload.is_empty()).map(|hub| {
         let payload = payload.clone();
         std::thread::spawn(move || {
             // Whatever the hub says, the line is printed: its errors are its own log's business.
-            let _ =
-                Client::new(&env.hub, HUB_WAIT).post("/api/usage", Some(&env.session), &payload);
+            let _ = Client::new(&hub, HUB_WAIT).post("/api/usage", session.as_deref(), &payload);
         })
     });
     let line = match then {
         Some(command) => {
-            let last = env.as_ref().map(last_line_file);
             match chained(command, &payload, started + CHAIN_WAIT) {
                 Some(out) => {
                     if let Some(last) = &last {

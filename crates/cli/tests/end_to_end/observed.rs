@@ -56,7 +56,7 @@ fn observed_sessions_through_installed_hooks() {
     let mut feed = hub.feed(None);
     let settings = hub.dir.path().join("claude/settings.json");
     std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
-    let users = r#"{"model":"opus","hooks":{"Stop":[{"hooks":[{"type":"command","command":"/usr/local/bin/my-stop"}]}]}}"#;
+    let users = r#"{"model":"opus","hooks":{"Stop":[{"hooks":[{"type":"command","command":"/usr/local/bin/my-stop"}]}]},"statusLine":{"type":"command","command":"cat >/dev/null; echo \"my line\"","padding":1}}"#;
     std::fs::write(&settings, users).unwrap();
 
     let install = Command::new(BIN)
@@ -120,6 +120,44 @@ fn observed_sessions_through_installed_hooks() {
     ));
     times.push(hook("Stop", json!({})));
     feed.state("my-app-1a2b3c4d", "idle", SECS5);
+
+    // The status line is the observed bridge now: the user's own line still prints, and what the session
+    // costs reaches the window under its name.
+    let line_command = installed["statusLine"]["command"].as_str().unwrap();
+    assert_eq!(installed["statusLine"]["padding"], 1);
+    let status_line = |payload: &Value| {
+        let mut child = Command::new("sh")
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", hub.dir.path())
+            .args(["-c", line_command])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(payload.to_string().as_bytes()).unwrap();
+        drop(stdin);
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let mut usage = base.clone();
+    usage["model"] = json!({"display_name": "Opus 5.5"});
+    usage["cost"] = json!({"total_cost_usd": 0.42});
+    usage["context_window"] = json!({"context_window_size": 200_000, "used_percentage": 12,
+        "current_usage": {"input_tokens": 24_000}, "total_input_tokens": 24_000, "total_output_tokens": 900});
+    assert_eq!(status_line(&usage), "my line\n");
+    let ev = feed
+        .until(SECS5, |v| v["type"] == "usage")
+        .expect("the observed session's figures");
+    assert_eq!(ev["usage"]["session_id"], "my-app-1a2b3c4d");
+    assert_eq!(ev["usage"]["line"], "12% · 24k/200k · $0.42");
+    // A session the hub does not know yet: the line all the same, and nothing recorded.
+    let mut stranger = usage.clone();
+    stranger["session_id"] = json!("not-seen-yet");
+    assert_eq!(status_line(&stranger), "my line\n");
+    assert_eq!(hub.get("/api/sessions").1.as_array().unwrap().len(), 1);
     times.sort();
     eprintln!(
         "installed hook (process + request), p50 {} ms, max {} ms",

@@ -218,15 +218,21 @@ pub(super) async fn tool_status(
 }
 
 /// `POST /api/usage`: a status-line payload of the agent the `ClawMux-Session` header names (`clawmux
-/// statusline`); answers the agent's figures.
+/// statusline`), or without it of the observed session the payload's `session_id` names (`clawmux
+/// statusline --observe`); answers the agent's figures.
 pub(super) async fn usage(
     State(hub): State<Hub>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, HubError> {
-    let agent = required_session(&headers)?;
+    let agent = session_header(&headers)?;
     let body = body_bytes(body)?;
-    Ok(Json(Usage::of(&hub).report(&agent, &body).await?).into_response())
+    let usage = Usage::of(&hub);
+    let figures = match agent {
+        Some(agent) => usage.report(&agent, &body).await?,
+        None => usage.report_observed(&body).await?,
+    };
+    Ok(Json(figures).into_response())
 }
 
 /// `POST /api/hooks/permission`: held open until the user answers the request from the app.

@@ -6,6 +6,10 @@
 //! folder's `.claude/settings.local.json`, its `.claude/settings.json`, then the user's
 //! `$CLAUDE_CONFIG_DIR/settings.json` (else `~/.claude/settings.json`). The agent's own settings (given
 //! with `--settings`) would hide it, so it is read here, when the agent starts.
+//!
+//! Sessions ClawMux did not start get the bridge through `clawmux hooks install`, in the user's own
+//! settings: `clawmux statusline --observe`, chaining the command that was there (`--then`), so that
+//! uninstall can put it back exactly. The rules for that command are here too, beside the one that reads it.
 
 use std::path::{Path, PathBuf};
 
@@ -37,17 +41,84 @@ fn command_in(file: &Path) -> Option<String> {
         .map(str::to_owned)
 }
 
-/// The user's own status-line command for an agent working in `work_dir`, if they have one. A command
-/// that is ClawMux's own bridge is not chained (it would run itself).
+/// The user's own status-line command for an agent working in `work_dir`, if they have one. ClawMux's own
+/// bridge is not chained (it would run itself); the observed sessions' bridge gives the command it chains.
 pub fn users_command(claude_dir: &Path, work_dir: &Path) -> Option<String> {
-    [
+    let found = [
         work_dir.join(".claude/settings.local.json"),
         work_dir.join(".claude/settings.json"),
         claude_dir.join("settings.json"),
     ]
     .iter()
-    .find_map(|f| command_in(f))
-    .filter(|c| !c.contains("clawmux statusline") && !c.contains("' statusline"))
+    .find_map(|f| command_in(f))?;
+    if let Some(chained) = observed_chain(&found) {
+        return chained;
+    }
+    (!found.contains("clawmux statusline") && !found.contains("' statusline")).then_some(found)
+}
+
+/// Quotes a word for the shell Claude Code runs its commands in: `it's` is `'it'\''s'`.
+pub fn quote(word: &str) -> String {
+    format!("'{}'", word.replace('\'', r"'\''"))
+}
+
+/// The words of a command made of words [`quote`] made (and plain words), split as the shell would; `None`
+/// for anything else (another quoting, an unterminated quote).
+fn words(command: &str) -> Option<Vec<String>> {
+    let mut out = Vec::new();
+    let mut word: Option<String> = None;
+    let mut chars = command.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' => out.extend(word.take()),
+            '\'' => {
+                let w = word.get_or_insert_with(String::new);
+                loop {
+                    match chars.next()? {
+                        '\'' => break,
+                        c => w.push(c),
+                    }
+                }
+            }
+            '\\' => word.get_or_insert_with(String::new).push(chars.next()?),
+            '"' | '$' | '`' => return None,
+            c => word.get_or_insert_with(String::new).push(c),
+        }
+    }
+    out.extend(word);
+    Some(out)
+}
+
+/// What marks the observed sessions' bridge.
+const OBSERVED: &str = "--observe";
+
+/// The status-line command `clawmux hooks install` sets: the observed sessions' bridge reporting to the hub
+/// of `data_dir` (the default one if `None`), chaining `theirs`, the command that was there.
+pub fn observed_command(clawmux: &Path, data_dir: Option<&Path>, theirs: Option<&str>) -> String {
+    let mut cmd = format!(
+        "{} statusline {OBSERVED}",
+        quote(&clawmux.to_string_lossy())
+    );
+    if let Some(dir) = data_dir {
+        cmd += &format!(" --data-dir {}", quote(&dir.to_string_lossy()));
+    }
+    if let Some(theirs) = theirs {
+        cmd += &format!(" --then {}", quote(theirs));
+    }
+    cmd
+}
+
+/// If `command` is the observed sessions' bridge: the command it chains, if any.
+pub fn observed_chain(command: &str) -> Option<Option<String>> {
+    let words = words(command)?;
+    let ours = words.get(1).map(String::as_str) == Some("statusline")
+        && words.get(2).map(String::as_str) == Some(OBSERVED)
+        && words.first().is_some_and(|w| w.ends_with("clawmux"));
+    if !ours {
+        return None;
+    }
+    let then = words.iter().position(|w| w == "--then");
+    Some(then.and_then(|i| words.get(i + 1).cloned()))
 }
 
 /// The `statusLine` of an agent's settings: the bridge, chaining `users` if given. `quote` quotes for the
@@ -108,6 +179,49 @@ mod tests {
             home.path().join("settings.json"),
             json!({"statusLine": {"type": "command", "command": "'/usr/bin/clawmux' statusline"}}),
         );
+        assert_eq!(users_command(home.path(), work.path()), None);
+    }
+
+    #[test]
+    fn the_observed_bridge_gives_back_exactly_the_command_it_chains() {
+        let clawmux = Path::new("/opt/my apps/clawmux");
+        for theirs in [
+            "~/bin/line.sh",
+            r#"echo "$(pwd)" 'it'\''s' --then x \ y"#,
+            "printf '%s' \"$USER\" | tr a-z A-Z",
+        ] {
+            let cmd = observed_command(clawmux, Some(Path::new("/d/it's")), Some(theirs));
+            assert_eq!(observed_chain(&cmd), Some(Some(theirs.to_owned())), "{cmd}");
+        }
+        let bare = observed_command(clawmux, None, None);
+        assert_eq!(bare, "'/opt/my apps/clawmux' statusline --observe");
+        assert_eq!(observed_chain(&bare), Some(None));
+        // Anything else is not ours.
+        for other in [
+            "~/bin/line.sh",
+            "'/usr/bin/clawmux' statusline",
+            "'/usr/bin/clawmux' statusline --observe --then 'unterminated",
+            "echo statusline --observe",
+        ] {
+            assert_eq!(observed_chain(other), None, "{other}");
+        }
+        // An agent's bridge chains the user's command, not the observed bridge around it.
+        let home = tempfile::tempdir().unwrap();
+        let work = tempfile::tempdir().unwrap();
+        let file = home.path().join("settings.json");
+        let set = |cmd: &str| {
+            std::fs::write(
+                &file,
+                json!({"statusLine": {"type": "command", "command": cmd}}).to_string(),
+            )
+            .unwrap();
+        };
+        set(&observed_command(clawmux, None, Some("~/bin/line.sh")));
+        assert_eq!(
+            users_command(home.path(), work.path()).as_deref(),
+            Some("~/bin/line.sh")
+        );
+        set(&observed_command(clawmux, None, None));
         assert_eq!(users_command(home.path(), work.path()), None);
     }
 

@@ -115,6 +115,26 @@ impl Usage<'_> {
         Millis(i64::try_from(self.hub.options().continue_gap.as_millis()).unwrap_or(i64::MAX))
     }
 
+    /// A status-line payload of a session ClawMux did not start, named by its `session_id`: the observed
+    /// agent's, once its hooks made it one (`unknown_agent` before).
+    pub async fn report_observed(&self, body: &[u8]) -> Result<AgentUsage, HubError> {
+        let value: serde_json::Value = serde_json::from_slice(body)
+            .map_err(|_| HubError::new(Code::MalformedJson, UsageError::NotJson.to_string()))?;
+        let (session, _) = crate::observe::identity(Some(&value))?;
+        let row = self
+            .hub
+            .store()
+            .observed_agent(session)
+            .await?
+            .ok_or_else(|| {
+                HubError::new(
+                    Code::UnknownAgent,
+                    "no observed session has this session_id yet (its hooks make it one)",
+                )
+            })?;
+        self.report(&row.name, body).await
+    }
+
     /// Claude Code stopped `agent` at the account's limit.
     pub(crate) fn rate_limited(&self, agent: &str) {
         let (usage, plan) = self.hub.figures().limited(agent, now(), self.gap());
