@@ -420,6 +420,43 @@ test('the window shows the changes of an agent in a worktree of its own, drawn a
   assert.equal(readFileSync(join(wt, 'src/a.rs'), 'utf8'), 'fn a() {}\nfn tree() {}\n');
 });
 
+test('in the window: an agent\'s figures, the usage view drawn by uPlot, and the usage limit notified as such', async () => {
+  await (await browser.$('#connection.online')).waitForExist({ timeout: 20000 });
+  const { env } = await windowHub();
+  for (const name of ['sun', 'star']) {
+    const { CLAWMUX_SESSION_ID: _, CLAWMUX_WORK_DIR: __, ...hubEnv } = env(name);
+    mkdirSync(join(dir, name), { recursive: true });
+    execFileSync(BIN, ['agent', 'add', name, '--work-dir', join(dir, name)], { env: hubEnv });
+  }
+  // The status-line bridge, as Claude Code runs it for a spawned agent: the payload on stdin.
+  const statusLine = (agent, payload) => execFileSync(BIN, ['statusline'], { env: env(agent), input: JSON.stringify(payload), encoding: 'utf8' });
+  const printed = statusLine('sun', {
+    session_id: 'c-sun', model: { display_name: 'Opus 5.5' }, cost: { total_cost_usd: 1.2 },
+    context_window: { context_window_size: 200000, used_percentage: 48, total_input_tokens: 96000, total_output_tokens: 4000, current_usage: { input_tokens: 96000 } },
+  });
+  assert.equal(printed, 'Opus 5.5 · 48% · 96k/200k · $1.20\n');
+  const usage = await browser.$('[data-agent="sun"] .usage');
+  await browser.waitUntil(async () => (await usage.getText()) === '48% · 96k/200k · $1.20', { timeout: 10000, timeoutMsg: 'the sidebar shows no figures' });
+  await (await browser.$('#usage-open')).click();
+  await (await browser.$('#usage-chart canvas')).waitForExist({ timeout: 10000 });
+  const row = await browser.$('#usage-table tbody tr[data-agent="sun"]');
+  await row.waitForExist({ timeout: 10000 });
+  assert.match(await row.getText(), /^sun\s*\$1\.20$/);
+  await painted();
+  await browser.saveScreenshot(join(ARTIFACTS, 'desktop-usage.png'));
+  await (await browser.$('#usage-close')).click();
+
+  // A turn stopped at the usage limit: a notification of its own, not "needs you".
+  const before = notifications.length;
+  const stopped = spawn(BIN, ['hook', 'tool-status'], { env: env('star'), stdio: ['pipe', 'ignore', 'inherit'] });
+  stopped.stdin.end(JSON.stringify({ hook_event_name: 'StopFailure', session_id: 'c-star', cwd: join(dir, 'star'), error: 'rate_limit', last_assistant_message: "You've hit your 5-hour limit · resets 3pm" }));
+  await until('the rate-limited notification', () => notifications.slice(before).includes('star is rate-limited'), 10000);
+  assert.match(notifications.slice(before), /You've hit your 5-hour limit · resets 3pm/);
+  assert.ok(!notifications.slice(before).includes('star needs you'), 'not a need');
+  const label = await browser.$('[data-agent="star"] .label');
+  await browser.waitUntil(async () => (await label.getText()) === 'Rate-limited', { timeout: 10000, timeoutMsg: 'the sidebar does not say rate-limited' });
+});
+
 test('a second launch only raises the first window: one instance, one hub', async () => {
   const second = spawn(APP, ['--data-dir', data], {
     env: { PATH: process.env.PATH, HOME: dir, DISPLAY, DBUS_SESSION_BUS_ADDRESS: BUS },
