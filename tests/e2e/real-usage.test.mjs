@@ -59,7 +59,7 @@ test('a real agent: its figures in the sidebar, the user\'s own line in its term
   writeFileSync(join(hub.dir, '.claude/settings.json'), JSON.stringify({
     statusLine: { type: 'command', command: "cat >/dev/null; printf 'users-own-line ok'" },
   }));
-  const ev = await hub.events();
+  let ev = await hub.events();
   /** A usage event of sky's at or after `mark` that satisfies `pred`. */
   const usageOf = (mark, pred, ms, what) => ev.until((e) => ev.seen.indexOf(e) >= mark && e.type === 'usage' && e.usage.session_id === 'sky' && pred(e.usage), ms, `sky's usage: ${what}`);
   const { page, errors } = await openUi(browser, hub);
@@ -121,6 +121,13 @@ test('a real agent: its figures in the sidebar, the user\'s own line in its term
     assert.equal(await page.isChecked('#act-continue'), true);
     await page.screenshot({ path: join(ARTIFACTS, 'usage-rate-limited.png') });
 
+    // The hub stops and starts again while the agent is held (the user quits and reopens the app): the
+    // agent, still running in tmux, is taken over, held again, and nothing is typed into it before the reset.
+    ev.close();
+    await hub.restart();
+    ev = await hub.events();
+    m = 0;
+
     // After the reset, ClawMux continues it: the first request the model sees after the 429.
     await within((async () => {
       while (continued.length === 0) await new Promise((ok) => setTimeout(ok, 200));
@@ -132,7 +139,7 @@ test('a real agent: its figures in the sidebar, the user\'s own line in its term
     await ev.event('assistant_text', 'sky', m, (e) => e.text === 'continued after the reset', 60000);
     const note = await ev.until((e) => /was continued: the usage limit that stopped it reset/.test(JSON.stringify(e)), 10000, 'the continuation, recorded');
     assert.ok(note);
-    // Working again, it is no longer held.
+    // Working again, it is no longer held, in the page too (it reconnected to the hub started again).
     await usageOf(m, (u) => u.limited === null, 30000, 'freed');
     await page.waitForFunction(() => !document.querySelector('[data-agent="sky"]').dataset.limited, null, { timeout: 10000 });
     assert.deepEqual(errors, []);

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clawmux_core::wire::Code;
-use clawmux_core::{Event, Source, State};
+use clawmux_core::{Event, Need, Source, State};
 
 use super::launch::{self, Launch};
 use super::Created;
@@ -15,6 +15,7 @@ use crate::error::HubError;
 use crate::lifecycle::Lifecycle;
 use crate::live::Live;
 use crate::ui_event::SessionInfo;
+use crate::usage::Usage;
 
 impl Lifecycle<'_> {
     /// The launch spec of an agent the hub starts, or why it has none.
@@ -146,8 +147,15 @@ impl Lifecycle<'_> {
                     *live.run.last_screen() = None;
                     live.run
                         .pulse
-                        .send_modify(|pl| *pl = pulse::Pulse::new(row.snapshot.state));
+                        .send_modify(|pl| *pl = pulse::Pulse::of(&row.snapshot));
                     tracing::info!(agent = %row.name, pid = p.pid, "adopted a running agent");
+                    // Held by the usage limit when the hub stopped: held again, and continued after
+                    // the reset if the user asked (at once if it passed meanwhile).
+                    if let Some(a) = row.snapshot.attention.as_ref() {
+                        if a.need == Need::RateLimited {
+                            Usage::of(self.hub).held_since(&row.name, a.since);
+                        }
+                    }
                     tokio::spawn(supervise::supervise(
                         self.hub.clone(),
                         row.name.clone(),

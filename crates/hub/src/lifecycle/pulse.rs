@@ -27,6 +27,14 @@ pub struct Pulse {
     pub rests: u64,
 }
 
+/// Whether the agent's silence is the user's to end: a dialog open, or held by the usage limit until the
+/// reset (a reminder would only hit the limit again; the usage feature continues it, if the user asked).
+fn waits_for_user(s: &Snapshot) -> bool {
+    s.attention
+        .as_ref()
+        .is_some_and(|a| a.need.is_waiting() || a.need == Need::RateLimited)
+}
+
 impl Pulse {
     /// The pulse of an agent in `state`, as of now.
     pub fn new(state: State) -> Pulse {
@@ -40,18 +48,22 @@ impl Pulse {
         }
     }
 
+    /// The pulse of an agent found as `snapshot` says (a hub's start adopting it): waiting for the user if
+    /// it was, so no reminder lands in a dialog or hits the usage limit again.
+    pub fn of(snapshot: &Snapshot) -> Pulse {
+        Pulse {
+            needs_user: waits_for_user(snapshot),
+            ..Pulse::new(snapshot.state)
+        }
+    }
+
     /// Takes in an applied event and the snapshot it led to.
     pub fn saw(&mut self, event: &Event, after: &Snapshot) {
         self.state = after.state;
         if after.state != State::Processing {
             self.rests += 1;
         }
-        // Held by the usage limit, it is silent until the reset: a reminder would only hit the limit
-        // again (the usage feature continues it after the reset, if the user asked).
-        self.needs_user = after
-            .attention
-            .as_ref()
-            .is_some_and(|a| a.need.is_waiting() || a.need == Need::RateLimited);
+        self.needs_user = waits_for_user(after);
         self.last = Instant::now();
         match event {
             // A subagent working is a sign of life of the agent, nothing more.
@@ -134,5 +146,9 @@ mod tests {
             !p.needs_user,
             "after an API error, a reminder brings it back"
         );
+        // Found so at a hub's start: the same.
+        assert!(Pulse::of(&failed(Need::RateLimited)).needs_user);
+        assert!(Pulse::of(&failed(Need::Permission)).needs_user);
+        assert!(!Pulse::of(&snapshot(State::Processing)).needs_user);
     }
 }

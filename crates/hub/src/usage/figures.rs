@@ -540,6 +540,21 @@ mod tests {
     }
 
     #[test]
+    fn held_before_a_restart_whose_reset_passed_meanwhile_is_due_at_once() {
+        let f = Figures::default();
+        f.load("sky", sample(0, 0.1, 1, Some((100.0, 2 * HOUR))));
+        f.set_continue("sky", true, Millis(0), GAP);
+        // Held since an hour in; the hub starts again three hours in.
+        let (_, plan) = f.limited("sky", Millis(HOUR), GAP);
+        let plan = plan.unwrap();
+        assert_eq!(plan.at, Millis(2 * HOUR + 2_000));
+        assert_eq!(
+            f.due("sky", plan.generation, Millis(3 * HOUR)),
+            Due::Continue(plan)
+        );
+    }
+
+    #[test]
     fn figures_loaded_after_a_restart_are_not_kept_again() {
         let f = Figures::default();
         f.load("sky", sample(0, 0.5, 1000, Some((30.0, HOUR))));

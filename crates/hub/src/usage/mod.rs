@@ -137,7 +137,12 @@ impl Usage<'_> {
 
     /// Claude Code stopped `agent` at the account's limit.
     pub(crate) fn rate_limited(&self, agent: &str) {
-        let (usage, plan) = self.hub.figures().limited(agent, now(), self.gap());
+        self.held_since(agent, now());
+    }
+
+    /// `agent` has been held by the limit since `since` (now, or before the hub's start).
+    pub(crate) fn held_since(&self, agent: &str, since: Millis) {
+        let (usage, plan) = self.hub.figures().limited(agent, since, self.gap());
         self.held(usage, plan);
     }
 
