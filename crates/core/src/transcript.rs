@@ -48,6 +48,8 @@ pub struct Line {
     pub entries: Vec<Entry>,
     /// One line for people: `user: "fix the tests"`, `assistant: tool_use Bash toolu_1`, ...
     pub summary: String,
+    /// What the model's answer used, on an assistant line that says (`message.usage`).
+    pub usage: Option<crate::usage::Used>,
 }
 
 /// Why a line could not be read.
@@ -137,11 +139,15 @@ pub fn parse_line(line: &[u8]) -> Result<Line, TranscriptError> {
         }
         other => (Vec::new(), other.chars().take(QUOTE_CHARS).collect()),
     };
+    let usage = (kind == "assistant")
+        .then(|| v.get("message").and_then(crate::usage::Used::of_message))
+        .flatten();
     Ok(Line {
         at,
         sidechain,
         entries,
         summary,
+        usage,
     })
 }
 

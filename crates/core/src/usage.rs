@@ -143,6 +143,76 @@ pub struct Account {
     pub at: Option<Millis>,
 }
 
+/// What one answer of the model used, as the transcript's assistant line says (`message.usage`): where no
+/// status-line payload comes (older Claude Code versions), the tokens come from here. An answer written as
+/// several lines repeats its `message.id` and usage, so it is counted once by its id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Used {
+    /// `message.id`.
+    pub message_id: String,
+    /// `message.model`.
+    pub model: Option<String>,
+    /// Input tokens not read from or written to the cache.
+    pub input: u64,
+    /// Output tokens.
+    pub output: u64,
+    /// Input read from the prompt cache.
+    pub cache_read: u64,
+    /// Input written to the prompt cache.
+    pub cache_write: u64,
+}
+
+impl Used {
+    /// From a transcript line's `message`; `None` without an id or a usage of whole counts.
+    pub fn of_message(message: &Value) -> Option<Used> {
+        let usage = message.get("usage")?;
+        let n = |name: &str| match usage.get(name) {
+            None | Some(Value::Null) => Some(0),
+            Some(v) => v.as_u64(),
+        };
+        Some(Used {
+            message_id: message.get("id")?.as_str()?.chars().take(128).collect(),
+            model: message
+                .get("model")
+                .and_then(Value::as_str)
+                .map(|m| m.chars().take(80).collect()),
+            input: n("input_tokens")?,
+            output: n("output_tokens")?,
+            cache_read: n("cache_read_input_tokens")?,
+            cache_write: n("cache_creation_input_tokens")?,
+        })
+    }
+}
+
+impl Sample {
+    /// Whether it came from a status-line payload (which knows the context and the cost) rather than
+    /// from the transcript's tokens.
+    pub fn from_status_line(&self) -> bool {
+        self.context.is_some() || self.cost_usd.is_some()
+    }
+
+    /// `self` (the transcript's totals so far, if any) with one more answer of the model, at `at`.
+    pub fn with_answer(earlier: Option<&Sample>, used: &Used, at: Millis) -> Sample {
+        let before = earlier.map(|e| e.tokens).unwrap_or_default();
+        Sample {
+            at,
+            model: used
+                .model
+                .clone()
+                .or_else(|| earlier.and_then(|e| e.model.clone())),
+            context: None,
+            tokens: Tokens {
+                input: before.input + used.input + used.cache_read + used.cache_write,
+                output: before.output + used.output,
+                cache_read: used.cache_read,
+                cache_write: used.cache_write,
+            },
+            cost_usd: None,
+            limits: Vec::new(),
+        }
+    }
+}
+
 /// Why a payload was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum UsageError {
@@ -290,6 +360,14 @@ impl Sample {
         }
         if let Some(cost) = self.cost_usd {
             parts.push(format!("${cost:.2}"));
+        }
+        if parts.is_empty() && self.tokens.input + self.tokens.output > 0 {
+            // The transcript's tokens alone (no status line): what there is.
+            parts.push(format!(
+                "in {} · out {}",
+                short(self.tokens.input),
+                short(self.tokens.output)
+            ));
         }
         parts.join(" · ")
     }
@@ -514,5 +592,35 @@ mod tests {
         // Compacted, then filled again: told again.
         assert!(at(90).context_crossed(Some(&at(20)), 80));
         assert!(!at(90).context_crossed(Some(&at(20)), 0), "off");
+    }
+
+    #[test]
+    fn the_transcripts_answers_add_up_to_tokens_when_no_status_line_comes() {
+        let line = br#"{"type":"assistant","message":{"id":"msg_1","model":"claude-opus-5-5","content":[{"type":"text","text":"hi"}],"usage":{"input_tokens":1200,"cache_creation_input_tokens":300,"cache_read_input_tokens":45000,"output_tokens":321}}}"#;
+        let used = crate::transcript::parse_line(line).unwrap().usage.unwrap();
+        assert_eq!(
+            (
+                used.message_id.as_str(),
+                used.input,
+                used.cache_read,
+                used.output
+            ),
+            ("msg_1", 1200, 45_000, 321)
+        );
+        let first = Sample::with_answer(None, &used, Millis(5));
+        assert_eq!((first.tokens.input, first.tokens.output), (46_500, 321));
+        assert!(!first.from_status_line());
+        assert_eq!(first.line(), "in 47k · out 321");
+        let second = Sample::with_answer(Some(&first), &used, Millis(6));
+        assert_eq!(second.tokens.input, 93_000);
+        assert_eq!(second.model.as_deref(), Some("claude-opus-5-5"));
+        // No id, a count that is not whole, or not an assistant line: nothing.
+        for bad in [
+            &br#"{"type":"assistant","message":{"usage":{"input_tokens":1}}}"#[..],
+            br#"{"type":"assistant","message":{"id":"m","usage":{"input_tokens":-1}}}"#,
+            br#"{"type":"user","message":{"id":"m","usage":{"input_tokens":1}}}"#,
+        ] {
+            assert_eq!(crate::transcript::parse_line(bad).unwrap().usage, None);
+        }
     }
 }

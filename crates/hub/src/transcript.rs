@@ -10,17 +10,22 @@
 //! short reorder window, applied in the order of their own timestamps, and the machine drops any line older
 //! than the agent's watermark (the latest source time it applied): a late line never overwrites a newer
 //! decision.
+//!
+//! The model's answers' usage (`message.usage`) goes to the usage feature, which counts it only for an agent
+//! no status line reports (an older Claude Code).
 
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Component, Path, PathBuf};
 
 use clawmux_core::transcript::{parse_line, Entry, Lines};
+use clawmux_core::usage::Used;
 use clawmux_core::{Event, Millis, Source};
 use notify::Watcher;
 use tokio::sync::mpsc;
 
 use crate::hub::{now, Hub};
 use crate::live::Watching;
+use crate::usage::Usage;
 
 /// The soonest a transcript watch that could not start is tried again.
 const RETRY_WATCH: std::time::Duration = std::time::Duration::from_millis(250);
@@ -130,7 +135,10 @@ async fn follow(hub: Hub, agent: String, path: PathBuf) {
             lines = Lines::default();
         }
         offset = next;
-        let mut entries = entries_of(&agent, &mut lines, &bytes);
+        let (mut entries, answers) = entries_of(&agent, &mut lines, &bytes);
+        for (at, used) in answers {
+            Usage::of(&hub).answered(&agent, &used, at).await;
+        }
         if !entries.is_empty() {
             tokio::time::sleep_until(read_at + window).await;
             entries.sort_by_key(|(at, _)| *at);
@@ -149,21 +157,26 @@ async fn follow(hub: Hub, agent: String, path: PathBuf) {
     }
 }
 
-/// The entries of the whole lines in `bytes` (a half-written last line waits in `lines`), each with its
-/// time; a subagent's lines (sidechain) are not the agent's.
-fn entries_of(agent: &str, lines: &mut Lines, bytes: &[u8]) -> Vec<(Millis, Entry)> {
-    let mut entries = Vec::new();
+/// What a read of the transcript brings: the entries for the machine, the answers' usage, each timed.
+type Brought = (Vec<(Millis, Entry)>, Vec<(Millis, Used)>);
+
+/// What the whole lines in `bytes` say (a half-written last line waits in `lines`): the entries for the
+/// machine and the model's answers' usage, each with its time; a subagent's lines (sidechain) are not the
+/// agent's.
+fn entries_of(agent: &str, lines: &mut Lines, bytes: &[u8]) -> Brought {
+    let (mut entries, mut answers) = (Vec::new(), Vec::new());
     for line in lines.feed(bytes) {
         match parse_line(&line) {
             Ok(l) if !l.sidechain => {
                 let at = l.at.unwrap_or_else(now);
                 entries.extend(l.entries.into_iter().map(|e| (at, e)));
+                answers.extend(l.usage.map(|u| (at, u)));
             }
             Ok(_) => {}
             Err(e) => tracing::debug!(agent, error = %e, "skipped a transcript line"),
         }
     }
-    entries
+    (entries, answers)
 }
 
 /// Whether a watcher event may mean the transcript has new bytes: a change of its content, or its creation,

@@ -186,3 +186,83 @@ fn rate_limited_until_the_reset_and_figures_kept_across_a_restart() {
     assert_eq!(json["days"][0]["cost"], 2.0, "{json}");
     assert_eq!(hub.session("sky")["usage"]["cost_usd"], 2.0);
 }
+
+#[test]
+fn without_a_status_line_the_transcripts_answers_give_the_tokens_once_each() {
+    use std::io::Write;
+    let hub = TestHub::start();
+    hub.add_agent("sky");
+    let mut feed = hub.feed(None);
+    let transcript = hub.dir.path().join("projects/-w/c1.jsonl");
+    std::fs::create_dir_all(transcript.parent().unwrap()).unwrap();
+    let answer = |id: &str, input: u64, output: u64| {
+        format!(
+            "{{\"type\":\"assistant\",\"message\":{{\"id\":\"{id}\",\"model\":\"claude-opus-5-5\",\"content\":[],\
+             \"usage\":{{\"input_tokens\":{input},\"output_tokens\":{output},\"cache_read_input_tokens\":0,\
+             \"cache_creation_input_tokens\":0}}}}}}\n"
+        )
+    };
+    // History is never counted: watching starts at the file's end.
+    std::fs::write(&transcript, answer("msg_old", 900_000, 9)).unwrap();
+    let append = |text: &str| {
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&transcript)
+            .unwrap();
+        f.write_all(text.as_bytes()).unwrap();
+    };
+    hub.hook(
+        "sky",
+        json!({"hook_event_name": "PreToolUse", "session_id": "c1", "tool_name": "Read", "tool_input": {},
+               "tool_use_id": "t0", "transcript_path": transcript}),
+    );
+    // Once the watch has started (an answer written before it would be history too), each answer counts
+    // once, however many lines it is written as.
+    let mut first = None;
+    for n in 0..50 {
+        append(&answer(&format!("msg_probe{n}"), 1000, 10));
+        if let Some(ev) = feed.until(Duration::from_millis(300), |v| v["type"] == "usage") {
+            first = Some(ev);
+            break;
+        }
+    }
+    let first = first.expect("the transcript's answers reach the figures");
+    let base = first["usage"]["tokens"]["input"].as_u64().unwrap();
+    assert_eq!(
+        base % 1000,
+        0,
+        "only whole probe answers, no history: {first}"
+    );
+    assert!(base < 900_000, "history was not counted: {first}");
+    append(&answer("msg_a", 20_000, 500));
+    append(&answer("msg_a", 20_000, 500));
+    append(&answer("msg_b", 5_000, 100));
+    let ev = feed
+        .until(SECS5, |v| {
+            v["type"] == "usage" && v["usage"]["tokens"]["input"] == base + 25_000
+        })
+        .expect("msg_a once and msg_b");
+    assert_eq!(ev["usage"]["model"], "claude-opus-5-5");
+    assert!(
+        ev["usage"]["line"].as_str().unwrap().starts_with("in "),
+        "{ev}"
+    );
+    // A status line knows better: once it reports, the transcript's tokens are left to it.
+    let (line, _) = bridge(&hub, "sky", None, &payload(48, 1.2, None).to_string());
+    assert_eq!(line, "Opus 5.5 · 48% · 96k/200k · $1.20\n");
+    feed.until(SECS5, |v| {
+        v["type"] == "usage" && v["usage"]["line"] == "48% · 96k/200k · $1.20"
+    })
+    .expect("the status line's figures");
+    append(&answer("msg_c", 7_000, 70));
+    append(&answer("msg_probe_end", 1, 1));
+    assert!(
+        feed.until(Duration::from_secs(1), |v| v["type"] == "usage")
+            .is_none(),
+        "the transcript moves no figure once a status line reports"
+    );
+    assert_eq!(
+        hub.session("sky")["usage"]["line"],
+        "48% · 96k/200k · $1.20"
+    );
+}

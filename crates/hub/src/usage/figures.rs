@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 
 use clawmux_core::usage::{
-    reached_at, Account, AgentUsage, Limit, LimitView, Limited, Sample, Tokens, Window,
+    reached_at, Account, AgentUsage, Limit, LimitView, Limited, Sample, Tokens, Used, Window,
 };
 use clawmux_core::Millis;
 use clawmux_store::{Store, StoreError, UsageDelta};
@@ -42,6 +42,8 @@ struct State {
     windows: HashMap<Window, Reading>,
     reported_at: Option<Millis>,
     resumes: Resumes,
+    /// Each agent's last answer counted from its transcript (`message.id`).
+    answers: HashMap<String, String>,
 }
 
 /// The figures (one per hub).
@@ -91,6 +93,50 @@ impl State {
             sample: sample.clone(),
             limited,
             continues: self.resumes.is_on(agent),
+        }
+    }
+
+    /// Takes in a sample of `agent`'s (see [`Figures::record`]).
+    fn record(&mut self, agent: &str, sample: Sample, gap: Millis) -> Recorded {
+        let s = self;
+        let account_moved = s.limits(&sample);
+        let at = sample.at;
+        let before = s.agents.get(agent).map(|(b, _)| b);
+        let keep = match before {
+            Some(b) if !sample.differs(b) => None,
+            _ => Some(delta(before, &sample)),
+        };
+        let limited = s.agents.get(agent).and_then(|(_, l)| *l);
+        let earlier = s
+            .agents
+            .insert(agent.to_owned(), (sample.clone(), limited))
+            .map(|(e, _)| e);
+        // The limit's figures often come just after Claude Code said it stopped: the reset is known now.
+        let mut held = Vec::new();
+        if account_moved {
+            let free = s.free_at().filter(|t| *t > at);
+            let moved: Vec<(String, Millis)> = s
+                .agents
+                .iter()
+                .filter_map(|(a, (_, l))| {
+                    l.filter(|l| l.until != free).map(|l| (a.clone(), l.since))
+                })
+                .collect();
+            for (a, since) in moved {
+                let plan = s.hold(&a, since, free, gap);
+                if let Some(v) = s.view(&a) {
+                    held.push((v, plan));
+                }
+            }
+        }
+        Recorded {
+            agent: s
+                .view(agent)
+                .unwrap_or_else(|| s.view_of(agent, &sample, limited)),
+            keep,
+            account: account_moved.then(|| s.account()),
+            held,
+            earlier,
         }
     }
 
@@ -204,46 +250,22 @@ impl Figures {
 
     /// Takes in a sample of `agent`'s; `gap` staggers the continuations a moved reset plans again.
     pub fn record(&self, agent: &str, sample: Sample, gap: Millis) -> Recorded {
+        self.state().record(agent, sample, gap)
+    }
+
+    /// An answer of the model in `agent`'s transcript, at `at`: counted when no status line reports the
+    /// agent (an older Claude Code), once per answer (its lines repeat its id). `None` when not counted.
+    pub fn answered(&self, agent: &str, used: &Used, at: Millis, gap: Millis) -> Option<Recorded> {
         let mut s = self.state();
-        let account_moved = s.limits(&sample);
-        let at = sample.at;
-        let before = s.agents.get(agent).map(|(b, _)| b);
-        let keep = match before {
-            Some(b) if !sample.differs(b) => None,
-            _ => Some(delta(before, &sample)),
-        };
-        let limited = s.agents.get(agent).and_then(|(_, l)| *l);
-        let earlier = s
-            .agents
-            .insert(agent.to_owned(), (sample.clone(), limited))
-            .map(|(e, _)| e);
-        // The limit's figures often come just after Claude Code said it stopped: the reset is known now.
-        let mut held = Vec::new();
-        if account_moved {
-            let free = s.free_at().filter(|t| *t > at);
-            let moved: Vec<(String, Millis)> = s
-                .agents
-                .iter()
-                .filter_map(|(a, (_, l))| {
-                    l.filter(|l| l.until != free).map(|l| (a.clone(), l.since))
-                })
-                .collect();
-            for (a, since) in moved {
-                let plan = s.hold(&a, since, free, gap);
-                if let Some(v) = s.view(&a) {
-                    held.push((v, plan));
-                }
-            }
+        let earlier = s.agents.get(agent).map(|(sample, _)| sample);
+        if earlier.is_some_and(Sample::from_status_line)
+            || s.answers.get(agent) == Some(&used.message_id)
+        {
+            return None;
         }
-        Recorded {
-            agent: s
-                .view(agent)
-                .unwrap_or_else(|| s.view_of(agent, &sample, limited)),
-            keep,
-            account: account_moved.then(|| s.account()),
-            held,
-            earlier,
-        }
+        let sample = Sample::with_answer(earlier, used, at);
+        s.answers.insert(agent.to_owned(), used.message_id.clone());
+        Some(s.record(agent, sample, gap))
     }
 
     /// Claude Code stopped `agent` at the account's limit (`StopFailure` `rate_limit`), at `now`: held
@@ -552,6 +574,33 @@ mod tests {
             f.due("sky", plan.generation, Millis(3 * HOUR)),
             Due::Continue(plan)
         );
+    }
+
+    #[test]
+    fn the_transcripts_answers_count_once_and_only_until_a_status_line_reports() {
+        let f = Figures::default();
+        let used = |id: &str| Used {
+            message_id: id.into(),
+            model: None,
+            input: 100,
+            output: 10,
+            cache_read: 0,
+            cache_write: 0,
+        };
+        let one = f.answered("sky", &used("m1"), Millis(1), GAP).unwrap();
+        assert_eq!(one.keep.unwrap().input, 100);
+        assert!(
+            f.answered("sky", &used("m1"), Millis(2), GAP).is_none(),
+            "the same answer's next line"
+        );
+        let two = f.answered("sky", &used("m2"), Millis(3), GAP).unwrap();
+        assert_eq!(
+            (two.agent.sample.tokens.input, two.keep.unwrap().input),
+            (200, 100)
+        );
+        f.record("sky", sample(4, 0.5, 1000, None), GAP);
+        assert!(f.answered("sky", &used("m3"), Millis(5), GAP).is_none());
+        assert_eq!(f.agent("sky").unwrap().line, "10% · 1k/200k · $0.50");
     }
 
     #[test]

@@ -18,7 +18,7 @@ pub mod bridge;
 pub mod figures;
 pub mod resume;
 
-use clawmux_core::usage::{short, Sample, UsageError};
+use clawmux_core::usage::{short, Sample, UsageError, Used};
 use clawmux_core::wire::Code;
 use clawmux_core::{Millis, Need, State};
 use clawmux_store::DayUsage;
@@ -29,6 +29,7 @@ use crate::hub::{now, Hub};
 use crate::lifecycle::Lifecycle;
 use crate::ui_event::UiEvent;
 pub use clawmux_core::usage::{Account, AgentUsage, Limited};
+use figures::Recorded;
 use resume::{Due, Plan};
 
 /// The most days of history one `usage` command returns.
@@ -69,11 +70,26 @@ impl Usage<'_> {
             };
             HubError::new(code, e.to_string())
         })?;
-        let json = serde_json::to_string(&sample)
-            .map_err(|e| HubError::new(Code::Internal, e.to_string()))?;
-        let at = sample.at;
-        let threshold = self.hub.options().context_notice;
         let recorded = self.hub.figures().record(agent, sample, self.gap());
+        self.recorded(agent, recorded).await
+    }
+
+    /// An answer of `agent`'s model that its transcript shows, at `at`: its tokens count where no status
+    /// line reports the agent (an older Claude Code).
+    pub(crate) async fn answered(&self, agent: &str, used: &Used, at: Millis) {
+        let Some(recorded) = self.hub.figures().answered(agent, used, at, self.gap()) else {
+            return;
+        };
+        if let Err(e) = self.recorded(agent, recorded).await {
+            tracing::warn!(agent, error = %e, "cannot keep the transcript's usage");
+        }
+    }
+
+    /// What recording a sample did, carried out: the history kept, the window told, the notice before
+    /// compaction, and the agents whose reset moved held again.
+    async fn recorded(&self, agent: &str, recorded: Recorded) -> Result<AgentUsage, HubError> {
+        let at = recorded.agent.sample.at;
+        let threshold = self.hub.options().context_notice;
         let crossed = recorded
             .agent
             .sample
@@ -94,6 +110,8 @@ impl Usage<'_> {
                 .await;
         }
         if let Some(delta) = recorded.keep {
+            let json = serde_json::to_string(&recorded.agent.sample)
+                .map_err(|e| HubError::new(Code::Internal, e.to_string()))?;
             self.hub
                 .store()
                 .append_usage(agent, at, delta, &json)
