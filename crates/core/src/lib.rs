@@ -18,6 +18,7 @@ pub mod opinion;
 pub mod redact;
 pub mod replay;
 pub mod report;
+pub mod search;
 pub mod state;
 pub mod time;
 pub mod transcript;

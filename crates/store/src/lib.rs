@@ -25,6 +25,7 @@ mod events;
 mod import;
 mod inbox;
 mod messages;
+mod search;
 mod usage;
 
 use std::path::Path;
@@ -45,6 +46,7 @@ pub use import::check_history;
 pub use import::Imported;
 pub use inbox::Channel;
 pub use messages::{Appended, NewMessage};
+pub use search::{Backlog, SearchQuery};
 pub use usage::{DayUsage, UsageDelta};
 
 /// How long a connection waits for a lock before giving up. Only the writer can hold one, and its

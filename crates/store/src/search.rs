@@ -1,0 +1,141 @@
+//! Finding messages by their words: SQLite FTS5 over `messages.text` (the migration `search.sql`: a trigger
+//! indexes each message in the statement that stores it), the newest match first, with a snippet of each.
+//! The query is FTS5 syntax made from the user's words by `clawmux_core::search::fts_query`, never the
+//! words themselves.
+//!
+//! Messages stored before search came are indexed by [`Store::index_older`], a batch per transaction, newest
+//! first, while the hub runs: the hub starts as soon as the store opens.
+
+use clawmux_core::search::{Found, MARK_END, MARK_START};
+use clawmux_core::Millis;
+
+use crate::{Store, StoreError};
+
+/// What to look for, and where.
+#[derive(Debug, Clone, Default)]
+pub struct SearchQuery {
+    /// An FTS5 query (`clawmux_core::search::fts_query`).
+    pub fts: String,
+    /// Only this agent's conversation.
+    pub agent: Option<String>,
+    /// Only what these spoke (message kinds: `user`, `assistant`, `agent`, ...); all if empty.
+    pub kinds: Vec<String>,
+    /// Only messages from this time on.
+    pub since: Option<Millis>,
+    /// Only messages before this one (the next page of results).
+    pub before: Option<i64>,
+    /// At most this many.
+    pub limit: u32,
+}
+
+/// How far the indexing of older messages is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Backlog {
+    /// Messages still to index.
+    pub left: i64,
+}
+
+/// Words of context a snippet shows around its matches.
+const SNIPPET_TOKENS: i64 = 16;
+
+impl Store {
+    /// The messages matching `q`, newest first.
+    pub async fn search(&self, q: &SearchQuery) -> Result<Vec<Found>, StoreError> {
+        let kinds = serde_json::to_string(&q.kinds).unwrap_or_else(|_| "[]".to_owned());
+        let rows: Vec<(i64, String, String, String, String, i64, String)> = sqlx::query_as(
+            "SELECT m.seq, m.id, m.agent, m.kind, m.sender, m.at, \
+                    snippet(messages_fts, 0, ?6, ?7, '…', ?8) \
+             FROM messages_fts JOIN messages m ON m.seq = messages_fts.rowid \
+             WHERE messages_fts MATCH ?1 \
+               AND (?2 IS NULL OR m.agent = ?2) \
+               AND (?3 IS NULL OR m.at >= ?3) \
+               AND (?4 IS NULL OR messages_fts.rowid < ?4) \
+               AND (?9 = '[]' OR m.kind IN (SELECT value FROM json_each(?9))) \
+             ORDER BY messages_fts.rowid DESC LIMIT ?5",
+        )
+        .bind(&q.fts)
+        .bind(q.agent.as_deref())
+        .bind(q.since.map(|t| t.0))
+        .bind(q.before)
+        .bind(i64::from(q.limit))
+        .bind(MARK_START.to_string())
+        .bind(MARK_END.to_string())
+        .bind(SNIPPET_TOKENS)
+        .bind(kinds)
+        .fetch_all(&self.reader)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(seq, id, agent, kind, sender, at, snippet)| Found {
+                seq,
+                id,
+                agent,
+                kind,
+                sender,
+                at,
+                snippet,
+            })
+            .collect())
+    }
+
+    /// Messages stored before search came and not indexed yet.
+    pub async fn search_backlog(&self) -> Result<Backlog, StoreError> {
+        let left: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM messages WHERE seq < (SELECT below FROM search_backfill)",
+        )
+        .fetch_one(&self.reader)
+        .await?;
+        Ok(Backlog { left })
+    }
+
+    /// Indexes up to `batch` of the newest older messages not indexed yet, in one transaction with the
+    /// note of how far it got; what is left.
+    pub async fn index_older(&self, batch: i64) -> Result<Backlog, StoreError> {
+        let mut w = self.write().await;
+        let mut tx = sqlx::Connection::begin(&mut w.conn).await?;
+        let below: i64 = sqlx::query_scalar("SELECT below FROM search_backfill")
+            .fetch_one(&mut *tx)
+            .await?;
+        let from = (below - batch).max(1);
+        if below > 1 {
+            sqlx::query(
+                "INSERT INTO messages_fts (rowid, text) \
+                 SELECT seq, text FROM messages WHERE seq >= ?1 AND seq < ?2",
+            )
+            .bind(from)
+            .bind(below)
+            .execute(&mut *tx)
+            .await?;
+            sqlx::query("UPDATE search_backfill SET below = ?1")
+                .bind(from)
+                .execute(&mut *tx)
+                .await?;
+        }
+        let left: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM messages WHERE seq < ?1")
+            .bind(from)
+            .fetch_one(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(Backlog { left })
+    }
+
+    /// Whether the index holds exactly the stored messages: each once, none missing (FTS5's own check
+    /// against its content table).
+    pub async fn search_index_is_whole(&self) -> Result<bool, StoreError> {
+        let mut w = self.write().await;
+        let checked = sqlx::query(
+            "INSERT INTO messages_fts (messages_fts, rank) VALUES ('integrity-check', 1)",
+        )
+        .execute(&mut w.conn)
+        .await;
+        match checked {
+            Ok(_) => Ok(true),
+            Err(sqlx::Error::Database(e))
+                if e.message().contains("malformed") || e.code().as_deref() == Some("267") =>
+            {
+                Ok(false)
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+}
