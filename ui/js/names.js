@@ -148,6 +148,7 @@ export const UiEvent = Object.freeze({
   FORECAST: 'forecast',
   USAGE: 'usage',
   LIMITS: 'limits',
+  SEARCH_INDEX: 'search_index',
   MODEL_DOWNLOAD: 'model_download',
   RESET: 'reset',
   PING: 'ping',
@@ -184,6 +185,13 @@ export const Command = Object.freeze({
   MERGE: 'merge',
   USAGE: 'usage',
   USAGE_CONTINUE: 'usage_continue',
+  SEARCH: 'search',
+});
+
+/** Who spoke, as search filters it (`clawmux_hub::search::Who`). */
+export const Who = Object.freeze({
+  USER: 'user',
+  AGENTS: 'agents',
 });
 
 /** What an agent needs the user for (`clawmux_core::Need`). */

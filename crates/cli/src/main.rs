@@ -14,6 +14,7 @@ mod hook;
 mod install;
 mod lifecycle;
 mod replay;
+mod search;
 mod send;
 mod serve;
 mod timeline;
@@ -104,6 +105,33 @@ enum Command {
         /// Days of history.
         #[arg(long, default_value_t = 7)]
         days: u32,
+        #[command(flatten)]
+        hub: env::HubArgs,
+    },
+    /// Messages any agent or the user ever said, found by their words, newest first. `deploy*` finds
+    /// words that start so; `"the build is red"` those words in that order.
+    Search {
+        /// The words to look for (all of them must be there).
+        #[arg(required = true, num_args = 1..)]
+        query: Vec<String>,
+        /// Only this agent's conversation.
+        #[arg(long)]
+        agent: Option<String>,
+        /// Only from then on: a date (2026-11-20), a time (2026-11-20T09:00:00Z) or a span back (2h, 3days).
+        #[arg(long)]
+        since: Option<String>,
+        /// Only what the user said.
+        #[arg(long, conflicts_with = "agents")]
+        user: bool,
+        /// Only what the agents said.
+        #[arg(long)]
+        agents: bool,
+        /// At most this many.
+        #[arg(long, default_value_t = 20)]
+        limit: u32,
+        /// The hub's answer as JSON.
+        #[arg(long)]
+        json: bool,
         #[command(flatten)]
         hub: env::HubArgs,
     },
@@ -364,6 +392,32 @@ fn main() -> ExitCode {
             return usage::statusline(then.as_deref(), observed);
         }
         Command::Usage { json, days, hub } => usage::usage(&hub, json, days),
+        Command::Search {
+            query,
+            agent,
+            since,
+            user,
+            agents,
+            limit,
+            json,
+            hub,
+        } => search::search(
+            &hub,
+            &search::Args {
+                query: &query.join(" "),
+                agent: agent.as_deref(),
+                since: since.as_deref(),
+                who: if user {
+                    Some("user")
+                } else if agents {
+                    Some("agents")
+                } else {
+                    None
+                },
+                limit,
+                json,
+            },
+        ),
         Command::Hooks {
             command: HooksCommand::Install { settings, data_dir },
         } => install::install(settings.as_deref(), data_dir.as_deref()),

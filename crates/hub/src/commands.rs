@@ -186,6 +186,8 @@ pub enum Command {
         /// The user's time zone, in minutes east of UTC, where days are cut (default 0).
         offset_minutes: Option<i32>,
     },
+    /// Messages found by their words (`clawmux search`, Ctrl+K), newest first.
+    Search(crate::search::SearchRequest),
     /// Whether an agent is continued when the usage limit that stopped it resets.
     UsageContinue {
         /// The agent.
@@ -247,6 +249,8 @@ pub enum Reply {
     Merged(Merged),
     /// `usage`.
     Usage(Box<UsageReply>),
+    /// `search`: the messages found.
+    Search(crate::search::SearchReply),
     /// Done, nothing to tell (`{}`): `answer`, `interrupt`, `dismiss`, `mark_read`, `cancel_download`,
     /// `warm_voice`.
     Done {},
@@ -369,6 +373,9 @@ impl Hub {
             } => Ok(Reply::Usage(Box::new(
                 Usage::of(self).summary(days, offset_minutes).await?,
             ))),
+            Command::Search(req) => Ok(Reply::Search(
+                crate::search::Search::of(self).find(&req).await?,
+            )),
             Command::UsageContinue { session_id, on } => {
                 Usage::of(self).set_continue(&session_id, on).await?;
                 Ok(Reply::Done {})

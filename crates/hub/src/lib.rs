@@ -23,6 +23,7 @@ pub mod metrics;
 pub mod notice;
 pub mod observe;
 mod opinion;
+pub mod search;
 pub mod terminal;
 pub mod transcript;
 pub mod ui_event;
@@ -71,6 +72,7 @@ pub async fn serve(
         }
     });
     let watching = tokio::spawn(opinion::watch(hub.clone()));
+    tokio::spawn(search::index_older(hub.clone()));
     let (stop, stopping) = tokio::sync::watch::channel(false);
     let closing = hub.clone();
     tokio::spawn(async move {

@@ -274,6 +274,11 @@ pub enum UiEvent {
         /// Each window, its reset and its pace.
         account: Account,
     },
+    /// Messages stored before search came are being indexed: how many are left (0: all are).
+    SearchIndex {
+        /// Messages not indexed yet.
+        left: i64,
+    },
     /// A speech model's download moved on, or ended.
     ModelDownload {
         /// The model.
@@ -341,6 +346,7 @@ impl UiEvent {
             | UiEvent::Forecast { .. }
             | UiEvent::Usage { .. }
             | UiEvent::Limits { .. }
+            | UiEvent::SearchIndex { .. }
             | UiEvent::Ping
             | UiEvent::Error { .. } => None,
         }

@@ -176,6 +176,16 @@ fn every_command_runs_through_dispatch() {
         let history = run(&hub, command(json!({"command": "history", "session_id": "sky"}))).await.unwrap();
         assert_eq!(notes(history.clone()), 1, "{history}");
         assert!(history.to_string().contains("context is 85% full (170k of 200k tokens)"), "{history}");
+        // Search: the user's words, newest first, with the words marked; bad queries refused.
+        let found = run(&hub, command(json!({"command": "search", "query": "hi", "session_id": "sky", "who": "user"}))).await.unwrap();
+        assert!(found["results"].as_array().is_some_and(|r| !r.is_empty()), "{found}");
+        assert_eq!(found["results"][0]["agent"], "sky");
+        assert!(found["results"][0]["snippet"].as_str().unwrap().contains('\u{2}'), "{found}");
+        assert_eq!(found["indexing"], 0);
+        assert_eq!(refused(json!({"command": "search", "query": " ( ) "})).await, Code::BadQuery);
+        assert_eq!(refused(json!({"command": "search", "query": "x".repeat(300)})).await, Code::BadQuery);
+        assert_eq!(refused(json!({"command": "search", "query": "x", "limit": 0})).await, Code::BadQuery);
+        assert_eq!(refused(json!({"command": "search", "query": "x", "session_id": "nobody"})).await, Code::UnknownAgent);
         // Continue after a reset: kept for the agent; an unknown agent is refused.
         let on = json!({"command": "usage_continue", "session_id": "sky", "on": true});
         assert_eq!(run(&hub, command(on)).await.unwrap(), json!({}));

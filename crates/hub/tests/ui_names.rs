@@ -14,6 +14,7 @@ use clawmux_core::{Need, State};
 use clawmux_hub::asks::Verdict;
 use clawmux_hub::commands::CommandName;
 use clawmux_hub::lifecycle::launch::PermissionMode;
+use clawmux_hub::search::Who;
 use clawmux_hub::ui_event::{EndReason, LaunchKind, UiEventType};
 use clawmux_hub::voice::device::DownloadState;
 use clawmux_voice::local::LocalModel;
@@ -73,6 +74,7 @@ fn lists() -> Vec<(&'static str, BTreeSet<String>)> {
         ("Shown", rust_list(Shown::iter())),
         ("Window", rust_list(Window::ALL)),
         ("Need", rust_list(Need::ALL)),
+        ("Who", rust_list(Who::ALL)),
     ]
 }
 

@@ -167,7 +167,10 @@ async fn a_store_from_before_search_is_indexed_after_it_opens_newest_first() {
     }
     let store = Store::open(&path).await.unwrap();
     assert_eq!(store.search_backlog().await.unwrap().left, 250);
-    assert!(!store.search_index_is_whole().await.unwrap(), "the check sees what is missing");
+    assert!(
+        !store.search_index_is_whole().await.unwrap(),
+        "the check sees what is missing"
+    );
     assert!(store.search(&query("otters")).await.unwrap().is_empty());
     // New messages are found at once, meanwhile.
     store

@@ -342,4 +342,17 @@ fn crash_cycles_lose_and_duplicate_nothing() {
     );
     assert_eq!((duplicated, lost, gap_twice), (0, 0, 0));
     assert_eq!(all.len() - 1, attempted, "nothing stored that was not sent");
+    // The search index holds every stored message once, none missing, across all those SIGKILLs
+    // (FTS5's own check of the index against the messages).
+    let whole = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(async {
+            let store = clawmux_store::Store::open(&hub.data().join("clawmux.db"))
+                .await
+                .unwrap();
+            store.search_index_is_whole().await.unwrap()
+        });
+    assert!(whole, "the search index is the stored messages, exactly");
 }

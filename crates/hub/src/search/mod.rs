@@ -1,0 +1,149 @@
+//! Finding anything any agent or the user ever said: the store's full-text index over every message, asked
+//! with the user's words (`clawmux_core::search`: words as words, a documented prefix and phrase), newest
+//! first, filtered by agent, speaker and time, a page at a time.
+//!
+//! The index is kept by the store itself, in the statement that stores each message, so it never lacks or
+//! duplicates one. A store from before search is indexed after the hub starts ([`index_older`]), newest
+//! first, in small batches that each hold the writer briefly; the window hears how many are left.
+
+use clawmux_core::search::{fts_query, Found};
+use clawmux_core::wire::{Code, Kind};
+use clawmux_core::Millis;
+use clawmux_store::SearchQuery;
+use serde::{Deserialize, Serialize};
+
+use crate::error::HubError;
+use crate::hub::Hub;
+use crate::ui_event::UiEvent;
+
+/// Results per page unless asked otherwise.
+const PAGE: u32 = 20;
+/// The most results per page.
+const MAX_PAGE: u32 = 200;
+/// Older messages indexed per transaction: each holds the writer a few milliseconds.
+const BATCH: i64 = 500;
+
+/// Who spoke.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Who {
+    /// The user (typed or spoken).
+    User,
+    /// The agents: their answers and their messages to each other.
+    Agents,
+}
+
+impl Who {
+    /// Both, as the wire names them.
+    pub const ALL: [Who; 2] = [Who::User, Who::Agents];
+
+    fn kinds(self) -> Vec<String> {
+        let kinds: &[Kind] = match self {
+            Who::User => &[Kind::User],
+            Who::Agents => &[Kind::Assistant, Kind::Agent],
+        };
+        kinds.iter().map(|k| k.as_str().to_owned()).collect()
+    }
+}
+
+/// `search`: what to look for, and where.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct SearchRequest {
+    /// The user's words.
+    pub query: String,
+    /// Only this agent's conversation.
+    #[serde(default)]
+    pub session_id: Option<String>,
+    /// Only what the user, or the agents, said.
+    #[serde(default)]
+    pub who: Option<Who>,
+    /// Only messages from this time on (ms since the epoch).
+    #[serde(default)]
+    pub since: Option<i64>,
+    /// The next page: results before this one's `seq`.
+    #[serde(default)]
+    pub before: Option<i64>,
+    /// At most this many (default 20, at most 200).
+    #[serde(default)]
+    pub limit: Option<u32>,
+}
+
+/// `search`'s answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SearchReply {
+    /// The messages found, newest first.
+    pub results: Vec<Found>,
+    /// Older messages not indexed yet (a store from before search): they are not found until they are.
+    pub indexing: i64,
+}
+
+/// The search feature as the hub composes it.
+#[derive(Clone, Copy)]
+pub struct Search<'h> {
+    hub: &'h Hub,
+}
+
+impl<'h> Search<'h> {
+    /// The feature of `hub`.
+    pub fn of(hub: &'h Hub) -> Search<'h> {
+        Search { hub }
+    }
+}
+
+impl Search<'_> {
+    /// `search` (`clawmux search`, Ctrl+K in the window).
+    pub async fn find(&self, req: &SearchRequest) -> Result<SearchReply, HubError> {
+        let fts =
+            fts_query(&req.query).map_err(|e| HubError::new(Code::BadQuery, e.to_string()))?;
+        let limit = req.limit.unwrap_or(PAGE);
+        if !(1..=MAX_PAGE).contains(&limit) {
+            return Err(HubError::new(
+                Code::BadQuery,
+                format!("limit must be 1 to {MAX_PAGE}"),
+            ));
+        }
+        if let Some(agent) = &req.session_id {
+            self.hub.live(agent)?;
+        }
+        let query = SearchQuery {
+            fts,
+            agent: req.session_id.clone(),
+            kinds: req.who.map(Who::kinds).unwrap_or_default(),
+            since: req.since.map(Millis),
+            before: req.before,
+            limit,
+        };
+        Ok(SearchReply {
+            results: self.hub.store().search(&query).await?,
+            indexing: self.hub.store().search_backlog().await?.left,
+        })
+    }
+}
+
+/// Indexes the messages stored before search came, newest first, telling the window how many are left
+/// after each batch; returns when none are.
+pub async fn index_older(hub: Hub) {
+    let mut told = None;
+    loop {
+        match hub.store().index_older(BATCH).await {
+            Ok(b) => {
+                if told != Some(b.left) && (told.is_some() || b.left > 0) {
+                    hub.broadcast(UiEvent::SearchIndex { left: b.left });
+                    told = Some(b.left);
+                }
+                if b.left == 0 {
+                    if told.is_some() {
+                        tracing::info!("every older message is indexed for search");
+                    }
+                    return;
+                }
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot index older messages for search");
+                return;
+            }
+        }
+        // Each batch held the writer briefly: hooks and messages go first.
+        tokio::task::yield_now().await;
+    }
+}
