@@ -23,6 +23,7 @@ import { TerminalPanel } from './terminal-panel.js';
 import { TerminateAsk } from './terminate.js';
 import { limitLines } from './usage.js';
 import { UsageView } from './usage-view.js';
+import { SearchPanel } from './search-panel.js';
 import { MessageStore } from './store.js';
 import { VoicePanel } from './voice-panel.js';
 
@@ -44,6 +45,7 @@ let explanation;
 let changes;
 let terminating;
 let usageView;
+let searchPanel;
 
 function onConnection(state) {
   const badge = $('connection');
@@ -128,6 +130,9 @@ function onEvent(e) {
       break;
     case UiEvent.LIMITS:
       showLimits(e.account);
+      break;
+    case UiEvent.SEARCH_INDEX:
+      searchPanel?.indexed(e.left);
       break;
     case UiEvent.MODEL_DOWNLOAD:
       voice.downloadProgress(e);
@@ -258,7 +263,7 @@ function select(agent) {
   if (!conv) {
     conv = new Conversation($('chats'), agent, loadOlder);
     conversations.set(agent, conv);
-    loadLatest(conv);
+    conv.ready = loadLatest(conv);
   } else if (conv.newest) {
     // Its chat was open before: what arrived while it was off screen is read now.
     markAllRead(conv.newest.id);
@@ -271,6 +276,35 @@ function select(agent) {
   changes.show(agent, sessions.get(agent) ?? null);
   voice.show();
   if (!$('input').disabled) $('input').focus();
+}
+
+/** The most pages of older messages loaded to reach a found message. */
+const FIND_PAGES = 100;
+
+/**
+ * Shows a message search found, in its conversation: older pages are loaded (each added in place, nothing
+ * shown is drawn again) until it is on screen, then it is scrolled to and marked.
+ */
+async function openFound(found) {
+  if (!sessions.has(found.agent)) {
+    notice(`${found.agent} is no longer in the sidebar.`);
+    return;
+  }
+  select(found.agent);
+  const conv = conversations.get(found.agent);
+  await conv.ready;
+  for (let n = 0; n < FIND_PAGES && !conv.elements.has(found.id); n += 1) {
+    if (!conv.oldest || conv.oldest.seq <= found.seq || conv.older.hidden) break;
+    await loadOlder(conv);
+  }
+  const element = conv.elements.get(found.id);
+  if (!element) {
+    notice('That message is not in this conversation any more.');
+    return;
+  }
+  for (const old of document.querySelectorAll('.msg.found')) old.classList.remove('found');
+  element.classList.add('found');
+  element.scrollIntoView({ block: 'center' });
 }
 
 function send() {
@@ -337,6 +371,7 @@ function start() {
   explanation = new ExplainPanel(backend);
   terminating = new TerminateAsk(backend, notice);
   usageView = new UsageView(backend);
+  searchPanel = new SearchPanel(backend, { agents: () => [...sessions.keys()].sort(), open: openFound });
   changes = new ChangesPanel(backend, { send: (agent, text) => outbox.send(agent, text) });
   requests = new RequestCard(backend, { openTerminal: () => terminal.setOpen(true) });
   wireChat();
@@ -344,7 +379,7 @@ function start() {
   $('welcome-try-demo').addEventListener('click', startDemo);
   Promise.resolve(backend.connect()).catch((e) => fatal(e.message ?? String(e)));
   // For tests and debugging: the live objects, read-only in spirit.
-  window.clawmux = { backend, store, conversations, terminal, explanation, changes, usageView, speaker: voice.speaker, listener: voice.listener };
+  window.clawmux = { backend, store, conversations, terminal, explanation, changes, usageView, searchPanel, speaker: voice.speaker, listener: voice.listener };
 }
 
 start();

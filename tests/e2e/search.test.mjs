@@ -1,0 +1,85 @@
+// Search everything said, in Chromium, against the real hub: Ctrl+K, results as the user types grouped by
+// agent with the words marked, filters, the keyboard, and a result that opens its conversation at that
+// message (older pages loaded around it, nothing already shown drawn again).
+
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { ARTIFACTS, openBrowser, openUi, startHub } from './harness.mjs';
+
+let browser;
+before(async () => { browser = await openBrowser(); });
+after(async () => { await browser?.close(); });
+
+test('Ctrl+K finds what was said as it is typed, and opens it where it was said', async () => {
+  const hub = await startHub();
+  const { page, errors } = await openUi(browser, hub);
+  try {
+    hub.addAgent('sky');
+    hub.addAgent('moon');
+    await hub.api('POST', '/api/sessions/sky/messages', { text: 'The pelican plan: ship it on Friday' });
+    for (let i = 0; i < 260; i += 1) await hub.api('POST', '/api/sessions/sky/messages', { text: `filler message ${i}` });
+    hub.clawmux(['send', '--to', 'user', 'deploy failed: the build is red'], 'sky');
+    hub.clawmux(['send', '--to', 'user', 'deployment done (NOT really)'], 'moon');
+    await hub.api('POST', '/api/sessions/moon/messages', { text: 'deploy again please' });
+
+    await page.click('[data-agent="sky"]');
+    const newest = await page.waitForSelector('.chat[data-session="sky"] .msg:last-child');
+    const newestId = await newest.getAttribute('data-id');
+
+    await page.keyboard.press('Control+k');
+    await page.waitForSelector('#search-panel:not([hidden])');
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'search-input');
+    await page.keyboard.type('pelica');
+    const started = Date.now();
+    await page.keyboard.press('n');
+    await page.waitForFunction(() => /pelican/i.test(document.querySelector('#search-results .search-result mark')?.textContent ?? ''));
+    console.log(`first results in the page after the last key: ${Date.now() - started} ms`);
+    assert.equal(await page.textContent('#search-results .search-group'), 'sky');
+    assert.equal(await page.textContent('#search-results mark'), 'pelican');
+
+    // Enter opens it where it was said: older pages come in around it; what was on screen stays as it was.
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('.chat[data-session="sky"] .msg.found');
+    assert.match(await page.textContent('.msg.found .body'), /The pelican plan/);
+    assert.equal(await page.isHidden('#search-panel'), true);
+    assert.ok(await page.$eval('.msg.found', (el) => {
+      const r = el.getBoundingClientRect();
+      return r.top >= 0 && r.bottom <= window.innerHeight;
+    }), 'scrolled into view');
+    assert.ok(await newest.evaluate((el) => el.isConnected), 'the newest message is the same element, not drawn again');
+    assert.equal(await newest.getAttribute('data-id'), newestId);
+    await page.screenshot({ path: join(ARTIFACTS, 'search-opened.png') });
+
+    // Several agents' results, grouped; the keyboard moves through them; filters narrow them.
+    await page.keyboard.press('Control+k');
+    await page.fill('#search-input', 'deploy*');
+    await page.waitForFunction(() => document.querySelectorAll('#search-results .search-result').length === 3);
+    assert.deepEqual(await page.$$eval('#search-results .search-group', (els) => els.map((e) => e.textContent)), ['moon', 'sky']);
+    const selected = () => page.$eval('#search-results [aria-selected="true"]', (el) => el.dataset.index);
+    assert.equal(await selected(), '0');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    assert.equal(await selected(), '2');
+    await page.keyboard.press('ArrowUp');
+    assert.equal(await selected(), '1');
+    await page.selectOption('#search-who', { label: 'me' });
+    await page.waitForFunction(() => document.querySelectorAll('#search-results .search-result').length === 1);
+    await page.selectOption('#search-who', { label: 'anyone' });
+    await page.selectOption('#search-agent', 'moon');
+    await page.waitForFunction(() => document.querySelectorAll('#search-results .search-result').length === 2);
+    await page.screenshot({ path: join(ARTIFACTS, 'search-results.png') });
+    // FTS5's own syntax is only words: no error, the message found.
+    await page.selectOption('#search-agent', '');
+    await page.fill('#search-input', '(NOT really');
+    await page.waitForFunction(() => document.querySelectorAll('#search-results .search-result').length === 1);
+    await page.fill('#search-input', 'nothing-like-this-was-said');
+    await page.waitForFunction(() => document.querySelector('#search-state').textContent === 'Nothing found.');
+    await page.keyboard.press('Escape');
+    assert.equal(await page.isHidden('#search-panel'), true);
+    assert.deepEqual(errors, []);
+  } finally {
+    await page.context().close();
+    hub.stop();
+  }
+});
