@@ -96,7 +96,7 @@ pub fn search(hub: &HubArgs, a: &Args<'_>) -> Result<(), String> {
             when(f.at),
             f.agent,
             f.sender,
-            f.kind,
+            f.kind.as_str(),
             f.id
         );
         println!("    {}", shown(&f.snippet, bold));

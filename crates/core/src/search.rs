@@ -114,8 +114,8 @@ pub struct Found {
     pub id: String,
     /// The agent whose conversation holds it.
     pub agent: String,
-    /// Who spoke: `user`, `assistant`, `agent`, ...
-    pub kind: String,
+    /// Who spoke.
+    pub kind: crate::wire::Kind,
     /// The sender's name.
     pub sender: String,
     /// When (ms since the epoch).

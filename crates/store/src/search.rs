@@ -7,6 +7,7 @@
 //! first, while the hub runs: the hub starts as soon as the store opens.
 
 use clawmux_core::search::{Found, MARK_END, MARK_START};
+use clawmux_core::wire::Kind;
 use clawmux_core::Millis;
 
 use crate::{Store, StoreError};
@@ -18,8 +19,8 @@ pub struct SearchQuery {
     pub fts: String,
     /// Only this agent's conversation.
     pub agent: Option<String>,
-    /// Only what these spoke (message kinds: `user`, `assistant`, `agent`, ...); all if empty.
-    pub kinds: Vec<String>,
+    /// Only what these spoke; all if empty.
+    pub kinds: Vec<Kind>,
     /// Only messages from this time on.
     pub since: Option<Millis>,
     /// Only messages before this one (the next page of results).
@@ -41,7 +42,8 @@ const SNIPPET_TOKENS: i64 = 16;
 impl Store {
     /// The messages matching `q`, newest first.
     pub async fn search(&self, q: &SearchQuery) -> Result<Vec<Found>, StoreError> {
-        let kinds = serde_json::to_string(&q.kinds).unwrap_or_else(|_| "[]".to_owned());
+        let kinds = serde_json::to_string(&q.kinds.iter().map(|k| k.as_str()).collect::<Vec<_>>())
+            .unwrap_or_else(|_| "[]".to_owned());
         let rows: Vec<(i64, String, String, String, String, i64, String)> = sqlx::query_as(
             "SELECT m.seq, m.id, m.agent, m.kind, m.sender, m.at, \
                     snippet(messages_fts, 0, ?6, ?7, '…', ?8) \
@@ -66,14 +68,16 @@ impl Store {
         .await?;
         Ok(rows
             .into_iter()
-            .map(|(seq, id, agent, kind, sender, at, snippet)| Found {
-                seq,
-                id,
-                agent,
-                kind,
-                sender,
-                at,
-                snippet,
+            .filter_map(|(seq, id, agent, kind, sender, at, snippet)| {
+                Some(Found {
+                    seq,
+                    id,
+                    agent,
+                    kind: Kind::parse(&kind)?,
+                    sender,
+                    at,
+                    snippet,
+                })
             })
             .collect())
     }

@@ -72,7 +72,7 @@ async fn words_are_found_newest_first_with_their_snippet_and_filters() {
         found[0].snippet,
         "The \u{2}deploy\u{3} failed: the \u{2}build\u{3} is red"
     );
-    assert_eq!(found[0].kind, "assistant");
+    assert_eq!(found[0].kind, Kind::Assistant);
     // A prefix; case and accents do not matter.
     let prefix = store.search(&query("DEPLOY*")).await.unwrap();
     assert_eq!(prefix.len(), 3);
@@ -115,7 +115,7 @@ async fn words_are_found_newest_first_with_their_snippet_and_filters() {
         .unwrap();
     assert_eq!(moon.len(), 1);
     let users = store
-        .search(&only(|q| q.kinds = vec!["user".into()]))
+        .search(&only(|q| q.kinds = vec![Kind::User]))
         .await
         .unwrap();
     assert_eq!(users.iter().map(|f| f.at).collect::<Vec<_>>(), [10]);

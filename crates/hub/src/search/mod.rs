@@ -37,12 +37,11 @@ impl Who {
     /// Both, as the wire names them.
     pub const ALL: [Who; 2] = [Who::User, Who::Agents];
 
-    fn kinds(self) -> Vec<String> {
-        let kinds: &[Kind] = match self {
-            Who::User => &[Kind::User],
-            Who::Agents => &[Kind::Assistant, Kind::Agent],
-        };
-        kinds.iter().map(|k| k.as_str().to_owned()).collect()
+    fn kinds(self) -> Vec<Kind> {
+        match self {
+            Who::User => vec![Kind::User],
+            Who::Agents => vec![Kind::Assistant, Kind::Agent],
+        }
     }
 }
 
