@@ -186,6 +186,7 @@ export const Command = Object.freeze({
   USAGE: 'usage',
   USAGE_CONTINUE: 'usage_continue',
   SEARCH: 'search',
+  SEARCH_SESSIONS: 'search_sessions',
 });
 
 /** Who spoke, as search filters it (`clawmux_hub::search::Who`). */

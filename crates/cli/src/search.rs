@@ -9,7 +9,7 @@
 use std::io::IsTerminal;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use clawmux_core::search::{Found, MARK_END, MARK_START};
+use clawmux_core::search::{Found, FoundInSession, MARK_END, MARK_START};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -30,6 +30,8 @@ pub struct Args<'a> {
 struct Reply {
     results: Vec<Found>,
     indexing: i64,
+    #[serde(default)]
+    sessions: Vec<FoundInSession>,
 }
 
 /// `--since`: a time, or a span back from `now`; ms since the epoch.
@@ -101,7 +103,20 @@ pub fn search(hub: &HubArgs, a: &Args<'_>) -> Result<(), String> {
         );
         println!("    {}", shown(&f.snippet, bold));
     }
-    if reply.results.is_empty() {
+    if !reply.sessions.is_empty() {
+        println!("In your Claude Code sessions:");
+    }
+    for s in &reply.sessions {
+        println!(
+            "{}  {}  {}  (claude --resume {})",
+            when(s.at),
+            s.folder.as_deref().unwrap_or("?"),
+            s.role.as_str(),
+            s.session_id
+        );
+        println!("    {}", shown(&s.snippet, bold));
+    }
+    if reply.results.is_empty() && reply.sessions.is_empty() {
         println!("Nothing found.");
     }
     if reply.indexing > 0 {

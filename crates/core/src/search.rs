@@ -170,3 +170,165 @@ mod tests {
         );
     }
 }
+
+/// Who said a line of a Claude Code session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// The user's prompt.
+    User,
+    /// Claude's answer.
+    Assistant,
+    /// A tool call: its name and input.
+    Tool,
+}
+
+impl Role {
+    /// The stored and wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::Tool => "tool",
+        }
+    }
+
+    /// Parses a stored name.
+    pub fn parse(name: &str) -> Option<Role> {
+        [Role::User, Role::Assistant, Role::Tool]
+            .into_iter()
+            .find(|r| r.as_str() == name)
+    }
+}
+
+/// What a line of a Claude Code transcript gives search: each prompt, answer and tool call in it, the
+/// session and folder it belongs to, and when.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionLine {
+    /// `sessionId`.
+    pub session_id: Option<String>,
+    /// `cwd`: the folder the session ran in.
+    pub folder: Option<String>,
+    /// `timestamp`.
+    pub at: Option<crate::Millis>,
+    /// What was said, each with who said it.
+    pub said: Vec<(Role, String)>,
+}
+
+/// The most of one tool call's input kept for search.
+const TOOL_INPUT_CHARS: usize = 2_000;
+
+/// Reads a transcript line for search: a user's prompt (not a tool's result, not a subagent's), the
+/// assistant's text, and each tool call as `Name input`. `None` for lines that say nothing searchable.
+pub fn session_line(line: &[u8]) -> Option<SessionLine> {
+    use serde_json::Value;
+    let v: Value = serde_json::from_slice(line).ok()?;
+    if v.get("isSidechain").and_then(Value::as_bool) == Some(true)
+        || v.get("isMeta").and_then(Value::as_bool) == Some(true)
+    {
+        return None;
+    }
+    let text = |v: &Value| v.as_str().map(str::to_owned);
+    let content = v.get("message").and_then(|m| m.get("content"));
+    let mut said = Vec::new();
+    match v.get("type").and_then(Value::as_str)? {
+        "user" => match content? {
+            Value::String(s) => said.push((Role::User, s.clone())),
+            Value::Array(blocks) => said.extend(
+                blocks
+                    .iter()
+                    .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+                    .filter_map(|b| b.get("text").and_then(text))
+                    .map(|t| (Role::User, t)),
+            ),
+            Value::Null | Value::Bool(_) | Value::Number(_) | Value::Object(_) => {}
+        },
+        "assistant" => {
+            for b in content?.as_array()? {
+                match b.get("type").and_then(Value::as_str) {
+                    Some("text") => {
+                        said.extend(b.get("text").and_then(text).map(|t| (Role::Assistant, t)))
+                    }
+                    Some("tool_use") => {
+                        let name = b.get("name").and_then(Value::as_str).unwrap_or("tool");
+                        let input: String = b
+                            .get("input")
+                            .map(Value::to_string)
+                            .unwrap_or_default()
+                            .chars()
+                            .take(TOOL_INPUT_CHARS)
+                            .collect();
+                        said.push((Role::Tool, format!("{name} {input}")));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        _ => return None,
+    }
+    said.retain(|(_, t)| !t.trim().is_empty());
+    if said.is_empty() {
+        return None;
+    }
+    Some(SessionLine {
+        session_id: v.get("sessionId").and_then(text),
+        folder: v.get("cwd").and_then(text),
+        at: v
+            .get("timestamp")
+            .and_then(Value::as_str)
+            .and_then(crate::transcript::parse_time),
+        said,
+    })
+}
+
+/// A line of a Claude Code session found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FoundInSession {
+    /// The session (`claude --resume` takes it).
+    pub session_id: String,
+    /// The folder it ran in, if its lines say.
+    pub folder: Option<String>,
+    /// Who said it.
+    pub role: Role,
+    /// When (ms since the epoch).
+    pub at: i64,
+    /// The text around the match, marked as in [`Found::snippet`].
+    pub snippet: String,
+}
+
+#[cfg(test)]
+mod session_tests {
+    use super::*;
+
+    #[test]
+    fn a_sessions_prompts_answers_and_tool_calls_are_searchable_its_tool_results_are_not() {
+        let prompt = br#"{"type":"user","sessionId":"s1","cwd":"/src/app","timestamp":"2026-11-20T09:00:00Z","message":{"role":"user","content":"fix the flaky login test"}}"#;
+        let l = session_line(prompt).unwrap();
+        assert_eq!(
+            l.said,
+            [(Role::User, "fix the flaky login test".to_owned())]
+        );
+        assert_eq!(
+            (l.session_id.as_deref(), l.folder.as_deref()),
+            (Some("s1"), Some("/src/app"))
+        );
+        assert_eq!(l.at, Some(crate::Millis(1_795_165_200_000)));
+        let answer = br#"{"type":"assistant","sessionId":"s1","message":{"content":[{"type":"text","text":"Looking at it."},{"type":"tool_use","id":"t","name":"Bash","input":{"command":"npm test"}}]}}"#;
+        let a = session_line(answer).unwrap();
+        assert_eq!(
+            a.said,
+            [
+                (Role::Assistant, "Looking at it.".to_owned()),
+                (Role::Tool, r#"Bash {"command":"npm test"}"#.to_owned())
+            ]
+        );
+        for quiet in [
+            &br#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t","content":"ok"}]}}"#[..],
+            br#"{"type":"user","isSidechain":true,"message":{"content":"a subagent's prompt"}}"#,
+            br#"{"type":"summary","summary":"x"}"#,
+            b"not json",
+        ] {
+            assert_eq!(session_line(quiet), None);
+        }
+    }
+}

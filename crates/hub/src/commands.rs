@@ -188,6 +188,11 @@ pub enum Command {
     },
     /// Messages found by their words (`clawmux search`, Ctrl+K), newest first.
     Search(crate::search::SearchRequest),
+    /// Whether the user's own Claude Code sessions (`~/.claude/projects`) are searched too.
+    SearchSessions {
+        /// On or off (off forgets what was read of them).
+        on: bool,
+    },
     /// Whether an agent is continued when the usage limit that stopped it resets.
     UsageContinue {
         /// The agent.
@@ -376,6 +381,10 @@ impl Hub {
             Command::Search(req) => Ok(Reply::Search(
                 crate::search::Search::of(self).find(&req).await?,
             )),
+            Command::SearchSessions { on } => {
+                crate::search::Search::of(self).set_sessions(on).await?;
+                Ok(Reply::Done {})
+            }
             Command::UsageContinue { session_id, on } => {
                 Usage::of(self).set_continue(&session_id, on).await?;
                 Ok(Reply::Done {})

@@ -182,6 +182,9 @@ fn every_command_runs_through_dispatch() {
         assert_eq!(found["results"][0]["agent"], "sky");
         assert!(found["results"][0]["snippet"].as_str().unwrap().contains('\u{2}'), "{found}");
         assert_eq!(found["indexing"], 0);
+        assert_eq!(found["sessions_searched"], false);
+        let on = run(&hub, command(json!({"command": "search_sessions", "on": false}))).await.unwrap();
+        assert_eq!(on, json!({}));
         assert_eq!(refused(json!({"command": "search", "query": " ( ) "})).await, Code::BadQuery);
         assert_eq!(refused(json!({"command": "search", "query": "x".repeat(300)})).await, Code::BadQuery);
         assert_eq!(refused(json!({"command": "search", "query": "x", "limit": 0})).await, Code::BadQuery);

@@ -26,6 +26,7 @@ mod import;
 mod inbox;
 mod messages;
 mod search;
+mod sessions;
 mod usage;
 
 use std::path::Path;
@@ -47,6 +48,7 @@ pub use import::Imported;
 pub use inbox::Channel;
 pub use messages::{Appended, NewMessage};
 pub use search::{Backlog, SearchQuery};
+pub use sessions::SessionRead;
 pub use usage::{DayUsage, UsageDelta};
 
 /// How long a connection waits for a lock before giving up. Only the writer can hold one, and its

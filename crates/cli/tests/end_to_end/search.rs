@@ -101,3 +101,77 @@ fn what_was_said_is_found_by_its_words_across_a_crash_and_an_import() {
     hub.run(None, &["import"]);
     assert_eq!(at(&found(&hub, &["pelican", "migration"])), ["owl"]);
 }
+
+#[test]
+fn the_users_own_claude_code_sessions_are_searched_when_asked_read_incrementally() {
+    let hub = TestHub::start();
+    let projects = hub.dir.path().join(".claude/projects/-src-app");
+    std::fs::create_dir_all(&projects).unwrap();
+    let transcript = projects.join("0b5e6a2e-1111-4222-8333-444455556666.jsonl");
+    let line = |kind: &str, content: &str| {
+        format!(
+            "{{\"type\":\"{kind}\",\"sessionId\":\"0b5e6a2e-1111-4222-8333-444455556666\",\"cwd\":\"/src/app\",\
+             \"timestamp\":\"2026-11-20T09:00:00Z\",\"message\":{{\"content\":{content}}}}}\n"
+        )
+    };
+    std::fs::write(
+        &transcript,
+        line("user", "\"fix the flaky login test\"")
+            + &line(
+                "assistant",
+                r#"[{"type":"text","text":"Looking."},{"type":"tool_use","id":"t","name":"Bash","input":{"command":"npm test -- login"}}]"#,
+            ),
+    )
+    .unwrap();
+    let sessions = |words: &str| -> Vec<Value> {
+        let (code, out, err) = search(&hub, &[words, "--json"]);
+        assert_eq!(code, Some(0), "{err}");
+        serde_json::from_str::<Value>(&out).unwrap()["sessions"]
+            .as_array()
+            .unwrap()
+            .clone()
+    };
+    // Not until the user opts in.
+    assert!(sessions("flaky").is_empty());
+    let on = r#"{"command":"search_sessions","on":true}"#;
+    assert_eq!(hub.post("/api/command", None, on).0, 200);
+    crate::common::wait_until(std::time::Duration::from_secs(10), || {
+        sessions("flaky").len() == 1
+    });
+    let found = sessions("flaky");
+    assert_eq!(found[0]["folder"], "/src/app");
+    assert_eq!(found[0]["role"], "user");
+    assert_eq!(
+        found[0]["session_id"],
+        "0b5e6a2e-1111-4222-8333-444455556666"
+    );
+    assert_eq!(
+        sessions("npm login")[0]["role"],
+        "tool",
+        "tool calls by name and input"
+    );
+    // What the session adds is read, and only that: the first prompt is still found once.
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&transcript)
+        .unwrap();
+    std::io::Write::write_all(&mut f, line("user", "\"now the pelican page\"").as_bytes()).unwrap();
+    assert_eq!(hub.post("/api/command", None, on).0, 200);
+    crate::common::wait_until(std::time::Duration::from_secs(10), || {
+        sessions("pelican").len() == 1
+    });
+    assert_eq!(
+        sessions("flaky").len(),
+        1,
+        "read incrementally, nothing twice"
+    );
+    let (_, text, _) = search(&hub, &["pelican"]);
+    assert!(
+        text.contains("/src/app  user  (claude --resume 0b5e6a2e-1111-4222-8333-444455556666)"),
+        "{text}"
+    );
+    // Off: forgotten.
+    let off = r#"{"command":"search_sessions","on":false}"#;
+    assert_eq!(hub.post("/api/command", None, off).0, 200);
+    assert!(sessions("flaky").is_empty());
+}

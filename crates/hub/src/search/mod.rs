@@ -5,8 +5,13 @@
 //! The index is kept by the store itself, in the statement that stores each message, so it never lacks or
 //! duplicates one. A store from before search is indexed after the hub starts ([`index_older`]), newest
 //! first, in small batches that each hold the writer briefly; the window hears how many are left.
+//!
+//! The user's own Claude Code sessions come in too when they opt in (`sessions.rs`): their transcripts,
+//! read incrementally, found beside the agents' messages.
 
-use clawmux_core::search::{fts_query, Found};
+pub mod sessions;
+
+use clawmux_core::search::{fts_query, Found, FoundInSession, Role};
 use clawmux_core::wire::{Code, Kind};
 use clawmux_core::Millis;
 use clawmux_store::SearchQuery;
@@ -74,6 +79,11 @@ pub struct SearchReply {
     pub results: Vec<Found>,
     /// Older messages not indexed yet (a store from before search): they are not found until they are.
     pub indexing: i64,
+    /// Lines of the user's own Claude Code sessions found, newest first (when they opted in, and the
+    /// search is not of one agent).
+    pub sessions: Vec<FoundInSession>,
+    /// Whether the user opted in to searching their Claude Code sessions.
+    pub sessions_searched: bool,
 }
 
 /// The search feature as the hub composes it.
@@ -112,10 +122,46 @@ impl Search<'_> {
             before: req.before,
             limit,
         };
+        let sessions_searched = self.hub.store().sessions_searched().await?;
+        let sessions = if sessions_searched && req.session_id.is_none() {
+            let wanted = |r: Role| match req.who {
+                None => true,
+                Some(Who::User) => r == Role::User,
+                Some(Who::Agents) => r != Role::User,
+            };
+            let mut found = self
+                .hub
+                .store()
+                .search_sessions(&query.fts, query.since, limit)
+                .await?;
+            found.retain(|f| wanted(f.role));
+            found
+        } else {
+            Vec::new()
+        };
         Ok(SearchReply {
             results: self.hub.store().search(&query).await?,
             indexing: self.hub.store().search_backlog().await?.left,
+            sessions,
+            sessions_searched,
         })
+    }
+
+    /// `search_sessions`: whether the user's own Claude Code sessions are searched; on, they are read at
+    /// once (in the background), off, what was read of them is forgotten.
+    pub async fn set_sessions(&self, on: bool) -> Result<(), HubError> {
+        self.hub.store().set_sessions_searched(on).await?;
+        if on {
+            let hub = self.hub.clone();
+            tokio::spawn(async move {
+                let kept = sessions::scan(&hub).await;
+                tracing::info!(
+                    lines = kept,
+                    "read the user's Claude Code sessions for search"
+                );
+            });
+        }
+        Ok(())
     }
 }
 
