@@ -4,8 +4,10 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ARTIFACTS, openBrowser, openUi, startHub } from './harness.mjs';
+import { ARTIFACTS, STAND_IN, agentProcesses, openBrowser, openUi, startHub, within } from './harness.mjs';
+import { prepareHome } from './real-claude.mjs';
 
 let browser;
 before(async () => { browser = await openBrowser(); });
@@ -77,6 +79,48 @@ test('Ctrl+K finds what was said as it is typed, and opens it where it was said'
     await page.waitForFunction(() => document.querySelector('#search-state').textContent === 'Nothing found.');
     await page.keyboard.press('Escape');
     assert.equal(await page.isHidden('#search-panel'), true);
+    assert.deepEqual(errors, []);
+  } finally {
+    await page.context().close();
+    hub.stop();
+  }
+});
+
+test('my own Claude Code sessions are searched when I ask, and one is resumed here in its folder', async () => {
+  const hub = await startHub({ env: { CLAWMUX_CLAUDE: STAND_IN } });
+  const folder = join(hub.dir, 'src', 'app');
+  mkdirSync(folder, { recursive: true });
+  prepareHome(hub.dir, [folder]);
+  const id = '0b5e6a2e-1111-4222-8333-444455556666';
+  const projects = join(hub.dir, '.claude', 'projects', folder.replace(/[^A-Za-z0-9]/g, '-'));
+  mkdirSync(projects, { recursive: true });
+  const line = { type: 'user', sessionId: id, cwd: folder, timestamp: new Date().toISOString(), message: { content: 'rename the walrus module' } };
+  writeFileSync(join(projects, `${id}.jsonl`), `${JSON.stringify(line)}\n`);
+  const { page, errors } = await openUi(browser, hub);
+  try {
+    await page.keyboard.press('Control+k');
+    await page.fill('#search-input', 'walrus');
+    await page.waitForFunction(() => document.querySelector('#search-state').textContent === 'Nothing found.');
+    assert.equal(await page.isChecked('#search-sessions'), false, 'not without asking');
+    await page.check('#search-sessions');
+    await page.waitForSelector('#search-results .session-result mark');
+    assert.equal(await page.textContent('#search-results .search-group'), `Claude Code session in ${folder}`);
+    assert.equal(await page.textContent('#search-results .session-result mark'), 'walrus');
+    await page.screenshot({ path: join(ARTIFACTS, 'search-sessions.png') });
+    // Resume here: an agent in that folder, resuming that session.
+    await page.click('#search-results .session-result .resume');
+    await page.waitForFunction(() => document.querySelector('#chat-title').textContent === 'app-0b5e6a2e');
+    await within((async () => {
+      for (;;) {
+        const resumed = agentProcesses(hub.data).some((pid) => {
+          try {
+            return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').includes(`--resume ${id}`);
+          } catch { return false; }
+        });
+        if (resumed) return;
+        await new Promise((ok) => setTimeout(ok, 100));
+      }
+    })(), 20000, 'the agent resuming the session');
     assert.deepEqual(errors, []);
   } finally {
     await page.context().close();

@@ -23,7 +23,7 @@ import { TerminalPanel } from './terminal-panel.js';
 import { TerminateAsk } from './terminate.js';
 import { limitLines } from './usage.js';
 import { UsageView } from './usage-view.js';
-import { SearchPanel } from './search-panel.js';
+import { SearchPanel, resumeName } from './search-panel.js';
 import { MessageStore } from './store.js';
 import { VoicePanel } from './voice-panel.js';
 
@@ -133,6 +133,9 @@ function onEvent(e) {
       break;
     case UiEvent.SEARCH_INDEX:
       searchPanel?.indexed(e.left);
+      break;
+    case UiEvent.SESSIONS_READ:
+      searchPanel?.sessionsRead();
       break;
     case UiEvent.MODEL_DOWNLOAD:
       voice.downloadProgress(e);
@@ -278,6 +281,20 @@ function select(agent) {
   if (!$('input').disabled) $('input').focus();
 }
 
+/** Starts an agent that resumes a Claude Code session search found, in the folder it ran in. */
+async function resumeSession(line) {
+  notice('');
+  try {
+    const info = await backend.command({
+      command: Command.SPAWN, name: resumeName(line), work_dir: line.folder, args: ['--resume', line.session_id],
+    });
+    upsertSession(info);
+    select(info.session_id);
+  } catch (e) {
+    notice(`Cannot resume that session: ${e.message}`);
+  }
+}
+
 /** The most pages of older messages loaded to reach a found message. */
 const FIND_PAGES = 100;
 
@@ -371,7 +388,7 @@ function start() {
   explanation = new ExplainPanel(backend);
   terminating = new TerminateAsk(backend, notice);
   usageView = new UsageView(backend);
-  searchPanel = new SearchPanel(backend, { agents: () => [...sessions.keys()].sort(), open: openFound });
+  searchPanel = new SearchPanel(backend, { agents: () => [...sessions.keys()].sort(), open: openFound, resume: resumeSession });
   changes = new ChangesPanel(backend, { send: (agent, text) => outbox.send(agent, text) });
   requests = new RequestCard(backend, { openTerminal: () => terminal.setOpen(true) });
   wireChat();

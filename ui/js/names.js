@@ -149,6 +149,7 @@ export const UiEvent = Object.freeze({
   USAGE: 'usage',
   LIMITS: 'limits',
   SEARCH_INDEX: 'search_index',
+  SESSIONS_READ: 'sessions_read',
   MODEL_DOWNLOAD: 'model_download',
   RESET: 'reset',
   PING: 'ping',

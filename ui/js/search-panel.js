@@ -32,6 +32,24 @@ export function snippetNodes(snippet) {
   return nodes;
 }
 
+/** Session lines grouped by folder, in the order their newest came. */
+function groupedSessions(lines) {
+  const groups = new Map();
+  for (const l of lines) {
+    const folder = l.folder ?? 'an unknown folder';
+    if (!groups.has(folder)) groups.set(folder, []);
+    groups.get(folder).push(l);
+  }
+  return [...groups];
+}
+
+/** The name of an agent that resumes a session: its folder's last part and the session's start. */
+export function resumeName(line) {
+  const base = (line.folder ?? '').split('/').filter(Boolean).pop() ?? 'session';
+  const clean = base.replace(/[^A-Za-z0-9_-]/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 22) || 'session';
+  return `${clean}-${line.session_id.replace(/[^A-Za-z0-9]/g, '').slice(0, 8)}`;
+}
+
 /** Results grouped by agent, each group in the order its newest result came. */
 export function grouped(results) {
   const groups = new Map();
@@ -43,11 +61,15 @@ export function grouped(results) {
 }
 
 export class SearchPanel {
-  /** `agents()` lists the agents' names; `open(found)` shows a found message in its conversation. */
-  constructor(backend, { agents, open }) {
+  /**
+   * `agents()` lists the agents' names; `open(found)` shows a found message in its conversation;
+   * `resume(line)` starts an agent that resumes a found Claude Code session in its folder.
+   */
+  constructor(backend, { agents, open, resume }) {
     this.backend = backend;
     this.agents = agents;
     this.openFound = open;
+    this.resume = resume;
     this.asked = 0;
     this.timer = null;
     this.items = [];
@@ -63,6 +85,15 @@ export class SearchPanel {
     });
     $('search-input').addEventListener('input', () => this.soon());
     for (const id of ['search-agent', 'search-who', 'search-since']) $(id).addEventListener('change', () => this.ask());
+    $('search-sessions').addEventListener('change', async (e) => {
+      try {
+        await this.backend.command({ command: Command.SEARCH_SESSIONS, on: e.target.checked });
+      } catch (err) {
+        e.target.checked = !e.target.checked;
+        $('search-state').textContent = `Cannot change it: ${err.message}`;
+      }
+      this.ask();
+    });
     $('search-panel').addEventListener('keydown', (e) => this.key(e));
     $('search-results').addEventListener('click', (e) => {
       const li = e.target.closest('li[data-index]');
@@ -115,8 +146,15 @@ export class SearchPanel {
       return;
     }
     if (n !== this.asked) return;
+    $('search-sessions').checked = reply.sessions_searched;
     const pending = reply.indexing > 0 ? ` (${reply.indexing} older messages are still being indexed)` : '';
-    this.show(reply.results, reply.results.length ? pending.trim() : `Nothing found${pending}.`);
+    const any = reply.results.length + reply.sessions.length > 0;
+    this.show(reply.results, any ? pending.trim() : `Nothing found${pending}.`, reply.sessions);
+  }
+
+  /** The user's sessions were read: an open search asks again. */
+  sessionsRead() {
+    if (this.isOpen() && $('search-input').value.trim()) this.ask();
   }
 
   /** Older messages were indexed (`left` still to go): an open search asks again, as more may be found. */
@@ -124,11 +162,40 @@ export class SearchPanel {
     if (left === 0 && this.isOpen() && $('search-input').value.trim()) this.ask();
   }
 
-  show(results, state) {
+  show(results, state, sessions = []) {
     $('search-state').textContent = state;
     const list = $('search-results');
     this.items = [];
     const rows = [];
+    for (const [folder, lines] of groupedSessions(sessions)) {
+      const head = document.createElement('li');
+      head.className = 'search-group';
+      head.setAttribute('role', 'presentation');
+      head.textContent = `Claude Code session in ${folder}`;
+      rows.push(head);
+      for (const s of lines) {
+        const li = document.createElement('li');
+        li.className = 'search-result session-result';
+        li.setAttribute('role', 'option');
+        li.dataset.index = String(this.items.length);
+        li.dataset.session = s.session_id;
+        const who = document.createElement('span');
+        who.className = 'who';
+        who.textContent = `${s.role} · ${new Date(s.at).toLocaleString()}`;
+        const text = document.createElement('span');
+        text.className = 'snippet';
+        text.append(...snippetNodes(s.snippet));
+        const resume = document.createElement('button');
+        resume.type = 'button';
+        resume.className = 'resume';
+        resume.textContent = 'Resume here';
+        resume.title = `Start an agent in ${folder} that resumes this session (claude --resume)`;
+        resume.disabled = !s.folder;
+        li.append(who, text, resume);
+        rows.push(li);
+        this.items.push({ session: s, element: li });
+      }
+    }
     for (const [agent, found] of grouped(results)) {
       const head = document.createElement('li');
       head.className = 'search-group';
@@ -184,8 +251,10 @@ export class SearchPanel {
   choose(i) {
     const item = this.items[i];
     if (!item) return;
+    if (item.session && !item.session.folder) return;
     this.toggle(false);
-    this.openFound(item.found);
+    if (item.session) this.resume(item.session);
+    else this.openFound(item.found);
   }
 }
 

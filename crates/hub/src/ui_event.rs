@@ -279,6 +279,11 @@ pub enum UiEvent {
         /// Messages not indexed yet.
         left: i64,
     },
+    /// The user's Claude Code sessions were read for search: lines added.
+    SessionsRead {
+        /// Lines kept by this read.
+        lines: usize,
+    },
     /// A speech model's download moved on, or ended.
     ModelDownload {
         /// The model.
@@ -347,6 +352,7 @@ impl UiEvent {
             | UiEvent::Usage { .. }
             | UiEvent::Limits { .. }
             | UiEvent::SearchIndex { .. }
+            | UiEvent::SessionsRead { .. }
             | UiEvent::Ping
             | UiEvent::Error { .. } => None,
         }

@@ -138,6 +138,9 @@ pub async fn scan(hub: &Hub) -> usize {
             }
         }
     }
+    if kept > 0 {
+        hub.broadcast(crate::ui_event::UiEvent::SessionsRead { lines: kept });
+    }
     kept
 }
 
