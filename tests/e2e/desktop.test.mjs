@@ -457,6 +457,33 @@ test('in the window: an agent\'s figures, the usage view drawn by uPlot, and the
   await browser.waitUntil(async () => (await label.getText()) === 'Rate-limited', { timeout: 10000, timeoutMsg: 'the sidebar does not say rate-limited' });
 });
 
+test('in the window: Ctrl+K finds what was said as it is typed, and Enter opens it there', async () => {
+  await (await browser.$('#connection.online')).waitForExist({ timeout: 20000 });
+  const { env } = await windowHub();
+  const { CLAWMUX_SESSION_ID: _, CLAWMUX_WORK_DIR: __, ...hubEnv } = env('owl');
+  mkdirSync(join(dir, 'owl'), { recursive: true });
+  execFileSync(BIN, ['agent', 'add', 'owl', '--work-dir', join(dir, 'owl')], { env: hubEnv });
+  execFileSync(BIN, ['send', '--to', 'user', 'the heron migration is planned for Friday'], { env: env('owl') });
+  await (await browser.$('[data-agent="owl"]')).waitForExist({ timeout: 10000 });
+  await browser.keys(['Control', 'k']);
+  const input = await browser.$('#search-input');
+  await input.waitForDisplayed({ timeout: 10000 });
+  await input.setValue('hero');
+  const started = Date.now();
+  await browser.keys('n');
+  const mark = await browser.$('#search-results .search-result mark');
+  await mark.waitForExist({ timeout: 10000 });
+  const latency = await browser.execute(() => window.clawmux.searchPanel.latency);
+  console.log(`in the window, the last key to its results drawn: ${latency.toFixed(1)} ms (through WebDriver: ${Date.now() - started} ms)`);
+  assert.equal(await mark.getText(), 'heron');
+  await browser.keys('Enter');
+  const found = await browser.$('.chat[data-session="owl"] .msg.found');
+  await found.waitForExist({ timeout: 10000 });
+  assert.match(await found.getText(), /heron migration/);
+  await painted();
+  await browser.saveScreenshot(join(ARTIFACTS, 'desktop-search.png'));
+});
+
 test('a second launch only raises the first window: one instance, one hub', async () => {
   const second = spawn(APP, ['--data-dir', data], {
     env: { PATH: process.env.PATH, HOME: dir, DISPLAY, DBUS_SESSION_BUS_ADDRESS: BUS },
