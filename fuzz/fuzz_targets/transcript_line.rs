@@ -14,5 +14,6 @@ fuzz_target!(|data: &[u8]| {
     for line in all {
         assert!(line.len() <= clawmux_core::transcript::MAX_LINE);
         let _ = parse_line(&line);
+        let _ = clawmux_core::search::session_line(&line);
     }
 });
