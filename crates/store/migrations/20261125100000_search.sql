@@ -6,7 +6,8 @@ CREATE VIRTUAL TABLE messages_fts USING fts5(
     text,
     content = 'messages',
     content_rowid = 'seq',
-    tokenize = 'unicode61 remove_diacritics 2'
+    tokenize = 'unicode61 remove_diacritics 2',
+    columnsize = 0  -- no per-row sizes: results come newest first, never by bm25 rank
 );
 CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
     INSERT INTO messages_fts (rowid, text) VALUES (new.seq, new.text);

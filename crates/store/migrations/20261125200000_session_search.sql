@@ -20,7 +20,8 @@ CREATE VIRTUAL TABLE session_lines_fts USING fts5(
     text,
     content = 'session_lines',
     content_rowid = 'id',
-    tokenize = 'unicode61 remove_diacritics 2'
+    tokenize = 'unicode61 remove_diacritics 2',
+    columnsize = 0
 );
 CREATE TRIGGER session_lines_fts_insert AFTER INSERT ON session_lines BEGIN
     INSERT INTO session_lines_fts (rowid, text) VALUES (new.id, new.text);
