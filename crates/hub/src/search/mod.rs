@@ -4,7 +4,7 @@
 //!
 //! The index is kept by the store itself, in the statement that stores each message, so it never lacks or
 //! duplicates one. A store from before search is indexed after the hub starts ([`index_older`]), newest
-//! first, in small batches that each hold the writer briefly; the window hears how many are left.
+//! first, in small paced batches that each hold the writer briefly; the window hears how many are left.
 //!
 //! The user's own Claude Code sessions come in too when they opt in (`sessions.rs`): their transcripts,
 //! read incrementally, found beside the agents' messages.
@@ -25,8 +25,11 @@ use crate::ui_event::UiEvent;
 const PAGE: u32 = 20;
 /// The most results per page.
 const MAX_PAGE: u32 = 200;
-/// Older messages indexed per transaction: each holds the writer a few milliseconds.
-const BATCH: i64 = 500;
+/// Older messages indexed per transaction: each holds the writer for a few milliseconds at most.
+const BATCH: i64 = 250;
+/// The pause between two batches, so that hooks and messages find the writer free most of the time while
+/// an older store is indexed.
+const PAUSE: std::time::Duration = std::time::Duration::from_millis(10);
 
 /// Who spoke.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -189,6 +192,6 @@ pub async fn index_older(hub: Hub) {
             }
         }
         // Each batch held the writer briefly: hooks and messages go first.
-        tokio::task::yield_now().await;
+        tokio::time::sleep(PAUSE).await;
     }
 }
