@@ -3,6 +3,7 @@
 use std::path::Path;
 use std::time::Duration;
 
+use clawmux_core::shell::quote;
 use serde_json::{json, Value};
 
 use crate::client::Client;
@@ -24,12 +25,12 @@ pub fn add(args: &HubArgs, name: &str, work_dir: Option<&Path>) -> Result<(), St
         .get("work_dir")
         .and_then(Value::as_str)
         .unwrap_or_default();
-    println!("export CLAWMUX_SESSION_ID={}", shell_quote(name));
+    println!("export CLAWMUX_SESSION_ID={}", quote(name));
     println!("export CLAWMUX_PORT={}", hub.port);
-    println!("export CLAWMUX_WORK_DIR={}", shell_quote(dir));
+    println!("export CLAWMUX_WORK_DIR={}", quote(dir));
     println!(
         "export CLAWMUX_HOME={}",
-        shell_quote(&hub.data_dir().display().to_string())
+        quote(&hub.data_dir().display().to_string())
     );
     Ok(())
 }
@@ -72,11 +73,6 @@ pub fn open(args: &HubArgs) -> Result<(), String> {
         hub.token.as_deref().unwrap_or_default()
     );
     Ok(())
-}
-
-/// Quotes for a POSIX shell's `export` line.
-fn shell_quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', r"'\''"))
 }
 
 /// `clawmux import`: the conversations of an original installation in the hub's data folder

@@ -14,6 +14,7 @@
 
 use std::path::{Path, PathBuf};
 
+use clawmux_core::shell::quote;
 use clawmux_core::HookEvent;
 use clawmux_hub::usage::bridge::{observed_chain, observed_command};
 use serde_json::{json, Map, Value};
@@ -46,19 +47,11 @@ fn is_ours(hook: &Value) -> bool {
             .is_some_and(|c| c.contains("clawmux") && c.contains(MARK))
 }
 
-/// Quotes a word for the shell Claude Code runs command hooks in.
-fn shell_word(word: &str) -> String {
-    format!("'{}'", word.replace('\'', r"'\''"))
-}
-
 /// The command our hooks run.
 pub fn hook_command(clawmux: &Path, data_dir: Option<&Path>) -> String {
-    let mut cmd = format!("{}{MARK}", shell_word(&clawmux.to_string_lossy()));
+    let mut cmd = format!("{}{MARK}", quote(&clawmux.to_string_lossy()));
     if let Some(dir) = data_dir {
-        cmd.push_str(&format!(
-            " --data-dir {}",
-            shell_word(&dir.to_string_lossy())
-        ));
+        cmd.push_str(&format!(" --data-dir {}", quote(&dir.to_string_lossy())));
     }
     cmd
 }
@@ -378,6 +371,6 @@ mod tests {
         assert!(install_into(&mut bad, "c", p).is_err());
         let mut bad: Map<String, Value> = serde_json::from_str(r#"{"hooks":{"Stop":3}}"#).unwrap();
         assert!(install_into(&mut bad, "c", p).is_err());
-        assert_eq!(shell_word("it's"), r"'it'\''s'");
+        assert_eq!(quote("it's"), r"'it'\''s'");
     }
 }

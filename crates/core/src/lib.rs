@@ -19,6 +19,7 @@ pub mod redact;
 pub mod replay;
 pub mod report;
 pub mod search;
+pub mod shell;
 pub mod state;
 pub mod time;
 pub mod transcript;

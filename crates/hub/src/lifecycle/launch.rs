@@ -115,11 +115,6 @@ pub fn instructions_ours(existing: Option<&str>) -> bool {
     existing.is_none_or(|text| text.starts_with(INSTRUCTIONS_MARKER))
 }
 
-/// Quotes a path for the shell Claude Code runs command hooks in.
-fn shell_quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', r"'\''"))
-}
-
 /// The per-agent Claude Code settings: the hooks of the protocol, the status line that reports usage
 /// (chaining `users_status_line`, the user's own), a day for a Bash call, and permission for the `clawmux`
 /// commands the agent lives on. No token is written here, nor needed: the hooks are `clawmux` commands, and
@@ -130,8 +125,8 @@ pub fn settings(
     users_status_line: Option<&str>,
 ) -> Value {
     let bash_timeout_ms = bash_timeout.as_millis().to_string();
-    let clawmux = shell_quote(&clawmux.display().to_string());
-    let status_line = crate::usage::bridge::setting(&clawmux, users_status_line, shell_quote);
+    let clawmux = clawmux_core::shell::quote(&clawmux.display().to_string());
+    let status_line = crate::usage::bridge::setting(&clawmux, users_status_line);
     let command = json!({
         "type": "command",
         "command": format!("{clawmux} hook tool-status"),

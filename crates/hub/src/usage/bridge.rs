@@ -13,6 +13,7 @@
 
 use std::path::{Path, PathBuf};
 
+use clawmux_core::shell::{quote, words};
 use serde_json::{json, Value};
 
 /// Claude Code's user settings folder: `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
@@ -57,38 +58,6 @@ pub fn users_command(claude_dir: &Path, work_dir: &Path) -> Option<String> {
     (!found.contains("clawmux statusline") && !found.contains("' statusline")).then_some(found)
 }
 
-/// Quotes a word for the shell Claude Code runs its commands in: `it's` is `'it'\''s'`.
-pub fn quote(word: &str) -> String {
-    format!("'{}'", word.replace('\'', r"'\''"))
-}
-
-/// The words of a command made of words [`quote`] made (and plain words), split as the shell would; `None`
-/// for anything else (another quoting, an unterminated quote).
-fn words(command: &str) -> Option<Vec<String>> {
-    let mut out = Vec::new();
-    let mut word: Option<String> = None;
-    let mut chars = command.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            ' ' => out.extend(word.take()),
-            '\'' => {
-                let w = word.get_or_insert_with(String::new);
-                loop {
-                    match chars.next()? {
-                        '\'' => break,
-                        c => w.push(c),
-                    }
-                }
-            }
-            '\\' => word.get_or_insert_with(String::new).push(chars.next()?),
-            '"' | '$' | '`' => return None,
-            c => word.get_or_insert_with(String::new).push(c),
-        }
-    }
-    out.extend(word);
-    Some(out)
-}
-
 /// What marks the observed sessions' bridge.
 const OBSERVED: &str = "--observe";
 
@@ -121,9 +90,9 @@ pub fn observed_chain(command: &str) -> Option<Option<String>> {
     Some(then.and_then(|i| words.get(i + 1).cloned()))
 }
 
-/// The `statusLine` of an agent's settings: the bridge, chaining `users` if given. `quote` quotes for the
-/// shell Claude Code runs it in.
-pub fn setting(clawmux: &str, users: Option<&str>, quote: impl Fn(&str) -> String) -> Value {
+/// The `statusLine` of an agent's settings: the bridge (`clawmux`, already quoted), chaining `users` if
+/// given.
+pub fn setting(clawmux: &str, users: Option<&str>) -> Value {
     let command = match users {
         Some(users) => format!("{clawmux} statusline --then {}", quote(users)),
         None => format!("{clawmux} statusline"),
@@ -227,10 +196,9 @@ mod tests {
 
     #[test]
     fn the_setting_chains_the_users_command_quoted() {
-        let quote = |s: &str| format!("'{}'", s.replace('\'', r"'\''"));
-        let plain = setting("'/bin/clawmux'", None, quote);
+        let plain = setting("'/bin/clawmux'", None);
         assert_eq!(plain["command"], "'/bin/clawmux' statusline");
-        let chained = setting("'/bin/clawmux'", Some("echo 'hi' $USER"), quote);
+        let chained = setting("'/bin/clawmux'", Some("echo 'hi' $USER"));
         assert_eq!(
             chained["command"],
             r#"'/bin/clawmux' statusline --then 'echo '\''hi'\'' $USER'"#
