@@ -114,12 +114,7 @@ fn observed(data_dir: Option<&Path>, payload: &[u8]) -> Option<(HubAddr, PathBuf
     let hub = crate::hook::observed_hub(&data_dir)?;
     let value: serde_json::Value = serde_json::from_slice(payload).ok()?;
     let session = value.get("session_id")?.as_str()?;
-    let fine = !session.is_empty()
-        && session.len() <= 128
-        && session
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
-    fine.then(|| {
+    clawmux_hub::observe::session_id_ok(session).then(|| {
         (
             hub,
             data_dir

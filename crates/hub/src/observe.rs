@@ -48,16 +48,21 @@ pub(crate) fn observed_name(cwd: &str, session_id: &str) -> String {
     format!("{name}-{id}")
 }
 
+/// Whether `id` is a Claude Code session id as ClawMux takes one: 1 to 128 letters, digits, - and _ (it
+/// names files and agents, so nothing else).
+pub fn session_id_ok(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= MAX_SESSION_ID
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
 /// Who an observed hook is from: its session's id (letters, digits, - and _) and its absolute folder.
 pub(crate) fn identity(payload: Option<&Value>) -> Result<(&str, &str), HubError> {
     let text = |field: &str| payload?.get(field)?.as_str();
     let session_id = text("session_id")
-        .filter(|s| {
-            !s.is_empty()
-                && s.len() <= MAX_SESSION_ID
-                && s.bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-        })
+        .filter(|s| session_id_ok(s))
         .ok_or_else(|| {
             HubError::new(
                 Code::MalformedEvent,
