@@ -32,16 +32,6 @@ export function snippetNodes(snippet) {
   return nodes;
 }
 
-/** Session lines grouped by folder, in the order their newest came. */
-function groupedSessions(lines) {
-  const groups = new Map();
-  for (const l of lines) {
-    const folder = l.folder ?? 'an unknown folder';
-    if (!groups.has(folder)) groups.set(folder, []);
-    groups.get(folder).push(l);
-  }
-  return [...groups];
-}
 
 /** The name of an agent that resumes a session: its folder's last part and the session's start. */
 export function resumeName(line) {
@@ -50,14 +40,40 @@ export function resumeName(line) {
   return `${clean}-${line.session_id.replace(/[^A-Za-z0-9]/g, '').slice(0, 8)}`;
 }
 
-/** Results grouped by agent, each group in the order its newest result came. */
-export function grouped(results) {
+/** `results` grouped by `keyOf` (an agent, a folder), each group where its newest result came. */
+export function grouped(results, keyOf) {
   const groups = new Map();
   for (const r of results) {
-    if (!groups.has(r.agent)) groups.set(r.agent, []);
-    groups.get(r.agent).push(r);
+    const key = keyOf(r);
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key).push(r);
   }
   return [...groups];
+}
+
+/** A group's heading in the list. */
+function groupHead(text) {
+  const head = document.createElement('li');
+  head.className = 'search-group';
+  head.setAttribute('role', 'presentation');
+  head.textContent = text;
+  return head;
+}
+
+/** One result: who and when above the snippet, its place among the results for the keyboard. */
+function resultRow(index, who, at, snippet) {
+  const li = document.createElement('li');
+  li.className = 'search-result';
+  li.setAttribute('role', 'option');
+  li.dataset.index = String(index);
+  const line = document.createElement('span');
+  line.className = 'who';
+  line.textContent = `${who} · ${new Date(at).toLocaleString()}`;
+  const text = document.createElement('span');
+  text.className = 'snippet';
+  text.append(...snippetNodes(snippet));
+  li.append(line, text);
+  return li;
 }
 
 export class SearchPanel {
@@ -172,54 +188,28 @@ export class SearchPanel {
     const list = $('search-results');
     this.items = [];
     const rows = [];
-    for (const [folder, lines] of groupedSessions(sessions)) {
-      const head = document.createElement('li');
-      head.className = 'search-group';
-      head.setAttribute('role', 'presentation');
-      head.textContent = `Claude Code session in ${folder}`;
-      rows.push(head);
+    for (const [folder, lines] of grouped(sessions, (l) => l.folder ?? 'an unknown folder')) {
+      rows.push(groupHead(`Claude Code session in ${folder}`));
       for (const s of lines) {
-        const li = document.createElement('li');
-        li.className = 'search-result session-result';
-        li.setAttribute('role', 'option');
-        li.dataset.index = String(this.items.length);
+        const li = resultRow(this.items.length, s.role, s.at, s.snippet);
+        li.classList.add('session-result');
         li.dataset.session = s.session_id;
-        const who = document.createElement('span');
-        who.className = 'who';
-        who.textContent = `${s.role} · ${new Date(s.at).toLocaleString()}`;
-        const text = document.createElement('span');
-        text.className = 'snippet';
-        text.append(...snippetNodes(s.snippet));
         const resume = document.createElement('button');
         resume.type = 'button';
         resume.className = 'resume';
         resume.textContent = 'Resume here';
         resume.title = `Start an agent in ${folder} that resumes this session (claude --resume)`;
         resume.disabled = !s.folder;
-        li.append(who, text, resume);
+        li.append(resume);
         rows.push(li);
         this.items.push({ session: s, element: li });
       }
     }
-    for (const [agent, found] of grouped(results)) {
-      const head = document.createElement('li');
-      head.className = 'search-group';
-      head.setAttribute('role', 'presentation');
-      head.textContent = agent;
-      rows.push(head);
+    for (const [agent, found] of grouped(results, (f) => f.agent)) {
+      rows.push(groupHead(agent));
       for (const f of found) {
-        const li = document.createElement('li');
-        li.className = 'search-result';
-        li.setAttribute('role', 'option');
-        li.dataset.index = String(this.items.length);
+        const li = resultRow(this.items.length, f.sender, f.at, f.snippet);
         li.dataset.id = f.id;
-        const who = document.createElement('span');
-        who.className = 'who';
-        who.textContent = `${f.sender} · ${new Date(f.at).toLocaleString()}`;
-        const text = document.createElement('span');
-        text.className = 'snippet';
-        text.append(...snippetNodes(f.snippet));
-        li.append(who, text);
         rows.push(li);
         this.items.push({ found: f, element: li });
       }
