@@ -93,34 +93,33 @@ impl Store {
     }
 
     /// Indexes up to `batch` of the newest older messages not indexed yet, in one transaction with the
-    /// note of how far it got; what is left.
-    pub async fn index_older(&self, batch: i64) -> Result<Backlog, StoreError> {
+    /// note of how far it got: how many it indexed, `None` when none were left. (What is left is
+    /// [`Store::search_backlog`]'s to count, once, on a reader: counting here would hold the writer.)
+    pub async fn index_older(&self, batch: i64) -> Result<Option<u64>, StoreError> {
         let mut w = self.write().await;
         let mut tx = sqlx::Connection::begin(&mut w.conn).await?;
         let below: i64 = sqlx::query_scalar("SELECT below FROM search_backfill")
             .fetch_one(&mut *tx)
             .await?;
+        if below <= 1 {
+            return Ok(None);
+        }
         let from = (below - batch).max(1);
-        if below > 1 {
-            sqlx::query(
-                "INSERT INTO messages_fts (rowid, text) \
-                 SELECT seq, text FROM messages WHERE seq >= ?1 AND seq < ?2",
-            )
+        let indexed = sqlx::query(
+            "INSERT INTO messages_fts (rowid, text) \
+             SELECT seq, text FROM messages WHERE seq >= ?1 AND seq < ?2",
+        )
+        .bind(from)
+        .bind(below)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        sqlx::query("UPDATE search_backfill SET below = ?1")
             .bind(from)
-            .bind(below)
             .execute(&mut *tx)
             .await?;
-            sqlx::query("UPDATE search_backfill SET below = ?1")
-                .bind(from)
-                .execute(&mut *tx)
-                .await?;
-        }
-        let left: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM messages WHERE seq < ?1")
-            .bind(from)
-            .fetch_one(&mut *tx)
-            .await?;
         tx.commit().await?;
-        Ok(Backlog { left })
+        Ok(Some(indexed))
     }
 
     /// Whether the index holds exactly the stored messages: each once, none missing (FTS5's own check

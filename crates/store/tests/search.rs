@@ -184,7 +184,8 @@ async fn a_store_from_before_search_is_indexed_after_it_opens_newest_first() {
         .unwrap();
     assert_eq!(store.search(&query("otters")).await.unwrap().len(), 1);
     // A batch: the newest older messages first.
-    assert_eq!(store.index_older(100).await.unwrap().left, 150);
+    assert_eq!(store.index_older(100).await.unwrap(), Some(100));
+    assert_eq!(store.search_backlog().await.unwrap().left, 150);
     let mut all = query("otters");
     all.limit = 1_000;
     let found = store.search(&all).await.unwrap();
@@ -196,10 +197,11 @@ async fn a_store_from_before_search_is_indexed_after_it_opens_newest_first() {
     drop(store);
     let store = Store::open(&path).await.unwrap();
     assert_eq!(store.search_backlog().await.unwrap().left, 150);
-    while store.index_older(100).await.unwrap().left > 0 {}
+    while store.index_older(100).await.unwrap().is_some() {}
+    assert_eq!(store.search_backlog().await.unwrap().left, 0);
     assert_eq!(
-        store.index_older(100).await.unwrap().left,
-        0,
+        store.index_older(100).await.unwrap(),
+        None,
         "nothing more, nothing twice"
     );
     assert_eq!(

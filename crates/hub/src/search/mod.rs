@@ -171,25 +171,32 @@ impl Search<'_> {
 /// Indexes the messages stored before search came, newest first, telling the window how many are left
 /// after each batch; returns when none are.
 pub async fn index_older(hub: Hub) {
-    let mut told = None;
+    // Counted once; each batch says how many it indexed.
+    let mut left = match hub.store().search_backlog().await {
+        Ok(b) if b.left > 0 => b.left,
+        Ok(_) => return,
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot count the older messages to index for search");
+            return;
+        }
+    };
     loop {
         match hub.store().index_older(BATCH).await {
-            Ok(b) => {
-                if told != Some(b.left) && (told.is_some() || b.left > 0) {
-                    hub.broadcast(UiEvent::SearchIndex { left: b.left });
-                    told = Some(b.left);
-                }
-                if b.left == 0 {
-                    if told.is_some() {
-                        tracing::info!("every older message is indexed for search");
-                    }
-                    return;
-                }
+            Ok(Some(indexed)) => {
+                left = left
+                    .saturating_sub(i64::try_from(indexed).unwrap_or(i64::MAX))
+                    .max(0);
             }
+            Ok(None) => left = 0,
             Err(e) => {
                 tracing::warn!(error = %e, "cannot index older messages for search");
                 return;
             }
+        }
+        hub.broadcast(UiEvent::SearchIndex { left });
+        if left == 0 {
+            tracing::info!("every older message is indexed for search");
+            return;
         }
         // Each batch held the writer briefly: hooks and messages go first.
         tokio::time::sleep(PAUSE).await;
