@@ -21,16 +21,23 @@ const READ_MAX: u64 = 16 * 1024 * 1024;
 /// One scan at a time, whoever asks (the timer, the user opting in).
 static SCANNING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
-/// The transcripts to read: `<claude dir>/projects/<folder>/<session>.jsonl`.
-fn transcripts(claude_dir: &Path) -> Vec<PathBuf> {
+/// The transcripts to read, `<claude dir>/projects/<folder>/<session>.jsonl`, each with its size (from the
+/// listing: a file whose size is the bytes already read is not opened).
+fn transcripts(claude_dir: &Path) -> Vec<(PathBuf, u64)> {
     let Ok(folders) = std::fs::read_dir(claude_dir.join("projects")) else {
         return Vec::new();
     };
-    let mut files: Vec<PathBuf> = folders
+    let mut files: Vec<(PathBuf, u64)> = folders
         .flatten()
         .filter_map(|f| std::fs::read_dir(f.path()).ok())
-        .flat_map(|files| files.flatten().map(|f| f.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "jsonl") && p.is_file())
+        .flat_map(|files| files.flatten())
+        .filter(|f| f.path().extension().is_some_and(|e| e == "jsonl"))
+        .filter_map(|f| {
+            let meta = std::fs::metadata(f.path())
+                .ok()
+                .filter(std::fs::Metadata::is_file)?;
+            Some((f.path(), meta.len()))
+        })
         .collect();
     files.sort();
     files
@@ -104,11 +111,14 @@ pub async fn scan(hub: &Hub) -> usize {
         .await
         .unwrap_or_default();
     let mut kept = 0;
-    for path in files {
+    for (path, size) in files {
         let name = path.to_string_lossy().into_owned();
         let known = read
             .get(&name)
             .map_or(0, |n| u64::try_from(*n).unwrap_or(0));
+        if size == known {
+            continue;
+        }
         let at = now();
         let added = {
             let path = path.clone();
