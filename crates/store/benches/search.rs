@@ -136,24 +136,38 @@ async fn queries(store: &Store, pairs: &[(String, String)]) -> (Duration, Durati
     )
 }
 
-async fn appends(store: &Store) -> f64 {
+/// Appends [`APPENDS`] messages from `senders` agents at once, each waiting for its append before the
+/// next (as an agent's `clawmux send` does); messages per second.
+async fn appends(store: &Store, senders: usize) -> f64 {
     let start = Instant::now();
-    for i in 0..APPENDS {
-        let text = format!("reply number {i} about the tamoki lereva and the sunber plan");
-        store
-            .append(&NewMessage {
-                agent: "a0",
-                kind: Kind::Assistant,
-                sender: "a0",
-                recipient: Some("user"),
-                text: &text,
-                parent: None,
-                voice: false,
-                idem_key: None,
-                at: Millis(i as i64),
+    let tasks: Vec<_> = (0..senders)
+        .map(|s| {
+            let store = store.clone();
+            tokio::spawn(async move {
+                let agent = format!("a{s}");
+                for i in 0..APPENDS / senders {
+                    let text =
+                        format!("reply number {i} about the tamoki lereva and the sunber plan");
+                    store
+                        .append(&NewMessage {
+                            agent: &agent,
+                            kind: Kind::Assistant,
+                            sender: &agent,
+                            recipient: Some("user"),
+                            text: &text,
+                            parent: None,
+                            voice: false,
+                            idem_key: None,
+                            at: Millis(i as i64),
+                        })
+                        .await
+                        .unwrap();
+                }
             })
-            .await
-            .unwrap();
+        })
+        .collect();
+    for t in tasks {
+        t.await.unwrap();
     }
     APPENDS as f64 / start.elapsed().as_secs_f64()
 }
@@ -227,14 +241,23 @@ async fn queries_and_size(dir: &tempfile::TempDir) {
     store.close().await;
 }
 
+/// How many agents send at once in the second measure.
+const SENDERS: usize = 8;
+
 /// Appends with the index, then without it (its trigger dropped), on fresh stores: three rounds each,
-/// alternating, and the median of each (this machine's speed drifts between runs).
+/// alternating, and the median of each (this machine's speed drifts between runs); one sender, then
+/// [`SENDERS`] at once.
 async fn append_rates(dir: &tempfile::TempDir) {
     let mut stores = Vec::new();
     for indexed in [true, false] {
         let path = dir.path().join(format!("append-{indexed}.db"));
         let store = Store::open(&path).await.unwrap();
-        store.add_agent("a0", "/w", Millis(0)).await.unwrap();
+        for a in 0..SENDERS {
+            store
+                .add_agent(&format!("a{a}"), "/w", Millis(0))
+                .await
+                .unwrap();
+        }
         if !indexed {
             let url = format!("sqlite://{}", path.display());
             let mut conn = sqlx::SqliteConnection::connect(&url).await.unwrap();
@@ -244,24 +267,31 @@ async fn append_rates(dir: &tempfile::TempDir) {
                 .unwrap();
             conn.close().await.unwrap();
         }
-        appends(&store).await; // warm
+        appends(&store, 1).await; // warm
         stores.push(store);
-    }
-    let mut rates = [Vec::new(), Vec::new()];
-    for _ in 0..3 {
-        for (i, store) in stores.iter().enumerate() {
-            rates[i].push(appends(store).await);
-        }
     }
     let median = |r: &mut Vec<f64>| {
         r.sort_by(f64::total_cmp);
         r[r.len() / 2]
     };
-    let (with, without) = (median(&mut rates[0]), median(&mut rates[1]));
-    println!(
-        "message appends, committed one by one (median of 3 rounds): {with:.0}/s with the index, {without:.0}/s without ({:+.1} %; goal at most 10 % slower)",
-        (with / without - 1.0) * 100.0
-    );
+    for senders in [1, SENDERS] {
+        let mut rates = [Vec::new(), Vec::new()];
+        for _ in 0..3 {
+            for (i, store) in stores.iter().enumerate() {
+                rates[i].push(appends(store, senders).await);
+            }
+        }
+        let (with, without) = (median(&mut rates[0]), median(&mut rates[1]));
+        let who = if senders == 1 {
+            "one sender, each append committed before the next".to_owned()
+        } else {
+            format!("{senders} agents sending at once, each waiting for its own")
+        };
+        println!(
+            "message appends, {who} (median of 3 rounds): {with:.0}/s with the index, {without:.0}/s without ({:+.1} %; goal at most 10 % slower)",
+            (with / without - 1.0) * 100.0
+        );
+    }
     for store in stores {
         store.close().await;
     }

@@ -13,12 +13,15 @@ use crate::agents::{agent_from_row, AGENT_COLUMNS};
 use crate::events::{Applied, Incoming};
 use crate::{Store, StoreError, Writer};
 
+/// Events waiting for the writer.
+pub(crate) type Queue = crate::queue::Queue<Pending>;
+
 /// The most events committed in one transaction (bounds the statements' sizes and the wait of the last).
 const MAX_BATCH: usize = 32;
 
 /// An event waiting for the writer.
 #[derive(Debug)]
-struct Pending {
+pub(crate) struct Pending {
     agent: String,
     source: Source,
     event: Event,
@@ -26,28 +29,6 @@ struct Pending {
     at: Millis,
     received_at: Millis,
     done: oneshot::Sender<Result<Applied, StoreError>>,
-}
-
-/// Events waiting for the writer. A std mutex: held only to push or to take, never across an await.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Queue(std::sync::Arc<std::sync::Mutex<std::collections::VecDeque<Pending>>>);
-
-impl Queue {
-    fn lock(&self) -> std::sync::MutexGuard<'_, std::collections::VecDeque<Pending>> {
-        self.0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    fn push(&self, p: Pending) {
-        self.lock().push_back(p);
-    }
-
-    fn take(&self, max: usize) -> Vec<Pending> {
-        let mut q = self.lock();
-        let n = q.len().min(max);
-        q.drain(..n).collect()
-    }
 }
 
 /// A decided event, ready to be written.

@@ -19,12 +19,14 @@
 //! SQLite as one JSON value (`json_group_array`), so a page of a hundred rows crosses threads once.
 
 mod agents;
+mod append;
 mod commit;
 mod error;
 mod events;
 mod import;
 mod inbox;
 mod messages;
+mod queue;
 mod search;
 mod sessions;
 mod usage;
@@ -143,13 +145,15 @@ const WAL_LIMIT: i64 = 8 * 1024 * 1024;
 /// Rows in flight from SQLite's thread to the caller: more than the largest page the API serves.
 const ROW_BUFFER: usize = 1024;
 
-/// A handle to the store. Cheap to clone: the writer, the queue and the read pool are reference-counted.
+/// A handle to the store. Cheap to clone: the writer, the queues and the read pool are reference-counted.
 #[derive(Clone, Debug)]
 pub struct Store {
     /// The one connection that writes. A tokio mutex, because a transaction holds it across awaits.
     writer: std::sync::Arc<Mutex<Writer>>,
     /// Events waiting for the writer; whoever holds it commits them all in one transaction.
     queue: commit::Queue,
+    /// Messages waiting for the writer, committed the same way.
+    messages: append::Queue,
     reader: SqlitePool,
 }
 
@@ -207,6 +211,7 @@ impl Store {
         Ok(Store {
             writer,
             queue: commit::Queue::default(),
+            messages: append::Queue::default(),
             reader,
         })
     }

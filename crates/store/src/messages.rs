@@ -1,4 +1,4 @@
-//! Messages: append (idempotent), and pages by cursor.
+//! Messages: what an append takes and returns (its write path is `append.rs`), and pages by cursor.
 //!
 //! Pages are built by SQLite as one JSON array (see the crate docs for why) and decoded here, through the
 //! same checks as a single row.
@@ -7,13 +7,9 @@ use clawmux_core::wire::{Kind, Message, MsgId};
 use clawmux_core::Millis;
 use serde::Deserialize;
 use sqlx::sqlite::SqliteRow;
-use sqlx::{Row, SqliteConnection};
+use sqlx::Row;
 
 use crate::{Store, StoreError};
-
-/// How many times a random message id is drawn before giving up. With 32-bit ids a clash is rare even at
-/// millions of messages (and every clash is caught by the UNIQUE index), so eight draws never all clash.
-const ID_DRAWS: usize = 8;
 
 pub(crate) const MESSAGE_COLUMNS: &str =
     "seq, id, agent, kind, sender, recipient, text, parent, voice, at";
@@ -121,7 +117,7 @@ pub struct Appended {
 
 impl NewMessage<'_> {
     /// The message as stored at `seq` under `id`.
-    fn stored(&self, seq: i64, id: MsgId) -> Message {
+    pub(crate) fn stored(&self, seq: i64, id: MsgId) -> Message {
         Message {
             seq,
             id,
@@ -138,67 +134,6 @@ impl NewMessage<'_> {
 }
 
 impl Store {
-    /// Appends a message, committed before it returns. With an idempotency key already used for the same
-    /// content it stores nothing and returns the first message; with different content it refuses.
-    pub async fn append(&self, m: &NewMessage<'_>) -> Result<Appended, StoreError> {
-        self.append_with_id(m, None).await
-    }
-
-    /// Appends with a preferred public id (the importer keeps the original ids); a taken id falls back to a
-    /// fresh one.
-    pub(crate) async fn append_with_id(
-        &self,
-        m: &NewMessage<'_>,
-        preferred: Option<&MsgId>,
-    ) -> Result<Appended, StoreError> {
-        if let Some(parent) = m.parent {
-            if self.message(parent).await?.is_none() {
-                return Err(StoreError::UnknownParent(parent.to_string()));
-            }
-        }
-        let mut writer = self.write().await;
-        let mut candidate = preferred.cloned();
-        for _ in 0..ID_DRAWS {
-            let id = candidate
-                .take()
-                .unwrap_or_else(|| MsgId::from_u32(fastrand::u32(..)));
-            let inserted: Result<Option<i64>, sqlx::Error> = sqlx::query_scalar(
-                "INSERT INTO messages (id, agent, kind, sender, recipient, text, parent, voice, idem_key, at) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) \
-                 ON CONFLICT(idem_key) DO NOTHING RETURNING seq",
-            )
-            .bind(id.as_str())
-            .bind(m.agent)
-            .bind(m.kind.as_str())
-            .bind(m.sender)
-            .bind(m.recipient)
-            .bind(m.text)
-            .bind(m.parent.map(MsgId::as_str))
-            .bind(i64::from(m.voice))
-            .bind(m.idem_key)
-            .bind(m.at.0)
-            .fetch_optional(&mut writer.conn)
-            .await;
-            match inserted {
-                Ok(Some(seq)) => {
-                    return Ok(Appended {
-                        message: m.stored(seq, id),
-                        created: true,
-                    });
-                }
-                Ok(None) => return earlier_by_key(&mut writer.conn, m).await,
-                Err(sqlx::Error::Database(e)) if e.is_unique_violation() => continue,
-                Err(sqlx::Error::Database(e)) if e.is_foreign_key_violation() => {
-                    return Err(StoreError::UnknownAgent(m.agent.to_owned()))
-                }
-                Err(e) => return Err(e.into()),
-            }
-        }
-        Err(StoreError::Corrupt(
-            "no free message id after several draws".into(),
-        ))
-    }
-
     /// One message by its public id.
     pub async fn message(&self, id: &MsgId) -> Result<Option<Message>, StoreError> {
         let row = sqlx::query(&format!(
@@ -295,33 +230,4 @@ impl Store {
                 .await?,
         )
     }
-}
-
-/// The message an idempotency key was first used for; refuses if the content differs.
-async fn earlier_by_key(
-    conn: &mut SqliteConnection,
-    m: &NewMessage<'_>,
-) -> Result<Appended, StoreError> {
-    let key = m.idem_key.unwrap_or_default();
-    let row = sqlx::query(&format!(
-        "SELECT {MESSAGE_COLUMNS} FROM messages WHERE idem_key = ?1"
-    ))
-    .bind(key)
-    .fetch_one(&mut *conn)
-    .await?;
-    let earlier = message_from_row(&row)?;
-    let same = earlier.agent == m.agent
-        && earlier.kind == m.kind
-        && earlier.sender == m.sender
-        && earlier.recipient.as_deref() == m.recipient
-        && earlier.text == m.text
-        && earlier.parent.as_ref() == m.parent
-        && earlier.voice == m.voice;
-    if !same {
-        return Err(StoreError::KeyReused(key.to_owned()));
-    }
-    Ok(Appended {
-        message: earlier,
-        created: false,
-    })
 }
