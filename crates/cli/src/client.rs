@@ -6,6 +6,10 @@
 //! the 0700 data folder, where no other user can put one (`clawmux_hub::http::local`).
 //!
 //! HTTP/1.1, one request per connection: the hub is a few microseconds away, and a hook makes one call.
+//!
+//! The hub of another machine (`--machine NAME`) is reached the same way through the user's own `ssh`,
+//! which runs `clawmux dial-stdio` there (`remote.rs`): the request goes to its standard input and the
+//! answer comes back on its standard output, after a line of hello that carries that hub's token.
 
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
@@ -18,7 +22,7 @@ use serde_json::Value;
 use crate::env::HubAddr;
 
 /// The most of an answer read (a page of history, an exported log).
-const MAX_ANSWER: usize = 256 * 1024 * 1024;
+pub(crate) const MAX_ANSWER: usize = 256 * 1024 * 1024;
 
 /// Why a call failed.
 #[derive(Debug)]
@@ -54,9 +58,17 @@ impl std::fmt::Display for CallError {
     }
 }
 
+/// How a client reaches its hub.
+enum Transport {
+    /// This machine's hub, at its private socket.
+    Socket(PathBuf),
+    /// Another machine's hub, through `ssh ... clawmux dial-stdio`.
+    Ssh(crate::remote::Dial),
+}
+
 /// A client for one hub.
 pub struct Client {
-    socket: PathBuf,
+    transport: Transport,
     bearer: Option<String>,
     timeout: Duration,
 }
@@ -72,8 +84,17 @@ impl Client {
     /// A client whose every call gives up after `timeout`.
     pub fn new(hub: &HubAddr, timeout: Duration) -> Client {
         Client {
-            socket: hub.socket.clone(),
+            transport: Transport::Socket(hub.socket.clone()),
             bearer: hub.token.as_ref().map(|t| format!("Bearer {t}")),
+            timeout,
+        }
+    }
+
+    /// A client of another machine's hub; its token comes with each dial's hello.
+    pub fn remote(dial: crate::remote::Dial, timeout: Duration) -> Client {
+        Client {
+            transport: Transport::Ssh(dial),
+            bearer: None,
             timeout,
         }
     }
@@ -124,8 +145,22 @@ impl Client {
         body: &[u8],
     ) -> Result<Answer, CallError> {
         let deadline = Instant::now() + self.timeout;
-        let mut stream = UnixStream::connect(&self.socket).map_err(|e| {
-            CallError::Unreachable(format!("cannot connect to {}: {e}", self.socket.display()))
+        let socket = match &self.transport {
+            Transport::Socket(socket) => socket,
+            Transport::Ssh(dial) => {
+                let call =
+                    |bearer: &str| self.request_as(Some(bearer), method, path, session, body);
+                let raw = dial.call(call, deadline)?;
+                return match parse_answer(&raw) {
+                    Some(answer) if answer.complete => Ok(answer),
+                    Some(_) | None => Err(CallError::Unreachable(
+                        "the remote hub broke off its answer".into(),
+                    )),
+                };
+            }
+        };
+        let mut stream = UnixStream::connect(socket).map_err(|e| {
+            CallError::Unreachable(format!("cannot connect to {}: {e}", socket.display()))
         })?;
         stream
             .set_write_timeout(Some(self.timeout))
@@ -147,12 +182,24 @@ impl Client {
 
     /// The request's bytes: an HTTP/1.1 head and the body.
     fn request(&self, method: &str, path: &str, session: Option<&str>, body: &[u8]) -> Vec<u8> {
+        self.request_as(self.bearer.as_deref(), method, path, session, body)
+    }
+
+    /// The request's bytes with `bearer` (`Bearer <token>`) as its authorization.
+    fn request_as(
+        &self,
+        bearer: Option<&str>,
+        method: &str,
+        path: &str,
+        session: Option<&str>,
+        body: &[u8],
+    ) -> Vec<u8> {
         let mut head = format!(
             "{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\
              Content-Type: application/json\r\nContent-Length: {}\r\n",
             body.len()
         );
-        if let Some(bearer) = &self.bearer {
+        if let Some(bearer) = bearer {
             head.push_str(&format!("Authorization: {bearer}\r\n"));
         }
         if let Some(s) = session {
@@ -208,7 +255,7 @@ fn unreachable(e: std::io::Error) -> CallError {
 /// Whether `raw` may hold a whole answer, by what its head declares (a length reached, or chunks ending
 /// like the last one), without parsing the body: this runs after every read, and a large answer (an
 /// exported log) comes in many reads, which parsing all that arrived each time would make quadratic.
-fn may_be_complete(raw: &[u8]) -> bool {
+pub(crate) fn may_be_complete(raw: &[u8]) -> bool {
     let Some(split) = raw.windows(4).position(|w| w == b"\r\n\r\n") else {
         return false;
     };

@@ -14,6 +14,9 @@ pub struct HubArgs {
     /// The hub's data folder (where its token is).
     #[arg(long, env = "CLAWMUX_HOME")]
     pub data_dir: Option<PathBuf>,
+    /// The hub of another machine of `clawmux remote list`, reached over ssh.
+    #[arg(long)]
+    pub machine: Option<String>,
 }
 
 /// A resolved hub address with its token.
@@ -36,12 +39,33 @@ impl HubAddr {
 }
 
 impl HubArgs {
-    /// Resolves the token: `CLAWMUX_TOKEN`, else the data folder's token file.
-    pub fn resolve(&self) -> Result<HubAddr, String> {
-        let data_dir = self
-            .data_dir
+    /// This machine's data folder.
+    pub fn data_dir(&self) -> PathBuf {
+        self.data_dir
             .clone()
-            .unwrap_or_else(clawmux_hub::config::default_data_dir);
+            .unwrap_or_else(clawmux_hub::config::default_data_dir)
+    }
+
+    /// A client of the hub these flags name: this machine's, or with `--machine` another's over ssh.
+    pub fn client(&self, timeout: std::time::Duration) -> Result<crate::client::Client, String> {
+        match &self.machine {
+            Some(name) => Ok(crate::client::Client::remote(
+                crate::remote::Dial::to(&self.data_dir(), name)?,
+                timeout,
+            )),
+            None => Ok(crate::client::Client::new(&self.resolve()?, timeout)),
+        }
+    }
+
+    /// This machine's hub: resolves the token (`CLAWMUX_TOKEN`, else the data folder's token file). A
+    /// command that calls this works on this machine only, and refuses `--machine`.
+    pub fn resolve(&self) -> Result<HubAddr, String> {
+        if let Some(machine) = &self.machine {
+            return Err(format!(
+                "this command works on this machine only, not with --machine {machine}: run it there (ssh)"
+            ));
+        }
+        let data_dir = self.data_dir();
         let token = token_from(&data_dir)?;
         Ok(HubAddr {
             port: self.port,

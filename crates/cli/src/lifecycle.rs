@@ -7,7 +7,6 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::client::Client;
 use crate::env::HubArgs;
 
 /// What `clawmux spawn` asks for.
@@ -50,22 +49,28 @@ pub struct Spawn {
 }
 
 pub fn spawn(s: &Spawn) -> Result<(), String> {
-    let hub = s.hub.resolve()?;
-    let client = Client::new(&hub, Duration::from_secs(30));
+    let client = s.hub.client(Duration::from_secs(30))?;
+    // A relative path is resolved here, where the person typed it, not in the hub's folder; on another
+    // machine there is no "here" to resolve it against.
+    let absolute = |p: &std::path::Path| match &s.hub.machine {
+        Some(m) if p.is_relative() => Err(format!(
+            "{} is relative: give the full path of a folder on {m}",
+            p.display()
+        )),
+        Some(_) => Ok(p.to_path_buf()),
+        None => std::path::absolute(p).map_err(|e| e.to_string()),
+    };
     let work_dir = s
         .work_dir
         .as_deref()
-        .map(|d| {
-            std::path::absolute(d).map_err(|e| format!("bad work folder {}: {e}", d.display()))
-        })
+        .map(|d| absolute(d).map_err(|e| format!("bad work folder {}: {e}", d.display())))
         .transpose()?;
-    // A relative command is resolved here, where the person typed it, not in the hub's folder.
     let command = s
         .command
         .as_deref()
         .map(|c| {
             if c.contains('/') {
-                std::path::absolute(c)
+                absolute(std::path::Path::new(c))
                     .map(|p| p.display().to_string())
                     .map_err(|e| format!("bad command {c}: {e}"))
             } else {
@@ -99,8 +104,7 @@ pub fn spawn(s: &Spawn) -> Result<(), String> {
 
 /// `terminate`, `restart` or `interrupt`.
 pub fn act(args: &HubArgs, name: &str, action: &str) -> Result<(), String> {
-    let hub = args.resolve()?;
-    let client = Client::new(&hub, Duration::from_secs(30));
+    let client = args.client(Duration::from_secs(30))?;
     let info = client
         .post(&format!("/api/sessions/{name}/{action}"), None, b"{}")
         .map_err(|e| e.to_string())?;

@@ -8,11 +8,13 @@
 mod agent;
 mod client;
 mod demo;
+mod dial_stdio;
 mod env;
 mod explain;
 mod hook;
 mod install;
 mod lifecycle;
+mod remote;
 mod replay;
 mod search;
 mod send;
@@ -68,6 +70,21 @@ enum Command {
         /// Allow a --bind address beyond this machine (with a warning: it exposes the hub).
         #[arg(long)]
         allow_remote: bool,
+    },
+    /// Other machines, each with its own hub, reached over your ssh (`--machine NAME` of the commands that
+    /// talk to a hub).
+    Remote {
+        #[command(subcommand)]
+        command: RemoteCommand,
+        #[command(flatten)]
+        hub: env::HubArgs,
+    },
+    /// Connect standard input and output to this machine's hub, starting it if it does not run: what
+    /// another machine's `clawmux --machine` runs here over ssh.
+    #[command(hide = true)]
+    DialStdio {
+        #[command(flatten)]
+        hub: env::HubArgs,
     },
     /// Block until a message arrives for this agent, print it, exit 0.
     Wait,
@@ -370,6 +387,26 @@ fn run_hook(hook: HookCommand) -> ExitCode {
     }
 }
 
+/// `clawmux remote ...`.
+#[derive(Debug, Subcommand)]
+enum RemoteCommand {
+    /// Keep a machine in the list, and try it: `clawmux remote add gpu ssh://me@gpu.lan` (a host of your
+    /// ssh config works too: `ssh://gpu`).
+    Add {
+        /// Its name here (letters, digits, `_` and `-`).
+        name: String,
+        /// Where it is: ssh://[user@]host[:port].
+        url: String,
+    },
+    /// The machines kept.
+    List,
+    /// Forget a machine (its hub and agents go on there).
+    Remove {
+        /// Its name.
+        name: String,
+    },
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
@@ -380,6 +417,12 @@ fn main() -> ExitCode {
             allow_remote,
         } => serve::run(port, data_dir, bind, allow_remote),
         Command::Wait => wait::run(),
+        Command::DialStdio { hub } => dial_stdio::run(&hub),
+        Command::Remote { command, hub } => match command {
+            RemoteCommand::Add { name, url } => remote::add(&hub, &name, &url),
+            RemoteCommand::List => remote::list(&hub),
+            RemoteCommand::Remove { name } => remote::remove(&hub, &name),
+        },
         Command::Send { to, text, re } => send::run(&to, text.as_deref(), re.as_deref()),
         // A hook's exit code is its answer to Claude Code.
         Command::Hook { hook } => return run_hook(hook),

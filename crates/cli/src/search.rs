@@ -13,7 +13,6 @@ use clawmux_core::search::{Found, FoundInSession, MARK_END, MARK_START};
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::client::Client;
 use crate::env::HubArgs;
 
 /// What to look for, from the command line.
@@ -81,8 +80,8 @@ pub fn search(hub: &HubArgs, a: &Args<'_>) -> Result<(), String> {
         "command": "search", "query": a.query, "session_id": a.agent, "since": since,
         "who": a.who, "limit": a.limit,
     });
-    let hub = hub.resolve()?;
-    let value = Client::new(&hub, Duration::from_secs(10))
+    let value = hub
+        .client(Duration::from_secs(10))?
         .post("/api/command", None, body.to_string().as_bytes())
         .map_err(|e| e.to_string())?;
     if a.json {

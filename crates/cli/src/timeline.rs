@@ -2,6 +2,7 @@
 //! order, one line each: the first thing to read when an indicator was wrong (see "Diagnosis" in
 //! `docs/STATE-MACHINE.md`).
 
+use crate::client::Client;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -9,7 +10,6 @@ use clawmux_core::transcript::{parse_line, parse_time};
 use clawmux_core::Millis;
 use serde_json::Value;
 
-use crate::client::Client;
 use crate::env::HubArgs;
 
 /// The rows asked for per page.
@@ -176,7 +176,7 @@ pub fn run(
     to: Option<Millis>,
     transcript: Option<&Path>,
 ) -> Result<(), String> {
-    let client = Client::new(&hub.resolve()?, Duration::from_secs(30));
+    let client = hub.client(Duration::from_secs(30))?;
     let events = fetch(&client, name, "events")?;
     let decisions = fetch(&client, name, "decisions")?;
     let mut items: Vec<Item> = Vec::with_capacity(events.len() + decisions.len());

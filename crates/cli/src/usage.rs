@@ -228,9 +228,9 @@ fn when(at: Millis) -> String {
 
 /// `clawmux usage`.
 pub fn usage(args: &HubArgs, as_json: bool, days: u32) -> Result<(), String> {
-    let hub = args.resolve()?;
     let body = json!({"command": "usage", "days": days, "offset_minutes": local_offset_minutes()});
-    let value = Client::new(&hub, Duration::from_secs(10))
+    let value = args
+        .client(Duration::from_secs(10))?
         .post("/api/command", None, body.to_string().as_bytes())
         .map_err(|e| e.to_string())?;
     if as_json {

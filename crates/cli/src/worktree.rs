@@ -10,7 +10,6 @@ use clawmux_core::changes::{Changes, FileChange, FileStatus, MergeMode, Shown};
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::client::Client;
 use crate::env::HubArgs;
 
 /// The hub's answer to `changes`.
@@ -159,8 +158,7 @@ fn command(
     body: serde_json::Value,
     wait: Duration,
 ) -> Result<serde_json::Value, String> {
-    let hub = args.resolve()?;
-    Client::new(&hub, wait)
+    args.client(wait)?
         .post("/api/command", None, body.to_string().as_bytes())
         .map_err(|e| e.to_string())
 }

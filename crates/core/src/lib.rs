@@ -16,6 +16,7 @@ pub mod machine;
 pub mod observe;
 pub mod opinion;
 pub mod redact;
+pub mod remote;
 pub mod replay;
 pub mod report;
 pub mod search;

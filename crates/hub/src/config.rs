@@ -16,6 +16,7 @@ pub const PORT_FILE: &str = "port";
 /// Files of the hub's own that may sit in the data folder from any version, tightened to 0600 at start.
 const OWN_FILES: &[&str] = &[
     TOKEN_FILE,
+    crate::machines::MACHINES_FILE,
     DB_FILE,
     "clawmux.db-wal",
     "clawmux.db-shm",

@@ -18,6 +18,7 @@ pub mod import;
 pub mod inbox;
 pub mod lifecycle;
 mod live;
+pub mod machines;
 mod mailbox;
 pub mod metrics;
 pub mod notice;

@@ -16,6 +16,7 @@ mod import;
 mod observed;
 mod other_users;
 mod protocol;
+mod remote;
 mod search;
 mod security;
 mod soak;

@@ -1,0 +1,185 @@
+//! Other machines over SSH, with a real OpenSSH server on a loopback port (`common/sshd.rs`) in front of a
+//! second hub of its own data folder, "the remote": `clawmux remote add|list|remove`, `--machine` on the
+//! commands that talk to a hub, the remote hub started when it does not run, and a host key that does not
+//! match refused.
+
+use std::time::Duration;
+
+use crate::common::sshd::Sshd;
+use crate::common::TestHub;
+
+/// `clawmux args` against the local hub with the test's ssh config; (success, stdout, stderr).
+fn clawmux(local: &TestHub, config: &std::path::Path, args: &[&str]) -> (bool, String, String) {
+    let out = local
+        .clawmux(None)
+        .env("CLAWMUX_SSH_CONFIG", config)
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The remote hub: a hub of its own data folder, finding tmux on its PATH for the demo agent.
+fn remote_hub() -> TestHub {
+    let path = std::env::var("PATH").unwrap_or_default();
+    TestHub::start_with_options(&[("PATH", &path)])
+}
+
+#[test]
+fn a_machine_over_ssh_is_kept_reached_and_its_agents_driven_from_here() {
+    let local = TestHub::start();
+    let remote = remote_hub();
+    let sshd = Sshd::start(&remote.data(), remote.port);
+    let config = sshd.client_config.clone();
+    let url = sshd.url();
+
+    let (ok, out, err) = clawmux(&local, &config, &["remote", "add", "gpu", &url]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("reached: its hub runs, with 0 agent(s)"),
+        "{out}{err}"
+    );
+    let (_, list, _) = clawmux(&local, &config, &["remote", "list"]);
+    assert!(list.contains("gpu") && list.contains(&url), "{list}");
+    let mode = std::os::unix::fs::PermissionsExt::mode(
+        &std::fs::metadata(local.data().join("machines.json"))
+            .unwrap()
+            .permissions(),
+    );
+    assert_eq!(mode & 0o777, 0o600);
+
+    // An agent spawned there, in a folder of that machine, runs on the remote hub, not here.
+    let folder = remote.dir.path().join("project");
+    std::fs::create_dir_all(&folder).unwrap();
+    let mut feed = remote.feed(None);
+    let (ok, _, err) = clawmux(
+        &local,
+        &config,
+        &[
+            "spawn",
+            "sky",
+            "--demo",
+            "--machine",
+            "gpu",
+            "--work-dir",
+            folder.to_str().unwrap(),
+        ],
+    );
+    assert!(ok, "{err}");
+    feed.state("sky", "idle", Duration::from_secs(20));
+    let (ok, status, err) = clawmux(&local, &config, &["status", "--machine", "gpu"]);
+    assert!(ok && status.contains("sky"), "{status}{err}");
+    let (_, here, _) = clawmux(&local, &config, &["status"]);
+    assert!(!here.contains("sky"), "{here}");
+
+    // What the remote agents said is found from here.
+    remote.user_message("sky", "the otters are on the roof");
+    let (ok, found, err) = clawmux(&local, &config, &["search", "otters", "--machine", "gpu"]);
+    assert!(
+        ok && found.contains("otters are on the roof"),
+        "{found}{err}"
+    );
+
+    let (ok, _, err) = clawmux(&local, &config, &["terminate", "sky", "--machine", "gpu"]);
+    assert!(ok, "{err}");
+    feed.state("sky", "dead", Duration::from_secs(20));
+
+    // Refusals say why and change nothing.
+    let (ok, _, err) = clawmux(&local, &config, &["status", "--machine", "nope"]);
+    assert!(!ok && err.contains("no machine named `nope`"), "{err}");
+    let (ok, _, err) = clawmux(&local, &config, &["open", "--machine", "gpu"]);
+    assert!(!ok && err.contains("works on this machine only"), "{err}");
+    let (ok, _, err) = clawmux(
+        &local,
+        &config,
+        &[
+            "spawn",
+            "moon",
+            "--demo",
+            "--machine",
+            "gpu",
+            "--work-dir",
+            "project",
+        ],
+    );
+    assert!(
+        !ok && err.contains("give the full path of a folder on gpu"),
+        "{err}"
+    );
+    let (ok, _, err) = clawmux(
+        &local,
+        &config,
+        &["remote", "add", "x", "ssh://-oProxyCommand=touch"],
+    );
+    assert!(!ok && err.contains("is not an address"), "{err}");
+    let (ok, _, err) = clawmux(&local, &config, &["remote", "add", "gpu", &url]);
+    assert!(!ok && err.contains("already in the list"), "{err}");
+
+    let (ok, _, err) = clawmux(&local, &config, &["remote", "remove", "gpu"]);
+    assert!(ok, "{err}");
+    let (_, list, _) = clawmux(&local, &config, &["remote", "list"]);
+    assert!(!list.contains("gpu"), "{list}");
+}
+
+#[test]
+fn a_host_key_that_does_not_match_is_refused() {
+    let local = TestHub::start();
+    let remote = remote_hub();
+    let sshd = Sshd::start(&remote.data(), remote.port);
+    let wrong = sshd.wrong_key_config();
+    let (ok, out, err) = clawmux(&local, &wrong, &["remote", "add", "gpu", &sshd.url()]);
+    assert!(ok, "the machine is kept: {err}");
+    assert!(
+        out.contains("not reached yet") && out.contains("does not match"),
+        "{out}"
+    );
+    let (ok, _, err) = clawmux(&local, &wrong, &["status", "--machine", "gpu"]);
+    assert!(!ok, "refused");
+    assert!(err.contains("host key of `gpu` does not match"), "{err}");
+    // With the right key the same machine is reached.
+    let (ok, _, err) = clawmux(&local, &sshd.client_config, &["status", "--machine", "gpu"]);
+    assert!(ok, "{err}");
+}
+
+#[test]
+fn a_machine_whose_hub_does_not_run_gets_it_started() {
+    let local = TestHub::start();
+    let there = tempfile::tempdir().unwrap();
+    let data = there.path().join("data");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let sshd = Sshd::start(&data, port);
+    let config = sshd.client_config.clone();
+    let (ok, _, err) = clawmux(&local, &config, &["remote", "add", "gpu", &sshd.url()]);
+    assert!(ok, "{err}");
+    let (ok, status, err) = clawmux(&local, &config, &["status", "--machine", "gpu"]);
+    assert!(ok, "{status}{err}");
+    assert!(data.join("port").exists(), "the hub was started there");
+    // The hub started there outlives the dial: it is found by its command line, and stopped.
+    assert_eq!(stop_hub_of(&data), 1, "one hub was started there");
+}
+
+/// Stops the `clawmux serve` processes whose command line names `data`; how many there were.
+fn stop_hub_of(data: &std::path::Path) -> usize {
+    let mut stopped = 0;
+    let needle = data.to_str().unwrap();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if cmdline.contains(" serve ") && cmdline.contains(needle) {
+            let pid = entry.file_name().to_string_lossy().into_owned();
+            let _ = std::process::Command::new("kill").arg(&pid).status();
+            stopped += 1;
+        }
+    }
+    stopped
+}

@@ -1,0 +1,369 @@
+//! Other machines the user reaches over SSH: their names, where each is (`ssh://[user@]host[:port]`),
+//! what ssh is asked to run there, and what a failed dial means.
+//!
+//! Why so strict: a machine's address ends up as arguments of the user's own `ssh`. A host that starts
+//! with `-` would be read as an option (`-oProxyCommand=...` runs a program), and a user or host with
+//! spaces, quotes or `%` would change what ssh or its config expands. So only the characters a host name,
+//! an IP address or a login can hold pass, the host never starts with `-`, and ssh is always given `--`
+//! before it.
+
+use std::fmt;
+
+/// What the remote `clawmux` is asked to run: it connects its standard input and output to the hub of
+/// that machine (starting it if it does not run), after one line of hello.
+pub const DIAL_COMMAND: &str = "clawmux dial-stdio";
+
+/// The version of the hello line and of what follows it. A remote `clawmux` that speaks another is refused
+/// with the command to update it.
+pub const DIAL_VERSION: u32 = 1;
+
+/// The name of a machine: like an agent's, a plain identifier, and not `local` (this machine).
+#[derive(
+    Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(try_from = "String", into = "String")]
+pub struct MachineName(String);
+
+impl MachineName {
+    /// Checks a machine's name: 1 to 32 of `a-z A-Z 0-9 _ -`, starting with a letter or digit.
+    pub fn parse(name: &str) -> Result<MachineName, BadMachine> {
+        let mut bytes = name.bytes();
+        let first_ok = bytes.next().is_some_and(|b| b.is_ascii_alphanumeric());
+        let rest_ok = bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+        if !first_ok || !rest_ok || name.len() > crate::wire::MAX_NAME_LEN {
+            return Err(BadMachine::Name(name.chars().take(40).collect()));
+        }
+        if name.eq_ignore_ascii_case("local") {
+            return Err(BadMachine::Local);
+        }
+        Ok(MachineName(name.to_owned()))
+    }
+
+    /// The name.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl TryFrom<String> for MachineName {
+    type Error = BadMachine;
+    fn try_from(s: String) -> Result<Self, Self::Error> {
+        MachineName::parse(&s)
+    }
+}
+
+impl From<MachineName> for String {
+    fn from(m: MachineName) -> String {
+        m.0
+    }
+}
+
+impl fmt::Display for MachineName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Where a machine is: `ssh://[user@]host[:port]`. The host may be an alias of the user's ssh config.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct SshTarget {
+    user: Option<String>,
+    host: String,
+    port: Option<u16>,
+}
+
+impl SshTarget {
+    /// Parses `ssh://[user@]host[:port]`; an IPv6 host in brackets (`ssh://[::1]:2222`).
+    pub fn parse(url: &str) -> Result<SshTarget, BadMachine> {
+        let bad = || BadMachine::Address(url.chars().take(200).collect());
+        let rest = url.strip_prefix("ssh://").ok_or_else(bad)?;
+        let rest = rest.strip_suffix('/').unwrap_or(rest);
+        let (user, rest) = match rest.rsplit_once('@') {
+            Some((u, r)) => (Some(u), r),
+            None => (None, rest),
+        };
+        let (host, port) = if let Some(v6) = rest.strip_prefix('[') {
+            let (host, after) = v6.split_once(']').ok_or_else(bad)?;
+            if host.is_empty() || !host.bytes().all(|b| b.is_ascii_hexdigit() || b == b':') {
+                return Err(bad());
+            }
+            let port = match after {
+                "" => None,
+                p => Some(p.strip_prefix(':').ok_or_else(bad)?),
+            };
+            (host, port)
+        } else {
+            match rest.split_once(':') {
+                Some((h, p)) => (h, Some(p)),
+                None => (rest, None),
+            }
+        };
+        let plain = |s: &str| {
+            !s.is_empty()
+                && s.len() <= 255
+                && !s.starts_with('-')
+                && s.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+        };
+        if !(plain(host) || rest.starts_with('[')) || user.is_some_and(|u| !plain(u)) {
+            return Err(bad());
+        }
+        let port = port
+            .map(|p| p.parse::<u16>().ok().filter(|&p| p > 0).ok_or_else(bad))
+            .transpose()?;
+        Ok(SshTarget {
+            user: user.map(str::to_owned),
+            host: host.to_owned(),
+            port,
+        })
+    }
+
+    /// The arguments that point `ssh` at this machine, ending with `--` and the host: what follows is
+    /// the command to run there.
+    pub fn ssh_args(&self) -> Vec<String> {
+        let mut args = Vec::new();
+        if let Some(port) = self.port {
+            args.extend(["-p".to_owned(), port.to_string()]);
+        }
+        if let Some(user) = &self.user {
+            args.extend(["-l".to_owned(), user.clone()]);
+        }
+        args.extend(["--".to_owned(), self.host.clone()]);
+        args
+    }
+}
+
+impl TryFrom<String> for SshTarget {
+    type Error = BadMachine;
+    fn try_from(s: String) -> Result<Self, Self::Error> {
+        SshTarget::parse(&s)
+    }
+}
+
+impl From<SshTarget> for String {
+    fn from(t: SshTarget) -> String {
+        t.to_string()
+    }
+}
+
+impl fmt::Display for SshTarget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ssh://")?;
+        if let Some(user) = &self.user {
+            write!(f, "{user}@")?;
+        }
+        if self.host.contains(':') {
+            write!(f, "[{}]", self.host)?;
+        } else {
+            f.write_str(&self.host)?;
+        }
+        if let Some(port) = self.port {
+            write!(f, ":{port}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Why a machine was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BadMachine {
+    /// Not a plain identifier.
+    #[error("machine name `{0}` is not a plain identifier (1-32 of a-z, A-Z, 0-9, _ and -, starting with a letter or digit)")]
+    Name(String),
+    /// `local` is this machine.
+    #[error("`local` is this machine's name")]
+    Local,
+    /// Not `ssh://[user@]host[:port]`.
+    #[error("`{0}` is not an address of the form ssh://[user@]host[:port] (a host name, an alias of your ssh config, or an IP address)")]
+    Address(String),
+}
+
+/// Why the remote `clawmux` could not be reached, read from how `ssh` ended and what it said.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DialFailure {
+    /// The host's key is not the one known: ssh refused to go on.
+    HostKey,
+    /// No key is known for the host yet: the user has to check and accept it once.
+    UnknownHost,
+    /// ssh could not log in (no key accepted).
+    Denied,
+    /// The machine could not be reached (name, network, port).
+    Unreachable(String),
+    /// No `clawmux` on the remote's PATH.
+    Missing,
+    /// A `clawmux` without `dial-stdio`, or one that speaks another version.
+    TooOld,
+    /// Anything else ssh or the remote said.
+    Other(String),
+}
+
+impl DialFailure {
+    /// Reads ssh's exit status and its standard error.
+    pub fn of(status: Option<i32>, stderr: &str) -> DialFailure {
+        let last = stderr
+            .lines()
+            .map(str::trim)
+            .rfind(|l| !l.is_empty())
+            .unwrap_or("")
+            .to_owned();
+        if stderr.contains("REMOTE HOST IDENTIFICATION HAS CHANGED") {
+            return DialFailure::HostKey;
+        }
+        if stderr.contains("host key is known for") {
+            return DialFailure::UnknownHost;
+        }
+        if stderr.contains("Host key verification failed") {
+            return DialFailure::HostKey;
+        }
+        if stderr.contains("Permission denied") {
+            return DialFailure::Denied;
+        }
+        if stderr.contains("unrecognized subcommand") && stderr.contains("dial-stdio") {
+            return DialFailure::TooOld;
+        }
+        match status {
+            Some(127) => DialFailure::Missing,
+            Some(255) => DialFailure::Unreachable(last),
+            _ => DialFailure::Other(last),
+        }
+    }
+
+    /// What to tell the user, with what to do.
+    pub fn explain(&self, machine: &MachineName) -> String {
+        match self {
+            DialFailure::HostKey => format!(
+                "refused: the host key of `{machine}` does not match the one known to ssh; if the machine was \
+                 reinstalled, check its new key and remove the old one with `ssh-keygen -R <host>`"
+            ),
+            DialFailure::UnknownHost => format!(
+                "ssh knows no host key for `{machine}` yet: connect once with ssh yourself, check the key \
+                 it shows and accept it, then try again"
+            ),
+            DialFailure::Denied => format!(
+                "ssh could not log in to `{machine}`: no key was accepted; add your key there \
+                 (`ssh-copy-id`) or load it into your ssh agent"
+            ),
+            DialFailure::Unreachable(why) => {
+                format!("`{machine}` is not reachable over ssh: {why}")
+            }
+            DialFailure::Missing => format!(
+                "`clawmux` is not installed on `{machine}` (or not on the PATH of a non-interactive \
+                 shell there): install it there, e.g. `sudo apt install ./clawmux_*.deb`"
+            ),
+            DialFailure::TooOld => format!(
+                "the `clawmux` on `{machine}` is too old to be reached from here: update it there to this \
+                 version ({})",
+                env!("CARGO_PKG_VERSION")
+            ),
+            DialFailure::Other(why) => format!("`{machine}` could not be reached: {why}"),
+        }
+    }
+}
+
+/// The first line `clawmux dial-stdio` writes, before the hub's bytes.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Hello {
+    /// The remote `clawmux`'s version.
+    pub clawmux: String,
+    /// [`DIAL_VERSION`] of the remote.
+    pub dial: u32,
+    /// The remote hub's token, for the calls that need it. It crosses only the SSH channel, to a client
+    /// that logged in as the same user who can read it there, and is kept in memory.
+    pub token: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_parse_and_print_back() {
+        for (url, args) in [
+            ("ssh://gpu", vec!["--", "gpu"]),
+            (
+                "ssh://me@dev.example.com",
+                vec!["-l", "me", "--", "dev.example.com"],
+            ),
+            (
+                "ssh://me@10.0.0.2:2222",
+                vec!["-p", "2222", "-l", "me", "--", "10.0.0.2"],
+            ),
+            ("ssh://[::1]:2222", vec!["-p", "2222", "--", "::1"]),
+        ] {
+            let t = SshTarget::parse(url).unwrap();
+            assert_eq!(t.ssh_args(), args, "{url}");
+            assert_eq!(t.to_string(), url);
+        }
+    }
+
+    #[test]
+    fn nothing_that_ssh_could_read_as_an_option_or_expand_passes() {
+        for url in [
+            "gpu",
+            "http://gpu",
+            "ssh://",
+            "ssh://-oProxyCommand=touch%20x",
+            "ssh://me@-oProxyCommand=x",
+            "ssh://-l@gpu",
+            "ssh://gpu:0",
+            "ssh://gpu:99999",
+            "ssh://gpu:22x",
+            "ssh://gp u",
+            "ssh://gpu;rm",
+            "ssh://g%h",
+            "ssh://gpu/path",
+            "ssh://me@",
+            "ssh://[::1",
+            "ssh://[x]:2",
+            "ssh://a@b@c",
+        ] {
+            assert!(SshTarget::parse(url).is_err(), "{url} passed");
+        }
+    }
+
+    #[test]
+    fn machine_names_are_plain_and_local_is_this_one() {
+        assert!(MachineName::parse("gpu-box_2").is_ok());
+        assert_eq!(MachineName::parse("Local"), Err(BadMachine::Local));
+        for bad in ["", "-x", "a b", "a/b", &"x".repeat(33)] {
+            assert!(MachineName::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_failed_dial_says_what_happened() {
+        let changed = "@@@@@@@@\n@    WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!     @\n...\nHost key verification failed.\n";
+        assert_eq!(DialFailure::of(Some(255), changed), DialFailure::HostKey);
+        assert_eq!(
+            DialFailure::of(Some(255), "me@h: Permission denied (publickey).\n"),
+            DialFailure::Denied
+        );
+        assert_eq!(
+            DialFailure::of(Some(127), "bash: line 1: clawmux: command not found\n"),
+            DialFailure::Missing
+        );
+        assert_eq!(
+            DialFailure::of(
+                Some(2),
+                "error: unrecognized subcommand 'dial-stdio'\n\nUsage: clawmux <COMMAND>\n"
+            ),
+            DialFailure::TooOld
+        );
+        assert_eq!(
+            DialFailure::of(
+                Some(255),
+                "ssh: connect to host h port 22: Connection refused\n"
+            ),
+            DialFailure::Unreachable("ssh: connect to host h port 22: Connection refused".into())
+        );
+        assert_eq!(
+            DialFailure::of(Some(255), "No ED25519 host key is known for [127.0.0.1]:2222 and you have requested strict checking.\nHost key verification failed.\n"),
+            DialFailure::UnknownHost
+        );
+        let gpu = MachineName::parse("gpu").unwrap();
+        assert!(DialFailure::HostKey
+            .explain(&gpu)
+            .contains("does not match"));
+    }
+}
