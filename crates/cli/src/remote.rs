@@ -12,20 +12,18 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use clawmux_core::remote::{
-    DialFailure, Hello, MachineName, SshTarget, DIAL_COMMAND, DIAL_VERSION,
-};
+use std::path::Path;
+
+use clawmux_core::remote::{dial_args, DialFailure, Hello, MachineName, SshTarget, DIAL_VERSION};
 use clawmux_hub::machines::Machines;
 
-use crate::client::{may_be_complete, CallError, Client, MAX_ANSWER};
+use clawmux_core::http1::may_be_complete;
+
+use crate::client::{CallError, Client, MAX_ANSWER};
 use crate::env::HubArgs;
 
 /// The longest hello line read.
 const MAX_HELLO: usize = 4096;
-
-/// How ssh is run: never asking anything on the terminal (a command has nobody to answer), giving up
-/// on a connection that does not come within this many seconds.
-const SSH_OPTIONS: [&str; 5] = ["-T", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10"];
 
 /// One machine's hub, reached by running ssh once per call.
 pub struct Dial {
@@ -46,12 +44,9 @@ impl Dial {
 
     /// The ssh command: the user's ssh, with `CLAWMUX_SSH_CONFIG` as its config file when set.
     fn command(&self) -> Command {
+        let config = std::env::var_os("CLAWMUX_SSH_CONFIG").filter(|c| !c.is_empty());
         let mut ssh = Command::new("ssh");
-        ssh.args(SSH_OPTIONS);
-        if let Some(config) = std::env::var_os("CLAWMUX_SSH_CONFIG").filter(|c| !c.is_empty()) {
-            ssh.arg("-F").arg(config);
-        }
-        ssh.args(self.target.ssh_args()).arg(DIAL_COMMAND);
+        ssh.args(dial_args(&self.target, config.as_deref().map(Path::new)));
         ssh
     }
 

@@ -12,6 +12,7 @@ pub mod decision;
 pub mod event;
 pub mod explain;
 pub mod hook;
+pub mod http1;
 pub mod machine;
 pub mod observe;
 pub mod opinion;

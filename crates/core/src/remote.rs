@@ -13,6 +13,23 @@ use std::fmt;
 /// that machine (starting it if it does not run), after one line of hello.
 pub const DIAL_COMMAND: &str = "clawmux dial-stdio";
 
+/// The options ClawMux gives ssh before the machine's own arguments: no terminal, never asking anything (a
+/// link has nobody to answer), and giving up on a connection that does not come within ten seconds.
+pub const SSH_OPTIONS: [&str; 5] = ["-T", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10"];
+
+/// The whole command line of a dial, after the program `ssh`: [`SSH_OPTIONS`], `-F config` when the user
+/// named a config file for ClawMux (`CLAWMUX_SSH_CONFIG`), the machine, and [`DIAL_COMMAND`].
+pub fn dial_args(target: &SshTarget, config: Option<&std::path::Path>) -> Vec<std::ffi::OsString> {
+    let mut args: Vec<std::ffi::OsString> = SSH_OPTIONS.iter().map(Into::into).collect();
+    if let Some(config) = config {
+        args.push("-F".into());
+        args.push(config.into());
+    }
+    args.extend(target.ssh_args().into_iter().map(Into::into));
+    args.push(DIAL_COMMAND.into());
+    args
+}
+
 /// The version of the hello line and of what follows it. A remote `clawmux` that speaks another is refused
 /// with the command to update it.
 pub const DIAL_VERSION: u32 = 1;
@@ -320,6 +337,32 @@ mod tests {
         ] {
             assert!(SshTarget::parse(url).is_err(), "{url} passed");
         }
+    }
+
+    #[test]
+    fn a_dial_ends_with_the_host_after_a_double_dash_then_the_command() {
+        let t = SshTarget::parse("ssh://me@gpu:2222").unwrap();
+        let args = dial_args(&t, Some(std::path::Path::new("/c")));
+        let args: Vec<&str> = args.iter().map(|a| a.to_str().unwrap()).collect();
+        assert_eq!(
+            args,
+            [
+                "-T",
+                "-o",
+                "BatchMode=yes",
+                "-o",
+                "ConnectTimeout=10",
+                "-F",
+                "/c",
+                "-p",
+                "2222",
+                "-l",
+                "me",
+                "--",
+                "gpu",
+                DIAL_COMMAND
+            ]
+        );
     }
 
     #[test]

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use crate::common::sshd::Sshd;
-use crate::common::TestHub;
+use crate::common::{TestHub, BIN};
 
 /// `clawmux args` against the local hub with the test's ssh config; (success, stdout, stderr).
 fn clawmux(local: &TestHub, config: &std::path::Path, args: &[&str]) -> (bool, String, String) {
@@ -33,7 +33,7 @@ fn remote_hub() -> TestHub {
 fn a_machine_over_ssh_is_kept_reached_and_its_agents_driven_from_here() {
     let local = TestHub::start();
     let remote = remote_hub();
-    let sshd = Sshd::start(&remote.data(), remote.port);
+    let sshd = Sshd::start(&remote.data(), remote.port, std::path::Path::new(BIN));
     let config = sshd.client_config.clone();
     let url = sshd.url();
 
@@ -129,7 +129,7 @@ fn a_machine_over_ssh_is_kept_reached_and_its_agents_driven_from_here() {
 fn a_host_key_that_does_not_match_is_refused() {
     let local = TestHub::start();
     let remote = remote_hub();
-    let sshd = Sshd::start(&remote.data(), remote.port);
+    let sshd = Sshd::start(&remote.data(), remote.port, std::path::Path::new(BIN));
     let wrong = sshd.wrong_key_config();
     let (ok, out, err) = clawmux(&local, &wrong, &["remote", "add", "gpu", &sshd.url()]);
     assert!(ok, "the machine is kept: {err}");
@@ -155,7 +155,7 @@ fn a_machine_whose_hub_does_not_run_gets_it_started() {
         .local_addr()
         .unwrap()
         .port();
-    let sshd = Sshd::start(&data, port);
+    let sshd = Sshd::start(&data, port, std::path::Path::new(BIN));
     let config = sshd.client_config.clone();
     let (ok, _, err) = clawmux(&local, &config, &["remote", "add", "gpu", &sshd.url()]);
     assert!(ok, "{err}");
@@ -182,4 +182,98 @@ fn stop_hub_of(data: &std::path::Path) -> usize {
         }
     }
     stopped
+}
+
+/// Kills the `clawmux dial-stdio` serving the remote data folder `data` (found by the environment sshd
+/// gave it), as a link dropping mid-stream would end it.
+fn kill_dials_of(data: &std::path::Path) -> usize {
+    let needle = format!("CLAWMUX_HOME={}", data.display());
+    let mut killed = 0;
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        let environ = std::fs::read(entry.path().join("environ")).unwrap_or_default();
+        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        let environ = String::from_utf8_lossy(&environ);
+        if cmdline.contains("dial-stdio") && environ.split('\0').any(|v| v == needle) {
+            let pid = entry.file_name().to_string_lossy().into_owned();
+            let _ = std::process::Command::new("kill")
+                .args(["-9", &pid])
+                .status();
+            killed += 1;
+        }
+    }
+    killed
+}
+
+/// The window's link to a machine (`clawmux_hub::machines::link::Link`): one ssh kept open for many calls;
+/// broken mid-stream, the next call dials again; a machine that cannot be dialled is tried again only
+/// after its back-off, and reached once it is back.
+#[test]
+fn a_link_is_kept_open_dialled_again_when_it_breaks_and_backs_off_while_down() {
+    use clawmux_core::remote::{MachineName, SshTarget};
+    use clawmux_hub::machines::link::{Link, LinkError};
+
+    let remote = remote_hub();
+    remote.add_agent("sky");
+    let mut sshd = Sshd::start(&remote.data(), remote.port, std::path::Path::new(BIN));
+    let link = Link::new(
+        MachineName::parse("gpu").unwrap(),
+        SshTarget::parse(&sshd.url()).unwrap(),
+        Some(sshd.client_config.clone()),
+    );
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let within = Duration::from_secs(20);
+        let send = |text: &'static str| {
+            let link = &link;
+            async move {
+                let body = serde_json::json!({ "text": text }).to_string();
+                link.call(
+                    "POST",
+                    "/api/sessions/sky/messages",
+                    body.as_bytes(),
+                    within,
+                )
+                .await
+            }
+        };
+        for text in ["one", "two", "three"] {
+            assert_eq!(send(text).await.unwrap().status, 200);
+        }
+        assert!(link.is_open().await);
+        assert_eq!(
+            kill_dials_of(&remote.data()),
+            1,
+            "one dial served three calls"
+        );
+
+        // Broken mid-stream: this call hears so; the next dials again.
+        let broke = send("four").await.unwrap_err();
+        assert!(matches!(broke, LinkError::Down { .. }), "{broke}");
+        assert_eq!(send("four").await.unwrap().status, 200);
+
+        // The machine goes away: the dial fails with ssh's words, and the next is not made before the
+        // back-off says.
+        kill_dials_of(&remote.data());
+        sshd.stop();
+        let _ = send("five").await; // the link broke
+        let down = send("five").await.unwrap_err();
+        assert!(
+            matches!(down, LinkError::Dial(ref why) if why.contains("not reachable")),
+            "{down}"
+        );
+        let LinkError::Waiting { retry_in, .. } = send("five").await.unwrap_err() else {
+            panic!("a dial was made before the back-off allowed");
+        };
+        assert!(retry_in <= Duration::from_millis(300), "{retry_in:?}");
+        sshd.start_again();
+        tokio::time::sleep(retry_in).await;
+        assert_eq!(send("five").await.unwrap().status, 200);
+    });
+    let said: Vec<String> = remote
+        .history("sky")
+        .iter()
+        .map(|m| m["text"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(said, ["one", "two", "three", "four", "five"], "each once");
 }

@@ -5,6 +5,9 @@
 //! Only names and `ssh://` addresses are kept: no password, no key, no token. Reaching a machine is the
 //! user's own `ssh` with its config, keys, agent and known hosts (`clawmux dial-stdio` on the other end).
 
+pub mod backoff;
+pub mod link;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

@@ -7,6 +7,7 @@
 pub mod feed;
 pub mod other_user;
 pub mod raw_http;
+#[path = "../../support/sshd.rs"]
 pub mod sshd;
 
 pub use feed::Feed;

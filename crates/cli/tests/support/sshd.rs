@@ -2,6 +2,9 @@
 //! loopback port with a throwaway host key, letting in only a throwaway user key, and giving its sessions
 //! the "remote" machine's environment (its own data folder and HOME, this build's `clawmux` on the PATH).
 //! No real `~/.ssh` is read or written: the client gets a config file of its own (`CLAWMUX_SSH_CONFIG`).
+//! Shared by the end-to-end tests and the benchmark of a remote hop (`benches/remote.rs`).
+
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -15,6 +18,32 @@ pub struct Sshd {
     pub dir: tempfile::TempDir,
     /// The client's config: this server's key known, the user's key to log in with.
     pub client_config: PathBuf,
+    sshd_config: PathBuf,
+}
+
+/// Starts sshd on `config` and returns once it listens; its log goes on to the test's output.
+fn listen(config: &Path) -> Child {
+    let mut child = Command::new("/usr/sbin/sshd")
+        .args(["-D", "-e", "-f"])
+        .arg(config)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("sshd (Debian's openssh-server; scripts/setup installs it)");
+    let (tx, rx) = mpsc::channel();
+    let stderr = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if line.contains("Server listening") {
+                let _ = tx.send(());
+            }
+            eprintln!("sshd: {line}");
+        }
+    });
+    rx.recv_timeout(Duration::from_secs(10))
+        .expect("sshd did not listen");
+    child
 }
 
 fn keygen(path: &Path) -> String {
@@ -39,8 +68,9 @@ pub fn user() -> String {
 }
 
 impl Sshd {
-    /// A server whose sessions see `remote_data` as the data folder, `remote_port` as the hub's port.
-    pub fn start(remote_data: &Path, remote_port: u16) -> Sshd {
+    /// A server whose sessions see `remote_data` as the data folder, `remote_port` as the hub's port, and
+    /// the `clawmux` of `bin` first on their PATH.
+    pub fn start(remote_data: &Path, remote_port: u16, bin: &Path) -> Sshd {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
         let host_key = keygen(&d.join("host"));
@@ -48,7 +78,7 @@ impl Sshd {
         std::fs::write(d.join("authorized_keys"), format!("{user_key}\n")).unwrap();
         let home = d.join("home");
         std::fs::create_dir_all(&home).unwrap();
-        let bin = Path::new(super::BIN).parent().unwrap();
+        let bin = bin.parent().unwrap();
         let port = {
             let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
             l.local_addr().unwrap().port()
@@ -75,33 +105,14 @@ impl Sshd {
         if user() == "root" {
             std::fs::create_dir_all("/run/sshd").unwrap();
         }
-        let mut child = Command::new("/usr/sbin/sshd")
-            .args(["-D", "-e", "-f"])
-            .arg(&sshd_config)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("sshd (Debian's openssh-server; scripts/setup installs it)");
-        // Ready when it says it listens; its log then goes on to the test's output.
-        let (tx, rx) = mpsc::channel();
-        let stderr = child.stderr.take().unwrap();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if line.contains("Server listening") {
-                    let _ = tx.send(());
-                }
-                eprintln!("sshd: {line}");
-            }
-        });
-        rx.recv_timeout(Duration::from_secs(10))
-            .expect("sshd did not listen");
+        let child = listen(&sshd_config);
         let client_config = d.join("ssh_config");
         let sshd = Sshd {
             child,
             port,
             dir,
             client_config,
+            sshd_config,
         };
         sshd.write_client_config(&sshd.client_config, &host_key);
         sshd
@@ -130,6 +141,17 @@ impl Sshd {
         let path = self.dir.path().join("wrong_ssh_config");
         self.write_client_config(&path, &other);
         path
+    }
+
+    /// Stops listening: no new login gets in (sessions under way go on, as with a real server).
+    pub fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Listens again, on the same port.
+    pub fn start_again(&mut self) {
+        self.child = listen(&self.sshd_config);
     }
 
     /// `ssh://user@127.0.0.1:port`.
