@@ -122,6 +122,10 @@ export const Code = Object.freeze({
   NO_MICROPHONE: 'no_microphone',
   RECORDING_FAILED: 'recording_failed',
   CANNOT_SAVE: 'cannot_save',
+  BAD_MACHINE: 'bad_machine',
+  UNKNOWN_MACHINE: 'unknown_machine',
+  MACHINE_EXISTS: 'machine_exists',
+  MACHINE_UNREACHABLE: 'machine_unreachable',
   STARTUP: 'startup',
   NOT_SERVING: 'not_serving',
   HUB_UNAVAILABLE: 'hub_unavailable',
@@ -132,6 +136,8 @@ export const Code = Object.freeze({
 
 /** The `type` of each event the hub sends to the UI (`UiEventType`). */
 export const UiEvent = Object.freeze({
+  MACHINE_LINK: 'machine_link',
+  MACHINE_EVENT: 'machine_event',
   SESSION_LIST: 'session_list',
   SESSION_STATUS: 'session_status',
   USER_TEXT: 'user_text',
@@ -158,6 +164,10 @@ export const UiEvent = Object.freeze({
 
 /** The commands of the hub's UI surface (`CommandName`). */
 export const Command = Object.freeze({
+  MACHINES: 'machines',
+  MACHINE_ADD: 'machine_add',
+  MACHINE_REMOVE: 'machine_remove',
+  ON_MACHINE: 'on_machine',
   SESSIONS: 'sessions',
   ADD_AGENT: 'add_agent',
   USER_MESSAGE: 'user_message',

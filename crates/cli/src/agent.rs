@@ -36,7 +36,7 @@ pub fn add(args: &HubArgs, name: &str, work_dir: Option<&Path>) -> Result<(), St
 }
 
 pub fn list(args: &HubArgs) -> Result<(), String> {
-    let client = args.client(Duration::from_secs(5))?;
+    let client = Client::of(args, Duration::from_secs(5))?;
     let sessions = client.get("/api/sessions").map_err(|e| e.to_string())?;
     let rows = sessions.as_array().cloned().unwrap_or_default();
     if rows.is_empty() {

@@ -20,10 +20,10 @@ use clawmux_core::http1::{may_be_complete, parse_answer, Answer};
 use clawmux_core::wire::Code;
 use serde_json::Value;
 
-use crate::env::HubAddr;
+use crate::env::{HubAddr, HubArgs};
 
 /// The most of an answer read (a page of history, an exported log).
-pub(crate) const MAX_ANSWER: usize = 256 * 1024 * 1024;
+const MAX_ANSWER: usize = 256 * 1024 * 1024;
 
 /// Why a call failed.
 #[derive(Debug)]
@@ -64,7 +64,7 @@ enum Transport {
     /// This machine's hub, at its private socket.
     Socket(PathBuf),
     /// Another machine's hub, through `ssh ... clawmux dial-stdio`.
-    Ssh(crate::remote::Dial),
+    Ssh(crate::dial::Dial),
 }
 
 /// A client for one hub.
@@ -84,8 +84,19 @@ impl Client {
         }
     }
 
+    /// A client of the hub `args` name: this machine's, or with `--machine` another's over ssh.
+    pub fn of(args: &HubArgs, timeout: Duration) -> Result<Client, String> {
+        match &args.machine {
+            Some(name) => Ok(Client::remote(
+                crate::dial::Dial::to(&args.data_dir(), name)?,
+                timeout,
+            )),
+            None => Ok(Client::new(&args.resolve()?, timeout)),
+        }
+    }
+
     /// A client of another machine's hub; its token comes with each dial's hello.
-    pub fn remote(dial: crate::remote::Dial, timeout: Duration) -> Client {
+    pub fn remote(dial: crate::dial::Dial, timeout: Duration) -> Client {
         Client {
             transport: Transport::Ssh(dial),
             bearer: None,
@@ -144,7 +155,9 @@ impl Client {
             Transport::Ssh(dial) => {
                 let call =
                     |bearer: &str| self.request_as(Some(bearer), method, path, session, body);
-                let raw = dial.call(call, deadline)?;
+                let raw = dial
+                    .call(call, deadline)
+                    .map_err(|e| CallError::Unreachable(e.0))?;
                 return match parse_answer(&raw) {
                     Some(answer) if answer.complete => Ok(answer),
                     Some(_) | None => Err(CallError::Unreachable(

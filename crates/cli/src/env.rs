@@ -46,17 +46,6 @@ impl HubArgs {
             .unwrap_or_else(clawmux_hub::config::default_data_dir)
     }
 
-    /// A client of the hub these flags name: this machine's, or with `--machine` another's over ssh.
-    pub fn client(&self, timeout: std::time::Duration) -> Result<crate::client::Client, String> {
-        match &self.machine {
-            Some(name) => Ok(crate::client::Client::remote(
-                crate::remote::Dial::to(&self.data_dir(), name)?,
-                timeout,
-            )),
-            None => Ok(crate::client::Client::new(&self.resolve()?, timeout)),
-        }
-    }
-
     /// This machine's hub: resolves the token (`CLAWMUX_TOKEN`, else the data folder's token file). A
     /// command that calls this works on this machine only, and refuses `--machine`.
     pub fn resolve(&self) -> Result<HubAddr, String> {

@@ -7,10 +7,11 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
+use crate::client::Client;
 use crate::env::HubArgs;
 
 fn command(args: &HubArgs, body: &Value) -> Result<Value, String> {
-    args.client(Duration::from_secs(30))?
+    Client::of(args, Duration::from_secs(30))?
         .post("/api/command", None, body.to_string().as_bytes())
         .map_err(|e| e.to_string())
 }

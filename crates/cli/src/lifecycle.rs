@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
+use crate::client::Client;
 use crate::env::HubArgs;
 
 /// What `clawmux spawn` asks for.
@@ -49,7 +50,7 @@ pub struct Spawn {
 }
 
 pub fn spawn(s: &Spawn) -> Result<(), String> {
-    let client = s.hub.client(Duration::from_secs(30))?;
+    let client = Client::of(&s.hub, Duration::from_secs(30))?;
     // A relative path is resolved here, where the person typed it, not in the hub's folder; on another
     // machine there is no "here" to resolve it against.
     let absolute = |p: &std::path::Path| match &s.hub.machine {
@@ -104,7 +105,7 @@ pub fn spawn(s: &Spawn) -> Result<(), String> {
 
 /// `terminate`, `restart` or `interrupt`.
 pub fn act(args: &HubArgs, name: &str, action: &str) -> Result<(), String> {
-    let client = args.client(Duration::from_secs(30))?;
+    let client = Client::of(args, Duration::from_secs(30))?;
     let info = client
         .post(&format!("/api/sessions/{name}/{action}"), None, b"{}")
         .map_err(|e| e.to_string())?;

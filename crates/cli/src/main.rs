@@ -8,6 +8,7 @@
 mod agent;
 mod client;
 mod demo;
+mod dial;
 mod dial_stdio;
 mod env;
 mod explain;

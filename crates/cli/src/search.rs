@@ -13,6 +13,7 @@ use clawmux_core::search::{Found, FoundInSession, MARK_END, MARK_START};
 use serde::Deserialize;
 use serde_json::json;
 
+use crate::client::Client;
 use crate::env::HubArgs;
 
 /// What to look for, from the command line.
@@ -80,8 +81,7 @@ pub fn search(hub: &HubArgs, a: &Args<'_>) -> Result<(), String> {
         "command": "search", "query": a.query, "session_id": a.agent, "since": since,
         "who": a.who, "limit": a.limit,
     });
-    let value = hub
-        .client(Duration::from_secs(10))?
+    let value = Client::of(hub, Duration::from_secs(10))?
         .post("/api/command", None, body.to_string().as_bytes())
         .map_err(|e| e.to_string())?;
     if a.json {

@@ -176,7 +176,7 @@ pub fn run(
     to: Option<Millis>,
     transcript: Option<&Path>,
 ) -> Result<(), String> {
-    let client = hub.client(Duration::from_secs(30))?;
+    let client = Client::of(hub, Duration::from_secs(30))?;
     let events = fetch(&client, name, "events")?;
     let decisions = fetch(&client, name, "decisions")?;
     let mut items: Vec<Item> = Vec::with_capacity(events.len() + decisions.len());

@@ -229,8 +229,7 @@ fn when(at: Millis) -> String {
 /// `clawmux usage`.
 pub fn usage(args: &HubArgs, as_json: bool, days: u32) -> Result<(), String> {
     let body = json!({"command": "usage", "days": days, "offset_minutes": local_offset_minutes()});
-    let value = args
-        .client(Duration::from_secs(10))?
+    let value = Client::of(args, Duration::from_secs(10))?
         .post("/api/command", None, body.to_string().as_bytes())
         .map_err(|e| e.to_string())?;
     if as_json {

@@ -10,6 +10,7 @@ use clawmux_core::changes::{Changes, FileChange, FileStatus, MergeMode, Shown};
 use serde::Deserialize;
 use serde_json::json;
 
+use crate::client::Client;
 use crate::env::HubArgs;
 
 /// The hub's answer to `changes`.
@@ -158,7 +159,7 @@ fn command(
     body: serde_json::Value,
     wait: Duration,
 ) -> Result<serde_json::Value, String> {
-    args.client(wait)?
+    Client::of(args, wait)?
         .post("/api/command", None, body.to_string().as_bytes())
         .map_err(|e| e.to_string())
 }

@@ -193,6 +193,27 @@ pub enum Command {
         /// On or off (off forgets what was read of them).
         on: bool,
     },
+    /// The other machines, their links and their agents as last seen.
+    Machines {},
+    /// Adds another machine, reached over the user's ssh, and follows it.
+    MachineAdd {
+        /// Its name here.
+        name: String,
+        /// `ssh://[user@]host[:port]`.
+        url: String,
+    },
+    /// Forgets a machine (its hub and agents go on there).
+    MachineRemove {
+        /// Its name.
+        name: String,
+    },
+    /// A command of this surface for another machine's hub, forwarded whole; its answer as that hub gave it.
+    OnMachine {
+        /// The machine.
+        machine: String,
+        /// The command, as it would be sent to that hub.
+        forward: serde_json::Value,
+    },
     /// Whether an agent is continued when the usage limit that stopped it resets.
     UsageContinue {
         /// The agent.
@@ -256,6 +277,10 @@ pub enum Reply {
     Usage(Box<UsageReply>),
     /// `search`: the messages found.
     Search(crate::search::SearchReply),
+    /// `machines`, `machine_add`, `machine_remove`: every machine.
+    Machines(Vec<crate::machines::MachineInfo>),
+    /// `on_machine`: the other hub's answer.
+    Forwarded(serde_json::Value),
     /// Done, nothing to tell (`{}`): `answer`, `interrupt`, `dismiss`, `mark_read`, `cancel_download`,
     /// `warm_voice`.
     Done {},
@@ -270,6 +295,14 @@ impl Hub {
     pub async fn dispatch(&self, command: Command) -> Result<Reply, HubError> {
         match command {
             Command::Sessions {} => Ok(Reply::Sessions(self.sessions().await?)),
+            Command::Machines {} => Ok(Reply::Machines(self.machines().list())),
+            Command::MachineAdd { name, url } => {
+                Ok(Reply::Machines(self.machines().add(&name, &url)?))
+            }
+            Command::MachineRemove { name } => Ok(Reply::Machines(self.machines().remove(&name)?)),
+            Command::OnMachine { machine, forward } => Ok(Reply::Forwarded(
+                self.machines().forward(&machine, &forward).await?,
+            )),
             Command::AddAgent { name, work_dir } => Ok(Reply::Session(Box::new(
                 self.add_agent(&name, work_dir.as_deref()).await?,
             ))),

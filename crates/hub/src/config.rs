@@ -7,6 +7,8 @@ use std::time::Duration;
 
 /// The token file's name inside the data folder.
 pub const TOKEN_FILE: &str = "token";
+/// The list of the other machines inside the data folder (`machines/list.rs`).
+pub const MACHINES_FILE: &str = "machines.json";
 /// The database file's name inside the data folder.
 pub const DB_FILE: &str = "clawmux.db";
 /// The file in the data folder that names the TCP port the hub serves browsers on, written once it serves
@@ -16,7 +18,7 @@ pub const PORT_FILE: &str = "port";
 /// Files of the hub's own that may sit in the data folder from any version, tightened to 0600 at start.
 const OWN_FILES: &[&str] = &[
     TOKEN_FILE,
-    crate::machines::MACHINES_FILE,
+    MACHINES_FILE,
     DB_FILE,
     "clawmux.db-wal",
     "clawmux.db-shm",
@@ -182,6 +184,9 @@ pub struct Options {
     /// How full an agent's context may get before the user is told auto-compaction nears, in percent
     /// (`CLAWMUX_CONTEXT_NOTICE_PERCENT`, default 80; 0 is off).
     pub context_notice: u8,
+    /// An ssh config file to use instead of the user's `~/.ssh/config` when reaching other machines
+    /// (`CLAWMUX_SSH_CONFIG`).
+    pub ssh_config: Option<PathBuf>,
 }
 
 impl Options {
@@ -223,6 +228,9 @@ impl Options {
                 .and_then(|v| v.trim().parse().ok())
                 .filter(|p| *p <= 100)
                 .unwrap_or(80),
+            ssh_config: std::env::var_os("CLAWMUX_SSH_CONFIG")
+                .filter(|c| !c.is_empty())
+                .map(PathBuf::from),
         }
     }
 }

@@ -75,6 +75,7 @@ pub async fn serve(
     let watching = tokio::spawn(opinion::watch(hub.clone()));
     tokio::spawn(search::index_older(hub.clone()));
     tokio::spawn(search::sessions::watch(hub.clone()));
+    hub.machines().start();
     let (stop, stopping) = tokio::sync::watch::channel(false);
     let closing = hub.clone();
     tokio::spawn(async move {

@@ -190,6 +190,24 @@ impl SessionInfo {
     serde(rename_all = "snake_case")
 )]
 pub enum UiEvent {
+    /// Another machine's link came up or went down (`machines/`).
+    MachineLink {
+        /// The machine.
+        machine: String,
+        /// Whether its feed is followed now.
+        up: bool,
+        /// When anything was last heard from it.
+        last_seen: Option<Millis>,
+        /// Why it is not reached, in words that say what to do.
+        error: Option<String>,
+    },
+    /// An event of another machine's hub, as that hub sent it to its own window.
+    MachineEvent {
+        /// The machine.
+        machine: String,
+        /// The event.
+        event: Value,
+    },
     /// Every agent (sent first on connect).
     SessionList {
         /// The agents.
@@ -354,7 +372,10 @@ impl UiEvent {
             | UiEvent::SearchIndex { .. }
             | UiEvent::SessionsRead { .. }
             | UiEvent::Ping
-            | UiEvent::Error { .. } => None,
+            | UiEvent::Error { .. }
+            // Another machine's: its cursors are that hub's, not this one's.
+            | UiEvent::MachineLink { .. }
+            | UiEvent::MachineEvent { .. } => None,
         }
     }
 }

@@ -37,8 +37,12 @@ fn every_command_runs_through_dispatch() {
     let dir = tempfile::tempdir().unwrap();
     rt.block_on(async {
         // Models come from a port where nothing listens: a download starts, and fails without the network.
+        // Other machines are reached with an ssh config of the test's own (empty), never the user's.
+        let ssh_config = dir.path().join("ssh_config");
+        std::fs::write(&ssh_config, "").unwrap();
         let options = Options {
             models_url: Some("http://127.0.0.1:9".to_owned()),
+            ssh_config: Some(ssh_config),
             ..Options::from_env()
         };
         let hub = Hub::open_with(dir.path(), options).await.unwrap();
@@ -225,6 +229,20 @@ fn every_command_runs_through_dispatch() {
             Err(e) => assert_eq!(e.code, Code::NotPending, "the download had failed already"),
         }
         run(&hub, command(json!({"command": "warm_voice"}))).await.unwrap();
+
+        // Other machines: one where nothing listens is kept, listed down, and a command for it refused.
+        let listed = run(&hub, command(json!({"command": "machine_add", "name": "gpu", "url": "ssh://127.0.0.1:9"}))).await.unwrap();
+        assert_eq!((listed[0]["name"].clone(), listed[0]["url"].clone()), (json!("gpu"), json!("ssh://127.0.0.1:9")));
+        let listed = run(&hub, command(json!({"command": "machines"}))).await.unwrap();
+        assert_eq!(listed.as_array().map(Vec::len), Some(1), "{listed}");
+        let forward = json!({"command": "on_machine", "machine": "gpu", "forward": {"command": "sessions"}});
+        assert_eq!(refused(forward).await, Code::MachineUnreachable);
+        assert_eq!(refused(json!({"command": "on_machine", "machine": "nope", "forward": {}})).await, Code::UnknownMachine);
+        assert_eq!(refused(json!({"command": "machine_add", "name": "x", "url": "ssh://-oProxyCommand=x"})).await, Code::BadMachine);
+        assert_eq!(refused(json!({"command": "machine_add", "name": "gpu", "url": "ssh://other"})).await, Code::MachineExists);
+        let left = run(&hub, command(json!({"command": "machine_remove", "name": "gpu"}))).await.unwrap();
+        assert_eq!(left, json!([]));
+        assert_eq!(refused(json!({"command": "machine_remove", "name": "gpu"})).await, Code::UnknownMachine);
     });
     let made = MADE.lock().unwrap().clone();
     let never: Vec<CommandName> = CommandName::iter().filter(|c| !made.contains(c)).collect();

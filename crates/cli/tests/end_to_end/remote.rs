@@ -277,3 +277,124 @@ fn a_link_is_kept_open_dialled_again_when_it_breaks_and_backs_off_while_down() {
         .collect();
     assert_eq!(said, ["one", "two", "three", "four", "five"], "each once");
 }
+
+/// The window's side: this hub follows another machine's hub over a real sshd, relays its events tagged
+/// with the machine, forwards a message to its agent (answered there), and after the link is cut while
+/// that machine goes on, resumes its feed after the last message relayed: what was said meanwhile arrives
+/// once, nothing twice.
+#[test]
+fn this_hub_follows_another_machine_relays_its_events_and_resumes_after_a_cut() {
+    let remote = remote_hub();
+    let mut sshd = Sshd::start(&remote.data(), remote.port, std::path::Path::new(BIN));
+    let config = sshd.client_config.to_str().unwrap().to_owned();
+    let local = TestHub::start_with_options(&[("CLAWMUX_SSH_CONFIG", &config)]);
+    let mut there = remote.feed(None);
+    remote.run(None, &["spawn", "sky", "--demo"]);
+    there.state("sky", "idle", Duration::from_secs(20));
+
+    let mut feed = local.feed(None);
+    let (status, list) = local.post(
+        "/api/command",
+        None,
+        &serde_json::json!({"command": "machine_add", "name": "gpu", "url": sshd.url()})
+            .to_string(),
+    );
+    assert_eq!(status, 200, "{list}");
+    let is_link = |up: bool| {
+        move |v: &serde_json::Value| {
+            v["type"] == "machine_link" && v["machine"] == "gpu" && v["up"] == up
+        }
+    };
+    feed.until(Duration::from_secs(20), is_link(true))
+        .expect("the machine's link came up");
+    let sessions = feed
+        .until(Duration::from_secs(10), |v| {
+            v["type"] == "machine_event" && v["event"]["type"] == "session_list"
+        })
+        .expect("its agents");
+    assert!(sessions["event"]["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|s| s["session_id"] == "sky"));
+
+    let mut relayed: Vec<String> = Vec::new();
+    let mut said = |feed: &mut crate::common::Feed, kind: &str, text: &str| {
+        let v = feed
+            .until(Duration::from_secs(20), |v| {
+                v["type"] == "machine_event"
+                    && v["event"]["type"] == kind
+                    && v["event"]["text"]
+                        .as_str()
+                        .is_some_and(|t| t.contains(text))
+            })
+            .unwrap_or_else(|| panic!("no {kind} with {text:?} relayed"));
+        relayed.push(v["event"]["id"].as_str().unwrap().to_owned());
+    };
+    let forward = serde_json::json!({
+        "command": "on_machine",
+        "machine": "gpu",
+        "forward": {"command": "user_message", "session_id": "sky", "text": "hello over ssh", "client_id": "c-1"},
+    })
+    .to_string();
+    let (status, sent) = local.post("/api/command", None, &forward);
+    assert_eq!(status, 200, "{sent}");
+    said(&mut feed, "user_text", "hello over ssh");
+    said(&mut feed, "assistant_text", "hello over ssh");
+
+    // The link is cut and the machine cannot be reached; it goes on meanwhile.
+    sshd.stop();
+    assert!(kill_dials_of(&remote.data()) >= 1);
+    let down = feed
+        .until(Duration::from_secs(20), is_link(false))
+        .expect("the link is seen down");
+    assert!(down["last_seen"].as_i64().is_some(), "{down}");
+    let (_, machines) = local.post("/api/command", None, r#"{"command":"machines"}"#);
+    assert_eq!(machines[0]["up"], false, "{machines}");
+    assert!(
+        machines[0]["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["session_id"] == "sky"),
+        "its agents' last known states stay: {machines}"
+    );
+    let (status, refused) = local.post("/api/command", None, &forward);
+    assert_eq!(status, 502, "{refused}");
+    assert_eq!(refused["code"], "machine_unreachable");
+    remote.user_message("sky", "said while away");
+    there
+        .until(Duration::from_secs(20), |v| {
+            v["type"] == "assistant_text"
+                && v["text"]
+                    .as_str()
+                    .is_some_and(|t| t.contains("said while away"))
+        })
+        .expect("answered there");
+
+    // Back: the feed resumes after the last message relayed.
+    sshd.start_again();
+    feed.until(Duration::from_secs(60), is_link(true))
+        .expect("the link came back by itself");
+    said(&mut feed, "user_text", "said while away");
+    said(&mut feed, "assistant_text", "said while away");
+    // The retried send, with its client id, is stored once.
+    let (status, again) = local.post("/api/command", None, &forward);
+    assert_eq!(status, 200, "{again}");
+    assert_eq!(again["id"], sent["id"]);
+    let mut unique = relayed.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(
+        unique.len(),
+        relayed.len(),
+        "nothing relayed twice: {relayed:?}"
+    );
+    let rest = feed.drain(Duration::from_millis(500));
+    assert!(
+        !rest.iter().any(|v| v["event"]["id"]
+            .as_str()
+            .is_some_and(|id| relayed.iter().any(|r| r == id))),
+        "nothing relayed twice"
+    );
+}

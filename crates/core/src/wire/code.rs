@@ -186,6 +186,15 @@ codes! {
     RecordingFailed = "recording_failed",
     /// A file could not be saved.
     CannotSave = "cannot_save",
+    // Other machines.
+    /// A machine's name or address is not acceptable.
+    BadMachine = "bad_machine",
+    /// No machine by that name.
+    UnknownMachine = "unknown_machine",
+    /// A machine by that name is in the list already.
+    MachineExists = "machine_exists",
+    /// The machine could not be reached, or its link broke.
+    MachineUnreachable = "machine_unreachable",
     // The hub itself.
     /// The hub could not start.
     Startup = "startup",

@@ -33,12 +33,15 @@ pub(crate) fn status(code: Code) -> StatusCode {
         | Code::BadText
         | Code::EmptyRecording
         | Code::BadRecordingId
-        | Code::BadTerminalSize => StatusCode::BAD_REQUEST,
+        | Code::BadTerminalSize
+        | Code::BadMachine => StatusCode::BAD_REQUEST,
         Code::Unauthorized => StatusCode::UNAUTHORIZED,
         Code::BadHost | Code::BadOrigin => StatusCode::FORBIDDEN,
-        Code::NotFound | Code::UnknownAgent | Code::NoSuchRecording | Code::NoSuchViewer => {
-            StatusCode::NOT_FOUND
-        }
+        Code::NotFound
+        | Code::UnknownAgent
+        | Code::UnknownMachine
+        | Code::NoSuchRecording
+        | Code::NoSuchViewer => StatusCode::NOT_FOUND,
         Code::AgentExists
         | Code::AgentDead
         | Code::NotRunning
@@ -62,14 +65,16 @@ pub(crate) fn status(code: Code) -> StatusCode {
         | Code::ModelNotDownloaded
         | Code::DownloadCancelled
         | Code::DownloadInProgress
-        | Code::NotRecording => StatusCode::CONFLICT,
+        | Code::NotRecording
+        | Code::MachineExists => StatusCode::CONFLICT,
         Code::BodyTooLarge | Code::MessageTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
         Code::NotAudio => StatusCode::UNSUPPORTED_MEDIA_TYPE,
         Code::NothingHeard => StatusCode::UNPROCESSABLE_ENTITY,
         Code::VoiceServiceUnreachable
         | Code::TranscriptionFailed
         | Code::SpeechFailed
-        | Code::DownloadFailed => StatusCode::BAD_GATEWAY,
+        | Code::DownloadFailed
+        | Code::MachineUnreachable => StatusCode::BAD_GATEWAY,
         Code::TmuxMissing
         | Code::GitMissing
         | Code::NotServing

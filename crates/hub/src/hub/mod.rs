@@ -73,6 +73,8 @@ struct Inner {
     forecasts: crate::worktree::forecast::Forecasts,
     /// What each agent costs and the account's limits (`usage/`).
     figures: crate::usage::figures::Figures,
+    /// The other machines, followed over ssh (`machines/`).
+    machines: crate::machines::Machines,
 }
 
 /// The wall clock, read only here at the edge: the state machine gets time handed in.
@@ -118,6 +120,11 @@ impl Hub {
             ui.clone(),
         );
         let figures = crate::usage::figures::Figures::restore(&store).await?;
+        let machines = crate::machines::Machines::new(
+            data_dir.to_owned(),
+            options.ssh_config.clone(),
+            ui.clone(),
+        );
         Ok(Hub {
             inner: Arc::new(Inner {
                 store,
@@ -140,6 +147,7 @@ impl Hub {
                 claude_poke: tokio::sync::Notify::new(),
                 forecasts: Default::default(),
                 figures,
+                machines,
             }),
         })
     }
@@ -179,6 +187,11 @@ impl Hub {
 
     pub(crate) fn figures(&self) -> &crate::usage::figures::Figures {
         &self.inner.figures
+    }
+
+    /// The other machines.
+    pub fn machines(&self) -> &crate::machines::Machines {
+        &self.inner.machines
     }
 
     /// What the watcher of Claude Code's sessions waits on while their folder does not exist.

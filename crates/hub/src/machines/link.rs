@@ -155,60 +155,84 @@ impl Link {
 
     /// Runs ssh and reads the hello.
     async fn dial(&self) -> Result<Conn, LinkError> {
-        let mut child = Command::new("ssh")
-            .args(dial_args(&self.target, self.ssh_config.as_deref()))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(|e| LinkError::Dial(format!("cannot run ssh: {e}")))?;
-        let (Some(stdin), Some(stdout), Some(mut stderr)) =
-            (child.stdin.take(), child.stdout.take(), child.stderr.take())
-        else {
-            return Err(LinkError::Dial("ssh's pipes are missing".into()));
-        };
-        let mut stdout = BufReader::new(stdout);
-        let mut line = Vec::new();
-        let read = tokio::time::timeout(
-            DIAL_WITHIN,
-            (&mut stdout).take(MAX_HELLO).read_until(b'\n', &mut line),
-        )
-        .await;
-        let fail = |why: DialFailure| LinkError::Dial(why.explain(&self.machine));
-        match read {
-            Ok(Ok(n)) if n > 0 && line.ends_with(b"\n") => {}
-            Ok(_) => {
-                // ssh ended before a hello: why is in how it ended and what it said.
-                let status = child.wait().await.ok().and_then(|s| s.code());
-                let mut said = String::new();
-                let _ = (&mut stderr)
-                    .take(64 * 1024)
-                    .read_to_string(&mut said)
-                    .await;
-                return Err(fail(DialFailure::of(status, &said)));
-            }
-            Err(_) => {
-                return Err(fail(DialFailure::Unreachable(format!(
-                    "no answer within {DIAL_WITHIN:?}"
-                ))))
-            }
-        }
-        let hello: Hello = serde_json::from_slice(&line).map_err(|_| fail(DialFailure::TooOld))?;
-        if hello.dial != DIAL_VERSION {
-            return Err(fail(DialFailure::TooOld));
-        }
-        // What ssh says later (the link dropping) is not read; a pipe it fills would stall it, so it goes.
-        tokio::spawn(async move {
-            let _ = tokio::io::copy(&mut stderr, &mut tokio::io::sink()).await;
-        });
+        let d = dial(&self.machine, &self.target, self.ssh_config.as_deref()).await?;
         Ok(Conn {
-            child,
-            stdin,
-            stdout,
-            bearer: format!("Bearer {}", hello.token),
+            child: d.child,
+            stdin: d.stdin,
+            stdout: d.stdout,
+            bearer: format!("Bearer {}", d.token),
         })
     }
+}
+
+/// A dial's process and streams after its hello.
+pub(super) struct Dialled {
+    pub(super) child: Child,
+    pub(super) stdin: ChildStdin,
+    pub(super) stdout: BufReader<ChildStdout>,
+    /// The machine's hub's token.
+    pub(super) token: String,
+}
+
+/// Runs `ssh ... clawmux dial-stdio` and reads its hello; why not, in words that say what to do.
+pub(super) async fn dial(
+    machine: &MachineName,
+    target: &SshTarget,
+    ssh_config: Option<&std::path::Path>,
+) -> Result<Dialled, LinkError> {
+    let mut child = Command::new("ssh")
+        .args(dial_args(target, ssh_config))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| LinkError::Dial(format!("cannot run ssh: {e}")))?;
+    let (Some(stdin), Some(stdout), Some(mut stderr)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        return Err(LinkError::Dial("ssh's pipes are missing".into()));
+    };
+    let mut stdout = BufReader::new(stdout);
+    let mut line = Vec::new();
+    let read = tokio::time::timeout(
+        DIAL_WITHIN,
+        (&mut stdout).take(MAX_HELLO).read_until(b'\n', &mut line),
+    )
+    .await;
+    let fail = |why: DialFailure| LinkError::Dial(why.explain(machine));
+    match read {
+        Ok(Ok(n)) if n > 0 && line.ends_with(b"\n") => {}
+        Ok(_) => {
+            // ssh ended before a hello: why is in how it ended and what it said.
+            let status = child.wait().await.ok().and_then(|s| s.code());
+            let mut said = String::new();
+            let _ = (&mut stderr)
+                .take(64 * 1024)
+                .read_to_string(&mut said)
+                .await;
+            return Err(fail(DialFailure::of(status, &said)));
+        }
+        Err(_) => {
+            return Err(fail(DialFailure::Unreachable(format!(
+                "no answer within {DIAL_WITHIN:?}"
+            ))))
+        }
+    }
+    let hello: Hello = serde_json::from_slice(&line).map_err(|_| fail(DialFailure::TooOld))?;
+    if hello.dial != DIAL_VERSION {
+        return Err(fail(DialFailure::TooOld));
+    }
+    // What ssh says later (the link dropping) is not read; a pipe it fills would stall it, so it goes.
+    tokio::spawn(async move {
+        let _ = tokio::io::copy(&mut stderr, &mut tokio::io::sink()).await;
+    });
+    Ok(Dialled {
+        child,
+        stdin,
+        stdout,
+        token: hello.token,
+    })
 }
 
 impl Drop for Conn {

@@ -1,174 +1,235 @@
-//! The other machines the user reaches over SSH, each with its own hub (`clawmux serve` there): their
-//! names and addresses, kept in the data folder (`machines.json`, 0600 like every file there, replaced
-//! whole by a rename so that a crash leaves the old list or the new one).
+//! Other machines, each with a hub of its own (`clawmux serve` there, the one owner of its agents),
+//! reached over the user's own ssh: the list (`list.rs`), a link kept open for commands (`link.rs`), and
+//! each machine's UI feed followed and relayed to this hub's window (`relay.rs`), tagged with the machine.
 //!
-//! Only names and `ssh://` addresses are kept: no password, no key, no token. Reaching a machine is the
-//! user's own `ssh` with its config, keys, agent and known hosts (`clawmux dial-stdio` on the other end).
+//! The window becomes a client of several hubs through this one: a command for a remote agent goes as
+//! `on_machine` and is forwarded whole to that hub's command surface; what that hub tells its own window
+//! comes here as `machine_event`. A machine that cannot be reached stays in the list with its agents'
+//! last known states and when it was last seen (`machine_link`), and is dialled again with back-off.
 
 pub mod backoff;
 pub mod link;
+pub mod list;
+mod relay;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
 
 use clawmux_core::remote::{MachineName, SshTarget};
+use clawmux_core::wire::Code;
+use clawmux_core::Millis;
+use serde::Serialize;
+use serde_json::Value;
+use tokio::sync::{broadcast, Notify};
 
-/// The list's file in the data folder.
-pub const MACHINES_FILE: &str = "machines.json";
+use crate::error::HubError;
+use crate::ui_event::UiEvent;
+use link::{Link, LinkError};
+use list::{MachineList, MachinesError};
 
-/// Why the list could not be read or changed; nothing was changed.
-#[derive(Debug, thiserror::Error)]
-pub enum MachinesError {
-    /// A machine by that name is in the list already.
-    #[error("a machine named `{0}` is already in the list (`clawmux remote remove {0}` first)")]
-    Exists(MachineName),
-    /// No machine by that name.
-    #[error("no machine named `{0}`; `clawmux remote list` shows them")]
-    Unknown(String),
-    /// The file could not be read or written.
-    #[error("{path}: {why}")]
-    File {
-        /// The list's file.
-        path: PathBuf,
-        /// What went wrong.
-        why: String,
-    },
+/// How long a command forwarded to another machine may take.
+const FORWARD_WITHIN: Duration = Duration::from_secs(30);
+
+/// A machine as the window lists it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MachineInfo {
+    /// Its name.
+    pub name: String,
+    /// Where it is (`ssh://...`).
+    pub url: String,
+    /// Whether its feed is followed now.
+    pub up: bool,
+    /// When anything was last heard from it.
+    pub last_seen: Option<Millis>,
+    /// Why it is not reached, in words that say what to do.
+    pub error: Option<String>,
+    /// Its agents as last seen (its hub's `session_list`, then kept up to date by its events).
+    pub sessions: Vec<Value>,
 }
 
-/// The machines, by name.
-#[derive(Debug)]
+/// One machine followed.
+struct Remote {
+    name: MachineName,
+    target: SshTarget,
+    link: Link,
+    seen: Mutex<Seen>,
+    /// Told when the machine is removed: its relay ends.
+    stop: Notify,
+}
+
+/// What is known of a machine.
+#[derive(Default)]
+struct Seen {
+    up: bool,
+    last_seen: Option<Millis>,
+    error: Option<String>,
+    sessions: Vec<Value>,
+    /// The last message of its feed relayed: a feed opened again resumes after it.
+    cursor: Option<String>,
+    stopped: bool,
+}
+
+impl Remote {
+    fn seen(&self) -> MutexGuard<'_, Seen> {
+        self.seen.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn info(&self) -> MachineInfo {
+        let seen = self.seen();
+        MachineInfo {
+            name: self.name.to_string(),
+            url: self.target.to_string(),
+            up: seen.up,
+            last_seen: seen.last_seen,
+            error: seen.error.clone(),
+            sessions: seen.sessions.clone(),
+        }
+    }
+}
+
+/// The other machines of this hub.
+#[derive(Clone)]
 pub struct Machines {
-    path: PathBuf,
-    list: BTreeMap<MachineName, SshTarget>,
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    data_dir: PathBuf,
+    ssh_config: Option<PathBuf>,
+    ui: broadcast::Sender<UiEvent>,
+    remotes: Mutex<BTreeMap<MachineName, Arc<Remote>>>,
 }
 
 impl Machines {
-    /// The list kept in `data_dir` (empty when there is none yet).
-    pub fn load(data_dir: &Path) -> Result<Machines, MachinesError> {
-        let path = data_dir.join(MACHINES_FILE);
-        let fail = |why: String| MachinesError::File {
-            path: path.clone(),
-            why,
-        };
-        let list = match std::fs::read(&path) {
-            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| fail(e.to_string()))?,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => BTreeMap::new(),
-            Err(e) => return Err(fail(e.to_string())),
-        };
-        Ok(Machines { path, list })
-    }
-
-    /// Adds a machine and keeps the list.
-    pub fn add(&mut self, name: MachineName, at: SshTarget) -> Result<(), MachinesError> {
-        if self.list.contains_key(&name) {
-            return Err(MachinesError::Exists(name));
+    /// The machines of the list in `data_dir`, not followed yet ([`Machines::start`]).
+    pub fn new(
+        data_dir: PathBuf,
+        ssh_config: Option<PathBuf>,
+        ui: broadcast::Sender<UiEvent>,
+    ) -> Machines {
+        Machines {
+            inner: Arc::new(Inner {
+                data_dir,
+                ssh_config,
+                ui,
+                remotes: Mutex::new(BTreeMap::new()),
+            }),
         }
-        self.list.insert(name.clone(), at);
-        self.save().inspect_err(|_| {
-            self.list.remove(&name);
-        })
     }
 
-    /// Removes a machine and keeps the list; where it was.
-    pub fn remove(&mut self, name: &str) -> Result<SshTarget, MachinesError> {
-        let key = MachineName::parse(name).map_err(|_| MachinesError::Unknown(name.to_owned()))?;
-        let at = self
-            .list
-            .remove(&key)
-            .ok_or_else(|| MachinesError::Unknown(name.to_owned()))?;
-        self.save().inspect_err(|_| {
-            self.list.insert(key, at.clone());
-        })?;
-        Ok(at)
+    fn remotes(&self) -> MutexGuard<'_, BTreeMap<MachineName, Arc<Remote>>> {
+        self.inner
+            .remotes
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Where the machine of that name is.
-    pub fn get(&self, name: &str) -> Result<(MachineName, &SshTarget), MachinesError> {
-        MachineName::parse(name)
-            .ok()
-            .and_then(|k| self.list.get_key_value(&k))
-            .map(|(k, v)| (k.clone(), v))
-            .ok_or_else(|| MachinesError::Unknown(name.to_owned()))
+    /// Follows every machine of the list (a list that cannot be read is logged and left alone).
+    pub fn start(&self) {
+        match MachineList::load(&self.inner.data_dir) {
+            Ok(list) => {
+                for (name, target) in list.iter() {
+                    self.follow(name.clone(), target.clone());
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "cannot read the other machines"),
+        }
+    }
+
+    fn follow(&self, name: MachineName, target: SshTarget) {
+        let remote = Arc::new(Remote {
+            link: Link::new(name.clone(), target.clone(), self.inner.ssh_config.clone()),
+            name: name.clone(),
+            target,
+            seen: Mutex::new(Seen::default()),
+            stop: Notify::new(),
+        });
+        self.remotes().insert(name, remote.clone());
+        tokio::spawn(relay::follow(
+            remote,
+            self.inner.ui.clone(),
+            self.inner.ssh_config.clone(),
+        ));
     }
 
     /// Every machine, by name.
-    pub fn iter(&self) -> impl Iterator<Item = (&MachineName, &SshTarget)> {
-        self.list.iter()
+    pub fn list(&self) -> Vec<MachineInfo> {
+        self.remotes().values().map(|r| r.info()).collect()
     }
 
-    fn save(&self) -> Result<(), MachinesError> {
-        let fail = |e: std::io::Error| MachinesError::File {
-            path: self.path.clone(),
-            why: e.to_string(),
-        };
-        let json = serde_json::to_vec_pretty(&self.list).map_err(|e| MachinesError::File {
-            path: self.path.clone(),
-            why: e.to_string(),
-        })?;
-        let dir = self.path.parent().unwrap_or(Path::new("."));
-        std::os::unix::fs::DirBuilderExt::mode(std::fs::DirBuilder::new().recursive(true), 0o700)
-            .create(dir)
-            .map_err(fail)?;
-        let temp = self.path.with_extension("json.new");
-        crate::config::write_private(&temp, &json).map_err(fail)?;
-        std::fs::rename(&temp, &self.path).map_err(fail)
+    /// Adds a machine to the list and follows it.
+    pub fn add(&self, name: &str, url: &str) -> Result<Vec<MachineInfo>, HubError> {
+        let bad = |e: &dyn std::fmt::Display| HubError::new(Code::BadMachine, e.to_string());
+        let name = MachineName::parse(name).map_err(|e| bad(&e))?;
+        let target = SshTarget::parse(url).map_err(|e| bad(&e))?;
+        let mut list = MachineList::load(&self.inner.data_dir).map_err(|e| list_error(&e))?;
+        list.add(name.clone(), target.clone())
+            .map_err(|e| list_error(&e))?;
+        self.follow(name, target);
+        Ok(self.list())
+    }
+
+    /// Forgets a machine: its relay ends; its hub and agents go on there.
+    pub fn remove(&self, name: &str) -> Result<Vec<MachineInfo>, HubError> {
+        let mut list = MachineList::load(&self.inner.data_dir).map_err(|e| list_error(&e))?;
+        list.remove(name).map_err(|e| list_error(&e))?;
+        let removed = MachineName::parse(name)
+            .ok()
+            .and_then(|n| self.remotes().remove(&n));
+        if let Some(remote) = removed {
+            remote.seen().stopped = true;
+            remote.stop.notify_one();
+        }
+        Ok(self.list())
+    }
+
+    /// Forwards a command of the window's surface to a machine's hub; its answer as that hub gave it.
+    pub async fn forward(&self, machine: &str, command: &Value) -> Result<Value, HubError> {
+        let remote = MachineName::parse(machine)
+            .ok()
+            .and_then(|n| self.remotes().get(&n).cloned())
+            .ok_or_else(|| {
+                HubError::new(
+                    Code::UnknownMachine,
+                    format!("no machine named `{machine}`"),
+                )
+            })?;
+        let body = serde_json::to_vec(command).unwrap_or_default();
+        let answer = remote
+            .link
+            .call("POST", "/api/command", &body, FORWARD_WITHIN)
+            .await
+            .map_err(|e| link_error(&e))?;
+        let value: Value = serde_json::from_slice(&answer.body).unwrap_or(Value::Null);
+        if (200..300).contains(&answer.status) {
+            return Ok(value);
+        }
+        // The remote hub's own refusal, passed on as it said it.
+        let code = value
+            .get("code")
+            .and_then(Value::as_str)
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(Code::Internal);
+        let message = value
+            .get("message")
+            .and_then(Value::as_str)
+            .unwrap_or("the other machine's hub refused")
+            .to_owned();
+        Err(HubError::new(code, format!("{machine}: {message}")))
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use std::os::unix::fs::PermissionsExt;
+fn list_error(e: &MachinesError) -> HubError {
+    let code = match e {
+        MachinesError::Exists(_) => Code::MachineExists,
+        MachinesError::Unknown(_) => Code::UnknownMachine,
+        MachinesError::File { .. } => Code::Internal,
+    };
+    HubError::new(code, e.to_string())
+}
 
-    use super::*;
-
-    fn name(n: &str) -> MachineName {
-        MachineName::parse(n).unwrap()
-    }
-
-    #[test]
-    fn machines_are_kept_private_and_read_back() {
-        let dir = tempfile::tempdir().unwrap();
-        let data = dir.path().join("data");
-        let mut m = Machines::load(&data).unwrap();
-        assert_eq!(m.iter().count(), 0);
-        m.add(name("gpu"), SshTarget::parse("ssh://me@gpu:2222").unwrap())
-            .unwrap();
-        m.add(name("dev"), SshTarget::parse("ssh://dev").unwrap())
-            .unwrap();
-        assert!(matches!(
-            m.add(name("gpu"), SshTarget::parse("ssh://other").unwrap()),
-            Err(MachinesError::Exists(_))
-        ));
-        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
-        assert_eq!(mode(&data.join(MACHINES_FILE)), 0o600);
-        assert_eq!(mode(&data), 0o700);
-
-        let mut again = Machines::load(&data).unwrap();
-        let names: Vec<String> = again.iter().map(|(n, _)| n.to_string()).collect();
-        assert_eq!(names, ["dev", "gpu"]);
-        assert_eq!(again.get("gpu").unwrap().1.to_string(), "ssh://me@gpu:2222");
-        assert_eq!(again.remove("dev").unwrap().to_string(), "ssh://dev");
-        assert!(matches!(
-            again.remove("dev"),
-            Err(MachinesError::Unknown(_))
-        ));
-        assert!(matches!(again.get("nope"), Err(MachinesError::Unknown(_))));
-        assert_eq!(Machines::load(&data).unwrap().iter().count(), 1);
-    }
-
-    #[test]
-    fn a_list_that_is_not_ours_is_refused_not_overwritten() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join(MACHINES_FILE);
-        for bad in [
-            &b"not json"[..],
-            br#"{"gpu": "ssh://-oProxyCommand=x"}"#,
-            br#"{"bad name": "ssh://gpu"}"#,
-        ] {
-            std::fs::write(&path, bad).unwrap();
-            let err = Machines::load(dir.path()).unwrap_err();
-            assert!(err.to_string().contains(MACHINES_FILE), "{err}");
-            assert_eq!(std::fs::read(&path).unwrap(), bad);
-        }
-    }
+fn link_error(e: &LinkError) -> HubError {
+    HubError::new(Code::MachineUnreachable, e.to_string())
 }

@@ -1,0 +1,157 @@
+//! Following another machine's hub: its window feed (`/ws`) through a dial of its own, each event relayed
+//! to this hub's window as `machine_event`, and the machine's state as `machine_link`.
+//!
+//! A feed opened again asks for what followed the last message relayed (`?cursor=`), and that hub replays
+//! the gap from its store: a link that drops and comes back loses nothing and shows nothing twice. The
+//! agents' last known states are kept from `session_list` and `session_status`, so a machine that cannot
+//! be reached is still listed with them. Nothing in an event is acted on here: it is data for the window,
+//! which renders it as text as it does its own hub's.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use serde_json::Value;
+use tokio::sync::broadcast;
+use tokio_tungstenite::tungstenite::Message;
+
+use super::backoff::Backoff;
+use super::link::dial;
+use super::Remote;
+use crate::hub::now;
+use crate::ui_event::UiEvent;
+
+/// Silence after which a feed is taken for dead: that hub pings every 15 s.
+const SILENCE: Duration = Duration::from_secs(40);
+
+/// Follows `remote` until it is removed.
+pub(super) async fn follow(
+    remote: Arc<Remote>,
+    ui: broadcast::Sender<UiEvent>,
+    ssh_config: Option<PathBuf>,
+) {
+    let mut backoff = Backoff::default();
+    loop {
+        if remote.seen().stopped {
+            return;
+        }
+        let why = match feed(&remote, &ui, ssh_config.as_ref(), &mut backoff).await {
+            Ok(()) => format!("the link to `{}` dropped", remote.name),
+            Err(why) => why,
+        };
+        if remote.seen().stopped {
+            return;
+        }
+        {
+            let mut seen = remote.seen();
+            seen.up = false;
+            seen.error = Some(why);
+        }
+        announce(&remote, &ui);
+        let wait = backoff.after_failure(fastrand::f64());
+        tokio::select! {
+            () = tokio::time::sleep(wait) => {}
+            () = remote.stop.notified() => return,
+        }
+    }
+}
+
+/// Tells the window how the machine stands.
+fn announce(remote: &Remote, ui: &broadcast::Sender<UiEvent>) {
+    let info = remote.info();
+    let _ = ui.send(UiEvent::MachineLink {
+        machine: info.name,
+        up: info.up,
+        last_seen: info.last_seen,
+        error: info.error,
+    });
+}
+
+/// Opens the feed and relays it until it ends; why it could not be opened.
+async fn feed(
+    remote: &Remote,
+    ui: &broadcast::Sender<UiEvent>,
+    ssh_config: Option<&PathBuf>,
+    backoff: &mut Backoff,
+) -> Result<(), String> {
+    let dialled = dial(
+        &remote.name,
+        &remote.target,
+        ssh_config.map(PathBuf::as_path),
+    )
+    .await
+    .map_err(|e| e.to_string())?;
+    let cursor = remote.seen().cursor.clone();
+    let mut url = format!("ws://localhost/ws?token={}", dialled.token);
+    if let Some(c) = cursor {
+        url.push_str(&format!("&cursor={c}"));
+    }
+    let stream = tokio::io::join(dialled.stdout, dialled.stdin);
+    let (mut ws, _) = tokio_tungstenite::client_async(url, stream)
+        .await
+        .map_err(|e| format!("`{}`'s hub refused its feed: {e}", remote.name))?;
+    let _child = dialled.child; // killed when the feed ends
+    backoff.reset();
+    {
+        let mut seen = remote.seen();
+        seen.up = true;
+        seen.error = None;
+        seen.last_seen = Some(now());
+    }
+    announce(remote, ui);
+    loop {
+        let frame = match tokio::time::timeout(SILENCE, ws.next()).await {
+            Ok(Some(Ok(frame))) => frame,
+            Ok(Some(Err(_)) | None) => return Ok(()),
+            Err(_) => return Err(format!("`{}` went silent", remote.name)),
+        };
+        let Message::Text(text) = frame else {
+            continue;
+        };
+        let Ok(event) = serde_json::from_str::<Value>(&text) else {
+            continue;
+        };
+        if !keep(remote, &event) {
+            continue;
+        }
+        let _ = ui.send(UiEvent::MachineEvent {
+            machine: remote.name.to_string(),
+            event,
+        });
+    }
+}
+
+/// Notes what an event says of the machine; whether the window is to have it (pings are not).
+fn keep(remote: &Remote, event: &Value) -> bool {
+    let mut seen = remote.seen();
+    seen.last_seen = Some(now());
+    match event.get("type").and_then(Value::as_str) {
+        Some("ping") => return false,
+        Some("session_list") => {
+            seen.sessions = event
+                .get("sessions")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+        }
+        Some("session_status") => {
+            let id = event.get("session_id");
+            if let Some(s) = seen.sessions.iter_mut().find(|s| s.get("session_id") == id) {
+                if let (Some(s), Some(fields)) = (s.as_object_mut(), event.as_object()) {
+                    for (k, v) in fields {
+                        if k != "type" {
+                            s.insert(k.clone(), v.clone());
+                        }
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+    // A message: the feed resumes after the last one relayed.
+    if let (Some(id), Some(_)) = (event.get("id").and_then(Value::as_str), event.get("seq")) {
+        seen.cursor = Some(id.to_owned());
+    }
+    true
+}
