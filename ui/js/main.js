@@ -24,6 +24,7 @@ import { TerminateAsk } from './terminate.js';
 import { limitLines } from './usage.js';
 import { UsageView } from './usage-view.js';
 import { SearchPanel, resumeName } from './search-panel.js';
+import { MachinesBackend, translate } from './machines.js';
 import { MessageStore } from './store.js';
 import { VoicePanel } from './voice-panel.js';
 
@@ -57,6 +58,7 @@ function onConnection(state) {
   if (state === 'online') {
     importOffer?.offer();
     loadLimits();
+    loadMachines();
   }
 }
 
@@ -79,6 +81,33 @@ function showLimits(latest) {
   list.hidden = lines.length === 0;
 }
 
+/** Another machine's heading and its agents as last seen (they stay listed while it cannot be reached). */
+function showMachine(m) {
+  sidebar.machine(m);
+  for (const s of m.sessions ?? []) upsertSession({ overlaps: [], ...translate(s, m.name) });
+}
+
+async function loadMachines() {
+  try {
+    for (const m of await backend.command({ command: Command.MACHINES })) showMachine(m);
+  } catch (e) {
+    notice(`Cannot list the other machines: ${e.message}`);
+  }
+}
+
+async function addMachine(e) {
+  e.preventDefault();
+  notice('');
+  try {
+    const list = await backend.command({ command: Command.MACHINE_ADD, name: $('machine-name').value.trim(), url: $('machine-url').value.trim() });
+    for (const m of list) showMachine(m);
+    $('machine-form').hidden = true;
+    $('machine-form').reset();
+  } catch (err) {
+    notice(`Cannot add that machine: ${err.message}`);
+  }
+}
+
 async function loadLimits() {
   try {
     showLimits((await backend.command({ command: Command.USAGE, days: 1 })).account);
@@ -98,6 +127,11 @@ function fatal(message) {
 function onEvent(e) {
   if (MESSAGE_EVENTS.has(e.type)) return onMessage(e);
   switch (e.type) {
+    case UiEvent.MACHINE_LINK:
+      sidebar.machine({ name: e.machine, up: e.up, last_seen: e.last_seen, error: e.error });
+      // Messages queued for its agents go now.
+      if (e.up) outbox.flush();
+      break;
     case UiEvent.SESSION_LIST:
       // A row says its conflict forecast only when there is one.
       for (const s of e.sessions) upsertSession({ overlaps: [], ...s });
@@ -372,7 +406,7 @@ function wireChat() {
 function start() {
   sidebar = new Sidebar($('agents'), select, (agent) => explanation.open(agent));
   try {
-    backend = createBackend({ onEvent, onConnection, cursor: () => store.cursor() });
+    backend = new MachinesBackend(createBackend({ onEvent: MachinesBackend.events(onEvent), onConnection, cursor: () => store.cursor() }));
   } catch (e) {
     notice(e.message);
     return;
@@ -394,6 +428,9 @@ function start() {
   wireChat();
   $('welcome-spawn').addEventListener('click', () => $('new-agent').click());
   $('welcome-try-demo').addEventListener('click', startDemo);
+  $('new-machine').addEventListener('click', () => { $('machine-form').hidden = !$('machine-form').hidden; });
+  $('machine-cancel').addEventListener('click', () => { $('machine-form').hidden = true; });
+  $('machine-form').addEventListener('submit', addMachine);
   Promise.resolve(backend.connect()).catch((e) => fatal(e.message ?? String(e)));
   // For tests and debugging: the live objects, read-only in spirit.
   window.clawmux = { backend, store, conversations, terminal, explanation, changes, usageView, searchPanel, speaker: voice.speaker, listener: voice.listener };

@@ -1,5 +1,6 @@
-// Sends typed messages. Each is shown at once as queued, kept in order while the hub is unreachable, and
-// sent again with the same client id when the feed is back, so the hub stores it once. A message the hub
+// Sends typed messages. Each is shown at once as queued, kept in order while the hub (or, for an agent of
+// another machine, that machine: `MachineDown`) is unreachable, and sent again with the same client id when
+// it is back, so the hub stores it once. A message the hub
 // refuses stays on screen, marked, with the hub's reason.
 
 import { HubError } from './backend.js';
@@ -51,7 +52,7 @@ export class Outbox {
         notice(`Not sent: ${e.message}`);
         return true;
       }
-      return false; // unreachable: stays queued until the feed is back
+      return false; // unreachable (the hub, or the agent's machine): stays queued until it is back
     }
   }
 }

@@ -3,6 +3,7 @@
 // approval, a failed turn) is painted over it in a colour of its own while the hub says so.
 
 import { describe } from './forecast.js';
+import { split } from './machines.js';
 import { Need, State } from './names.js';
 import { agentDetail, agentLine } from './usage.js';
 
@@ -32,6 +33,47 @@ export class Sidebar {
     this.onExplain = onExplain;
     /** @type {Map<string, HTMLElement>} */
     this.items = new Map();
+    /** Other machines' headings, by machine. @type {Map<string, HTMLElement>} */
+    this.machines = new Map();
+  }
+
+  /** Where an element goes: this machine's agents first, then each machine's heading and its agents. */
+  static order(agent, machine) {
+    return machine === null ? `0 ${agent}` : `1 ${machine} ${agent ?? ''}`;
+  }
+
+  /** Inserts `element` at its place by `key` among the list's elements. */
+  place(element, key) {
+    element.dataset.order = key;
+    const after = [...this.list.children].find((e) => e !== element && e.dataset.order > key);
+    this.list.insertBefore(element, after ?? null);
+  }
+
+  /**
+   * Adds or updates another machine's heading: its name, and when it cannot be reached, since when and
+   * why; its agents are dimmed meanwhile (their last known states stay).
+   */
+  machine({ name, up, last_seen: lastSeen, error }) {
+    let heading = this.machines.get(name);
+    if (!heading) {
+      heading = document.createElement('li');
+      heading.className = 'machine';
+      heading.dataset.machine = name;
+      heading.innerHTML = '<span class="machine-name"></span><span class="machine-state"></span>';
+      heading.querySelector('.machine-name').textContent = name;
+      this.place(heading, Sidebar.order(null, name));
+      this.machines.set(name, heading);
+    }
+    // Not up and nothing went wrong yet: the first dial is under way.
+    const down = !up && Boolean(error);
+    heading.classList.toggle('down', down);
+    const seen = lastSeen ? new Date(lastSeen).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) : null;
+    const state = heading.querySelector('.machine-state');
+    state.textContent = up ? '' : down ? `unreachable${seen ? `, last seen ${seen}` : ''}` : 'connecting';
+    state.title = down ? error : '';
+    for (const [id, item] of this.items) {
+      if (split(id).machine === name) item.classList.toggle('machine-down', down);
+    }
   }
 
   /** Adds or updates an agent from a session row or a status event. */
@@ -42,7 +84,13 @@ export class Sidebar {
       item.className = 'agent';
       item.dataset.agent = session.session_id;
       item.innerHTML = '<span class="dot"></span><span class="name"></span><span class="unread"></span><span class="label"></span><span class="activity"></span><span class="needs"></span><span class="overlap"></span><span class="usage"></span><span class="problem"></span>';
-      item.querySelector('.name').textContent = session.session_id;
+      const { name, machine } = split(session.session_id);
+      item.querySelector('.name').textContent = name;
+      if (machine) {
+        item.dataset.machine = machine;
+        item.title = `${name} on ${machine}`;
+        item.classList.toggle('machine-down', this.machines.get(machine)?.classList.contains('down') ?? false);
+      }
       for (const part of item.querySelectorAll('.dot, .label, .needs')) {
         part.classList.add('explains');
         part.title = 'Why does it say this?';
@@ -51,8 +99,7 @@ export class Sidebar {
         this.onSelect(session.session_id);
         if (e.target.closest('.explains')) this.onExplain(session.session_id);
       });
-      const after = [...this.items.keys()].sort().find((name) => name > session.session_id);
-      this.list.insertBefore(item, after ? this.items.get(after) : null);
+      this.place(item, Sidebar.order(name, machine));
       this.items.set(session.session_id, item);
     }
     if (session.state) {
@@ -74,7 +121,7 @@ export class Sidebar {
     if (session.launch !== undefined) {
       item.dataset.launch = session.launch;
       const tag = { demo: ' (demo)', observed: ' (observed)' }[session.launch] ?? '';
-      item.querySelector('.name').textContent = session.session_id + tag;
+      item.querySelector('.name').textContent = split(session.session_id).name + tag;
     }
     if (session.overlaps !== undefined) {
       const f = describe(session.overlaps);

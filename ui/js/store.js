@@ -12,7 +12,8 @@ export class MessageStore {
   add(message) {
     if (this.byId.has(message.id)) return false;
     this.byId.set(message.id, message);
-    if (!this.newest || message.seq > this.newest.seq) this.newest = message;
+    // Another machine's message carries its own hub's seq: it never moves this hub's cursor.
+    if (!message.machine && (!this.newest || message.seq > this.newest.seq)) this.newest = message;
     return true;
   }
 

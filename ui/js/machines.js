@@ -1,0 +1,138 @@
+// Agents of other machines, in one sidebar with this machine's. The page addresses a remote agent as
+// `name@machine` (an agent's name never holds `@`) and its messages as `id@machine` (ids are drawn by each
+// hub, so two machines may draw the same), and this module is the only place that knows it: the backend
+// it wraps sends a command for a remote agent as `on_machine` with that hub's own names, and rewrites what
+// that hub says (relayed as `machine_event`) into the page's names before anything else sees it. So every
+// panel (chat, requests, explanation, changes, usage) works for a remote agent as for a local one.
+//
+// A remote message's `seq` is its own hub's cursor, not this one's: the page's store leaves it out of the
+// cursor it resumes this hub's feed from (`machine` marks it). The hub itself resumes each machine's feed.
+
+import { Code, Command, TerminalNotice, UiEvent } from './names.js';
+
+const AT = '@';
+
+/** `{name, machine}` of an address of the page (`machine` null for this machine's agents). */
+export function split(id) {
+  const at = id.lastIndexOf(AT);
+  return at < 0 ? { name: id, machine: null } : { name: id.slice(0, at), machine: id.slice(at + 1) };
+}
+
+/** The page's address of `name` on `machine`. */
+export function remoteId(name, machine) {
+  return `${name}${AT}${machine}`;
+}
+
+/** What a remote hub said, in the page's names: agents and message ids of that machine. */
+export function translate(event, machine) {
+  const out = { ...event };
+  const agent = (v) => (typeof v === 'string' && v !== 'user' ? remoteId(v, machine) : v);
+  const message = (v) => (typeof v === 'string' ? remoteId(v, machine) : v);
+  if ('session_id' in out) out.session_id = agent(out.session_id);
+  if (out.session) out.session = translate(out.session, machine);
+  if (Array.isArray(out.sessions)) out.sessions = out.sessions.map((s) => translate(s, machine));
+  if (out.usage?.session_id) out.usage = { ...out.usage, session_id: agent(out.usage.session_id) };
+  if (out.seq !== undefined && typeof out.id === 'string') {
+    out.id = message(out.id);
+    out.machine = machine;
+  }
+  if (out.parent_id) out.parent_id = message(out.parent_id);
+  if (Array.isArray(out.messages)) out.messages = out.messages.map((m) => translate(m, machine));
+  return out;
+}
+
+/** A message id of the page, as its own hub knows it. */
+function ownId(id) {
+  return id ? split(id).name : id;
+}
+
+/** Thrown for a send to a machine that cannot be reached now: not refused, so the outbox keeps it queued
+ * and sends it again (same client id) once the machine is back. */
+export class MachineDown extends Error {}
+
+/**
+ * Wraps a backend: commands for remote agents go to their machine, the machine's events come back in the
+ * page's names (to `onEvent`, which sees `machine_link` as it is and the rest as if local).
+ */
+export class MachinesBackend {
+  constructor(backend) {
+    this.backend = backend;
+  }
+
+  get where() {
+    return this.backend.where;
+  }
+
+  /** A wrapped hook: events of other machines are translated before the page sees them. */
+  static events(onEvent) {
+    return (e) => {
+      if (e.type === UiEvent.MACHINE_EVENT) return onEvent(translate(e.event, e.machine));
+      return onEvent(e);
+    };
+  }
+
+  connect() {
+    return this.backend.connect();
+  }
+
+  /** Runs `command` on the machine of its agent; the answer in the page's names. */
+  async command(command) {
+    const { name, machine } = split(command.session_id ?? '');
+    if (!machine) return this.backend.command(command);
+    const forward = { ...command, session_id: name };
+    for (const key of ['up_to', 'before']) if (forward[key]) forward[key] = ownId(forward[key]);
+    try {
+      const answer = await this.backend.command({ command: Command.ON_MACHINE, machine, forward });
+      return Array.isArray(answer) ? answer.map((a) => translate(a, machine)) : translate(answer ?? {}, machine);
+    } catch (e) {
+      if (e.code === Code.MACHINE_UNREACHABLE) throw new MachineDown(e.message);
+      throw e;
+    }
+  }
+
+  history(sessionId, { before, limit = 100 } = {}) {
+    if (!split(sessionId).machine) return this.backend.history(sessionId, { before, limit });
+    return this.command({ command: Command.HISTORY, session_id: sessionId, before, limit });
+  }
+
+  sendMessage(sessionId, text, clientId) {
+    if (!split(sessionId).machine) return this.backend.sendMessage(sessionId, text, clientId);
+    return this.command({ command: Command.USER_MESSAGE, session_id: sessionId, text, client_id: clientId });
+  }
+
+  markRead(sessionId, upTo) {
+    if (!split(sessionId).machine) return this.backend.markRead(sessionId, upTo);
+    return this.command({ command: Command.MARK_READ, session_id: sessionId, up_to: upTo });
+  }
+
+  /** A remote agent's terminal is not reached from here yet: said so in the panel. */
+  terminal(agent, size, on) {
+    const { machine } = split(agent);
+    if (!machine) return this.backend.terminal(agent, size, on);
+    setTimeout(() => on.notice({
+      type: TerminalNotice.UNAVAILABLE,
+      code: Code.MACHINE_UNREACHABLE,
+      message: `The terminal of an agent on ${machine} opens there: ssh to it and run clawmux attach ${split(agent).name}.`,
+    }));
+    return Promise.resolve({ write() {}, resize() {}, close() {} });
+  }
+
+  /** Speech becomes text here, then goes to the agent as a typed message would. */
+  voice(agent, recording, blob) {
+    if (split(agent).machine) return Promise.reject(new Error('Voice to an agent on another machine is not available yet: type the message.'));
+    return this.backend.voice(agent, recording, blob);
+  }
+
+  viewing(agent) {
+    if (!split(agent ?? '').machine) return this.backend.viewing(agent);
+    return undefined;
+  }
+
+  recorder() { return this.backend.recorder(); }
+
+  speech(text) { return this.backend.speech(text); }
+
+  dropConnection() { return this.backend.dropConnection(); }
+
+  openLink(url) { return this.backend.openLink(url); }
+}
