@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { openBrowser, openUi, startHub } from './harness.mjs';
-import { startSshd } from './sshd.mjs';
+import { sshKeys, startSshd } from './sshd.mjs';
 
 let browser;
 before(async () => { browser = await openBrowser(); });
@@ -82,5 +82,88 @@ test('another machine in the sidebar: its agent answers; a cut link dims it, and
     sshd.stop();
     local.stop();
     remote.stop();
+  }
+});
+
+/** The page's JS heap after a collection, in MB, and its DOM nodes (Chromium's own counters). */
+async function pageMemory(page) {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('HeapProfiler.collectGarbage');
+  await cdp.send('Performance.enable');
+  const { metrics } = await cdp.send('Performance.getMetrics');
+  const get = (name) => metrics.find((m) => m.name === name)?.value ?? 0;
+  await cdp.detach();
+  return { heap: get('JSHeapUsedSize') / 1e6, nodes: get('Nodes') };
+}
+
+/** The resident memory of the `ssh` processes `pid` runs, in MB, and how many there are. */
+function sshMemory(pid) {
+  let mb = 0;
+  let count = 0;
+  for (const p of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, 'utf8').trim();
+      const [, comm, rest] = /^\d+ \((.*)\) (.*)$/.exec(stat);
+      if (comm === 'ssh' && Number(rest.split(' ')[1]) === pid) {
+        mb += rss(Number(p));
+        count += 1;
+      }
+    } catch { /* gone */ }
+  }
+  return { mb, count };
+}
+
+/** A process's resident memory in MB. */
+function rss(pid) {
+  return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+}
+
+test('ten machines of ten agents each in one window, and what that costs in memory', async () => {
+  const keys = sshKeys();
+  const remotes = [];
+  const sshds = [];
+  const local = await startHub({ env: { CLAWMUX_SSH_CONFIG: keys.clientConfig } });
+  const { page, errors } = await openUi(browser, local);
+  try {
+    for (let i = 0; i < 10; i += 1) {
+      const hub = await startHub();
+      remotes.push(hub);
+      for (let a = 0; a < 10; a += 1) hub.addAgent(`agent${a}`);
+      sshds.push(await startSshd(hub, keys));
+    }
+    const before = await pageMemory(page);
+    const hubBefore = rss(local.pid);
+    for (let i = 0; i < 10; i += 1) {
+      await local.api('POST', '/api/command', { command: 'machine_add', name: `m${i}`, url: sshds[i].url });
+    }
+    await page.waitForFunction(
+      () => document.querySelectorAll('#agents .agent[data-machine]').length === 100
+        && document.querySelectorAll('#agents .machine:not(.down)').length === 10
+        && ![...document.querySelectorAll('#agents .machine-state')].some((s) => s.textContent),
+      null,
+      { timeout: 60000 },
+    );
+    const names = await page.$$eval('#agents > li', (els) => els.map((e) => e.dataset.machine ?? ''));
+    assert.deepEqual(names.filter((n, i) => n !== names[i - 1]), ['m0', 'm1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7', 'm8', 'm9'], 'grouped by machine, in order');
+
+    // A message to an agent of the last machine is stored there, once.
+    await page.click('[data-agent="agent9@m9"]');
+    await page.fill('#input', 'to the tenth machine');
+    await page.press('#input', 'Enter');
+    await page.waitForSelector('.chat[data-session="agent9@m9"] .msg.kind-user[data-id$="@m9"]', { timeout: 20000 });
+    const there = await remotes[9].api('GET', '/api/history/agent9?limit=10');
+    assert.deepEqual(there.messages.map((m) => m.text), ['to the tenth machine']);
+
+    const after = await pageMemory(page);
+    const hubAfter = rss(local.pid);
+    const ssh = sshMemory(local.pid);
+    assert.ok(ssh.count >= 10 && ssh.count <= 20, `a feed a machine, and a link for commands where one went: ${ssh.count}`);
+    console.log(`machines: 10 machines of 10 agents in one window: the page's JS heap ${after.heap.toFixed(1)} MB (${before.heap.toFixed(1)} MB with none), ${after.nodes} DOM nodes (${before.nodes}); this machine's hub ${hubAfter.toFixed(1)} MB resident (${hubBefore.toFixed(1)} MB with none); its ${ssh.count} ssh processes (a feed a machine, a command link where commands went) ${ssh.mb.toFixed(1)} MB resident together`);
+    assert.deepEqual(errors, []);
+  } finally {
+    await page.context().close();
+    for (const s of sshds) s.stop();
+    local.stop();
+    for (const r of remotes) r.stop();
   }
 });
