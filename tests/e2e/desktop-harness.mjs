@@ -34,7 +34,10 @@ const PULSE = join(dir, 'pulse');
 export const OPENED = join(dir, 'opened');
 mkdirSync(join(dir, 'bin'));
 writeFileSync(join(dir, 'bin', 'xdg-open'), `#!/bin/sh\nprintf '%s\\n' "$1" >> '${OPENED}'\n`, { mode: 0o755 });
-writeFileSync(LAUNCH, `#!/bin/sh\nexport HOME='${dir}' XDG_CONFIG_HOME='${dir}/.config' XDG_DATA_HOME='${dir}/.local/share' PULSE_SERVER='unix:${PULSE}/native' PATH='${dir}/bin':"$PATH"\nexec '${APP}' "$@"\n`, { mode: 0o755 });
+// Other machines are reached with an ssh config of the test's own (`SSH_CONFIG`), never the user's.
+export const SSH_CONFIG = join(dir, 'ssh_config');
+writeFileSync(SSH_CONFIG, '');
+writeFileSync(LAUNCH, `#!/bin/sh\nexport HOME='${dir}' XDG_CONFIG_HOME='${dir}/.config' XDG_DATA_HOME='${dir}/.local/share' PULSE_SERVER='unix:${PULSE}/native' PATH='${dir}/bin':"$PATH" CLAWMUX_SSH_CONFIG='${SSH_CONFIG}'\nexec '${APP}' "$@"\n`, { mode: 0o755 });
 export const WINDOW_STATE = join(dir, '.config', 'dev.clawmux.desktop', '.window-state.json');
 // Real speech for push-to-talk: the app plays this file as its microphone (`--microphone-file`).
 export const SPEECH = join(dir, 'speech.wav');

@@ -9,10 +9,11 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync,
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import {
-  APP, APP_ARGS, BUS, DISPLAY, OPENED, PICK, SPEECH, WINDOW_STATE, browser, children, data, dir, launchApp, listening,
+  APP, APP_ARGS, BUS, DISPLAY, OPENED, PICK, SPEECH, SSH_CONFIG, WINDOW_STATE, browser, children, data, dir, launchApp, listening,
   notifications, painted, quitApp, start, until, useApp, windowHub,
 } from './desktop-harness.mjs';
-import { ARTIFACTS, BIN, ROOT, TEST_MODEL as MODEL } from './harness.mjs';
+import { ARTIFACTS, BIN, ROOT, TEST_MODEL as MODEL, startHub } from './harness.mjs';
+import { sshKeys, startSshd } from './sshd.mjs';
 import { filePart, readWav, startService } from './voice-service.mjs';
 
 useApp();
@@ -482,6 +483,36 @@ test('in the window: Ctrl+K finds what was said as it is typed, and Enter opens 
   assert.match(await found.getText(), /heron migration/);
   await painted();
   await browser.saveScreenshot(join(ARTIFACTS, 'desktop-search.png'));
+});
+
+test('in the window: another machine added, its agent listed under it and answering over ssh', async () => {
+  await (await browser.$('#connection.online')).waitForExist({ timeout: 20000 });
+  const remote = await startHub();
+  const sshd = await startSshd(remote, sshKeys(SSH_CONFIG));
+  const events = await remote.events();
+  try {
+    const mark = events.mark();
+    remote.clawmux(['spawn', 'kite', '--demo']);
+    await events.state('kite', 'idle', mark, 20000);
+    await (await browser.$('#new-machine')).click();
+    await (await browser.$('#machine-name')).setValue('gpu');
+    await (await browser.$('#machine-url')).setValue(sshd.url);
+    await (await browser.$('#machine-form button[type=submit]')).click();
+    await (await browser.$('#agents .machine[data-machine="gpu"]')).waitForExist({ timeout: 20000 });
+    const agent = await browser.$('#agents [data-agent="kite@gpu"][data-state="idle"]');
+    await agent.waitForExist({ timeout: 20000 });
+    await agent.click();
+    await (await browser.$('#input')).setValue('hello from the window');
+    await browser.keys('Enter');
+    await until('the answer from the other machine', async () => browser.execute(() => [...document.querySelectorAll('.chat[data-session="kite@gpu"] .msg.kind-assistant')]
+      .some((m) => m.textContent.includes('hello from the window'))), 20000);
+    await painted();
+    await browser.saveScreenshot(join(ARTIFACTS, 'desktop-machines.png'));
+  } finally {
+    events.close();
+    sshd.stop();
+    remote.stop();
+  }
 });
 
 test('a second launch only raises the first window: one instance, one hub', async () => {
