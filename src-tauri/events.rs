@@ -2,8 +2,10 @@
 //! WebSocket) and to a native notification when an agent stops working and waits for the user, or starts to
 //! need the user ("Needs you": a permission, an answer, a plan approval, a failed turn).
 //!
-//! One notification per such transition, never for the agent the user is looking at in a focused window.
+//! One notification per such transition, never for the agent the user is looking at in a focused window;
+//! the agents of other machines (`machine_event`) are notified the same way, as `name@machine`.
 
+use clawmux_hub::machines::remote_status;
 use clawmux_hub::notice::{Notice, NoticeRule};
 use clawmux_hub::ui_event::UiEvent;
 use clawmux_hub::Hub;
@@ -34,6 +36,44 @@ pub fn forward(app: AppHandle) {
                 },
                 Err(RecvError::Closed) => break,
             };
+            // Another machine's agent: its notices are raised here too, answered in the window.
+            if let UiEvent::MachineEvent { machine, event } = &event {
+                if let Some((agent, state, needs)) = remote_status(machine, event) {
+                    match rule.on_status(&agent, state, needs.as_ref()) {
+                        Some(Notice::NeedsYou(reason)) => notify(
+                            &app,
+                            &hub,
+                            Popup {
+                                title: format!("{agent} needs you"),
+                                agent,
+                                body: reason,
+                                request: None,
+                            },
+                        ),
+                        Some(Notice::RateLimited(reason)) => notify(
+                            &app,
+                            &hub,
+                            Popup {
+                                title: format!("{agent} is rate-limited"),
+                                agent,
+                                body: reason,
+                                request: None,
+                            },
+                        ),
+                        Some(Notice::Finished) => notify(
+                            &app,
+                            &hub,
+                            Popup {
+                                title: format!("{agent} is waiting for you"),
+                                agent,
+                                body: "Finished and waiting for you.".into(),
+                                request: None,
+                            },
+                        ),
+                        None => {}
+                    }
+                }
+            }
             if let UiEvent::SessionStatus {
                 session_id,
                 state,

@@ -485,7 +485,7 @@ test('in the window: Ctrl+K finds what was said as it is typed, and Enter opens 
   await browser.saveScreenshot(join(ARTIFACTS, 'desktop-search.png'));
 });
 
-test('in the window: another machine added, its agent listed under it and answering over ssh', async () => {
+test('in the window: another machine added, its agent listed under it and answering over ssh, and its agents notified here', async () => {
   await (await browser.$('#connection.online')).waitForExist({ timeout: 20000 });
   const remote = await startHub();
   const sshd = await startSshd(remote, sshKeys(SSH_CONFIG));
@@ -506,6 +506,13 @@ test('in the window: another machine added, its agent listed under it and answer
     await browser.keys('Enter');
     await until('the answer from the other machine', async () => browser.execute(() => [...document.querySelectorAll('.chat[data-session="kite@gpu"] .msg.kind-assistant')]
       .some((m) => m.textContent.includes('hello from the window'))), 20000);
+    // Another agent there finishes while the user looks at this one: notified on this desktop.
+    const wrenMark = events.mark();
+    remote.clawmux(['spawn', 'wren', '--demo']);
+    await events.state('wren', 'idle', wrenMark, 20000);
+    await (await browser.$('#agents [data-agent="wren@gpu"]')).waitForExist({ timeout: 20000 });
+    await remote.api('POST', '/api/sessions/wren/messages', { text: 'a job for wren' });
+    await until('the notification of the other machine\'s agent', () => notifications.includes('wren@gpu is waiting for you'), 20000);
     await painted();
     await browser.saveScreenshot(join(ARTIFACTS, 'desktop-machines.png'));
   } finally {

@@ -221,6 +221,26 @@ impl Machines {
     }
 }
 
+/// A status of another machine's agent, read from an event its hub sent: the agent as the window addresses
+/// it (`name@machine`), its state and its need; `None` for any other event, or one that does not read (a
+/// hostile hub's, say: it then raises nothing).
+pub fn remote_status(
+    machine: &str,
+    event: &Value,
+) -> Option<(String, clawmux_core::State, Option<clawmux_core::Attention>)> {
+    if event.get("type")?.as_str()? != "session_status" {
+        return None;
+    }
+    let name = event.get("session_id")?.as_str()?;
+    clawmux_core::wire::check_agent_name(name).ok()?;
+    let state = serde_json::from_value(event.get("state")?.clone()).ok()?;
+    let needs = match event.get("needs") {
+        None | Some(Value::Null) => None,
+        Some(n) => Some(serde_json::from_value(n.clone()).ok()?),
+    };
+    Some((format!("{name}@{machine}"), state, needs))
+}
+
 fn list_error(e: &MachinesError) -> HubError {
     let code = match e {
         MachinesError::Exists(_) => Code::MachineExists,
@@ -232,4 +252,34 @@ fn list_error(e: &MachinesError) -> HubError {
 
 fn link_error(e: &LinkError) -> HubError {
     HubError::new(Code::MachineUnreachable, e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::remote_status;
+
+    #[test]
+    fn a_remote_status_reads_as_its_agent_on_that_machine_and_nothing_else_does() {
+        let idle = json!({"type": "session_status", "session_id": "sky", "state": "idle", "activity": "", "since": 1, "needs": null});
+        let (agent, state, needs) = remote_status("gpu", &idle).unwrap();
+        assert_eq!(
+            (agent.as_str(), state, needs),
+            ("sky@gpu", clawmux_core::State::Idle, None)
+        );
+        let needy = json!({"type": "session_status", "session_id": "sky", "state": "processing",
+            "needs": {"need": "permission", "reason": "Permission: Running git push", "tool_use_id": null,
+                      "tool_name": "Bash", "since": 5, "request": {"id": "r1"}}});
+        let (_, _, needs) = remote_status("gpu", &needy).unwrap();
+        assert_eq!(needs.unwrap().reason, "Permission: Running git push");
+        for other in [
+            json!({"type": "user_text", "session_id": "sky"}),
+            json!({"type": "session_status", "session_id": "../x", "state": "idle"}),
+            json!({"type": "session_status", "session_id": "sky", "state": "sleeping"}),
+            json!({"type": "session_status", "session_id": "sky", "state": "idle", "needs": {"need": 3}}),
+        ] {
+            assert!(remote_status("gpu", &other).is_none(), "{other}");
+        }
+    }
 }
