@@ -54,6 +54,18 @@ test('another machine in the sidebar: its agent answers; a cut link dims it, and
     await page.press('#input', 'Enter');
     await page.waitForFunction((c) => [...document.querySelectorAll(`${c} .msg.kind-assistant`)].some((m) => m.textContent.includes('hello over ssh')), chat, { timeout: 20000 });
 
+    // An agent started there from the window, in a folder of that machine.
+    await page.click('#new-agent');
+    await page.selectOption('#spawn-machine', 'gpu');
+    await page.fill('#spawn-name', 'owl');
+    await page.fill('#spawn-dir', remote.dir);
+    await page.check('#spawn-demo');
+    await page.click('#spawn-form button[type=submit]');
+    await page.waitForSelector('#agents [data-agent="owl@gpu"][data-state="idle"]', { timeout: 20000 });
+    const there = await remote.api('GET', '/api/sessions');
+    assert.equal(there.find((a) => a.session_id === 'owl')?.work_dir, remote.dir);
+    await page.click('[data-agent="sky@gpu"]');
+
     // The link is cut and the machine cannot be reached.
     sshd.stop();
     assert.ok(killDials(remote.data) >= 1);

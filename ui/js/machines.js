@@ -75,11 +75,14 @@ export class MachinesBackend {
     return this.backend.connect();
   }
 
-  /** Runs `command` on the machine of its agent; the answer in the page's names. */
-  async command(command) {
-    const { name, machine } = split(command.session_id ?? '');
+  /** Runs `command` on `on` (a machine's name), else on the machine of its agent; the answer in the page's
+   * names. */
+  async command(command, on = null) {
+    const { name, machine: ofAgent } = split(command.session_id ?? '');
+    const machine = on ?? ofAgent;
     if (!machine) return this.backend.command(command);
-    const forward = { ...command, session_id: name };
+    const forward = { ...command };
+    if (command.session_id !== undefined) forward.session_id = name;
     for (const key of ['up_to', 'before']) if (forward[key]) forward[key] = ownId(forward[key]);
     try {
       const answer = await this.backend.command({ command: Command.ON_MACHINE, machine, forward });

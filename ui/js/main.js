@@ -416,7 +416,7 @@ function start() {
   new SpawnForm(backend, (info) => {
     upsertSession(info);
     select(info.session_id);
-  });
+  }, () => [...sidebar.machines.keys()].sort());
   voice = new VoicePanel(backend, { current: () => current, session: (agent) => sessions.get(agent) });
   terminal = new TerminalPanel(backend);
   explanation = new ExplainPanel(backend);

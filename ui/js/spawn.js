@@ -1,4 +1,4 @@
-// The "new agent" form. It offers the demo agent when Claude Code is not installed, a worktree of its own
+// The "new agent" form, on this machine or another one. It offers the demo agent when Claude Code is not installed, a worktree of its own
 // when the work folder is in a git repository (ticked when another agent works there already), and keeps
 // what was typed, with the hub's reason, when the hub refuses.
 
@@ -6,10 +6,15 @@ import { $ } from './dom.js';
 import { Code, Command, PermissionMode } from './names.js';
 
 export class SpawnForm {
-  /** `onSpawned(info)` gets the new agent's row. */
-  constructor(backend, onSpawned) {
+  /** `onSpawned(info)` gets the new agent's row; `machines()` the other machines' names. */
+  constructor(backend, onSpawned, machines = () => []) {
     this.backend = backend;
     this.onSpawned = onSpawned;
+    this.machines = machines;
+    $('spawn-machine').addEventListener('change', () => {
+      this.open();
+      this.lookAtFolder();
+    });
     $('new-agent').addEventListener('click', () => this.open());
     $('spawn-cancel').addEventListener('click', () => { $('spawn-form').hidden = true; });
     $('spawn-mode').addEventListener('change', () => {
@@ -30,15 +35,37 @@ export class SpawnForm {
     $('spawn-trust').addEventListener('click', () => this.submit({ trust_folder: true }));
   }
 
+  /** The machine chosen (null: this one). */
+  machine() {
+    return $('spawn-machine').value || null;
+  }
+
+  /** The choice of machines, when there are others: the agent runs there, in a folder of that machine. */
+  offerMachines() {
+    const select = $('spawn-machine');
+    const chosen = select.value;
+    const names = this.machines();
+    const options = [['', 'This machine'], ...names.map((n) => [n, n])].map(([value, label]) => {
+      const o = document.createElement('option');
+      o.value = value;
+      o.textContent = label;
+      return o;
+    });
+    select.replaceChildren(...options);
+    select.value = names.includes(chosen) ? chosen : '';
+    $('spawn-machine-row').hidden = names.length === 0;
+  }
+
   async open() {
     const form = $('spawn-form');
+    if (form.hidden) this.offerMachines();
     form.hidden = false;
     $('spawn-name').focus();
     try {
-      const caps = await this.backend.command({ command: Command.CAPABILITIES });
+      const caps = await this.backend.command({ command: Command.CAPABILITIES }, this.machine());
       const hints = [];
       if (!caps.claude) {
-        hints.push('Claude Code is not installed here: the built-in demo agent will run instead.');
+        hints.push(`Claude Code is not installed ${this.machine() ? `on ${this.machine()}` : 'here'}: the built-in demo agent will run instead.`);
         $('spawn-demo').checked = true;
       }
       if (!caps.tmux) hints.push('tmux is not installed: agents cannot be started (apt install tmux).');
@@ -58,7 +85,7 @@ export class SpawnForm {
       return;
     }
     try {
-      const repo = await this.backend.command({ command: Command.REPOSITORY, work_dir: dir });
+      const repo = await this.backend.command({ command: Command.REPOSITORY, work_dir: dir }, this.machine());
       if ($('spawn-dir').value.trim() !== dir) return;
       shown.hidden = false;
       $('spawn-base').placeholder = repo.branch ?? 'a branch, tag or commit (no branch is checked out)';
@@ -85,7 +112,7 @@ export class SpawnForm {
     if (!demo && $('spawn-model').value.trim()) request.model = $('spawn-model').value.trim();
     if (!demo && $('spawn-mode').value) request.permission_mode = $('spawn-mode').value;
     try {
-      const info = await this.backend.command(request);
+      const info = await this.backend.command(request, this.machine());
       $('spawn-form').hidden = true;
       $('spawn-form').reset();
       $('spawn-repo').hidden = true;
