@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { openBrowser, openUi, startHub } from './harness.mjs';
 import { sshKeys, startSshd } from './sshd.mjs';
+import { startService } from './voice-service.mjs';
 
 let browser;
 before(async () => { browser = await openBrowser(); });
@@ -65,6 +66,22 @@ test('another machine in the sidebar: its agent answers; a cut link dims it, and
     const there = await remote.api('GET', '/api/sessions');
     assert.equal(there.find((a) => a.session_id === 'owl')?.work_dir, remote.dir);
     await page.click('[data-agent="sky@gpu"]');
+
+    // Speech becomes text on this machine (its transcription service), and the words go to the agent there,
+    // once however often the recording is sent.
+    const whisper = await startService(() => [200, 'application/json', '{"text":"spoken to the other machine"}']);
+    await local.api('POST', '/api/voice/settings', { transcription_url: `${whisper.url}/v1/audio/transcriptions` });
+    const wav = Buffer.concat([Buffer.from('RIFF'), Buffer.alloc(4000)]);
+    for (let i = 0; i < 2; i += 1) {
+      const r = await fetch(`http://127.0.0.1:${local.port}/api/sessions/${encodeURIComponent('sky@gpu')}/voice?recording=rec-1`, {
+        method: 'POST', headers: { Authorization: `Bearer ${local.token}`, 'Content-Type': 'audio/wav' }, body: wav,
+      });
+      assert.equal(r.status, 200, await r.text());
+    }
+    await whisper.close();
+    await page.waitForFunction((c) => [...document.querySelectorAll(`${c} .msg.kind-user`)].some((m) => m.textContent.includes('spoken to the other machine')), chat, { timeout: 20000 });
+    const spoken = (await remote.api('GET', '/api/history/sky?limit=100')).messages.filter((m) => m.voice);
+    assert.deepEqual(spoken.map((m) => m.text), ['spoken to the other machine'], 'stored there once, as spoken');
 
     // The link is cut and the machine cannot be reached.
     sshd.stop();

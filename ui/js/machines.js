@@ -120,9 +120,9 @@ export class MachinesBackend {
     return Promise.resolve({ write() {}, resize() {}, close() {} });
   }
 
-  /** Speech becomes text here, then goes to the agent as a typed message would. */
+  /** Speech becomes text on this machine's hub, which sends the words to the agent's machine: the
+   * recording goes to it with the agent's page address (`name@machine`). */
   voice(agent, recording, blob) {
-    if (split(agent).machine) return Promise.reject(new Error('Voice to an agent on another machine is not available yet: type the message.'));
     return this.backend.voice(agent, recording, blob);
   }
 

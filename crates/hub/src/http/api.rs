@@ -274,12 +274,10 @@ pub(super) async fn voice(
         .get(axum::http::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
-    let m = Voice::of(&hub)
+    let spoken = Voice::of(&hub)
         .message(&session_id, &q.recording, content_type, audio.to_vec())
         .await?;
-    Ok(Json(
-        json!({ "id": m.id.to_string(), "seq": m.seq, "text": m.text }),
-    ))
+    Ok(Json(json!(spoken)))
 }
 
 #[derive(Deserialize)]

@@ -185,9 +185,13 @@ impl Machines {
         Ok(self.list())
     }
 
-    /// Forwards a command of the window's surface to a machine's hub; its answer as that hub gave it.
-    pub async fn forward(&self, machine: &str, command: &Value) -> Result<Value, HubError> {
-        let remote = MachineName::parse(machine)
+    /// Whether `machine` is followed; why not.
+    pub fn check(&self, machine: &str) -> Result<(), HubError> {
+        self.remote(machine).map(drop)
+    }
+
+    fn remote(&self, machine: &str) -> Result<Arc<Remote>, HubError> {
+        MachineName::parse(machine)
             .ok()
             .and_then(|n| self.remotes().get(&n).cloned())
             .ok_or_else(|| {
@@ -195,7 +199,12 @@ impl Machines {
                     Code::UnknownMachine,
                     format!("no machine named `{machine}`"),
                 )
-            })?;
+            })
+    }
+
+    /// Forwards a command of the window's surface to a machine's hub; its answer as that hub gave it.
+    pub async fn forward(&self, machine: &str, command: &Value) -> Result<Value, HubError> {
+        let remote = self.remote(machine)?;
         let body = serde_json::to_vec(command).unwrap_or_default();
         let answer = remote
             .link

@@ -70,6 +70,17 @@ fn check_recording_id(id: &str) -> Result<(), HubError> {
     }
 }
 
+/// A voice message stored: where the words went and what they were.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Spoken {
+    /// The message's id (on the agent's own hub).
+    pub id: String,
+    /// Its cursor there.
+    pub seq: i64,
+    /// The words heard.
+    pub text: String,
+}
+
 /// Voice: speech to text (on the device or by the configured service), text to speech, the recordings kept
 /// and the settings.
 #[derive(Clone, Copy)]
@@ -161,17 +172,27 @@ impl Voice<'_> {
         Ok(new.public())
     }
 
-    /// A recording for `agent`: kept on disk, transcribed, stored as the user's voice message (once, however
-    /// often it is sent). Every failure says why and keeps the recording for a retry.
+    /// Checks that `agent` can take a voice message: an agent of this hub, or `name@machine` of a machine
+    /// this hub follows (speech becomes text here, on the machine the user talks to, and the words go there).
+    fn check_agent(&self, agent: &str) -> Result<(), HubError> {
+        match agent.rsplit_once('@') {
+            Some((_, machine)) => self.hub.machines().check(machine),
+            None => self.hub.live(agent).map(drop),
+        }
+    }
+
+    /// A recording for `agent` (`name@machine` for another machine's): kept on disk, transcribed, stored as
+    /// the user's voice message (once, however often it is sent). Every failure says why and keeps the
+    /// recording for a retry.
     pub async fn message(
         &self,
         agent: &str,
         recording: &str,
         content_type: &str,
         audio: Vec<u8>,
-    ) -> Result<clawmux_core::wire::Message, HubError> {
+    ) -> Result<Spoken, HubError> {
         check_recording_id(recording)?;
-        self.hub.live(agent)?;
+        self.check_agent(agent)?;
         let ext = extension(content_type).ok_or_else(|| {
             HubError::new(
                 Code::NotAudio,
@@ -208,8 +229,8 @@ impl Voice<'_> {
         agent: &str,
         recording: &str,
         content_type: &str,
-    ) -> Result<clawmux_core::wire::Message, HubError> {
-        self.hub.live(agent)?;
+    ) -> Result<Spoken, HubError> {
+        self.check_agent(agent)?;
         let ext = extension(content_type).unwrap_or("wav");
         let file = self.kept_recording(recording, ext)?;
         let audio = tokio::fs::read(&file).await.map_err(|e| {
@@ -245,7 +266,7 @@ impl Voice<'_> {
         file: &std::path::Path,
         content_type: &str,
         audio: Vec<u8>,
-    ) -> Result<clawmux_core::wire::Message, HubError> {
+    ) -> Result<Spoken, HubError> {
         let settings = self.settings().await?;
         let text = match settings.speech_to_text() {
             clawmux_voice::SpeechToText::Device => {
@@ -265,12 +286,32 @@ impl Voice<'_> {
                     .await?
             }
         };
-        let m = self
-            .hub
-            .user_message(agent, &text, true, Some(&format!("voice:{recording}")))
-            .await?;
+        let key = format!("voice:{recording}");
+        let spoken = match agent.rsplit_once('@') {
+            Some((name, machine)) => {
+                let command = serde_json::json!({"command": "user_message", "session_id": name,
+                    "text": text, "voice": true, "client_id": key});
+                let sent = self.hub.machines().forward(machine, &command).await?;
+                Spoken {
+                    id: sent["id"].as_str().unwrap_or_default().to_owned(),
+                    seq: sent["seq"].as_i64().unwrap_or_default(),
+                    text,
+                }
+            }
+            None => {
+                let m = self
+                    .hub
+                    .user_message(agent, &text, true, Some(&key))
+                    .await?;
+                Spoken {
+                    id: m.id.to_string(),
+                    seq: m.seq,
+                    text: m.text,
+                }
+            }
+        };
         let _ = tokio::fs::remove_file(file).await;
-        Ok(m)
+        Ok(spoken)
     }
 
     /// Speech for `text` from the speech service: the audio and its content type.
