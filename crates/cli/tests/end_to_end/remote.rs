@@ -307,6 +307,19 @@ fn this_hub_follows_another_machine_relays_its_events_and_resumes_after_a_cut() 
     };
     feed.until(Duration::from_secs(20), is_link(true))
         .expect("the machine's link came up");
+    // The other hub's token crossed the SSH channel only: no process shows it on its command line or in
+    // its environment (the ssh and dial-stdio processes of both links among them).
+    let token = remote.token.trim();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        for file in ["cmdline", "environ"] {
+            let bytes = std::fs::read(entry.path().join(file)).unwrap_or_default();
+            assert!(
+                !String::from_utf8_lossy(&bytes).contains(token),
+                "the remote token is in /proc/{}/{file}",
+                entry.file_name().to_string_lossy()
+            );
+        }
+    }
     let sessions = feed
         .until(Duration::from_secs(10), |v| {
             v["type"] == "machine_event" && v["event"]["type"] == "session_list"
