@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use clawmux_core::wire::Code;
+use clawmux_hub::machines::terminal::Frame;
 use clawmux_hub::terminal::{self, ViewerControl};
 use clawmux_hub::HubError;
 use tauri::ipc::{Channel, InvokeResponseBody};
@@ -24,9 +25,43 @@ pub struct Terminals {
 }
 
 struct Open {
-    control: ViewerControl,
+    control: Control,
     /// Dropped to end the viewer (its forwarding task owns it).
     _close: oneshot::Sender<()>,
+}
+
+/// Where a viewer's keys and sizes go.
+#[derive(Clone)]
+enum Control {
+    /// A terminal of this machine.
+    Local(ViewerControl),
+    /// Another machine's agent's: frames for that hub's viewer (`clawmux_hub::machines::terminal`).
+    Remote(tokio::sync::mpsc::UnboundedSender<Frame>),
+}
+
+impl Control {
+    fn input(&self, bytes: Vec<u8>) {
+        match self {
+            Control::Local(c) => c.input(bytes),
+            Control::Remote(to) => {
+                let _ = to.send(Frame::Bytes(bytes));
+            }
+        }
+    }
+
+    fn resize(&self, size: clawmux_core::wire::TermSize) -> Result<(), HubError> {
+        match self {
+            Control::Local(c) => c.resize(size).map_err(|e| {
+                HubError::new(Code::Internal, format!("cannot resize the terminal: {e}"))
+            }),
+            Control::Remote(to) => {
+                let resize =
+                    serde_json::json!({"type": "resize", "cols": size.cols, "rows": size.rows});
+                let _ = to.send(Frame::Json(resize.to_string()));
+                Ok(())
+            }
+        }
+    }
 }
 
 impl Terminals {
@@ -34,7 +69,7 @@ impl Terminals {
         self.open.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn control(&self, id: u64) -> Result<ViewerControl, HubError> {
+    fn control(&self, id: u64) -> Result<Control, HubError> {
         self.open()
             .get(&id)
             .map(|o| o.control.clone())
@@ -54,6 +89,13 @@ pub async fn terminal_open(
     output: Channel<InvokeResponseBody>,
 ) -> Result<u64, HubError> {
     let hub = desktop.running()?.clone();
+    if let Some((name, machine)) = agent.rsplit_once('@') {
+        let remote = hub
+            .machines()
+            .terminal(machine, name, terminal::size(cols, rows)?)
+            .await?;
+        return Ok(open_remote(&terminals, remote, output));
+    }
     let mut viewer = hub
         .open_terminal(&agent, terminal::size(cols, rows)?)
         .await?;
@@ -62,7 +104,7 @@ pub async fn terminal_open(
     terminals.open().insert(
         id,
         Open {
-            control: viewer.control(),
+            control: Control::Local(viewer.control()),
             _close: close,
         },
     );
@@ -89,6 +131,34 @@ pub async fn terminal_open(
     Ok(id)
 }
 
+/// A viewer of another machine's agent: that hub's frames to the page (its bytes raw, its notices as
+/// JSON, as the page's own hub sends them), the page's keys and sizes to it.
+fn open_remote(
+    terminals: &Terminals,
+    remote: clawmux_hub::machines::terminal::RemoteTerminal,
+    output: Channel<InvokeResponseBody>,
+) -> u64 {
+    let id = terminals.next.fetch_add(1, Ordering::Relaxed);
+    let (close, closed) = oneshot::channel();
+    let (to, keys) = tokio::sync::mpsc::unbounded_channel();
+    terminals.open().insert(
+        id,
+        Open {
+            control: Control::Remote(to),
+            _close: close,
+        },
+    );
+    tauri::async_runtime::spawn(remote.pump(
+        move |frame| match frame {
+            Frame::Bytes(bytes) => output.send(InvokeResponseBody::Raw(bytes)).is_ok(),
+            Frame::Json(text) => output.send(InvokeResponseBody::Json(text)).is_ok(),
+        },
+        keys,
+        closed,
+    ));
+    id
+}
+
 /// Keys typed into viewer `id`.
 #[tauri::command]
 pub fn terminal_input(
@@ -109,10 +179,7 @@ pub fn terminal_resize(
     rows: u16,
 ) -> Result<(), HubError> {
     let size = terminal::size(cols, rows)?;
-    terminals
-        .control(id)?
-        .resize(size)
-        .map_err(|e| HubError::new(Code::Internal, format!("cannot resize the terminal: {e}")))
+    terminals.control(id)?.resize(size)
 }
 
 /// Closes viewer `id` (only that viewer: the agent goes on). Closing one already closed is no error.

@@ -506,6 +506,27 @@ test('in the window: another machine added, its agent listed under it and answer
     await browser.keys('Enter');
     await until('the answer from the other machine', async () => browser.execute(() => [...document.querySelectorAll('.chat[data-session="kite@gpu"] .msg.kind-assistant')]
       .some((m) => m.textContent.includes('hello from the window'))), 20000);
+    // Its terminal in the window's panel, through this machine's hub and the link.
+    remote.clawmux(['spawn', 'tern', '--command', join(ROOT, 'tests/e2e/fixtures/shell-agent')]);
+    const tern = await browser.$('#agents [data-agent="tern@gpu"]');
+    await tern.waitForExist({ timeout: 20000 });
+    await tern.click();
+    await (await browser.$('#act-terminal')).click();
+    const text = () => browser.execute(() => {
+      const b = window.clawmux.terminal.term?.buffer.active;
+      if (!b) return '';
+      const lines = [];
+      for (let i = 0; i < b.length; i++) lines.push(b.getLine(i).translateToString(true));
+      return lines.join('\n');
+    });
+    let shown = '';
+    await until('the remote pane\'s prompt in the panel', async () => /\$ /.test((shown = await text())), 20000);
+    await (await browser.$('#terminal')).click();
+    for (const key of [...'echo far-$((40+2))', 'Enter']) await browser.keys(key);
+    await until('the remote shell\'s answer', async () => /^far-42$/m.test((shown = await text())), 20000).catch((e) => { throw new Error(`${e.message}: ${shown}`); });
+    await (await browser.$('#act-terminal')).click();
+    await (await browser.$('#agents [data-agent="kite@gpu"]')).click();
+
     // Another agent there finishes while the user looks at this one: notified on this desktop.
     const wrenMark = events.mark();
     remote.clawmux(['spawn', 'wren', '--demo']);

@@ -6,7 +6,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
-import { openBrowser, openUi, startHub } from './harness.mjs';
+import { join } from 'node:path';
+import { ROOT, openBrowser, openUi, startHub } from './harness.mjs';
 import { sshKeys, startSshd } from './sshd.mjs';
 import { startService } from './voice-service.mjs';
 
@@ -82,6 +83,26 @@ test('another machine in the sidebar: its agent answers; a cut link dims it, and
     await page.waitForFunction((c) => [...document.querySelectorAll(`${c} .msg.kind-user`)].some((m) => m.textContent.includes('spoken to the other machine')), chat, { timeout: 20000 });
     const spoken = (await remote.api('GET', '/api/history/sky?limit=100')).messages.filter((m) => m.voice);
     assert.deepEqual(spoken.map((m) => m.text), ['spoken to the other machine'], 'stored there once, as spoken');
+
+    // Its terminal, through this machine's hub and the link: keys go there, the screen comes back.
+    remote.clawmux(['spawn', 'sh', '--command', join(ROOT, 'tests/e2e/fixtures/shell-agent')]);
+    await page.waitForSelector('#agents [data-agent="sh@gpu"]', { timeout: 20000 });
+    await page.click('[data-agent="sh@gpu"]');
+    if ((await page.getAttribute('#act-terminal', 'aria-pressed')) !== 'true') await page.click('#act-terminal');
+    const terminalShows = (pattern) => page.waitForFunction((source) => {
+      const b = window.clawmux.terminal.term?.buffer.active;
+      if (!b) return false;
+      let text = '';
+      for (let i = 0; i < b.length; i += 1) text += `${b.getLine(i).translateToString(true)}\n`;
+      return new RegExp(source, 'm').test(text);
+    }, pattern, { timeout: 20000 });
+    await terminalShows('\\$ ');
+    await page.click('#terminal');
+    await page.keyboard.type('echo typed-$((6*7))');
+    await page.keyboard.press('Enter');
+    await terminalShows('^typed-42$');
+    await page.click('#act-terminal');
+    await page.click('[data-agent="sky@gpu"]');
 
     // The link is cut and the machine cannot be reached.
     sshd.stop();

@@ -8,7 +8,7 @@
 // A remote message's `seq` is its own hub's cursor, not this one's: the page's store leaves it out of the
 // cursor it resumes this hub's feed from (`machine` marks it). The hub itself resumes each machine's feed.
 
-import { Code, Command, TerminalNotice, UiEvent } from './names.js';
+import { Code, Command, UiEvent } from './names.js';
 
 const AT = '@';
 
@@ -108,16 +108,9 @@ export class MachinesBackend {
     return this.command({ command: Command.MARK_READ, session_id: sessionId, up_to: upTo });
   }
 
-  /** A remote agent's terminal is not reached from here yet: said so in the panel. */
+  /** A remote agent's terminal: this machine's hub passes that hub's viewer on, frame for frame. */
   terminal(agent, size, on) {
-    const { machine } = split(agent);
-    if (!machine) return this.backend.terminal(agent, size, on);
-    setTimeout(() => on.notice({
-      type: TerminalNotice.UNAVAILABLE,
-      code: Code.MACHINE_UNREACHABLE,
-      message: `The terminal of an agent on ${machine} opens there: ssh to it and run clawmux attach ${split(agent).name}.`,
-    }));
-    return Promise.resolve({ write() {}, resize() {}, close() {} });
+    return this.backend.terminal(agent, size, on);
   }
 
   /** Speech becomes text on this machine's hub, which sends the words to the agent's machine: the

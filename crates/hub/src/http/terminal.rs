@@ -61,10 +61,65 @@ pub(super) async fn upgrade(
     ws.protocols([PROTOCOL])
         .max_message_size(MAX_BODY)
         .on_upgrade(move |socket| async move {
-            if let Err(e) = run(hub, agent, size, socket, PING_EVERY.min(idle / 4)).await {
+            let ended = match agent.rsplit_once('@') {
+                Some((name, machine)) => relay(hub, machine, name, size, socket).await,
+                None => run(hub, agent, size, socket, PING_EVERY.min(idle / 4)).await,
+            };
+            if let Err(e) = ended {
                 tracing::debug!(reason = e, "terminal viewer left");
             }
         })
+}
+
+/// A viewer of another machine's agent (`name@machine`): that hub's viewer, passed on frame for frame
+/// (`machines::terminal`).
+async fn relay(
+    hub: Hub,
+    machine: &str,
+    name: &str,
+    size: TermSize,
+    socket: WebSocket,
+) -> Result<(), &'static str> {
+    use tokio_tungstenite::tungstenite::Message as Remote;
+    let (mut tx, mut rx) = socket.split();
+    let remote = match hub.machines().terminal(machine, name, size).await {
+        Ok(remote) => remote,
+        Err(e) => {
+            let unavailable = TerminalNotice::Unavailable {
+                code: e.code,
+                message: e.message,
+            };
+            notice(&mut tx, &unavailable).await?;
+            let _ = tx.send(Ws::Close(None)).await;
+            return Ok(());
+        }
+    };
+    let (mut rtx, mut rrx) = remote.ws.split();
+    let mut ping = tokio::time::interval(PING_EVERY.min(hub.options().idle_timeout / 4));
+    ping.reset();
+    loop {
+        tokio::select! {
+            _ = ping.tick() => tx.send(Ws::Ping(Default::default())).await.map_err(|_| "send failed")?,
+            from = rrx.next() => match from {
+                Some(Ok(Remote::Binary(bytes))) => tx.send(Ws::Binary(bytes)).await.map_err(|_| "send failed")?,
+                Some(Ok(Remote::Text(text))) => tx.send(Ws::Text(text.as_str().into())).await.map_err(|_| "send failed")?,
+                Some(Ok(Remote::Ping(_) | Remote::Pong(_) | Remote::Frame(_))) => {}
+                None | Some(Err(_) | Ok(Remote::Close(_))) => {
+                    let _ = tx.send(Ws::Close(None)).await;
+                    return Ok(());
+                }
+            },
+            to = rx.next() => match to {
+                Some(Ok(Ws::Binary(bytes))) => rtx.send(Remote::Binary(bytes)).await.map_err(|_| "send failed")?,
+                Some(Ok(Ws::Text(text))) => rtx.send(Remote::Text(text.as_str().into())).await.map_err(|_| "send failed")?,
+                Some(Ok(Ws::Ping(_) | Ws::Pong(_))) => {}
+                None | Some(Err(_) | Ok(Ws::Close(_))) => {
+                    let _ = rtx.send(Remote::Close(None)).await;
+                    return Ok(());
+                }
+            },
+        }
+    }
 }
 
 type Tx = SplitSink<WebSocket, Ws>;

@@ -11,6 +11,7 @@ pub mod backoff;
 pub mod link;
 pub mod list;
 mod relay;
+pub mod terminal;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
