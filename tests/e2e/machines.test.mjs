@@ -56,6 +56,20 @@ test('another machine in the sidebar: its agent answers; a cut link dims it, and
     await page.press('#input', 'Enter');
     await page.waitForFunction((c) => [...document.querySelectorAll(`${c} .msg.kind-assistant`)].some((m) => m.textContent.includes('hello over ssh')), chat, { timeout: 20000 });
 
+    // Ctrl+K finds what was said there too, under the agent's name on that machine, and opens it.
+    local.addAgent('moth');
+    await local.api('POST', '/api/sessions/moth/messages', { text: 'hello over the local hub' });
+    await page.keyboard.press('Control+k');
+    await page.fill('#search-input', 'hello over');
+    await page.waitForFunction(() => document.querySelectorAll('#search-results .search-group').length === 2);
+    const groups = await page.$$eval('#search-results .search-group', (els) => els.map((e) => e.textContent));
+    assert.deepEqual(groups.sort(), ['moth', 'sky@gpu']);
+    const found = await page.$$eval('#search-results .search-result', (els) => els.map((e) => e.dataset.id));
+    assert.equal(found.filter((id) => id.endsWith('@gpu')).length, 2, `the question and its answer there: ${found}`);
+    await page.click('#search-results .search-result[data-id$="@gpu"]');
+    await page.waitForSelector(`${chat} .msg.found`);
+    assert.match(await page.textContent(`${chat} .msg.found`), /hello over ssh/);
+
     // An agent started there from the window, in a folder of that machine.
     await page.click('#new-agent');
     await page.selectOption('#spawn-machine', 'gpu');

@@ -37,6 +37,11 @@ export function translate(event, machine) {
     out.machine = machine;
   }
   if (out.parent_id) out.parent_id = message(out.parent_id);
+  // A search's answer: the messages found there (its own Claude Code sessions stay its own).
+  if (Array.isArray(out.results)) {
+    out.results = out.results.map((r) => ({ ...r, agent: agent(r.agent), id: message(r.id), machine }));
+    out.sessions = [];
+  }
   if (Array.isArray(out.messages)) out.messages = out.messages.map((m) => translate(m, machine));
   return out;
 }
@@ -75,14 +80,38 @@ export class MachinesBackend {
     return this.backend.connect();
   }
 
+  /**
+   * A search of every agent: this machine's and each other machine's (those that answer), newest first.
+   * A machine that cannot be reached is left out, and named in `unreached`.
+   */
+  async searchEverywhere(command) {
+    const machines = (await this.backend.command({ command: Command.MACHINES })).map((m) => m.name);
+    const asked = [this.backend.command(command), ...machines.map((m) => this.command(command, m))];
+    const [here, ...there] = await Promise.allSettled(asked);
+    if (here.status === 'rejected') throw here.reason;
+    const reply = { ...here.value, unreached: [] };
+    there.forEach((r, i) => {
+      if (r.status === 'fulfilled') {
+        reply.results = reply.results.concat(r.value.results);
+        reply.indexing += r.value.indexing;
+      } else {
+        reply.unreached.push(machines[i]);
+      }
+    });
+    reply.results.sort((a, b) => b.at - a.at);
+    reply.results = reply.results.slice(0, command.limit ?? reply.results.length);
+    return reply;
+  }
+
   /** Runs `command` on `on` (a machine's name), else on the machine of its agent; the answer in the page's
    * names. */
   async command(command, on = null) {
+    if (command.command === Command.SEARCH && !on && !command.session_id) return this.searchEverywhere(command);
     const { name, machine: ofAgent } = split(command.session_id ?? '');
     const machine = on ?? ofAgent;
     if (!machine) return this.backend.command(command);
     const forward = { ...command };
-    if (command.session_id !== undefined) forward.session_id = name;
+    if (command.session_id) forward.session_id = name;
     for (const key of ['up_to', 'before']) if (forward[key]) forward[key] = ownId(forward[key]);
     try {
       const answer = await this.backend.command({ command: Command.ON_MACHINE, machine, forward });

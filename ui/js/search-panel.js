@@ -166,7 +166,8 @@ export class SearchPanel {
     }
     if (n !== this.asked) return;
     $('search-sessions').checked = reply.sessions_searched;
-    const pending = reply.indexing > 0 ? ` (${reply.indexing} older messages are still being indexed)` : '';
+    const unreached = reply.unreached?.length ? ` (not searched: ${reply.unreached.join(', ')}, unreachable)` : '';
+    const pending = (reply.indexing > 0 ? ` (${reply.indexing} older messages are still being indexed)` : '') + unreached;
     const any = reply.results.length + reply.sessions.length > 0;
     this.show(reply.results, any ? pending.trim() : `Nothing found${pending}.`, reply.sessions);
     // From the last key to these results on screen (the benchmark's figure, read by the tests).
