@@ -12,6 +12,12 @@ import { Code, Command, UiEvent } from './names.js';
 
 const AT = '@';
 
+/** The other machines, as the hub last listed them or a link event named them. */
+const known = new Set();
+
+/** The machine list commands answer with every machine: the names known from it. */
+const LISTS = new Set([Command.MACHINES, Command.MACHINE_ADD, Command.MACHINE_REMOVE]);
+
 /** `{name, machine}` of an address of the page (`machine` null for this machine's agents). */
 export function split(id) {
   const at = id.lastIndexOf(AT);
@@ -72,6 +78,7 @@ export class MachinesBackend {
   static events(onEvent) {
     return (e) => {
       if (e.type === UiEvent.MACHINE_EVENT) return onEvent(translate(e.event, e.machine));
+      if (e.type === UiEvent.MACHINE_LINK) known.add(e.machine);
       return onEvent(e);
     };
   }
@@ -85,7 +92,7 @@ export class MachinesBackend {
    * A machine that cannot be reached is left out, and named in `unreached`.
    */
   async searchEverywhere(command) {
-    const machines = (await this.backend.command({ command: Command.MACHINES })).map((m) => m.name);
+    const machines = [...known];
     const asked = [this.backend.command(command), ...machines.map((m) => this.command(command, m))];
     const [here, ...there] = await Promise.allSettled(asked);
     if (here.status === 'rejected') throw here.reason;
@@ -109,7 +116,14 @@ export class MachinesBackend {
     if (command.command === Command.SEARCH && !on && !command.session_id) return this.searchEverywhere(command);
     const { name, machine: ofAgent } = split(command.session_id ?? '');
     const machine = on ?? ofAgent;
-    if (!machine) return this.backend.command(command);
+    if (!machine) {
+      const answer = await this.backend.command(command);
+      if (LISTS.has(command.command)) {
+        known.clear();
+        for (const m of answer) known.add(m.name);
+      }
+      return answer;
+    }
     const forward = { ...command };
     if (command.session_id) forward.session_id = name;
     for (const key of ['up_to', 'before']) if (forward[key]) forward[key] = ownId(forward[key]);
