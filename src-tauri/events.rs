@@ -38,8 +38,10 @@ pub fn forward(app: AppHandle) {
             };
             // Another machine's agent: its notices are raised here too, answered in the window.
             if let UiEvent::MachineEvent { machine, event } = &event {
-                if let Some((agent, state, needs)) = remote_status(machine, event) {
-                    match rule.on_status(&agent, state, needs.as_ref()) {
+                if let Some(status) = remote_status(machine, event) {
+                    let agent = status.agent;
+                    match rule.on_status(&agent, status.state, status.needs.as_ref()) {
+                        // A permission there is answered from the notification too (forwarded).
                         Some(Notice::NeedsYou(reason)) => notify(
                             &app,
                             &hub,
@@ -47,7 +49,7 @@ pub fn forward(app: AppHandle) {
                                 title: format!("{agent} needs you"),
                                 agent,
                                 body: reason,
-                                request: None,
+                                request: status.permission,
                             },
                         ),
                         Some(Notice::RateLimited(reason)) => notify(

@@ -64,13 +64,29 @@ fn open(app: &AppHandle, agent: &str) {
     }
 }
 
-/// Answers the notice's request from the notification.
+/// Answers the notice's request from the notification (forwarded to its machine for another machine's
+/// agent, `name@machine`).
 fn answer(hub: &Hub, notice: &Popup, allow: bool) {
+    let message = (!allow).then(|| "The user said no (from a notification).".to_owned());
+    if let Some((name, machine)) = notice.agent.rsplit_once('@') {
+        let forward = serde_json::json!({
+            "command": "answer", "session_id": name, "request_id": notice.request,
+            "decision": if allow { Verdict::Allow } else { Verdict::Deny }, "message": message,
+        });
+        let command = Command::OnMachine {
+            machine: machine.to_owned(),
+            forward,
+        };
+        if let Err(e) = tauri::async_runtime::block_on(hub.dispatch(command)) {
+            tracing::info!(agent = notice.agent, error = %e, "a notification's answer did not reach its machine");
+        }
+        return;
+    }
     let command = Command::Answer(AnswerRequest {
         session_id: notice.agent.clone(),
         request_id: notice.request.clone(),
         decision: if allow { Verdict::Allow } else { Verdict::Deny },
-        message: (!allow).then(|| "The user said no (from a notification).".to_owned()),
+        message,
         answers: None,
         suggestion: None,
         mode: None,

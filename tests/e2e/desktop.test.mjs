@@ -534,6 +534,13 @@ test('in the window: another machine added, its agent listed under it and answer
     await (await browser.$('#agents [data-agent="wren@gpu"]')).waitForExist({ timeout: 20000 });
     await remote.api('POST', '/api/sessions/wren/messages', { text: 'a job for wren' });
     await until('the notification of the other machine\'s agent', () => notifications.includes('wren@gpu is waiting for you'), 20000);
+    // A permission asked there is answered from its notification here.
+    remote.addAgent('heron');
+    const decided = remote.hook('heron', 'permission', { hook_event_name: 'PermissionRequest', session_id: 'c-heron', cwd: join(remote.dir, 'agents', 'heron'), tool_name: 'Bash', tool_input: { command: 'git push --tags' } });
+    await until('the remote permission\'s notification with its actions', () => notifications.includes('Running git push --tags') && /"allow"[\s\S]*"Allow"/.test(notifications.slice(notifications.indexOf('Running git push --tags') - 600)), 20000);
+    writeFileSync(PICK, 'Allow ');
+    execFileSync('dunstctl', ['context'], { env: { PATH: process.env.PATH, DISPLAY, DBUS_SESSION_BUS_ADDRESS: BUS } });
+    assert.deepEqual(JSON.parse(await decided).hookSpecificOutput.decision, { behavior: 'allow' });
     await painted();
     await browser.saveScreenshot(join(ARTIFACTS, 'desktop-machines.png'));
   } finally {

@@ -231,24 +231,43 @@ impl Machines {
     }
 }
 
-/// A status of another machine's agent, read from an event its hub sent: the agent as the window addresses
-/// it (`name@machine`), its state and its need; `None` for any other event, or one that does not read (a
-/// hostile hub's, say: it then raises nothing).
-pub fn remote_status(
-    machine: &str,
-    event: &Value,
-) -> Option<(String, clawmux_core::State, Option<clawmux_core::Attention>)> {
+/// A status of another machine's agent, as the window addresses it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RemoteStatus {
+    /// `name@machine`.
+    pub agent: String,
+    /// Its state.
+    pub state: clawmux_core::State,
+    /// What it needs the user for.
+    pub needs: Option<clawmux_core::Attention>,
+    /// The permission request open there, which a notification may answer.
+    pub permission: Option<String>,
+}
+
+/// Reads a status of another machine's agent from an event its hub sent; `None` for any other event, or
+/// one that does not read (a hostile hub's, say: it then raises nothing).
+pub fn remote_status(machine: &str, event: &Value) -> Option<RemoteStatus> {
     if event.get("type")?.as_str()? != "session_status" {
         return None;
     }
     let name = event.get("session_id")?.as_str()?;
     clawmux_core::wire::check_agent_name(name).ok()?;
     let state = serde_json::from_value(event.get("state")?.clone()).ok()?;
-    let needs = match event.get("needs") {
+    let needs: Option<clawmux_core::Attention> = match event.get("needs") {
         None | Some(Value::Null) => None,
         Some(n) => Some(serde_json::from_value(n.clone()).ok()?),
     };
-    Some((format!("{name}@{machine}"), state, needs))
+    let permission = needs
+        .as_ref()
+        .filter(|a| a.need == clawmux_core::Need::Permission)
+        .and_then(|_| event.pointer("/needs/request/id")?.as_str())
+        .map(str::to_owned);
+    Some(RemoteStatus {
+        agent: format!("{name}@{machine}"),
+        state,
+        needs,
+        permission,
+    })
 }
 
 fn list_error(e: &MachinesError) -> HubError {
@@ -273,16 +292,17 @@ mod tests {
     #[test]
     fn a_remote_status_reads_as_its_agent_on_that_machine_and_nothing_else_does() {
         let idle = json!({"type": "session_status", "session_id": "sky", "state": "idle", "activity": "", "since": 1, "needs": null});
-        let (agent, state, needs) = remote_status("gpu", &idle).unwrap();
+        let idle = remote_status("gpu", &idle).unwrap();
         assert_eq!(
-            (agent.as_str(), state, needs),
-            ("sky@gpu", clawmux_core::State::Idle, None)
+            (idle.agent.as_str(), idle.state, idle.needs, idle.permission),
+            ("sky@gpu", clawmux_core::State::Idle, None, None)
         );
         let needy = json!({"type": "session_status", "session_id": "sky", "state": "processing",
             "needs": {"need": "permission", "reason": "Permission: Running git push", "tool_use_id": null,
                       "tool_name": "Bash", "since": 5, "request": {"id": "r1"}}});
-        let (_, _, needs) = remote_status("gpu", &needy).unwrap();
-        assert_eq!(needs.unwrap().reason, "Permission: Running git push");
+        let needy = remote_status("gpu", &needy).unwrap();
+        assert_eq!(needy.needs.unwrap().reason, "Permission: Running git push");
+        assert_eq!(needy.permission.as_deref(), Some("r1"));
         for other in [
             json!({"type": "user_text", "session_id": "sky"}),
             json!({"type": "session_status", "session_id": "../x", "state": "idle"}),
