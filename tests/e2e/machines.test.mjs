@@ -56,6 +56,13 @@ test('another machine in the sidebar: its agent answers; a cut link dims it, and
     await page.press('#input', 'Enter');
     await page.waitForFunction((c) => [...document.querySelectorAll(`${c} .msg.kind-assistant`)].some((m) => m.textContent.includes('hello over ssh')), chat, { timeout: 20000 });
 
+    // What an agent there says is drawn as this machine's agents' words are: as text and safe markdown,
+    // never as markup that runs.
+    await remote.api('POST', '/api/send', { to: 'user', text: '<img src=x onerror="window.__pwned=1"> **far bold** [link](javascript:window.__pwned=2)' }, 'sky');
+    await page.waitForFunction((c) => [...document.querySelectorAll(`${c} .msg strong`)].some((b) => b.textContent === 'far bold'), chat, { timeout: 20000 });
+    assert.equal(await page.evaluate(() => window.__pwned), undefined);
+    assert.equal(await page.$$eval(`${chat} [onerror], ${chat} a[href^="javascript:"]`, (els) => els.length), 0);
+
     // Ctrl+K finds what was said there too, under the agent's name on that machine, and opens it.
     local.addAgent('moth');
     await local.api('POST', '/api/sessions/moth/messages', { text: 'hello over the local hub' });

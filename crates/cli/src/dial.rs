@@ -9,7 +9,9 @@ use std::sync::mpsc;
 use std::time::Instant;
 
 use clawmux_core::http1::may_be_complete;
-use clawmux_core::remote::{dial_args, DialFailure, Hello, MachineName, SshTarget, DIAL_VERSION};
+use clawmux_core::remote::{
+    attach_args, dial_args, DialFailure, Hello, MachineName, SshTarget, DIAL_VERSION,
+};
 use clawmux_hub::machines::list::MachineList;
 
 /// The longest hello line read.
@@ -22,6 +24,13 @@ const MAX_ANSWER: usize = 256 * 1024 * 1024;
 pub struct Dial {
     machine: MachineName,
     target: SshTarget,
+}
+
+/// The ssh config file named for ClawMux (`CLAWMUX_SSH_CONFIG`), if any.
+fn ssh_config() -> Option<std::path::PathBuf> {
+    std::env::var_os("CLAWMUX_SSH_CONFIG")
+        .filter(|c| !c.is_empty())
+        .map(std::path::PathBuf::from)
 }
 
 /// Why a dial failed, in words that say what to do.
@@ -46,10 +55,20 @@ impl Dial {
 
     /// The ssh command: the user's ssh, with `CLAWMUX_SSH_CONFIG` as its config file when set.
     fn command(&self) -> Command {
-        let config = std::env::var_os("CLAWMUX_SSH_CONFIG").filter(|c| !c.is_empty());
         let mut ssh = Command::new("ssh");
-        ssh.args(dial_args(&self.target, config.as_deref().map(Path::new)));
+        ssh.args(dial_args(&self.target, ssh_config().as_deref()));
         ssh
+    }
+
+    /// Replaces this process with `ssh -t ... clawmux attach NAME` (returns only why it could not).
+    pub fn attach(&self, name: &str) -> String {
+        use std::os::unix::process::CommandExt;
+        let args = match attach_args(&self.target, ssh_config().as_deref(), name) {
+            Ok(args) => args,
+            Err(e) => return e.to_string(),
+        };
+        let err = Command::new("ssh").args(args).exec();
+        format!("cannot run ssh: {err}")
     }
 
     /// Runs one HTTP exchange: reads the hello, sends `request(bearer)`, and returns the hub's raw answer

@@ -30,6 +30,25 @@ pub fn dial_args(target: &SshTarget, config: Option<&std::path::Path>) -> Vec<st
     args
 }
 
+/// The command line, after the program `ssh`, that attaches this terminal to agent `name`'s terminal on
+/// `target` (`clawmux attach --machine`): a terminal asked for (`-t`), the user's ssh free to ask for a
+/// passphrase, as the user is there. `name` must be a checked agent name: it reaches the remote shell.
+pub fn attach_args(
+    target: &SshTarget,
+    config: Option<&std::path::Path>,
+    name: &str,
+) -> Result<Vec<std::ffi::OsString>, crate::wire::BadName> {
+    crate::wire::check_agent_name(name)?;
+    let mut args: Vec<std::ffi::OsString> = vec!["-t".into()];
+    if let Some(config) = config {
+        args.push("-F".into());
+        args.push(config.into());
+    }
+    args.extend(target.ssh_args().into_iter().map(Into::into));
+    args.extend(["clawmux".into(), "attach".into(), name.into()]);
+    Ok(args)
+}
+
 /// The version of the hello line and of what follows it. A remote `clawmux` that speaks another is refused
 /// with the command to update it.
 pub const DIAL_VERSION: u32 = 1;
@@ -363,6 +382,15 @@ mod tests {
                 DIAL_COMMAND
             ]
         );
+    }
+
+    #[test]
+    fn attach_runs_clawmux_attach_there_for_a_checked_name_only() {
+        let t = SshTarget::parse("ssh://gpu").unwrap();
+        let args = attach_args(&t, None, "sky").unwrap();
+        let args: Vec<&str> = args.iter().map(|a| a.to_str().unwrap()).collect();
+        assert_eq!(args, ["-t", "--", "gpu", "clawmux", "attach", "sky"]);
+        assert!(attach_args(&t, None, "sky; rm -rf ~").is_err());
     }
 
     #[test]

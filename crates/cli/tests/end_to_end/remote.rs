@@ -411,3 +411,72 @@ fn this_hub_follows_another_machine_relays_its_events_and_resumes_after_a_cut() 
         "nothing relayed twice"
     );
 }
+
+/// What a machine without `clawmux`, or with one too old to dial, says: each with what to do. The old
+/// one is a script that answers as a `clawmux` without `dial-stdio` does (clap's refusal).
+#[test]
+fn a_machine_without_clawmux_or_with_an_old_one_says_so_with_the_fix() {
+    let local = TestHub::start();
+    let remote = remote_hub();
+    let old = tempfile::tempdir().unwrap();
+    let script = old.path().join("clawmux");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\necho \"error: unrecognized subcommand 'dial-stdio'\" >&2\nexit 2\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let too_old = Sshd::start(&remote.data(), remote.port, &script);
+    let (ok, _, err) = clawmux(
+        &local,
+        &too_old.client_config,
+        &["remote", "add", "old", &too_old.url()],
+    );
+    assert!(ok, "{err}");
+    let (ok, _, err) = clawmux(
+        &local,
+        &too_old.client_config,
+        &["status", "--machine", "old"],
+    );
+    assert!(
+        !ok && err.contains("too old to be reached from here: update it there"),
+        "{err}"
+    );
+
+    let installed = ["/usr/bin/clawmux", "/usr/local/bin/clawmux"]
+        .iter()
+        .any(|p| std::path::Path::new(p).exists());
+    if !installed {
+        let none = tempfile::tempdir().unwrap();
+        let missing = Sshd::start(&remote.data(), remote.port, &none.path().join("clawmux"));
+        clawmux(
+            &local,
+            &missing.client_config,
+            &["remote", "add", "bare", &missing.url()],
+        );
+        let (ok, _, err) = clawmux(
+            &local,
+            &missing.client_config,
+            &["status", "--machine", "bare"],
+        );
+        assert!(
+            !ok && err.contains("`clawmux` is not installed on `bare`"),
+            "{err}"
+        );
+    }
+}
+
+/// `clawmux attach NAME --machine M` runs `clawmux attach NAME` there, by the user's ssh: an agent that has
+/// no terminal there is that machine's answer.
+#[test]
+fn attach_on_another_machine_runs_there() {
+    let local = TestHub::start();
+    let remote = remote_hub();
+    let sshd = Sshd::start(&remote.data(), remote.port, std::path::Path::new(BIN));
+    let config = sshd.client_config.clone();
+    clawmux(&local, &config, &["remote", "add", "gpu", &sshd.url()]);
+    let (ok, _, err) = clawmux(&local, &config, &["attach", "nope", "--machine", "gpu"]);
+    assert!(!ok && err.contains("agent nope has no terminal"), "{err}");
+    let (ok, _, err) = clawmux(&local, &config, &["attach", "a;b", "--machine", "gpu"]);
+    assert!(!ok && err.contains("not a plain identifier"), "{err}");
+}
