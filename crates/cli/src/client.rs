@@ -127,7 +127,9 @@ impl Client {
 
     fn json(answer: Answer) -> Result<Value, CallError> {
         if (200..300).contains(&answer.status) {
-            return Ok(serde_json::from_slice(&answer.body).unwrap_or(Value::Null));
+            return Ok(inert(
+                serde_json::from_slice(&answer.body).unwrap_or(Value::Null),
+            ));
         }
         Err(Self::error(&answer))
     }
@@ -138,7 +140,9 @@ impl Client {
         CallError::Api {
             status: answer.status,
             code: field("code").and_then(|c| c.parse().ok()),
-            message: field("message").unwrap_or_else(|| format!("HTTP {}", answer.status)),
+            message: printable(
+                &field("message").unwrap_or_else(|| format!("HTTP {}", answer.status)),
+            ),
         }
     }
 
@@ -255,6 +259,46 @@ impl Client {
     }
 }
 
+/// A hub's answer with every string made safe to print: what the commands print comes from agents (a
+/// hostile one, or a hostile hub on another machine), and a terminal obeys the control characters it is
+/// given (escape sequences can set its title, write the clipboard, or redraw what the user sees).
+fn inert(value: Value) -> Value {
+    match value {
+        Value::String(s) => Value::String(printable(&s)),
+        Value::Array(items) => Value::Array(items.into_iter().map(inert).collect()),
+        Value::Object(fields) => Value::Object(
+            fields
+                .into_iter()
+                .map(|(k, v)| (printable(&k), inert(v)))
+                .collect(),
+        ),
+        other @ (Value::Null | Value::Bool(_) | Value::Number(_)) => other,
+    }
+}
+
+/// `s` without control characters but line breaks and tabs.
+fn printable(s: &str) -> String {
+    s.chars()
+        .filter(|c| !c.is_control() || matches!(c, '\n' | '\t'))
+        .collect()
+}
+
 fn unreachable(e: std::io::Error) -> CallError {
     CallError::Unreachable(e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::inert;
+
+    #[test]
+    fn what_is_printed_holds_no_escape_sequence() {
+        let hostile = json!({"name\u{1b}]0;owned\u{7}": ["\u{1b}[2J\u{1b}]52;c;ZWNobw==\u{7}line\none\ttab\u{9b}31m"], "n": 3});
+        assert_eq!(
+            inert(hostile),
+            json!({"name]0;owned": ["[2J]52;c;ZWNobw==line\none\ttab31m"], "n": 3})
+        );
+    }
 }
