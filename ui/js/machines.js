@@ -15,6 +15,9 @@ const AT = '@';
 /** The other machines, as the hub last listed them or a link event named them. */
 const known = new Set();
 
+/** Events about a hub itself rather than its agents. */
+const OWN = new Set([UiEvent.LIMITS, UiEvent.SEARCH_INDEX, UiEvent.SESSIONS_READ, UiEvent.MODEL_DOWNLOAD]);
+
 /** The machine list commands answer with every machine: the names known from it. */
 const LISTS = new Set([Command.MACHINES, Command.MACHINE_ADD, Command.MACHINE_REMOVE]);
 
@@ -77,7 +80,12 @@ export class MachinesBackend {
   /** A wrapped hook: events of other machines are translated before the page sees them. */
   static events(onEvent) {
     return (e) => {
-      if (e.type === UiEvent.MACHINE_EVENT) return onEvent(translate(e.event, e.machine));
+      if (e.type === UiEvent.MACHINE_EVENT) {
+        // What is about that hub itself (its account's limits, its index, its downloads) is not this
+        // window's: the header shows this machine's.
+        if (OWN.has(e.event.type)) return undefined;
+        return onEvent(translate(e.event, e.machine));
+      }
       if (e.type === UiEvent.MACHINE_LINK) known.add(e.machine);
       return onEvent(e);
     };
