@@ -81,7 +81,7 @@ async fn serve(waiter: &Waiter, socket: WebSocket) -> Result<(), &'static str> {
                     code: WaitClose::CallReturned.code(),
                     reason: "the Bash call that ran this wait has returned; run `clawmux wait` again in the foreground".into(),
                 };
-                let _ = tx.send(Ws::Close(Some(frame))).await;
+                close_with(&mut tx, &mut rx, frame).await;
                 return Err("its Bash call returned");
             }
             () = &mut ended => {
@@ -89,7 +89,7 @@ async fn serve(waiter: &Waiter, socket: WebSocket) -> Result<(), &'static str> {
                     code: WaitClose::AgentDead.code(),
                     reason: "the agent's process has ended".into(),
                 };
-                let _ = tx.send(Ws::Close(Some(frame))).await;
+                close_with(&mut tx, &mut rx, frame).await;
                 return Err("the agent's process ended");
             }
             offered = &mut offer => {
@@ -108,6 +108,30 @@ async fn serve(waiter: &Waiter, socket: WebSocket) -> Result<(), &'static str> {
             },
         }
     }
+}
+
+/// How long a closing waiter has to answer the close before its socket is dropped.
+const CLOSE_WITHIN: Duration = Duration::from_secs(1);
+
+/// Closes a waiter's connection saying why, and waits (briefly) for its side of the close before the
+/// socket goes: a socket dropped with the waiter's last frame unread (a pong) is reset, and the waiter,
+/// which then reads a reset instead of the reason, would take the hub for gone and connect again.
+async fn close_with(
+    tx: &mut futures_util::stream::SplitSink<WebSocket, Ws>,
+    rx: &mut futures_util::stream::SplitStream<WebSocket>,
+    frame: CloseFrame,
+) {
+    if tx.send(Ws::Close(Some(frame))).await.is_err() {
+        return;
+    }
+    let _ = timeout(CLOSE_WITHIN, async {
+        while let Some(Ok(frame)) = rx.next().await {
+            if matches!(frame, Ws::Close(_)) {
+                break;
+            }
+        }
+    })
+    .await;
 }
 
 async fn deliver(
