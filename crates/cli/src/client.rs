@@ -7,9 +7,8 @@
 //!
 //! HTTP/1.1, one request per connection: the hub is a few microseconds away, and a hook makes one call.
 //!
-//! The hub of another machine (`--machine NAME`) is reached the same way through the user's own `ssh`,
-//! which runs `clawmux dial-stdio` there (`remote.rs`): the request goes to its standard input and the
-//! answer comes back on its standard output, after a line of hello that carries that hub's token.
+//! The hub of another machine (`--machine NAME`) is reached through the user's own `ssh`, which runs
+//! `clawmux dial-stdio` there (`dial.rs`): the same requests, over the hub's link to that machine.
 
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
@@ -22,8 +21,8 @@ use serde_json::Value;
 
 use crate::env::{HubAddr, HubArgs};
 
-/// The most of an answer read (a page of history, an exported log).
-const MAX_ANSWER: usize = 256 * 1024 * 1024;
+/// The most of an answer read (a page of history, an exported log), from this machine's hub or another's.
+pub(crate) const MAX_ANSWER: usize = 256 * 1024 * 1024;
 
 /// Why a call failed.
 #[derive(Debug)]
@@ -64,7 +63,7 @@ enum Transport {
     /// This machine's hub, at its private socket.
     Socket(PathBuf),
     /// Another machine's hub, through `ssh ... clawmux dial-stdio`.
-    Ssh(crate::dial::Dial),
+    Ssh(Box<crate::dial::Dial>),
 }
 
 /// A client for one hub.
@@ -98,7 +97,7 @@ impl Client {
     /// A client of another machine's hub; its token comes with each dial's hello.
     pub fn remote(dial: crate::dial::Dial, timeout: Duration) -> Client {
         Client {
-            transport: Transport::Ssh(dial),
+            transport: Transport::Ssh(Box::new(dial)),
             bearer: None,
             timeout,
         }
@@ -157,17 +156,9 @@ impl Client {
         let socket = match &self.transport {
             Transport::Socket(socket) => socket,
             Transport::Ssh(dial) => {
-                let call =
-                    |bearer: &str| self.request_as(Some(bearer), method, path, session, body);
-                let raw = dial
-                    .call(call, deadline)
-                    .map_err(|e| CallError::Unreachable(e.0))?;
-                return match parse_answer(&raw) {
-                    Some(answer) if answer.complete => Ok(answer),
-                    Some(_) | None => Err(CallError::Unreachable(
-                        "the remote hub broke off its answer".into(),
-                    )),
-                };
+                return dial
+                    .call(method, path, body, deadline)
+                    .map_err(CallError::Unreachable);
             }
         };
         let mut stream = UnixStream::connect(socket).map_err(|e| {
@@ -193,24 +184,12 @@ impl Client {
 
     /// The request's bytes: an HTTP/1.1 head and the body.
     fn request(&self, method: &str, path: &str, session: Option<&str>, body: &[u8]) -> Vec<u8> {
-        self.request_as(self.bearer.as_deref(), method, path, session, body)
-    }
-
-    /// The request's bytes with `bearer` (`Bearer <token>`) as its authorization.
-    fn request_as(
-        &self,
-        bearer: Option<&str>,
-        method: &str,
-        path: &str,
-        session: Option<&str>,
-        body: &[u8],
-    ) -> Vec<u8> {
         let mut head = format!(
             "{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\
              Content-Type: application/json\r\nContent-Length: {}\r\n",
             body.len()
         );
-        if let Some(bearer) = bearer {
+        if let Some(bearer) = &self.bearer {
             head.push_str(&format!("Authorization: {bearer}\r\n"));
         }
         if let Some(s) = session {

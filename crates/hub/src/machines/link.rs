@@ -21,7 +21,7 @@ use super::backoff::Backoff;
 
 /// The longest hello line read.
 const MAX_HELLO: u64 = 4096;
-/// The largest answer read.
+/// The largest answer read, unless the link's owner says otherwise.
 const MAX_ANSWER: usize = 64 * 1024 * 1024;
 /// How long a dial may take, from ssh's start to the hello.
 const DIAL_WITHIN: Duration = Duration::from_secs(20);
@@ -73,6 +73,8 @@ pub struct Link {
     machine: MachineName,
     target: SshTarget,
     ssh_config: Option<PathBuf>,
+    /// The largest answer read.
+    max_answer: usize,
     state: Mutex<State>,
 }
 
@@ -84,7 +86,16 @@ impl Link {
             machine,
             target,
             ssh_config,
+            max_answer: MAX_ANSWER,
             state: Mutex::new(State::default()),
+        }
+    }
+
+    /// The same link, reading answers of up to `max` bytes.
+    pub fn with_max_answer(self, max: usize) -> Link {
+        Link {
+            max_answer: max,
+            ..self
         }
     }
 
@@ -121,7 +132,7 @@ impl Link {
             return Err(self.down("no connection"));
         };
         let request = request(method, path, &conn.bearer, body);
-        match tokio::time::timeout(within, exchange(conn, &request)).await {
+        match tokio::time::timeout(within, exchange(conn, &request, self.max_answer)).await {
             Ok(Ok(answer)) => Ok(answer),
             Ok(Err(why)) => {
                 state.conn = None;
@@ -254,7 +265,7 @@ fn request(method: &str, path: &str, bearer: &str, body: &[u8]) -> Vec<u8> {
 }
 
 /// Sends a request and reads its whole answer; why not, when the link broke.
-async fn exchange(conn: &mut Conn, request: &[u8]) -> Result<Answer, String> {
+async fn exchange(conn: &mut Conn, request: &[u8], max: usize) -> Result<Answer, String> {
     conn.stdin
         .write_all(request)
         .await
@@ -271,7 +282,7 @@ async fn exchange(conn: &mut Conn, request: &[u8]) -> Result<Answer, String> {
         if n == 0 {
             return Err("the connection ended".into());
         }
-        if raw.len() + n > MAX_ANSWER {
+        if raw.len() + n > max {
             return Err("the answer is too large".into());
         }
         raw.extend_from_slice(&chunk[..n]);
