@@ -34,6 +34,17 @@ const MAX_BATCH: usize = 64;
 /// Messages waiting for the writer.
 pub(crate) type Queue = crate::queue::Queue<Pending>;
 
+impl crate::queue::Batched for Pending {
+    const MAX: usize = MAX_BATCH;
+
+    fn commit(
+        writer: &mut Writer,
+        batch: Vec<Self>,
+    ) -> impl std::future::Future<Output = ()> + Send {
+        commit_batch(writer, batch)
+    }
+}
+
 /// A message waiting for the writer: [`NewMessage`]'s fields, owned.
 #[derive(Debug)]
 pub(crate) struct Pending {
@@ -99,31 +110,22 @@ impl Store {
             return insert(&mut writer.conn, m, preferred).await;
         }
         let (done, result) = oneshot::channel();
-        self.messages.push(Pending {
-            agent: m.agent.to_owned(),
-            kind: m.kind,
-            sender: m.sender.to_owned(),
-            recipient: m.recipient.map(str::to_owned),
-            text: m.text.to_owned(),
-            parent: m.parent.cloned(),
-            voice: m.voice,
-            idem_key: m.idem_key.map(str::to_owned),
-            at: m.at,
-            preferred: preferred.cloned(),
-            done,
-        });
-        let (writer, queue) = (self.writer.clone(), self.messages.clone());
-        tokio::spawn(async move {
-            let mut writer = writer.lock_owned().await;
-            // Every message queued has a task that takes the writer after queueing it: none is left behind.
-            loop {
-                let batch = queue.take(MAX_BATCH);
-                if batch.is_empty() {
-                    break;
-                }
-                commit_batch(&mut writer, batch).await;
-            }
-        });
+        self.messages.commit(
+            Pending {
+                agent: m.agent.to_owned(),
+                kind: m.kind,
+                sender: m.sender.to_owned(),
+                recipient: m.recipient.map(str::to_owned),
+                text: m.text.to_owned(),
+                parent: m.parent.cloned(),
+                voice: m.voice,
+                idem_key: m.idem_key.map(str::to_owned),
+                at: m.at,
+                preferred: preferred.cloned(),
+                done,
+            },
+            &self.writer,
+        );
         result.await.unwrap_or_else(|_| {
             Err(StoreError::Write(
                 "the message was dropped unwritten".into(),

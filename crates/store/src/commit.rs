@@ -19,6 +19,17 @@ pub(crate) type Queue = crate::queue::Queue<Pending>;
 /// The most events committed in one transaction (bounds the statements' sizes and the wait of the last).
 const MAX_BATCH: usize = 32;
 
+impl crate::queue::Batched for Pending {
+    const MAX: usize = MAX_BATCH;
+
+    fn commit(
+        writer: &mut Writer,
+        batch: Vec<Self>,
+    ) -> impl std::future::Future<Output = ()> + Send {
+        commit_batch(writer, batch)
+    }
+}
+
 /// An event waiting for the writer.
 #[derive(Debug)]
 pub(crate) struct Pending {
@@ -261,28 +272,18 @@ impl Store {
     /// while the writer's bookkeeping did not, nor a batch of other callers' events taken and dropped.
     pub async fn apply(&self, e: Incoming<'_>) -> Result<Applied, StoreError> {
         let (done, result) = oneshot::channel();
-        self.queue.push(Pending {
-            agent: e.agent.to_owned(),
-            source: e.source,
-            event: e.event.clone(),
-            payload: e.payload.to_vec(),
-            at: e.at,
-            received_at: e.received_at,
-            done,
-        });
-        let (writer, queue) = (self.writer.clone(), self.queue.clone());
-        tokio::spawn(async move {
-            let mut writer = writer.lock_owned().await;
-            // Our event is committed by now, or it is in this batch: every event queued has a task that
-            // takes the writer after queueing it, so nobody's event is left behind.
-            loop {
-                let batch = queue.take(MAX_BATCH);
-                if batch.is_empty() {
-                    break;
-                }
-                commit_batch(&mut writer, batch).await;
-            }
-        });
+        self.queue.commit(
+            Pending {
+                agent: e.agent.to_owned(),
+                source: e.source,
+                event: e.event.clone(),
+                payload: e.payload.to_vec(),
+                at: e.at,
+                received_at: e.received_at,
+                done,
+            },
+            &self.writer,
+        );
         result
             .await
             .unwrap_or_else(|_| Err(StoreError::Write("the event was dropped unwritten".into())))

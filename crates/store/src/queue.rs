@@ -2,7 +2,19 @@
 //! `append.rs`) take their batches from.
 
 use std::collections::VecDeque;
+use std::future::Future;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use crate::Writer;
+
+/// Work committed in batches by whoever holds the writer.
+pub(crate) trait Batched: Sized + Send + 'static {
+    /// The most committed in one transaction (bounds the statements' sizes and the wait of the last).
+    const MAX: usize;
+
+    /// Commits a batch and answers each of its callers.
+    fn commit(writer: &mut Writer, batch: Vec<Self>) -> impl Future<Output = ()> + Send;
+}
 
 /// Items waiting for the writer. A std mutex: held only to push or to take, never across an await.
 #[derive(Debug)]
@@ -25,7 +37,7 @@ impl<T> Queue<T> {
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    pub(crate) fn push(&self, item: T) {
+    fn push(&self, item: T) {
         self.lock().push_back(item);
     }
 
@@ -40,6 +52,26 @@ impl<T> Queue<T> {
         let mut q = self.lock();
         let n = q.len().min(max);
         q.drain(..n).collect()
+    }
+}
+
+impl<T: Batched> Queue<T> {
+    /// Queues `item` and makes sure a task holding the writer commits it: that task commits the whole queue,
+    /// batch by batch. Every item queued has a task that takes the writer after queueing it, so none is
+    /// left behind, and a caller that stops waiting never takes a batch of others' with it.
+    pub(crate) fn commit(&self, item: T, writer: &Arc<tokio::sync::Mutex<Writer>>) {
+        self.push(item);
+        let (writer, queue) = (writer.clone(), self.clone());
+        tokio::spawn(async move {
+            let mut writer = writer.lock_owned().await;
+            loop {
+                let batch = queue.take(T::MAX);
+                if batch.is_empty() {
+                    break;
+                }
+                T::commit(&mut writer, batch).await;
+            }
+        });
     }
 }
 
