@@ -10,6 +10,7 @@ mod wait;
 pub use code::Code;
 pub use terminal::{
     TermSize, TerminalInput, TerminalInputType, TerminalNotice, TerminalNoticeType,
+    TERMINAL_PROTOCOL, TOKEN_PROTOCOL,
 };
 pub use wait::{StopVerdict, WaitClose, WaitFrame, WaitMessage};
 

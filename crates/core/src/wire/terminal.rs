@@ -7,6 +7,12 @@ use serde::{Deserialize, Serialize};
 
 use super::Code;
 
+/// The WebSocket protocol a terminal viewer speaks (the one the hub names back to it).
+pub const TERMINAL_PROTOCOL: &str = "clawmux.terminal.v1";
+/// The prefix of the second protocol a viewer offers, which carries the token: a browser's WebSocket can
+/// send no other header, and a URL is what logs keep.
+pub const TOKEN_PROTOCOL: &str = "clawmux.token.";
+
 /// A terminal's size in character cells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TermSize {

@@ -27,10 +27,7 @@ use crate::error::HubError;
 use crate::hub::Hub;
 use crate::terminal::{self, ViewerControl};
 
-/// The protocol a terminal viewer speaks (the one named back to it).
-pub const PROTOCOL: &str = "clawmux.terminal.v1";
-/// The prefix of the protocol that carries the token.
-pub const TOKEN_PROTOCOL: &str = "clawmux.token.";
+pub use clawmux_core::wire::{TERMINAL_PROTOCOL as PROTOCOL, TOKEN_PROTOCOL};
 /// WebSocket pings keep an idle panel's connection from counting as idle ([`super::peers`]).
 const PING_EVERY: Duration = Duration::from_secs(15);
 
@@ -84,15 +81,7 @@ async fn relay(
     let (mut tx, mut rx) = socket.split();
     let remote = match hub.machines().terminal(machine, name, size).await {
         Ok(remote) => remote,
-        Err(e) => {
-            let unavailable = TerminalNotice::Unavailable {
-                code: e.code,
-                message: e.message,
-            };
-            notice(&mut tx, &unavailable).await?;
-            let _ = tx.send(Ws::Close(None)).await;
-            return Ok(());
-        }
+        Err(e) => return unavailable(&mut tx, e).await,
     };
     let (mut rtx, mut rrx) = remote.ws.split();
     let mut ping = tokio::time::interval(PING_EVERY.min(hub.options().idle_timeout / 4));
@@ -131,6 +120,17 @@ async fn notice(tx: &mut Tx, notice: &TerminalNotice) -> Result<(), &'static str
         .map_err(|_| "send failed")
 }
 
+/// Tells a viewer why there is no terminal, and closes.
+async fn unavailable(tx: &mut Tx, e: HubError) -> Result<(), &'static str> {
+    let unavailable = TerminalNotice::Unavailable {
+        code: e.code,
+        message: e.message,
+    };
+    notice(tx, &unavailable).await?;
+    let _ = tx.send(Ws::Close(None)).await;
+    Ok(())
+}
+
 async fn run(
     hub: Hub,
     agent: String,
@@ -141,15 +141,7 @@ async fn run(
     let (mut tx, mut rx) = socket.split();
     let mut viewer = match hub.open_terminal(&agent, size).await {
         Ok(viewer) => viewer,
-        Err(e) => {
-            let unavailable = TerminalNotice::Unavailable {
-                code: e.code,
-                message: e.message,
-            };
-            notice(&mut tx, &unavailable).await?;
-            let _ = tx.send(Ws::Close(None)).await;
-            return Ok(());
-        }
+        Err(e) => return unavailable(&mut tx, e).await,
     };
     let control = viewer.control();
     notice(

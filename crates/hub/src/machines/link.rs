@@ -177,16 +177,16 @@ impl Link {
 }
 
 /// A dial's process and streams after its hello.
-pub(super) struct Dialled {
-    pub(super) child: Child,
-    pub(super) stdin: ChildStdin,
-    pub(super) stdout: BufReader<ChildStdout>,
+struct Dialled {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
     /// The machine's hub's token.
-    pub(super) token: String,
+    token: String,
 }
 
 /// Runs `ssh ... clawmux dial-stdio` and reads its hello; why not, in words that say what to do.
-pub(super) async fn dial(
+async fn dial(
     machine: &MachineName,
     target: &SshTarget,
     ssh_config: Option<&std::path::Path>,
@@ -244,6 +244,30 @@ pub(super) async fn dial(
         stdout,
         token: hello.token,
     })
+}
+
+/// A dial's standard streams as one.
+pub type DialStream = tokio::io::Join<BufReader<ChildStdout>, ChildStdin>;
+
+/// Dials `machine` and opens a WebSocket to its hub over the dial: `request(token)` is the request, given
+/// that hub's token. The ssh process comes with it: the WebSocket lives as long as it does.
+pub(super) async fn websocket(
+    machine: &MachineName,
+    target: &SshTarget,
+    ssh_config: Option<&std::path::Path>,
+    request: impl FnOnce(
+        &str,
+    )
+        -> Result<tokio_tungstenite::tungstenite::handshake::client::Request, String>,
+) -> Result<(tokio_tungstenite::WebSocketStream<DialStream>, Child), String> {
+    let d = dial(machine, target, ssh_config)
+        .await
+        .map_err(|e| e.to_string())?;
+    let request = request(&d.token)?;
+    let (ws, _) = tokio_tungstenite::client_async(request, tokio::io::join(d.stdout, d.stdin))
+        .await
+        .map_err(|e| format!("`{machine}`'s hub refused: {e}"))?;
+    Ok((ws, d.child))
 }
 
 impl Drop for Conn {

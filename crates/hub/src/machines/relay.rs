@@ -14,10 +14,11 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use serde_json::Value;
 use tokio::sync::broadcast;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::Message;
 
 use super::backoff::Backoff;
-use super::link::dial;
+use super::link::websocket;
 use super::Remote;
 use crate::hub::now;
 use crate::ui_event::UiEvent;
@@ -75,23 +76,20 @@ async fn feed(
     ssh_config: Option<&PathBuf>,
     backoff: &mut Backoff,
 ) -> Result<(), String> {
-    let dialled = dial(
+    let cursor = remote.seen().cursor.clone();
+    let (mut ws, _ssh) = websocket(
         &remote.name,
         &remote.target,
         ssh_config.map(PathBuf::as_path),
+        |token| {
+            let mut url = format!("ws://localhost/ws?token={token}");
+            if let Some(c) = cursor {
+                url.push_str(&format!("&cursor={c}"));
+            }
+            url.into_client_request().map_err(|e| e.to_string())
+        },
     )
-    .await
-    .map_err(|e| e.to_string())?;
-    let cursor = remote.seen().cursor.clone();
-    let mut url = format!("ws://localhost/ws?token={}", dialled.token);
-    if let Some(c) = cursor {
-        url.push_str(&format!("&cursor={c}"));
-    }
-    let stream = tokio::io::join(dialled.stdout, dialled.stdin);
-    let (mut ws, _) = tokio_tungstenite::client_async(url, stream)
-        .await
-        .map_err(|e| format!("`{}`'s hub refused its feed: {e}", remote.name))?;
-    let _child = dialled.child; // killed when the feed ends
+    .await?;
     backoff.reset();
     {
         let mut seen = remote.seen();

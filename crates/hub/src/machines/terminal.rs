@@ -3,24 +3,15 @@
 //! terminal's bytes as binary, notices and input as JSON), so nothing here reads them: the viewer here
 //! talks to the agent's hub as it would to its own.
 
-use clawmux_core::remote::MachineName;
-use clawmux_core::wire::{Code, TermSize};
-use tokio::io::{BufReader, Join};
-use tokio::process::{Child, ChildStdin, ChildStdout};
+use clawmux_core::wire::{Code, TermSize, TERMINAL_PROTOCOL, TOKEN_PROTOCOL};
+use tokio::process::Child;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
 use tokio_tungstenite::WebSocketStream;
 
-use super::link::dial;
+use super::link::{websocket, DialStream};
 use super::Machines;
 use crate::error::HubError;
-
-/// The terminal protocol, and the prefix of the one that carries the token (as `http::terminal` names them).
-const PROTOCOL: &str = "clawmux.terminal.v1";
-const TOKEN_PROTOCOL: &str = "clawmux.token.";
-
-/// A dial's standard streams as one.
-pub type DialStream = Join<BufReader<ChildStdout>, ChildStdin>;
 
 /// An open viewer of another machine's agent's terminal.
 pub struct RemoteTerminal {
@@ -95,32 +86,28 @@ impl Machines {
         let remote = self.remote(machine)?;
         clawmux_core::wire::check_agent_name(name)
             .map_err(|e| HubError::new(Code::BadAgentName, e.to_string()))?;
-        let unreachable = |why: String| HubError::new(Code::MachineUnreachable, why);
-        let d = dial(
+        let (ws, ssh) = websocket(
             &remote.name,
             &remote.target,
             self.inner.ssh_config.as_deref(),
+            |token| {
+                let mut request = format!(
+                    "ws://localhost/ws/terminal/{name}?cols={}&rows={}",
+                    size.cols, size.rows
+                )
+                .into_client_request()
+                .map_err(|e| e.to_string())?;
+                let protocols =
+                    HeaderValue::from_str(&format!("{TERMINAL_PROTOCOL}, {TOKEN_PROTOCOL}{token}"))
+                        .map_err(|e| e.to_string())?;
+                request
+                    .headers_mut()
+                    .insert("Sec-WebSocket-Protocol", protocols);
+                Ok(request)
+            },
         )
         .await
-        .map_err(|e| unreachable(e.to_string()))?;
-        let mut request = format!(
-            "ws://localhost/ws/terminal/{name}?cols={}&rows={}",
-            size.cols, size.rows
-        )
-        .into_client_request()
-        .map_err(|e| unreachable(e.to_string()))?;
-        let protocols = HeaderValue::from_str(&format!("{PROTOCOL}, {TOKEN_PROTOCOL}{}", d.token))
-            .map_err(|e| unreachable(e.to_string()))?;
-        request
-            .headers_mut()
-            .insert("Sec-WebSocket-Protocol", protocols);
-        let (ws, _) = tokio_tungstenite::client_async(request, tokio::io::join(d.stdout, d.stdin))
-            .await
-            .map_err(|e| unreachable(format!("{}: {e}", name_of(&remote.name))))?;
-        Ok(RemoteTerminal { ws, _ssh: d.child })
+        .map_err(|why| HubError::new(Code::MachineUnreachable, why))?;
+        Ok(RemoteTerminal { ws, _ssh: ssh })
     }
-}
-
-fn name_of(machine: &MachineName) -> String {
-    format!("`{machine}`'s hub refused the terminal")
 }
