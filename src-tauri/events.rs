@@ -5,7 +5,7 @@
 //! One notification per such transition, never for the agent the user is looking at in a focused window;
 //! the agents of other machines (`machine_event`) are notified the same way, as `name@machine`.
 
-use clawmux_hub::machines::remote_status;
+use clawmux_hub::machines::{remote_status, AgentStatus};
 use clawmux_hub::notice::{Notice, NoticeRule};
 use clawmux_hub::ui_event::UiEvent;
 use clawmux_hub::Hub;
@@ -36,92 +36,69 @@ pub fn forward(app: AppHandle) {
                 },
                 Err(RecvError::Closed) => break,
             };
-            // Another machine's agent: its notices are raised here too, answered in the window.
-            if let UiEvent::MachineEvent { machine, event } = &event {
-                if let Some(status) = remote_status(machine, event) {
-                    let agent = status.agent;
-                    match rule.on_status(&agent, status.state, status.needs.as_ref()) {
-                        // A permission there is answered from the notification too (forwarded).
-                        Some(Notice::NeedsYou(reason)) => notify(
-                            &app,
-                            &hub,
-                            Popup {
-                                title: format!("{agent} needs you"),
-                                agent,
-                                body: reason,
-                                request: status.permission,
-                            },
-                        ),
-                        Some(Notice::RateLimited(reason)) => notify(
-                            &app,
-                            &hub,
-                            Popup {
-                                title: format!("{agent} is rate-limited"),
-                                agent,
-                                body: reason,
-                                request: None,
-                            },
-                        ),
-                        Some(Notice::Finished) => notify(
-                            &app,
-                            &hub,
-                            Popup {
-                                title: format!("{agent} is waiting for you"),
-                                agent,
-                                body: "Finished and waiting for you.".into(),
-                                request: None,
-                            },
-                        ),
-                        None => {}
-                    }
-                }
-            }
-            if let UiEvent::SessionStatus {
+            // A status: this machine's agent's, or another machine's (`name@machine`), raised alike.
+            let status = if let UiEvent::SessionStatus {
                 session_id,
                 state,
                 needs,
                 ..
             } = &event
             {
-                match rule.on_status(session_id, *state, needs.as_ref().map(|n| &n.attention)) {
-                    Some(Notice::NeedsYou(reason)) => {
-                        // A permission's request can be answered from the notification itself; a
-                        // question or a plan needs the window.
-                        let request = needs
-                            .as_ref()
-                            .filter(|n| n.attention.need == clawmux_core::Need::Permission)
-                            .and_then(|n| n.request.as_ref())
-                            .map(|r| r.id.clone());
-                        notify(
-                            &app,
-                            &hub,
-                            Popup {
-                                agent: session_id.clone(),
-                                title: format!("{session_id} needs you"),
-                                body: reason,
-                                request,
-                            },
-                        );
-                    }
-                    Some(Notice::RateLimited(reason)) => notify(
-                        &app,
-                        &hub,
-                        Popup {
-                            agent: session_id.clone(),
-                            title: format!("{session_id} is rate-limited"),
-                            body: reason,
-                            request: None,
-                        },
-                    ),
-                    Some(Notice::Finished) => notify_idle(&app, &hub, session_id).await,
-                    None => {}
-                }
+                Some(AgentStatus {
+                    agent: session_id.clone(),
+                    state: *state,
+                    needs: needs.as_ref().map(|n| n.attention.clone()),
+                    // A permission's request can be answered from the notification itself; a question or
+                    // a plan needs the window.
+                    permission: needs
+                        .as_ref()
+                        .filter(|n| n.attention.need == clawmux_core::Need::Permission)
+                        .and_then(|n| n.request.as_ref())
+                        .map(|r| r.id.clone()),
+                })
+            } else if let UiEvent::MachineEvent { machine, event } = &event {
+                remote_status(machine, event)
+            } else {
+                None
+            };
+            if let Some(status) = status {
+                raise(&app, &hub, &mut rule, status).await;
             }
             if let Err(e) = app.emit(HUB_EVENT, &event) {
                 tracing::warn!(error = %e, "could not pass an event to the window");
             }
         }
     });
+}
+
+/// The notification a status deserves, if any.
+async fn raise(app: &AppHandle, hub: &Hub, rule: &mut NoticeRule, status: AgentStatus) {
+    let agent = status.agent;
+    match rule.on_status(&agent, status.state, status.needs.as_ref()) {
+        Some(Notice::NeedsYou(reason)) => notify(
+            app,
+            hub,
+            Popup {
+                title: format!("{agent} needs you"),
+                agent,
+                body: reason,
+                request: status.permission,
+            },
+        ),
+        Some(Notice::RateLimited(reason)) => notify(
+            app,
+            hub,
+            Popup {
+                title: format!("{agent} is rate-limited"),
+                agent,
+                body: reason,
+                request: None,
+            },
+        ),
+        // Another machine's agent has no messages in this hub: its body is the one for none.
+        Some(Notice::Finished) => notify_idle(app, hub, &agent).await,
+        None => {}
+    }
 }
 
 /// Whether the user is looking at `agent` in the focused window.

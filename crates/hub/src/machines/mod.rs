@@ -231,10 +231,10 @@ impl Machines {
     }
 }
 
-/// A status of another machine's agent, as the window addresses it.
+/// An agent's status as the notices read it: another machine's (read by [`remote_status`]) or this one's.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RemoteStatus {
-    /// `name@machine`.
+pub struct AgentStatus {
+    /// The agent as the window addresses it (`name@machine` for another machine's).
     pub agent: String,
     /// Its state.
     pub state: clawmux_core::State,
@@ -246,7 +246,7 @@ pub struct RemoteStatus {
 
 /// Reads a status of another machine's agent from an event its hub sent; `None` for any other event, or
 /// one that does not read (a hostile hub's, say: it then raises nothing).
-pub fn remote_status(machine: &str, event: &Value) -> Option<RemoteStatus> {
+pub fn remote_status(machine: &str, event: &Value) -> Option<AgentStatus> {
     if event.get("type")?.as_str()? != "session_status" {
         return None;
     }
@@ -262,7 +262,7 @@ pub fn remote_status(machine: &str, event: &Value) -> Option<RemoteStatus> {
         .filter(|a| a.need == clawmux_core::Need::Permission)
         .and_then(|_| event.pointer("/needs/request/id")?.as_str())
         .map(str::to_owned);
-    Some(RemoteStatus {
+    Some(AgentStatus {
         agent: format!("{name}@{machine}"),
         state,
         needs,
