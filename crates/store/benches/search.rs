@@ -10,6 +10,8 @@
 
 #![allow(clippy::unwrap_used, missing_docs)] // a benchmark: a failure should stop it loudly
 
+mod support;
+
 use std::time::{Duration, Instant};
 
 use clawmux_core::search::fts_query;
@@ -17,16 +19,12 @@ use clawmux_core::wire::Kind;
 use clawmux_core::Millis;
 use clawmux_store::{NewMessage, SearchQuery, Store};
 use sqlx::Connection;
+use support::percentile;
 
 const MESSAGES: usize = 1_000_000;
 const VOCABULARY: usize = 6_000;
 const QUERIES: usize = 1_000;
 const APPENDS: usize = 20_000;
-
-fn percentile(samples: &mut [Duration], p: usize) -> Duration {
-    samples.sort();
-    samples[(samples.len() * p / 100).min(samples.len() - 1)]
-}
 
 fn ms(d: Duration) -> String {
     format!("{:.2} ms", d.as_secs_f64() * 1e3)

@@ -8,20 +8,18 @@
 
 #![allow(clippy::unwrap_used, missing_docs)] // a benchmark: a failure should stop it loudly
 
+mod support;
+
 use std::time::{Duration, Instant};
 
 use clawmux_core::wire::{Kind, MsgId};
 use clawmux_core::{Event, Millis, Source};
 use clawmux_store::{Incoming, NewMessage, Store};
 use sqlx::Connection;
+use support::percentile;
 
 const APPENDS: usize = 20_000;
 const FETCHES: usize = 2_000;
-
-fn percentile(samples: &mut [Duration], p: usize) -> Duration {
-    samples.sort();
-    samples[(samples.len() * p / 100).min(samples.len() - 1)]
-}
 
 fn us(d: Duration) -> String {
     format!("{:.1} µs", d.as_secs_f64() * 1e6)
