@@ -18,6 +18,17 @@ import { filePart, readWav, startService } from './voice-service.mjs';
 
 useApp();
 
+/** The text of the window's terminal panel: its scrollback and screen, one line per row. */
+function terminalText() {
+  return browser.execute(() => {
+    const b = window.clawmux.terminal.term?.buffer.active;
+    if (!b) return '';
+    const lines = [];
+    for (let i = 0; i < b.length; i++) lines.push(b.getLine(i).translateToString(true));
+    return lines.join('\n');
+  });
+}
+
 test('the app window runs the hub, shows agents, sends a message and notifies when an agent is done', async () => {
   const online = await browser.$('#connection.online');
   await online.waitForExist({ timeout: 20000 });
@@ -352,19 +363,12 @@ test('the window shows an agent\'s terminal beside its chat, and types into it',
   await row.waitForExist({ timeout: 10000 });
   await row.click();
   await (await browser.$('#act-terminal')).click();
-  const text = () => browser.execute(() => {
-    const b = window.clawmux.terminal.term?.buffer.active;
-    if (!b) return '';
-    const lines = [];
-    for (let i = 0; i < b.length; i++) lines.push(b.getLine(i).translateToString(true));
-    return lines.join('\n');
-  });
   let shown = '';
-  await until('the pane\'s prompt in the panel', async () => /\$ /.test((shown = await text())));
+  await until('the pane\'s prompt in the panel', async () => /\$ /.test((shown = await terminalText())));
   await (await browser.$('#terminal')).click();
   // One key per call: WebKitWebDriver loses the second of two equal keys sent in one burst.
   for (const key of [...'echo window-$((40+2))', 'Enter']) await browser.keys(key);
-  await until('the shell\'s answer in the panel', async () => /^window-42$/m.test((shown = await text()))).catch((e) => { throw new Error(`${e.message}: ${shown}`); });
+  await until('the shell\'s answer in the panel', async () => /^window-42$/m.test((shown = await terminalText()))).catch((e) => { throw new Error(`${e.message}: ${shown}`); });
   await painted();
   await browser.saveScreenshot(join(ARTIFACTS, 'desktop-terminal.png'));
   // The window's viewer is one more tmux client; hiding the panel ends it, and only it.
@@ -512,18 +516,11 @@ test('in the window: another machine added, its agent listed under it and answer
     await tern.waitForExist({ timeout: 20000 });
     await tern.click();
     await (await browser.$('#act-terminal')).click();
-    const text = () => browser.execute(() => {
-      const b = window.clawmux.terminal.term?.buffer.active;
-      if (!b) return '';
-      const lines = [];
-      for (let i = 0; i < b.length; i++) lines.push(b.getLine(i).translateToString(true));
-      return lines.join('\n');
-    });
     let shown = '';
-    await until('the remote pane\'s prompt in the panel', async () => /\$ /.test((shown = await text())), 20000);
+    await until('the remote pane\'s prompt in the panel', async () => /\$ /.test((shown = await terminalText())), 20000);
     await (await browser.$('#terminal')).click();
     for (const key of [...'echo far-$((40+2))', 'Enter']) await browser.keys(key);
-    await until('the remote shell\'s answer', async () => /^far-42$/m.test((shown = await text())), 20000).catch((e) => { throw new Error(`${e.message}: ${shown}`); });
+    await until('the remote shell\'s answer', async () => /^far-42$/m.test((shown = await terminalText())), 20000).catch((e) => { throw new Error(`${e.message}: ${shown}`); });
     await (await browser.$('#act-terminal')).click();
     await (await browser.$('#agents [data-agent="kite@gpu"]')).click();
 

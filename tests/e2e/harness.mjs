@@ -200,3 +200,29 @@ export async function watchEvents(port, token) {
     close() { ws.close(); },
   };
 }
+
+/** The text of the page's terminal: its scrollback and screen, one line per row. */
+export function screen(page) {
+  return page.evaluate(() => {
+    const b = window.clawmux.terminal.term?.buffer.active;
+    if (!b) return '';
+    const lines = [];
+    for (let i = 0; i < b.length; i++) lines.push(b.getLine(i).translateToString(true));
+    return lines.join('\n');
+  });
+}
+
+/** Waits until the page's terminal shows `pattern`. */
+export async function shows(page, pattern, timeout = 10000) {
+  try {
+    await page.waitForFunction(([source, flags]) => {
+      const b = window.clawmux.terminal.term?.buffer.active;
+      if (!b) return false;
+      let text = '';
+      for (let i = 0; i < b.length; i++) text += `${b.getLine(i).translateToString(true)}\n`;
+      return new RegExp(source, flags).test(text);
+    }, [pattern.source, pattern.flags], { timeout });
+  } catch (e) {
+    throw new Error(`the terminal never showed ${pattern}; it shows:\n${await screen(page)}\n(${e.message})`);
+  }
+}

@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, openBrowser, openUi, startHub } from './harness.mjs';
+import { ROOT, openBrowser, openUi, shows, startHub } from './harness.mjs';
 import { sshKeys, startSshd } from './sshd.mjs';
 import { startService } from './voice-service.mjs';
 
@@ -110,18 +110,11 @@ test('another machine in the sidebar: its agent answers; a cut link dims it, and
     await page.waitForSelector('#agents [data-agent="sh@gpu"]', { timeout: 20000 });
     await page.click('[data-agent="sh@gpu"]');
     if ((await page.getAttribute('#act-terminal', 'aria-pressed')) !== 'true') await page.click('#act-terminal');
-    const terminalShows = (pattern) => page.waitForFunction((source) => {
-      const b = window.clawmux.terminal.term?.buffer.active;
-      if (!b) return false;
-      let text = '';
-      for (let i = 0; i < b.length; i += 1) text += `${b.getLine(i).translateToString(true)}\n`;
-      return new RegExp(source, 'm').test(text);
-    }, pattern, { timeout: 20000 });
-    await terminalShows('\\$ ');
+    await shows(page, /\$ /, 20000);
     await page.click('#terminal');
     await page.keyboard.type('echo typed-$((6*7))');
     await page.keyboard.press('Enter');
-    await terminalShows('^typed-42$');
+    await shows(page, /^typed-42$/m, 20000);
     await page.click('#act-terminal');
     await page.click('[data-agent="sky@gpu"]');
 

@@ -8,35 +8,9 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { join } from 'node:path';
 import WebSocket from 'ws';
-import { ROOT, openBrowser, openUi, startHub } from './harness.mjs';
+import { ROOT, openBrowser, openUi, screen, shows, startHub } from './harness.mjs';
 
 const SHELL = join(ROOT, 'tests/e2e/fixtures/shell-agent');
-
-/** The text of the page's terminal: its scrollback and screen, one line per row. */
-function screen(page) {
-  return page.evaluate(() => {
-    const b = window.clawmux.terminal.term?.buffer.active;
-    if (!b) return '';
-    const lines = [];
-    for (let i = 0; i < b.length; i++) lines.push(b.getLine(i).translateToString(true));
-    return lines.join('\n');
-  });
-}
-
-/** Waits until the page's terminal shows `pattern`. */
-async function shows(page, pattern, timeout = 10000) {
-  try {
-    await page.waitForFunction(([source, flags]) => {
-      const b = window.clawmux.terminal.term?.buffer.active;
-      if (!b) return false;
-      let text = '';
-      for (let i = 0; i < b.length; i++) text += `${b.getLine(i).translateToString(true)}\n`;
-      return new RegExp(source, flags).test(text);
-    }, [pattern.source, pattern.flags], { timeout });
-  } catch (e) {
-    throw new Error(`the terminal never showed ${pattern}; it shows:\n${await screen(page)}\n(${e.message})`);
-  }
-}
 
 /** The size tmux gives the agent's window. */
 function paneSize(hub, agent) {
