@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, openBrowser, openUi, shows, startHub } from './harness.mjs';
+import { ROOT, agentProcesses, openBrowser, openUi, shows, startHub } from './harness.mjs';
 import { sshKeys, startSshd } from './sshd.mjs';
 import { startService } from './voice-service.mjs';
 
@@ -17,18 +17,13 @@ after(async () => { await browser?.close(); });
 
 /** Kills the `clawmux dial-stdio`s serving the hub whose data folder is `data`, as a dropped link ends them. */
 function killDials(data) {
-  const marker = Buffer.from(`CLAWMUX_HOME=${data}\0`);
-  let killed = 0;
-  for (const pid of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
-    try {
-      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      if (cmd.includes('dial-stdio') && readFileSync(`/proc/${pid}/environ`).includes(marker)) {
-        process.kill(Number(pid), 'SIGKILL');
-        killed += 1;
-      }
-    } catch { /* gone */ }
+  const dials = agentProcesses(data).filter((pid) => {
+    try { return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('dial-stdio'); } catch { return false; }
+  });
+  for (const pid of dials) {
+    try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
   }
-  return killed;
+  return dials.length;
 }
 
 test('another machine in the sidebar: its agent answers; a cut link dims it, and a queued message goes once when it is back', async () => {

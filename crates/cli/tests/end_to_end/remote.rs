@@ -168,41 +168,39 @@ fn a_machine_whose_hub_does_not_run_gets_it_started() {
 
 /// Stops the `clawmux serve` processes whose command line names `data`; how many there were.
 fn stop_hub_of(data: &std::path::Path) -> usize {
-    let mut stopped = 0;
     let needle = data.to_str().unwrap();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
-            continue;
-        };
-        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-        if cmdline.contains(" serve ") && cmdline.contains(needle) {
-            let pid = entry.file_name().to_string_lossy().into_owned();
-            let _ = std::process::Command::new("kill").arg(&pid).status();
-            stopped += 1;
-        }
-    }
-    stopped
+    signal_processes("-TERM", |cmdline, _| {
+        cmdline.contains(" serve ") && cmdline.contains(needle)
+    })
 }
 
 /// Kills the `clawmux dial-stdio` serving the remote data folder `data` (found by the environment sshd
 /// gave it), as a link dropping mid-stream would end it.
 fn kill_dials_of(data: &std::path::Path) -> usize {
     let needle = format!("CLAWMUX_HOME={}", data.display());
-    let mut killed = 0;
+    signal_processes("-KILL", |cmdline, environ| {
+        cmdline.contains("dial-stdio") && environ.split('\0').any(|v| v == needle)
+    })
+}
+
+/// Sends `signal` to every process whose command line (its words joined by spaces) and environment
+/// (`NAME=value` joined by NULs) match; how many there were.
+fn signal_processes(signal: &str, matching: impl Fn(&str, &str) -> bool) -> usize {
+    let mut signalled = 0;
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
-        let environ = std::fs::read(entry.path().join("environ")).unwrap_or_default();
-        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-        let environ = String::from_utf8_lossy(&environ);
-        if cmdline.contains("dial-stdio") && environ.split('\0').any(|v| v == needle) {
+        let read = |file: &str| {
+            String::from_utf8_lossy(&std::fs::read(entry.path().join(file)).unwrap_or_default())
+                .into_owned()
+        };
+        if matching(&read("cmdline").replace('\0', " "), &read("environ")) {
             let pid = entry.file_name().to_string_lossy().into_owned();
             let _ = std::process::Command::new("kill")
-                .args(["-9", &pid])
+                .args([signal, &pid])
                 .status();
-            killed += 1;
+            signalled += 1;
         }
     }
-    killed
+    signalled
 }
 
 /// The window's link to a machine (`clawmux_hub::machines::link::Link`): one ssh kept open for many calls;
