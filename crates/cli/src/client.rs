@@ -87,7 +87,7 @@ impl Client {
     pub fn of(args: &HubArgs, timeout: Duration) -> Result<Client, String> {
         match &args.machine {
             Some(name) => Ok(Client::remote(
-                crate::dial::Dial::to(&args.data_dir(), name)?,
+                crate::dial::Dial::to(&args.data_dir(), name, MAX_ANSWER)?,
                 timeout,
             )),
             None => Ok(Client::new(&args.resolve()?, timeout)),

@@ -27,14 +27,14 @@ fn ssh_config() -> Option<std::path::PathBuf> {
 }
 
 impl Dial {
-    /// A dial of `machine` at `target`.
-    pub fn new(machine: MachineName, target: SshTarget) -> Result<Dial, String> {
+    /// A dial of `machine` at `target`, reading answers of up to `max_answer` bytes.
+    pub fn new(machine: MachineName, target: SshTarget, max_answer: usize) -> Result<Dial, String> {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .map_err(|e| format!("cannot start the link's runtime: {e}"))?;
-        let link = Link::new(machine.clone(), target.clone(), ssh_config())
-            .with_max_answer(crate::client::MAX_ANSWER);
+        let link =
+            Link::new(machine.clone(), target.clone(), ssh_config()).with_max_answer(max_answer);
         Ok(Dial {
             machine,
             target,
@@ -44,10 +44,10 @@ impl Dial {
     }
 
     /// The machine `name` of the list in `data_dir`.
-    pub fn to(data_dir: &Path, name: &str) -> Result<Dial, String> {
+    pub fn to(data_dir: &Path, name: &str, max_answer: usize) -> Result<Dial, String> {
         let machines = MachineList::load(data_dir).map_err(|e| e.to_string())?;
         let (machine, target) = machines.get(name).map_err(|e| e.to_string())?;
-        Dial::new(machine, target.clone())
+        Dial::new(machine, target.clone(), max_answer)
     }
 
     /// Replaces this process with `ssh -t ... clawmux attach NAME` (returns only why it could not).

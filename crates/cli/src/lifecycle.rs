@@ -120,7 +120,10 @@ pub fn act(args: &HubArgs, name: &str, action: &str) -> Result<(), String> {
 pub fn attach(args: &HubArgs, name: &str) -> Result<(), String> {
     if let Some(machine) = &args.machine {
         // There, by the user's own ssh, with a terminal: the agent's tmux is that machine's.
-        return Err(crate::dial::Dial::to(&args.data_dir(), machine)?.attach(name));
+        return Err(
+            crate::dial::Dial::to(&args.data_dir(), machine, crate::client::MAX_ANSWER)?
+                .attach(name),
+        );
     }
     let data_dir = args
         .data_dir

@@ -25,7 +25,7 @@ pub fn add(args: &HubArgs, name: &str, url: &str) -> Result<(), String> {
         .add(machine.clone(), target.clone())
         .map_err(|e| e.to_string())?;
     println!("added {machine} ({target})");
-    let dial = Dial::new(machine, target)?;
+    let dial = Dial::new(machine, target, crate::client::MAX_ANSWER)?;
     match Client::remote(dial, Duration::from_secs(30)).get("/api/sessions") {
         Ok(sessions) => println!(
             "reached: its hub runs, with {} agent(s)",
