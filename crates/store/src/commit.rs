@@ -51,33 +51,46 @@ struct Decided {
     decision: Decision,
 }
 
-/// Decides and commits a batch of events in one transaction, then answers each caller.
+/// Reads the snapshots the writer has not cached yet (each agent's first event since the store opened),
+/// then decides and commits the batch.
 async fn commit_batch(writer: &mut Writer, batch: Vec<Pending>) {
-    // Decide in order against the cached snapshots, without touching the cache until the commit.
+    let mut ready = Vec::with_capacity(batch.len());
+    for p in batch {
+        if !writer.snapshots.contains_key(&p.agent) {
+            match load_snapshot(&mut writer.conn, &p.agent).await {
+                Ok(Some(s)) => {
+                    writer.snapshots.insert(p.agent.clone(), s);
+                }
+                // Left uncached: deciding answers it as an unknown agent.
+                Ok(None) => {}
+                Err(e) => {
+                    let _ = p.done.send(Err(e));
+                    continue;
+                }
+            }
+        }
+        ready.push(p);
+    }
+    commit_cached(writer, ready);
+}
+
+/// Decides a batch in order against the writer's cached snapshots, commits it in one transaction, and only
+/// then advances the writer's ids and snapshots and answers each caller. Synchronous: nothing can cut it
+/// short between the commit and the bookkeeping.
+fn commit_cached(writer: &mut Writer, batch: Vec<Pending>) {
+    // Decide without touching the cache until the commit.
     let mut snapshots: std::collections::HashMap<String, Snapshot> =
         std::collections::HashMap::new();
     let mut decided = Vec::with_capacity(batch.len());
     let mut next_id = writer.next_event;
     for p in batch {
-        let before = match snapshots
+        let Some(before) = snapshots
             .get(&p.agent)
             .or_else(|| writer.snapshots.get(&p.agent))
-        {
-            Some(s) => s.clone(),
-            None => match load_snapshot(&mut writer.conn, &p.agent).await {
-                Ok(Some(s)) => {
-                    writer.snapshots.insert(p.agent.clone(), s.clone());
-                    s
-                }
-                Ok(None) => {
-                    let _ = p.done.send(Err(StoreError::UnknownAgent(p.agent.clone())));
-                    continue;
-                }
-                Err(e) => {
-                    let _ = p.done.send(Err(e));
-                    continue;
-                }
-            },
+            .cloned()
+        else {
+            let _ = p.done.send(Err(StoreError::UnknownAgent(p.agent.clone())));
+            continue;
         };
         let (after, decision) = step(&before, &p.event, p.source, p.at);
         snapshots.insert(p.agent.clone(), after.clone());
@@ -93,7 +106,7 @@ async fn commit_batch(writer: &mut Writer, batch: Vec<Pending>) {
     if decided.is_empty() {
         return;
     }
-    match write_batch(&mut writer.conn, &decided, &snapshots).await {
+    match write_batch(&writer.direct, &decided, &snapshots) {
         Ok(()) => {
             writer.next_event = next_id;
             writer.snapshots.extend(snapshots);
@@ -135,60 +148,40 @@ async fn load_snapshot(
         .transpose()
 }
 
-/// A query of the store, with its arguments bound so far.
-type Query<'q> = sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments<'q>>;
-
-/// Writes a decided batch: all events in one statement, all decisions in another, one snapshot update per
-/// agent, in one transaction.
+/// Writes a decided batch in one transaction: each event, its decision, one snapshot update per agent.
 ///
-/// The whole transaction is one query string, sent to SQLite's thread in one round trip: each statement
-/// sent apart costs a hand-off to that thread and back, and five of them were most of a hook's latency.
-async fn write_batch(
-    conn: &mut SqliteConnection,
+/// On the writer's own direct connection, in this thread: a batch is a few cached statements that SQLite
+/// runs in ~0.1 ms without a sync (`synchronous=NORMAL` in WAL mode syncs only at checkpoints), less than
+/// handing it to another thread and being woken with the answer costs.
+fn write_batch(
+    conn: &rusqlite::Connection,
     decided: &[Decided],
     snapshots: &std::collections::HashMap<String, Snapshot>,
 ) -> Result<(), StoreError> {
-    let sql = batch_sql(decided.len(), snapshots.len());
-    let q = bind_snapshots(
-        bind_decisions(bind_events(sqlx::query(&sql), decided), decided),
-        decided,
-        snapshots,
-    );
-    if let Err(e) = q.execute(&mut *conn).await {
-        // A statement failed half way: the transaction it opened must not stay open for the next batch.
-        let _ = sqlx::query("ROLLBACK").execute(&mut *conn).await;
+    conn.execute_batch("BEGIN IMMEDIATE")?;
+    let written = write_rows(conn, decided, snapshots).and_then(|()| conn.execute_batch("COMMIT"));
+    if let Err(e) = written {
+        // A statement failed half way: the transaction must not stay open for the next batch.
+        let _ = conn.execute_batch("ROLLBACK");
         return Err(e.into());
     }
     Ok(())
 }
 
-/// The batch's transaction for `events` events of `agents` agents. Anonymous `?` placeholders, bound in
-/// order across the statements: sqlx resolves a numbered `?NNN` by name, for each of the hundreds of
-/// parameters of a full batch.
-fn batch_sql(events: usize, agents: usize) -> String {
-    let rows = |width: usize| -> String {
-        let row = format!("({})", vec!["?"; width].join(", "));
-        vec![row; events].join(", ")
-    };
-    let mut sql = format!(
-        "BEGIN IMMEDIATE; \
-         INSERT INTO agent_events (id, agent, source, kind, payload, source_time, received_at, error) VALUES {}; \
-         INSERT INTO transitions (event_id, agent, trigger, source, source_time, from_state, to_state, \
-         activity, outcome, reason, detail, attention) VALUES {};",
-        rows(8),
-        rows(12)
-    );
-    for _ in 0..agents {
-        sql.push_str(
-            " UPDATE agents SET state = ?, activity = ?, state_since = ?, last_event = ?, attention = ?, \
-             last_tool = ?, watermark = ? WHERE name = ?;",
-        );
-    }
-    sql.push_str(" COMMIT;");
-    sql
-}
-
-fn bind_events<'q>(mut q: Query<'q>, decided: &'q [Decided]) -> Query<'q> {
+fn write_rows(
+    conn: &rusqlite::Connection,
+    decided: &[Decided],
+    snapshots: &std::collections::HashMap<String, Snapshot>,
+) -> rusqlite::Result<()> {
+    let mut event = conn.prepare_cached(
+        "INSERT INTO agent_events (id, agent, source, kind, payload, source_time, received_at, error) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    )?;
+    let mut transition = conn.prepare_cached(
+        "INSERT INTO transitions (event_id, agent, trigger, source, source_time, from_state, to_state, \
+         activity, outcome, reason, detail, attention) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+    )?;
     for d in decided {
         let error = match &d.pending.event {
             Event::Rejected { error, .. } => Some(error.as_str()),
@@ -202,91 +195,125 @@ fn bind_events<'q>(mut q: Query<'q>, decided: &'q [Decided]) -> Query<'q> {
             | Event::Transcript(_)
             | Event::Hook(_) => None,
         };
-        q = q
-            .bind(d.id)
-            .bind(d.pending.agent.as_str())
-            .bind(d.pending.source.as_str())
-            .bind(d.decision.trigger.as_str())
-            .bind(d.pending.payload.as_slice())
-            .bind(d.pending.at.0)
-            .bind(d.pending.received_at.0)
-            .bind(error);
-    }
-    q
-}
-
-fn bind_decisions<'q>(mut q: Query<'q>, decided: &'q [Decided]) -> Query<'q> {
-    for d in decided {
+        event.execute(rusqlite::params![
+            d.id,
+            d.pending.agent,
+            d.pending.source.as_str(),
+            d.decision.trigger.as_str(),
+            d.pending.payload,
+            d.pending.at.0,
+            d.pending.received_at.0,
+            error,
+        ])?;
         let (outcome, reason) = outcome_columns(&d.decision.outcome);
-        q = q
-            .bind(d.id)
-            .bind(d.pending.agent.as_str())
-            .bind(d.decision.trigger.as_str())
-            .bind(d.decision.source.as_str())
-            .bind(d.decision.at.0)
-            .bind(d.decision.from.as_str())
-            .bind(d.decision.to.as_str())
-            .bind(d.decision.activity.as_deref())
-            .bind(outcome)
-            .bind(reason)
-            .bind(d.decision.detail.as_deref())
-            .bind(to_json(d.decision.attention.as_ref()));
+        transition.execute(rusqlite::params![
+            d.id,
+            d.pending.agent,
+            d.decision.trigger.as_str(),
+            d.decision.source.as_str(),
+            d.decision.at.0,
+            d.decision.from.as_str(),
+            d.decision.to.as_str(),
+            d.decision.activity.as_deref(),
+            outcome,
+            reason,
+            d.decision.detail.as_deref(),
+            to_json(d.decision.attention.as_ref()),
+        ])?;
     }
-    q
-}
-
-fn bind_snapshots<'q>(
-    mut q: Query<'q>,
-    decided: &[Decided],
-    snapshots: &'q std::collections::HashMap<String, Snapshot>,
-) -> Query<'q> {
+    let mut snapshot = conn.prepare_cached(
+        "UPDATE agents SET state = ?1, activity = ?2, state_since = ?3, last_event = ?4, attention = ?5, \
+         last_tool = ?6, watermark = ?7 WHERE name = ?8",
+    )?;
     for (agent, s) in snapshots {
         let last = decided
             .iter()
             .rev()
             .find(|d| &d.pending.agent == agent)
             .map_or(0, |d| d.id);
-        q = q
-            .bind(s.state.as_str())
-            .bind(s.activity.as_str())
-            .bind(s.since.0)
-            .bind(last)
-            .bind(to_json(s.attention.as_ref()))
-            .bind(to_json(s.last_tool.as_ref()))
-            .bind(s.watermark.0)
-            .bind(agent.as_str());
+        snapshot.execute(rusqlite::params![
+            s.state.as_str(),
+            s.activity.as_str(),
+            s.since.0,
+            last,
+            to_json(s.attention.as_ref()),
+            to_json(s.last_tool.as_ref()),
+            s.watermark.0,
+            agent,
+        ])?;
     }
-    q
+    Ok(())
+}
+
+/// An event handed to the store: applied already, or queued behind the writer.
+#[derive(Debug)]
+pub enum Submitted {
+    /// Committed in the caller's own call: the writer was free and the agent's snapshot known.
+    Done(Box<Result<Applied, StoreError>>),
+    /// Queued: a task of the store's commits it, whether or not anybody waits for it.
+    Queued(Later),
+}
+
+/// The outcome of a queued event, once its batch is committed.
+#[derive(Debug)]
+pub struct Later(oneshot::Receiver<Result<Applied, StoreError>>);
+
+impl Later {
+    /// Waits for the batch; safe to drop, which leaves the event to be committed all the same.
+    pub async fn wait(self) -> Result<Applied, StoreError> {
+        self.0
+            .await
+            .unwrap_or_else(|_| Err(StoreError::Write("the event was dropped unwritten".into())))
+    }
 }
 
 impl Store {
     /// Stores an event and applies it to the agent's state, atomically. Returns the decision, which may be
     /// a suppression; the only errors are an unknown agent and the database's own.
     ///
-    /// Group commit: the event joins a queue, and whoever holds the writer commits the whole queue in one
-    /// transaction. Alone, an event costs one short transaction; under load, many events share one.
-    ///
-    /// Safe to cancel at any await: the commit runs in a task of its own, so a caller that stops waiting (a
-    /// request whose client went away) leaves its event either queued and committed by the next writer, or
-    /// committed with the writer's ids and snapshots advanced with it; never a transaction that committed
-    /// while the writer's bookkeeping did not, nor a batch of other callers' events taken and dropped.
+    /// Safe to cancel at any await: see [`Store::submit`].
     pub async fn apply(&self, e: Incoming<'_>) -> Result<Applied, StoreError> {
-        let (done, result) = oneshot::channel();
-        self.queue.commit(
-            Pending {
-                agent: e.agent.to_owned(),
-                source: e.source,
-                event: e.event.clone(),
-                payload: e.payload.to_vec(),
-                at: e.at,
-                received_at: e.received_at,
-                done,
-            },
-            &self.writer,
-        );
-        result
-            .await
-            .unwrap_or_else(|_| Err(StoreError::Write("the event was dropped unwritten".into())))
+        match self.submit(e) {
+            Submitted::Done(applied) => *applied,
+            Submitted::Queued(later) => later.wait().await,
+        }
+    }
+
+    /// Hands an event to the store: committed at once when the writer is free, else queued.
+    ///
+    /// Group commit: with the writer busy the event joins a queue, and whoever holds the writer commits
+    /// the whole queue, batch by batch, one transaction each. With the writer free, nothing waits to share
+    /// the commit, so the caller commits its event itself, synchronously, with no hand-off to another task
+    /// (a wake-up of another thread, most of a lone hook's cost).
+    ///
+    /// Neither can be cut short half way: the commit at once has no await, and a queued event is committed
+    /// by a task of its own, so a caller that stops waiting leaves its event either queued and committed
+    /// by the next writer, or committed with the writer's ids and snapshots advanced with it; never a
+    /// transaction that committed while the writer's bookkeeping did not, nor a batch of other callers'
+    /// events taken and dropped.
+    pub fn submit(&self, e: Incoming<'_>) -> Submitted {
+        let (done, mut result) = oneshot::channel();
+        let pending = Pending {
+            agent: e.agent.to_owned(),
+            source: e.source,
+            event: e.event.clone(),
+            payload: e.payload.to_vec(),
+            at: e.at,
+            received_at: e.received_at,
+            done,
+        };
+        if let Ok(mut writer) = self.writer.try_lock() {
+            // Nothing queued ahead of it (its drainer has not taken the writer yet), and its agent's
+            // snapshot cached (reading it back is an await).
+            if self.queue.is_empty() && writer.snapshots.contains_key(e.agent) {
+                commit_cached(&mut writer, vec![pending]);
+                return Submitted::Done(Box::new(result.try_recv().unwrap_or_else(|_| {
+                    Err(StoreError::Write("the event was dropped unwritten".into()))
+                })));
+            }
+        }
+        self.queue.commit(pending, &self.writer);
+        Submitted::Queued(Later(result))
     }
 }
 
@@ -303,5 +330,65 @@ fn outcome_columns(outcome: &Outcome) -> (&'static str, Option<String>) {
             "suppressed",
             Some(serde_json::to_string(reason).unwrap_or_else(|_| reason.to_string())),
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use clawmux_core::{Event, Millis, Source};
+
+    use super::Submitted;
+    use crate::{Incoming, Store};
+
+    fn waiting(agent: &str) -> Incoming<'_> {
+        Incoming {
+            agent,
+            source: Source::Wait,
+            event: &Event::WaitConnected,
+            payload: b"",
+            at: Millis(5),
+            received_at: Millis(5),
+        }
+    }
+
+    /// An event commits in its caller's call when nothing can share its commit, and is queued, to be
+    /// committed by the store's own task, when the writer is held or the agent's snapshot must be read.
+    #[tokio::test]
+    async fn an_event_commits_at_once_only_with_the_writer_free_and_its_agent_known() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("s.db")).await.unwrap();
+        store.add_agent("sky", "/w", Millis(0)).await.unwrap();
+        // The first event since the store opened reads the agent's snapshot: queued.
+        let Submitted::Queued(first) = store.submit(waiting("sky")) else {
+            panic!("an uncached agent's event committed without reading its snapshot");
+        };
+        first.wait().await.unwrap();
+        let Submitted::Done(at_once) = store.submit(waiting("sky")) else {
+            panic!("a lone event with the writer free was queued");
+        };
+        assert_eq!(at_once.unwrap().event_id, 2);
+        let held = store.writer.lock().await;
+        let Submitted::Queued(later) = store.submit(waiting("sky")) else {
+            panic!("an event committed while another held the writer");
+        };
+        drop(later); // nobody waits: committed all the same
+        drop(held);
+        let Submitted::Queued(unknown) = store.submit(waiting("ghost")) else {
+            panic!("an unknown agent's event committed at once");
+        };
+        assert!(matches!(
+            unknown.wait().await,
+            Err(crate::StoreError::UnknownAgent(_))
+        ));
+        let ids: Vec<i64> = store
+            .events("sky", 0, 10)
+            .await
+            .unwrap()
+            .iter()
+            .map(|e| e.id)
+            .collect();
+        assert_eq!(ids, [1, 2, 3], "the event nobody waited for is stored too");
     }
 }

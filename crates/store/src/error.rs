@@ -35,6 +35,9 @@ pub enum StoreError {
     /// SQLite said no.
     #[error("database error: {0}")]
     Db(#[from] sqlx::Error),
+    /// SQLite said no on the writer's direct connection (the agents' events).
+    #[error("database error: {0}")]
+    Direct(#[from] rusqlite::Error),
     /// The schema could not be brought up to date.
     #[error("database migration failed: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
@@ -52,7 +55,10 @@ impl StoreError {
             StoreError::KeyReused(_) => Code::IdempotencyConflict,
             StoreError::Import(_) => Code::BadHistory,
             StoreError::Corrupt(_) => Code::CorruptStore,
-            StoreError::Write(_) | StoreError::Db(_) | StoreError::Migrate(_) => Code::Database,
+            StoreError::Write(_)
+            | StoreError::Db(_)
+            | StoreError::Direct(_)
+            | StoreError::Migrate(_) => Code::Database,
         }
     }
 }

@@ -16,7 +16,9 @@
 //! Speed: sqlx runs each SQLite connection on a thread of its own and moves every statement and every row
 //! across threads. So the writer is a bare connection, not a pool (a pool adds a round trip's worth of
 //! bookkeeping per statement), appends return only the new key, and pages of messages are built inside
-//! SQLite as one JSON value (`json_group_array`), so a page of a hundred rows crosses threads once.
+//! SQLite as one JSON value (`json_group_array`), so a page of a hundred rows crosses threads once. The
+//! agents' events, the hottest write (every hook of every agent), skip the crossing altogether: the writer
+//! commits them on a second connection of its own, called in-process (rusqlite), in ~0.1 ms with no sync.
 
 mod agents;
 mod append;
@@ -43,6 +45,7 @@ use sqlx::Connection;
 use tokio::sync::{Mutex, MutexGuard};
 
 pub use agents::AgentRow;
+pub use commit::{Later, Submitted};
 pub use error::StoreError;
 pub use events::{Applied, Incoming, Span, StoredDecision, StoredEvent};
 pub use import::check_history;
@@ -145,6 +148,20 @@ const WAL_LIMIT: i64 = 8 * 1024 * 1024;
 /// Rows in flight from SQLite's thread to the caller: more than the largest page the API serves.
 const ROW_BUFFER: usize = 1024;
 
+/// The writer's direct connection, with the writer's settings: the file is already in WAL mode.
+fn open_direct(path: &Path) -> Result<rusqlite::Connection, StoreError> {
+    let conn = rusqlite::Connection::open_with_flags(
+        path,
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    conn.execute_batch(
+        "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA wal_autocheckpoint = 0;",
+    )?;
+    conn.set_prepared_statement_cache_capacity(8);
+    Ok(conn)
+}
+
 /// A handle to the store. Cheap to clone: the writer, the queues and the read pool are reference-counted.
 #[derive(Clone, Debug)]
 pub struct Store {
@@ -161,6 +178,9 @@ pub struct Store {
 #[derive(Debug)]
 struct Writer {
     conn: SqliteConnection,
+    /// A second connection of the writer's, called in-process: the agents' events are committed on it
+    /// (see `commit.rs`). Used only while the writer is held, so it never races `conn` for SQLite's lock.
+    direct: rusqlite::Connection,
     /// Agents' snapshots as last committed, so applying an event need not read them back.
     snapshots: std::collections::HashMap<String, clawmux_core::Snapshot>,
     /// The id the next stored event gets (one writer: nobody else allocates ids).
@@ -199,8 +219,10 @@ impl Store {
         let last_event: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(id), 0) FROM agent_events")
             .fetch_one(&mut writer)
             .await?;
+        let direct = open_direct(path)?;
         let writer = std::sync::Arc::new(Mutex::new(Writer {
             conn: writer,
+            direct,
             snapshots: std::collections::HashMap::new(),
             next_event: last_event + 1,
         }));

@@ -41,6 +41,11 @@ impl<T> Queue<T> {
         self.lock().push_back(item);
     }
 
+    /// Whether none waits.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.lock().is_empty()
+    }
+
     /// How many wait.
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {

@@ -200,7 +200,12 @@ async fn applies_cancelled_at_any_await_leave_a_store_that_keeps_working() {
     ];
     let mut rng = fastrand::Rng::with_seed(7);
     let mut cancelled = 0;
-    for round in 0..40 {
+    // Until 50 callers were dropped while they waited for a queued commit: how many rounds that takes
+    // depends on how often the writer is found busy, and so on the machine's load.
+    for round in 0..1_000 {
+        if cancelled >= 50 {
+            break;
+        }
         // 16 concurrent callers, each dropped after 0 to 6 polls (or let finish), under load.
         let callers: Vec<_> = (0..16)
             .map(|i| {
@@ -222,24 +227,30 @@ async fn applies_cancelled_at_any_await_leave_a_store_that_keeps_working() {
                             })
                             .await
                     };
-                    DropAfter {
+                    let outcome = DropAfter {
                         inner: Box::pin(apply),
                         polls,
                     }
-                    .await
+                    .await;
+                    (polls, outcome)
                 })
             })
             .collect();
         for c in callers {
             match c.await.unwrap() {
-                None => cancelled += 1,
-                Some(r) => {
+                // Dropped while it waited for a queued commit (one committed at once has no await).
+                (1.., None) => cancelled += 1,
+                (0, None) => {}
+                (_, Some(r)) => {
                     r.unwrap();
                 }
             }
         }
     }
-    assert!(cancelled > 100, "only {cancelled} callers were cancelled");
+    assert!(
+        cancelled >= 50,
+        "only {cancelled} callers were cancelled while they waited"
+    );
     // Every later write succeeds, and the stored state is the replay of the stored events.
     for t in 0..50 {
         let (source, event, payload) = &events[usize::try_from(t).unwrap() % 4];

@@ -3,7 +3,7 @@
 
 use clawmux_core::wire::Code;
 use clawmux_core::{Event, Millis, Source, State};
-use clawmux_store::{Applied, Incoming};
+use clawmux_store::{Applied, Incoming, Submitted};
 
 use super::{now, Hub};
 use crate::error::HubError;
@@ -23,8 +23,10 @@ impl Hub {
 
     /// [`Hub::apply`] for an event that happened at `at` by its source's clock (a transcript line).
     ///
-    /// Runs to its end in a task of its own: a request dropped half way (its client went away) must not
-    /// leave an event stored whose new state the observers and the UI never heard of.
+    /// Runs to its end even if its caller stops waiting (a request whose client went away): an event stored
+    /// whose new state the observers and the UI never heard of would leave them wrong. An event the store
+    /// commits at once is heard of in the same call, with no await between; one queued behind the writer
+    /// is waited for, and heard of, by a task of its own.
     pub(crate) async fn apply_at(
         &self,
         agent: &str,
@@ -33,39 +35,39 @@ impl Hub {
         payload: &[u8],
         at: Millis,
     ) -> Result<Applied, HubError> {
-        let (hub, agent, event, payload) = (
-            self.clone(),
-            agent.to_owned(),
-            event.clone(),
-            payload.to_vec(),
-        );
-        tokio::spawn(async move { hub.step(&agent, source, &event, &payload, at).await })
-            .await
-            .map_err(|e| HubError::new(Code::Internal, format!("applying the event failed: {e}")))?
+        let live = self.live(agent)?;
+        let submitted = self.inner.store.submit(Incoming {
+            agent,
+            source,
+            event,
+            payload,
+            at,
+            received_at: now(),
+        });
+        match submitted {
+            Submitted::Done(applied) => Ok(self.heard(&live, agent, event, (*applied)?)),
+            Submitted::Queued(later) => {
+                let (hub, agent, event) = (self.clone(), agent.to_owned(), event.clone());
+                tokio::spawn(async move {
+                    let applied = later.wait().await?;
+                    Ok(hub.heard(&live, &agent, &event, applied))
+                })
+                .await
+                .map_err(|e| {
+                    HubError::new(Code::Internal, format!("applying the event failed: {e}"))
+                })?
+            }
+        }
     }
 
-    /// Stores the event, steps the machine, tells the observers and the UI: [`Hub::apply_at`]'s work.
-    async fn step(
+    /// Tells the observers, the supervisor and the UI what a stored event did.
+    fn heard(
         &self,
+        live: &crate::live::Live,
         agent: &str,
-        source: Source,
         event: &Event,
-        payload: &[u8],
-        at: Millis,
-    ) -> Result<Applied, HubError> {
-        let live = self.live(agent)?;
-        let applied = self
-            .inner
-            .store
-            .apply(Incoming {
-                agent,
-                source,
-                event,
-                payload,
-                at,
-                received_at: now(),
-            })
-            .await?;
+        applied: Applied,
+    ) -> Applied {
         self.inner
             .observers
             .lock()
@@ -109,7 +111,8 @@ impl Hub {
                 needs: Needs::of(applied.after.attention.as_ref(), request),
             });
         }
-        Ok(applied)
+        drop(last_status);
+        applied
     }
 
     /// Tells every client an agent's status as it is now, with its open request (one opened or closed).
