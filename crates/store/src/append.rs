@@ -107,7 +107,7 @@ impl Store {
         // costs a wake-up on another thread (~80 µs here). Only this one statement runs meanwhile; whoever
         // queues now finds the writer held and is committed by its own task after it.
         if let Ok(mut writer) = self.writer.try_lock() {
-            return insert(&mut writer.conn, m, preferred).await;
+            return insert(&mut writer.taken().conn, m, preferred).await;
         }
         let (done, result) = oneshot::channel();
         self.messages.commit(

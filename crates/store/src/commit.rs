@@ -306,7 +306,7 @@ impl Store {
             // Nothing queued ahead of it (its drainer has not taken the writer yet), and its agent's
             // snapshot cached (reading it back is an await).
             if self.queue.is_empty() && writer.snapshots.contains_key(e.agent) {
-                commit_cached(&mut writer, vec![pending]);
+                commit_cached(writer.taken(), vec![pending]);
                 return Submitted::Done(Box::new(result.try_recv().unwrap_or_else(|_| {
                     Err(StoreError::Write("the event was dropped unwritten".into()))
                 })));

@@ -22,6 +22,7 @@
 
 mod agents;
 mod append;
+mod checkpoint;
 mod commit;
 mod error;
 mod events;
@@ -63,88 +64,6 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 /// Read connections: enough for the hub's concurrent readers on a small machine.
 const READERS: u32 = 4;
 
-/// How often the WAL is checkpointed into the database file, off the writer's path. Often enough that each
-/// checkpoint finds little to sync and copy: under sustained hooks the WAL grows ~40 MB a second, and a
-/// checkpoint of a whole second of it (25-35 ms of writing back and copying) slowed every hook meanwhile,
-/// though it held nothing. A checkpoint with nothing to copy costs a statement and no sync.
-const CHECKPOINT_EVERY: Duration = Duration::from_millis(250);
-
-/// Checkpoints the WAL periodically until the store is dropped, keeping it bounded without putting a
-/// checkpoint's copying and fsyncs on any write's path.
-///
-/// Every [`CHECKPOINT_EVERY`] a PASSIVE checkpoint on a connection of its own copies the WAL into the database file and
-/// syncs both; it never waits for, nor blocks, the writer or readers. SQLite starts the WAL over (writes it
-/// again from its start, so it stops growing) when a write begins after a checkpoint that copied all of it,
-/// and under steady writes a PASSIVE checkpoint never gets there: frames keep coming while it copies. So
-/// once the WAL holds more than [`WAL_LIMIT`], more PASSIVE checkpoints catch up without the writer, each
-/// copying what came during the one before; then the writer is held only while one last PASSIVE checkpoint
-/// copies the few pages left (about 1-8 ms here, against the 120-200 ms of the TRUNCATE it replaces, which
-/// synced and truncated the whole WAL under the writer). With no write under way it copies everything but
-/// what a reader of an older snapshot may still read (readers are short; it never waits for them, and what
-/// it leaves is copied at the next one), and the next write starts the WAL over. On the checkpointer's own
-/// connection while the writer is held, no write can find the WAL started over under it. Nothing is
-/// truncated: the file keeps the size it reached (the limit and what comes in a checkpoint's interval). Durability is
-/// unchanged: a checkpoint syncs the WAL before copying and the database before the WAL is started over.
-async fn checkpoints(mut conn: SqliteConnection, writer: std::sync::Weak<Mutex<Writer>>) {
-    let mut tick = tokio::time::interval(CHECKPOINT_EVERY);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let page: i64 = sqlx::query_scalar("PRAGMA page_size")
-        .fetch_one(&mut conn)
-        .await
-        .unwrap_or(4096);
-    loop {
-        tick.tick().await;
-        let Some(writer) = writer.upgrade() else {
-            break;
-        };
-        // How much the WAL holds: its frames, not its file, which keeps the size it once reached.
-        let frames = match passive(&mut conn).await {
-            Ok(frames) => frames,
-            Err(e) => {
-                tracing::warn!(error = %e, "WAL checkpoint failed");
-                continue;
-            }
-        };
-        if frames.saturating_mul(page + WAL_FRAME_HEADER) <= WAL_LIMIT {
-            continue;
-        }
-        let mut seen = frames;
-        for _ in 0..CATCH_UP_PASSES {
-            match passive(&mut conn).await {
-                Ok(now) if now.saturating_sub(seen) > CATCH_UP_FRAMES => seen = now,
-                Ok(_) | Err(_) => break,
-            }
-        }
-        let held = writer.lock().await;
-        let last = passive(&mut conn).await;
-        drop(held);
-        if let Err(e) = last {
-            tracing::warn!(error = %e, "WAL checkpoint failed");
-        }
-    }
-    let _ = conn.close().await;
-}
-
-/// The bytes each WAL frame adds to its page.
-const WAL_FRAME_HEADER: i64 = 24;
-
-/// At most this many PASSIVE checkpoints catch up before the writer is held for the last pages.
-const CATCH_UP_PASSES: usize = 4;
-
-/// Caught up: fewer frames than this came in during the last pass.
-const CATCH_UP_FRAMES: i64 = 64;
-
-/// A PASSIVE checkpoint; the frames the WAL held when it began.
-async fn passive(conn: &mut SqliteConnection) -> Result<i64, sqlx::Error> {
-    let (_, frames, _): (i64, i64, i64) = sqlx::query_as("PRAGMA wal_checkpoint(PASSIVE)")
-        .fetch_one(conn)
-        .await?;
-    Ok(frames)
-}
-
-/// The WAL's size past which the checkpointer makes sure it is started over.
-const WAL_LIMIT: i64 = 8 * 1024 * 1024;
-
 /// Rows in flight from SQLite's thread to the caller: more than the largest page the API serves.
 const ROW_BUFFER: usize = 1024;
 
@@ -185,6 +104,23 @@ struct Writer {
     snapshots: std::collections::HashMap<String, clawmux_core::Snapshot>,
     /// The id the next stored event gets (one writer: nobody else allocates ids).
     next_event: i64,
+    /// Tells the checkpointer that the WAL may have grown: it sleeps while nothing is written.
+    wrote: std::sync::Arc<tokio::sync::Notify>,
+}
+
+impl Writer {
+    /// Marks the writer taken to write: the checkpointer follows within [`checkpoint::EVERY`].
+    fn taken(&mut self) -> &mut Self {
+        self.wrote.notify_one();
+        self
+    }
+}
+
+impl Drop for Writer {
+    /// The store is gone: the checkpointer, waiting for a write, wakes to see it and ends.
+    fn drop(&mut self) {
+        self.wrote.notify_one();
+    }
 }
 
 impl Store {
@@ -220,14 +156,17 @@ impl Store {
             .fetch_one(&mut writer)
             .await?;
         let direct = open_direct(path)?;
+        let wrote = std::sync::Arc::new(tokio::sync::Notify::new());
         let writer = std::sync::Arc::new(Mutex::new(Writer {
             conn: writer,
             direct,
+            wrote: wrote.clone(),
             snapshots: std::collections::HashMap::new(),
             next_event: last_event + 1,
         }));
-        tokio::spawn(checkpoints(
+        tokio::spawn(checkpoint::run(
             checkpointer,
+            wrote,
             std::sync::Arc::downgrade(&writer),
         ));
         Ok(Store {
@@ -238,9 +177,11 @@ impl Store {
         })
     }
 
-    /// The writer, exclusively.
+    /// The writer, exclusively, to write.
     async fn write(&self) -> MutexGuard<'_, Writer> {
-        self.writer.lock().await
+        let mut writer = self.writer.lock().await;
+        writer.taken();
+        writer
     }
 
     /// Closes the read pool and finishes the writer's pending work (a checkpoint of the WAL).

@@ -69,6 +69,7 @@ impl<T: Batched> Queue<T> {
         let (writer, queue) = (writer.clone(), self.clone());
         tokio::spawn(async move {
             let mut writer = writer.lock_owned().await;
+            writer.taken();
             loop {
                 let batch = queue.take(T::MAX);
                 if batch.is_empty() {
