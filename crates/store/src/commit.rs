@@ -178,7 +178,7 @@ fn write_rows(
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     )?;
     let mut transition = conn.prepare_cached(
-        "INSERT INTO transitions (event_id, agent, trigger, source, source_time, from_state, to_state, \
+        "INSERT INTO transitions (id, agent, trigger, source, source_time, from_state, to_state, \
          activity, outcome, reason, detail, attention) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
     )?;

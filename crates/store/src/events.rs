@@ -109,10 +109,9 @@ impl Store {
         after_id: i64,
         limit: u32,
     ) -> Result<Vec<StoredDecision>, StoreError> {
-        let rows = sqlx::query(
-            "SELECT id, event_id, agent, trigger, source, source_time, from_state, to_state, activity, \
-             outcome, reason, detail, attention FROM transitions WHERE agent = ?1 AND id > ?2 ORDER BY id LIMIT ?3",
-        )
+        let rows = sqlx::query(&format!(
+            "SELECT {DECISION_COLUMNS} FROM {AGENT_DECISIONS} AND e.id > ?2 ORDER BY e.id LIMIT ?3"
+        ))
         .bind(agent)
         .bind(after_id)
         .bind(limit)
@@ -134,8 +133,12 @@ pub struct Span {
 
 /// The columns of a decision row.
 const DECISION_COLUMNS: &str =
-    "id, event_id, agent, trigger, source, source_time, from_state, to_state, \
-     activity, outcome, reason, detail, attention";
+    "t.id, t.event_id, t.agent, t.trigger, t.source, t.source_time, t.from_state, t.to_state, \
+     t.activity, t.outcome, t.reason, t.detail, t.attention";
+
+/// An agent's decisions (`t`), found through its events (`e`, the agent `?1`): a decision's id is its
+/// event's, so the events' index by agent serves both, and a hook's commit writes one such index, not two.
+const AGENT_DECISIONS: &str = "agent_events e JOIN transitions t ON t.id = e.id WHERE e.agent = ?1";
 
 impl Store {
     /// An agent's latest decisions, oldest first, at most `limit`.
@@ -145,7 +148,7 @@ impl Store {
         limit: u32,
     ) -> Result<Vec<StoredDecision>, StoreError> {
         let rows = sqlx::query(&format!(
-            "SELECT {DECISION_COLUMNS} FROM transitions WHERE agent = ?1 ORDER BY id DESC LIMIT ?2"
+            "SELECT {DECISION_COLUMNS} FROM {AGENT_DECISIONS} ORDER BY e.id DESC LIMIT ?2"
         ))
         .bind(agent)
         .bind(limit)
@@ -165,12 +168,12 @@ impl Store {
         agent: &str,
     ) -> Result<(Option<StoredDecision>, Option<StoredDecision>), StoreError> {
         let moved_sql = format!(
-            "SELECT {DECISION_COLUMNS} FROM transitions WHERE agent = ?1 AND outcome = 'moved' \
-             ORDER BY id DESC LIMIT 1"
+            "SELECT {DECISION_COLUMNS} FROM {AGENT_DECISIONS} AND t.outcome = 'moved' \
+             ORDER BY e.id DESC LIMIT 1"
         );
         let raised_sql = format!(
-            "SELECT {DECISION_COLUMNS} FROM transitions WHERE agent = ?1 \
-             AND attention LIKE '{{\"change\":\"set\"%' ORDER BY id DESC LIMIT 1"
+            "SELECT {DECISION_COLUMNS} FROM {AGENT_DECISIONS} \
+             AND t.attention LIKE '{{\"change\":\"set\"%' ORDER BY e.id DESC LIMIT 1"
         );
         let moved = sqlx::query(&moved_sql)
             .bind(agent)
@@ -202,7 +205,7 @@ impl Store {
         let first = rows.last().map_or(Ok(i64::MAX), |r| r.try_get("id"))?;
         // The span's decisions in one query, not one per event.
         let decided = sqlx::query(&format!(
-            "SELECT {DECISION_COLUMNS} FROM transitions WHERE agent = ?1 AND event_id >= ?2"
+            "SELECT {DECISION_COLUMNS} FROM {AGENT_DECISIONS} AND e.id >= ?2"
         ))
         .bind(agent)
         .bind(first)

@@ -254,8 +254,76 @@ async fn the_database_is_in_wal_mode_and_migrated() {
             20_261_122_200_000,
             20_261_125_000_000,
             20_261_125_100_000,
-            20_261_125_200_000
+            20_261_125_200_000,
+            20_261_126_000_000
         ]
+    );
+}
+
+/// A database of the schema before decisions were keyed by their events keeps every decision, under the
+/// same id (the cursor clients read the log after) and for the same event, and the next event's decision
+/// follows them.
+#[tokio::test]
+async fn decisions_keep_their_ids_when_keyed_by_their_events() {
+    use sqlx::Connection;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("clawmux.db");
+    let options = sqlx::sqlite::SqliteConnectOptions::new()
+        .filename(&path)
+        .create_if_missing(true);
+    let mut conn = sqlx::SqliteConnection::connect_with(&options)
+        .await
+        .unwrap();
+    let mut before = sqlx::migrate!("./migrations");
+    let older: Vec<_> = before
+        .migrations
+        .iter()
+        .filter(|m| m.version < 20_261_126_000_000)
+        .cloned()
+        .collect();
+    before.migrations = older.into();
+    before.run(&mut conn).await.unwrap();
+    sqlx::query(
+        "INSERT INTO agents (name, work_dir, created_at, state, state_since) VALUES ('sky', '/w', 1, 'idle', 1); \
+         INSERT INTO agent_events (id, agent, source, kind, payload, source_time, received_at) VALUES \
+           (1, 'sky', 'wait', 'wait:connect', x'', 10, 10), (2, 'sky', 'wait', 'wait:disconnect', x'', 20, 20); \
+         INSERT INTO transitions (event_id, agent, trigger, source, source_time, from_state, to_state, outcome) \
+           VALUES (1, 'sky', 'wait:connect', 'wait', 10, 'starting', 'idle', 'moved'), \
+                  (2, 'sky', 'wait:disconnect', 'wait', 20, 'idle', 'idle', 'stayed');",
+    )
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    conn.close().await.unwrap();
+
+    let store = Store::open(&path).await.unwrap();
+    let kept = store.decisions("sky", 0, 10).await.unwrap();
+    let ids: Vec<(i64, i64, String)> = kept
+        .iter()
+        .map(|d| (d.id, d.event_id, d.decision.trigger.as_str().to_owned()))
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            (1, 1, "wait:connect".to_owned()),
+            (2, 2, "wait:disconnect".to_owned())
+        ]
+    );
+    store
+        .apply(clawmux_store::Incoming {
+            agent: "sky",
+            source: clawmux_core::Source::Wait,
+            event: &clawmux_core::Event::WaitConnected,
+            payload: b"",
+            at: Millis(30),
+            received_at: Millis(30),
+        })
+        .await
+        .unwrap();
+    let after = store.decisions("sky", 2, 10).await.unwrap();
+    assert_eq!(
+        after.iter().map(|d| (d.id, d.event_id)).collect::<Vec<_>>(),
+        [(3, 3)]
     );
 }
 
