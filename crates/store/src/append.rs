@@ -4,8 +4,9 @@
 //! transaction added as a segment of its own and rewrites its structure record, a fixed cost of about
 //! 40 µs in every commit, whatever it holds. Messages that arrive together (several agents answering, the
 //! user sending while agents report) are stored by one multi-row INSERT, one statement and so one
-//! transaction and one segment, in one hand-off to SQLite's thread. A message that finds the writer free
-//! is that same statement with one row, stored at once by its caller, as before group commit.
+//! transaction and one segment, run in-process on the writer's direct connection (see `commit.rs`). A
+//! message that finds the writer free is that same statement with one row, stored at once by its caller,
+//! as before group commit.
 //!
 //! Why one statement and not a transaction of one INSERT each: inside an explicit transaction SQLite opens
 //! a statement savepoint for every INSERT that fires a trigger and may abort, and FTS5 flushes its pending
@@ -18,6 +19,7 @@
 
 use clawmux_core::wire::{Kind, MsgId};
 use clawmux_core::Millis;
+use rusqlite::OptionalExtension;
 use sqlx::SqliteConnection;
 use tokio::sync::oneshot;
 
@@ -107,7 +109,7 @@ impl Store {
         // costs a wake-up on another thread (~80 µs here). Only this one statement runs meanwhile; whoever
         // queues now finds the writer held and is committed by its own task after it.
         if let Ok(mut writer) = self.writer.try_lock() {
-            return insert(&mut writer.taken().conn, m, preferred).await;
+            return insert(writer.taken(), m, preferred).await;
         }
         let (done, result) = oneshot::channel();
         self.messages.commit(
@@ -142,9 +144,8 @@ const UPSERT: &str = " ON CONFLICT(idem_key) DO NOTHING RETURNING seq, id";
 
 /// Stores a batch and answers each caller: all of it in one statement, else each message alone.
 async fn commit_batch(writer: &mut Writer, batch: Vec<Pending>) {
-    let conn = &mut writer.conn;
     if batch.len() > 1 {
-        if let Ok(outcomes) = insert_all(conn, &batch).await {
+        if let Ok(outcomes) = insert_all(writer, &batch).await {
             for (p, outcome) in batch.into_iter().zip(outcomes) {
                 let _ = p.done.send(outcome);
             }
@@ -152,7 +153,7 @@ async fn commit_batch(writer: &mut Writer, batch: Vec<Pending>) {
         }
     }
     for p in batch {
-        let outcome = insert(conn, &p.message(), p.preferred.as_ref()).await;
+        let outcome = insert(writer, &p.message(), p.preferred.as_ref()).await;
         let _ = p.done.send(outcome);
     }
 }
@@ -160,7 +161,7 @@ async fn commit_batch(writer: &mut Writer, batch: Vec<Pending>) {
 /// Stores a whole batch in one INSERT; each message's outcome, in the batch's order. An error means
 /// nothing was stored.
 async fn insert_all(
-    conn: &mut SqliteConnection,
+    writer: &mut Writer,
     batch: &[Pending],
 ) -> Result<Vec<Result<Appended, StoreError>>, StoreError> {
     let mut ids = Vec::with_capacity(batch.len());
@@ -177,27 +178,18 @@ async fn insert_all(
         ids.push(id);
     }
     let sql = format!("{INSERT}{}{UPSERT}", vec![ROW; batch.len()].join(", "));
-    let mut q = sqlx::query_as::<_, (i64, String)>(&sql);
+    let mut values: Vec<rusqlite::types::Value> = Vec::with_capacity(batch.len() * 10);
     for (p, id) in batch.iter().zip(&ids) {
-        q = q
-            .bind(id.as_str())
-            .bind(p.agent.as_str())
-            .bind(p.kind.as_str())
-            .bind(p.sender.as_str())
-            .bind(p.recipient.as_deref())
-            .bind(p.text.as_str())
-            .bind(p.parent.as_ref().map(MsgId::as_str))
-            .bind(i64::from(p.voice))
-            .bind(p.idem_key.as_deref())
-            .bind(p.at.0);
+        values.extend(row(&p.message(), id));
     }
     // RETURNING's rows come in no promised order: each is matched by its id.
-    let stored: std::collections::HashMap<String, i64> = q
-        .fetch_all(&mut *conn)
-        .await?
-        .into_iter()
-        .map(|(seq, id)| (id, seq))
-        .collect();
+    let stored: std::collections::HashMap<String, i64> = {
+        let mut statement = writer.direct.prepare(&sql)?;
+        let rows = statement.query_map(rusqlite::params_from_iter(values), |r| {
+            Ok((r.get::<_, String>(1)?, r.get::<_, i64>(0)?))
+        })?;
+        rows.collect::<Result<_, _>>()?
+    };
     let mut outcomes = Vec::with_capacity(batch.len());
     for (p, id) in batch.iter().zip(ids) {
         let m = p.message();
@@ -207,7 +199,7 @@ async fn insert_all(
                 created: true,
             }),
             // Not inserted: its idempotency key was used before (or earlier in this batch).
-            None if m.idem_key.is_some() => earlier_by_key(conn, &m).await,
+            None if m.idem_key.is_some() => earlier_by_key(&mut writer.conn, &m).await,
             None => Err(StoreError::Write("the message was not stored".into())),
         });
     }
@@ -215,8 +207,11 @@ async fn insert_all(
 }
 
 /// One message's INSERT, drawing another id on a clash.
+///
+/// On the writer's direct connection (see `commit.rs`): one statement run in this thread, which SQLite
+/// finishes or never begins; only a retry whose key was used before reads the earlier message back.
 async fn insert(
-    conn: &mut SqliteConnection,
+    writer: &mut Writer,
     m: &NewMessage<'_>,
     preferred: Option<&MsgId>,
 ) -> Result<Appended, StoreError> {
@@ -225,30 +220,32 @@ async fn insert(
         let id = candidate
             .take()
             .unwrap_or_else(|| MsgId::from_u32(fastrand::u32(..)));
-        let sql = format!("{INSERT}{ROW}{UPSERT}");
-        let inserted: Result<Option<(i64, String)>, sqlx::Error> = sqlx::query_as(&sql)
-            .bind(id.as_str())
-            .bind(m.agent)
-            .bind(m.kind.as_str())
-            .bind(m.sender)
-            .bind(m.recipient)
-            .bind(m.text)
-            .bind(m.parent.map(MsgId::as_str))
-            .bind(i64::from(m.voice))
-            .bind(m.idem_key)
-            .bind(m.at.0)
-            .fetch_optional(&mut *conn)
-            .await;
+        let inserted = writer
+            .direct
+            .prepare_cached(&format!("{INSERT}{ROW}{UPSERT}"))
+            .and_then(|mut statement| {
+                statement
+                    .query_row(rusqlite::params_from_iter(row(m, &id)), |r| {
+                        r.get::<_, i64>(0)
+                    })
+                    .optional()
+            });
         match inserted {
-            Ok(Some((seq, _))) => {
+            Ok(Some(seq)) => {
                 return Ok(Appended {
                     message: m.stored(seq, id),
                     created: true,
                 });
             }
-            Ok(None) => return earlier_by_key(conn, m).await,
-            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => continue,
-            Err(sqlx::Error::Database(e)) if e.is_foreign_key_violation() => {
+            Ok(None) => return earlier_by_key(&mut writer.conn, m).await,
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if e.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE =>
+            {
+                continue
+            }
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if e.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_FOREIGNKEY =>
+            {
                 return Err(StoreError::UnknownAgent(m.agent.to_owned()))
             }
             Err(e) => return Err(e.into()),
@@ -257,6 +254,25 @@ async fn insert(
     Err(StoreError::Corrupt(
         "no free message id after several draws".into(),
     ))
+}
+
+/// A message's values in [`ROW`]'s order, stored under `id`.
+fn row(m: &NewMessage<'_>, id: &MsgId) -> [rusqlite::types::Value; 10] {
+    use rusqlite::types::Value;
+    let text = |s: &str| Value::Text(s.to_owned());
+    let maybe = |s: Option<&str>| s.map_or(Value::Null, text);
+    [
+        text(id.as_str()),
+        text(m.agent),
+        text(m.kind.as_str()),
+        text(m.sender),
+        maybe(m.recipient),
+        text(m.text),
+        maybe(m.parent.map(MsgId::as_str)),
+        Value::Integer(i64::from(m.voice)),
+        maybe(m.idem_key),
+        Value::Integer(m.at.0),
+    ]
 }
 
 /// The message an idempotency key was first used for; refuses if the content differs.

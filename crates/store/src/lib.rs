@@ -17,8 +17,9 @@
 //! across threads. So the writer is a bare connection, not a pool (a pool adds a round trip's worth of
 //! bookkeeping per statement), appends return only the new key, and pages of messages are built inside
 //! SQLite as one JSON value (`json_group_array`), so a page of a hundred rows crosses threads once. The
-//! agents' events, the hottest write (every hook of every agent), skip the crossing altogether: the writer
-//! commits them on a second connection of its own, called in-process (rusqlite), in ~0.1 ms with no sync.
+//! hottest writes skip the crossing altogether: the writer commits the agents' events (every hook of every
+//! agent) and the messages (with their search index) on a second connection of its own, called in-process
+//! (rusqlite), each commit a few tens of µs with no sync; the rarer writes stay on sqlx's.
 
 mod agents;
 mod append;
@@ -97,8 +98,9 @@ pub struct Store {
 #[derive(Debug)]
 struct Writer {
     conn: SqliteConnection,
-    /// A second connection of the writer's, called in-process: the agents' events are committed on it
-    /// (see `commit.rs`). Used only while the writer is held, so it never races `conn` for SQLite's lock.
+    /// A second connection of the writer's, called in-process: the agents' events and the messages are
+    /// committed on it (`commit.rs`, `append.rs`). Used only while the writer is held, so it never races
+    /// `conn` for SQLite's lock.
     direct: rusqlite::Connection,
     /// Agents' snapshots as last committed, so applying an event need not read them back.
     snapshots: std::collections::HashMap<String, clawmux_core::Snapshot>,

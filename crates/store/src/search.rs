@@ -123,18 +123,19 @@ impl Store {
     }
 
     /// Whether the index holds exactly the stored messages: each once, none missing (FTS5's own check
-    /// against its content table).
+    /// against its content table). On the connection that writes the messages and their index (a failed
+    /// check leaves FTS5's state on its connection to be cleared by that connection's next transaction).
     pub async fn search_index_is_whole(&self) -> Result<bool, StoreError> {
-        let mut w = self.write().await;
-        let checked = sqlx::query(
+        let w = self.write().await;
+        let checked = w.direct.execute(
             "INSERT INTO messages_fts (messages_fts, rank) VALUES ('integrity-check', 1)",
-        )
-        .execute(&mut w.conn)
-        .await;
+            [],
+        );
         match checked {
             Ok(_) => Ok(true),
-            Err(sqlx::Error::Database(e))
-                if e.message().contains("malformed") || e.code().as_deref() == Some("267") =>
+            Err(rusqlite::Error::SqliteFailure(e, message))
+                if e.extended_code == rusqlite::ffi::SQLITE_CORRUPT_VTAB
+                    || message.as_deref().is_some_and(|m| m.contains("malformed")) =>
             {
                 Ok(false)
             }
