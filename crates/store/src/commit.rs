@@ -1,9 +1,11 @@
-//! The store's write path for agent events: group commit.
+//! The store's write path for agent events: at once when the writer is free, group commit when it is not.
 //!
-//! [`Store::apply`] queues the event and makes sure a task holding the writer commits the queue: each
-//! batch is decided in order against the writer's cached snapshots, then written in one transaction (the
-//! raw events, the decisions, one snapshot update per agent), and only then are the writer's ids and
-//! snapshots advanced and the callers answered.
+//! Every hook of every agent comes through here, so the path is as short as it can be: with the writer
+//! free, [`Store::submit`] commits the event in its caller's own call; with the writer busy, it queues the
+//! event and makes sure a task holding the writer commits the queue. Either way each batch is decided in
+//! order against the writer's cached snapshots, then written in one transaction (the raw events, their
+//! decisions, one snapshot update per agent) on the writer's direct connection, in-process, and only then
+//! are the writer's ids and snapshots advanced and the callers answered.
 
 use clawmux_core::{step, Decision, Event, Millis, Outcome, Snapshot, Source};
 use sqlx::SqliteConnection;
@@ -151,7 +153,7 @@ async fn load_snapshot(
 /// Writes a decided batch in one transaction: each event, its decision, one snapshot update per agent.
 ///
 /// On the writer's own direct connection, in this thread: a batch is a few cached statements that SQLite
-/// runs in ~0.1 ms without a sync (`synchronous=NORMAL` in WAL mode syncs only at checkpoints), less than
+/// runs in tens of µs without a sync (`synchronous=NORMAL` in WAL mode syncs only at checkpoints), less than
 /// handing it to another thread and being woken with the answer costs.
 fn write_batch(
     conn: &rusqlite::Connection,
