@@ -301,4 +301,48 @@ mod tests {
         );
         assert!(!git(&top, &["branch", "--all"]).contains("forecast"));
     }
+
+    /// An edit of the same size, made in the second the last read's index was written, is seen: the
+    /// index read starts from is copied with its time, so git still checks that file's content. (Times
+    /// are set by hand so that it happens every run; git is told not to trust ctimes, which cannot be set.)
+    #[tokio::test]
+    async fn a_same_size_edit_in_the_second_of_the_last_read_is_seen() {
+        let (_tmp, top, data) = repo();
+        std::fs::write(top.join("notes.txt"), "line 20\n").unwrap();
+        git(&top, &["add", "notes.txt"]);
+        git(&top, &["commit", "-q", "-m", "notes"]);
+        let scratch = data.join("tmp");
+        std::fs::create_dir_all(&scratch).unwrap();
+        let (spec, wt) = create(&data, "moon", &top, None).await.unwrap();
+        git(&wt, &["config", "core.trustctime", "false"]);
+        let second = std::time::SystemTime::now() - std::time::Duration::from_secs(100);
+        let set_time = |path: &std::path::Path, at: std::time::SystemTime| {
+            std::fs::File::options()
+                .write(true)
+                .open(path)
+                .unwrap()
+                .set_modified(at)
+                .unwrap();
+        };
+        let notes = wt.join("notes.txt");
+        set_time(&notes, second);
+        work_now(&spec, &wt, &scratch).await.unwrap();
+        // The last read's index was written in that same second, after the agent's own index.
+        let own = git(
+            &wt,
+            &["rev-parse", "--path-format=absolute", "--git-path", "index"],
+        );
+        set_time(
+            std::path::Path::new(own.trim()),
+            second - std::time::Duration::from_secs(10),
+        );
+        set_time(&super::super::repo::kept_index(&scratch, &spec), second);
+        std::fs::write(&notes, "moon 20\n").unwrap();
+        set_time(&notes, second);
+        let work = work_now(&spec, &wt, &scratch).await.unwrap();
+        assert_eq!(
+            git(&wt, &["show", &format!("{work}:notes.txt")]),
+            "moon 20\n"
+        );
+    }
 }

@@ -438,8 +438,11 @@ impl ScratchIndex {
             kept: kept_index(scratch, spec),
         };
         if let Some(from) = index_to_start_from(&own_index, &index.kept) {
-            tokio::fs::copy(from, index.file.0.as_path())
+            let (from, to) = (from.to_owned(), index.file.0.clone());
+            tokio::task::spawn_blocking(move || copy_index(&from, &to))
                 .await
+                .map_err(std::io::Error::other)
+                .and_then(|copied| copied)
                 .map_err(|e| {
                     HubError::new(Code::GitFailed, format!("cannot copy the index: {e}"))
                 })?;
@@ -473,6 +476,19 @@ impl ScratchIndex {
             tracing::debug!(index = %self.kept.display(), "the scratch index was not kept");
         }
     }
+}
+
+/// Copies an index with its modification time. Git trusts a file whose size and times match its entry,
+/// unless the entry is as new as the index (a file changed in the second the index was written, whose
+/// times git cannot tell apart); a copy dated now would hide that, and an edit of the same size made in
+/// that second would go unseen.
+fn copy_index(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::copy(from, to)?;
+    let written = std::fs::metadata(from)?.modified()?;
+    std::fs::File::options()
+        .write(true)
+        .open(to)?
+        .set_modified(written)
 }
 
 /// A scratch file, removed when dropped.
