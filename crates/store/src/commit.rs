@@ -273,8 +273,12 @@ impl Store {
     /// Stores an event and applies it to the agent's state, atomically. Returns the decision, which may be
     /// a suppression; the only errors are an unknown agent and the database's own.
     ///
-    /// Safe to cancel at any await: see [`Store::submit`].
+    /// Safe to cancel at any await: see [`Store::submit`]. Cooperative: an event committed at once is
+    /// ready without waiting for anything, so a loop of them would never give the runtime's thread back
+    /// (the checkpointer and the readers on it starved); each call spends a unit of the task's budget,
+    /// before anything is done, and yields when the budget is spent.
     pub async fn apply(&self, e: Incoming<'_>) -> Result<Applied, StoreError> {
+        tokio::task::coop::consume_budget().await;
         match self.submit(e) {
             Submitted::Done(applied) => *applied,
             Submitted::Queued(later) => later.wait().await,
@@ -392,5 +396,31 @@ mod tests {
             .map(|e| e.id)
             .collect();
         assert_eq!(ids, [1, 2, 3], "the event nobody waited for is stored too");
+    }
+
+    /// Events committed at once, one after another, still let the other tasks of the runtime's one
+    /// thread run (the checkpointer, readers): each apply yields once the task's budget is spent.
+    #[tokio::test]
+    async fn a_loop_of_events_committed_at_once_lets_other_tasks_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("s.db")).await.unwrap();
+        store.add_agent("sky", "/w", Millis(0)).await.unwrap();
+        store.apply(waiting("sky")).await.unwrap();
+        let ran = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let other = {
+            let ran = ran.clone();
+            tokio::spawn(async move { ran.store(true, std::sync::atomic::Ordering::Relaxed) })
+        };
+        for _ in 0..1_000 {
+            store.apply(waiting("sky")).await.unwrap();
+            if ran.load(std::sync::atomic::Ordering::Relaxed) {
+                break;
+            }
+        }
+        assert!(
+            ran.load(std::sync::atomic::Ordering::Relaxed),
+            "1,000 events committed without the other task running once"
+        );
+        other.await.unwrap();
     }
 }

@@ -35,6 +35,9 @@ impl Hub {
         payload: &[u8],
         at: Millis,
     ) -> Result<Applied, HubError> {
+        // Before anything is done: an event committed at once is ready without waiting, and a loop of
+        // them (a transcript's lines) must still give the runtime's thread back now and then.
+        tokio::task::coop::consume_budget().await;
         let live = self.live(agent)?;
         let submitted = self.inner.store.submit(Incoming {
             agent,
