@@ -263,10 +263,13 @@ pub struct Later(oneshot::Receiver<Result<Applied, StoreError>>);
 impl Later {
     /// Waits for the batch; safe to drop, which leaves the event to be committed all the same.
     pub async fn wait(self) -> Result<Applied, StoreError> {
-        self.0
-            .await
-            .unwrap_or_else(|_| Err(StoreError::Write("the event was dropped unwritten".into())))
+        self.0.await.unwrap_or_else(|_| Err(unwritten()))
     }
+}
+
+/// What a caller hears whose event's answer was dropped without one (its batch never written).
+fn unwritten() -> StoreError {
+    StoreError::Write("the event was dropped unwritten".into())
 }
 
 impl Store {
@@ -313,9 +316,9 @@ impl Store {
             // snapshot cached (reading it back is an await).
             if self.queue.is_empty() && writer.snapshots.contains_key(e.agent) {
                 commit_cached(writer.taken(), vec![pending]);
-                return Submitted::Done(Box::new(result.try_recv().unwrap_or_else(|_| {
-                    Err(StoreError::Write("the event was dropped unwritten".into()))
-                })));
+                return Submitted::Done(Box::new(
+                    result.try_recv().unwrap_or_else(|_| Err(unwritten())),
+                ));
             }
         }
         self.queue.commit(pending, &self.writer);
