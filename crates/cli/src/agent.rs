@@ -43,7 +43,7 @@ pub fn list(args: &HubArgs) -> Result<(), String> {
         println!("no agents (add one with `clawmux agent add NAME`)");
         return Ok(());
     }
-    println!("{:<20} {:<11} {:>6}  ACTIVITY", "AGENT", "STATE", "UNREAD");
+    println!("{:<20} {:<12} {:>6}  ACTIVITY", "AGENT", "STATE", "UNREAD");
     for r in rows {
         let s = |k: &str| {
             r.get(k)
@@ -52,10 +52,16 @@ pub fn list(args: &HubArgs) -> Result<(), String> {
                 .to_owned()
         };
         let unread = r.get("unread_count").and_then(Value::as_i64).unwrap_or(0);
+        // Held at the account's limit, its turn has not ended: what the user must know is the limit.
+        let held = r.pointer("/needs/need").and_then(Value::as_str) == Some("rate_limited");
         println!(
-            "{:<20} {:<11} {:>6}  {}",
+            "{:<20} {:<12} {:>6}  {}",
             s("session_id"),
-            s("state"),
+            if held {
+                "rate-limited".to_owned()
+            } else {
+                s("state")
+            },
             unread,
             s("activity")
         );

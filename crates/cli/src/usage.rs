@@ -1,9 +1,14 @@
 //! `clawmux statusline`: the status-line command of a spawned agent. Claude Code hands it a JSON payload at
 //! each refresh of its status line and shows what it prints. It hands the payload to the hub (what the
 //! agent costs, how full its context is, the account's limits) and prints a line: the user's own
-//! status-line command's, run with the same payload (`--then`), else ClawMux's. It answers within 50 ms
-//! whatever happens: a hub that is down or slow, a payload that never ends, a chained command that fails,
-//! hangs or prints nothing (its last good line is shown again), so the user's line never blanks or lags.
+//! status-line command's, run with the same payload (`--then`), else ClawMux's.
+//!
+//! The payload is read whole, however late it comes (a loaded machine starts the writer late): a refresh
+//! is never dropped, and the user's command always gets what Claude Code sent. From then on it answers
+//! within 50 ms whatever happens: a hub that is down or slow, a chained command that fails, hangs or
+//! prints nothing (its last good line is shown again), so the user's line never blanks or lags. A
+//! chained command with no good line yet (its first run) is given a second, so that a slow start is not
+//! cut and replaced by ClawMux's own line.
 //!
 //! `clawmux usage [--json] [--days N]`: every agent's figures, the account's limits and what was used per
 //! day.
@@ -22,27 +27,29 @@ use serde_json::json;
 use crate::client::Client;
 use crate::env::{AgentEnv, HubAddr, HubArgs};
 
-/// The payload must have arrived by then.
-const STDIN_WAIT: Duration = Duration::from_millis(15);
+/// A writer that never closes its end: past this, no payload (Claude Code writes it at once and closes).
+const STDIN_WAIT: Duration = Duration::from_secs(10);
 /// The hub's share: loopback answers in well under a millisecond.
 const HUB_WAIT: Duration = Duration::from_millis(25);
-/// The chained command's share, from the start: a slower one is cut and its last line shown.
+/// The chained command's share, from the payload's arrival: a slower one is cut and its last line shown.
 const CHAIN_WAIT: Duration = Duration::from_millis(40);
+/// The chained command's share when it has no good line yet to show instead.
+const FIRST_CHAIN_WAIT: Duration = Duration::from_secs(1);
 /// The most of a payload read (Claude Code's are a few kilobytes).
 const MAX_PAYLOAD: u64 = 256 * 1024;
 /// The most of a chained command's output shown.
 const MAX_LINE: usize = 4096;
 
-/// Reads the payload on a thread of its own: a writer that never closes its end costs a wait, not a hang.
-fn payload(started: Instant) -> Vec<u8> {
+/// Reads the payload whole, on a thread of its own: a writer that never closes its end costs a bounded
+/// wait, not a hang.
+fn payload() -> Vec<u8> {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         let mut buf = Vec::new();
         let _ = std::io::stdin().take(MAX_PAYLOAD).read_to_end(&mut buf);
         let _ = tx.send(buf);
     });
-    rx.recv_timeout(STDIN_WAIT.saturating_sub(started.elapsed()))
-        .unwrap_or_default()
+    rx.recv_timeout(STDIN_WAIT).unwrap_or_default()
 }
 
 /// Where the chained command's last good line is kept: the agent's launch folder (0700, the hub's).
@@ -97,11 +104,14 @@ fn chained(command: &str, payload: &[u8], deadline: Instant) -> Option<Vec<u8>> 
         Ok((out, true)) if out.iter().any(|b| !b.is_ascii_whitespace()) => Some(out),
         Ok(_) => None,
         Err(_) => {
-            // The whole group: a pipeline's commands with the shell that leads them.
-            let _ = Command::new("kill")
-                .args(["-KILL", "--", &format!("-{pid}")])
-                .stderr(Stdio::null())
-                .status();
+            // The whole group: a pipeline's commands with the shell that leads them (a signal, not a
+            // `kill` process, which a loaded machine is slow to start).
+            if let Some(group) = i32::try_from(pid)
+                .ok()
+                .and_then(rustix::process::Pid::from_raw)
+            {
+                let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+            }
             None
         }
     }
@@ -127,8 +137,8 @@ fn observed(data_dir: Option<&Path>, payload: &[u8]) -> Option<(HubAddr, PathBuf
 /// `clawmux statusline [--then COMMAND] [--observe [--data-dir DIR]]`: `observe` is `Some` for a session
 /// ClawMux did not start, with the data folder named, if one was.
 pub fn statusline(then: Option<&str>, observe: Option<Option<&Path>>) -> ExitCode {
-    let started = Instant::now();
-    let payload = payload(started);
+    let payload = payload();
+    let arrived = Instant::now();
     // An agent ClawMux started is itself, whatever its settings say; else an observed session, if set so.
     let (hub, session, last) = match AgentEnv::load().ok().flatten() {
         Some(env) => {
@@ -149,7 +159,9 @@ pub fn statusline(then: Option<&str>, observe: Option<Option<&Path>>) -> ExitCod
     });
     let line = match then {
         Some(command) => {
-            match chained(command, &payload, started + CHAIN_WAIT) {
+            let known = last.as_ref().is_some_and(|l| l.exists());
+            let wait = if known { CHAIN_WAIT } else { FIRST_CHAIN_WAIT };
+            match chained(command, &payload, arrived + wait) {
                 Some(out) => {
                     if let Some(last) = &last {
                         // Whole or not at all: a bridge reading it meanwhile sees the line before.

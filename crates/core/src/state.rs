@@ -114,6 +114,15 @@ impl Snapshot {
     }
 }
 
+/// The status_text to report for a snapshot: a turn held at the account's limit says so with Claude
+/// Code's own words (its state stays `processing`: the turn did not end), else the tool's status_text.
+pub fn activity(s: &Snapshot) -> String {
+    match &s.attention {
+        Some(a) if a.need == crate::Need::RateLimited => format!("Rate-limited: {}", a.reason),
+        _ => s.activity.clone(),
+    }
+}
+
 /// What the sidebar shows for a snapshot.
 pub fn shown(s: &Snapshot) -> &'static str {
     match (&s.attention, s.state) {

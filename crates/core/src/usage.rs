@@ -4,7 +4,12 @@
 //!
 //! Pure: the caller hands in the time. A payload is taken whole or not at all: one figure out of range
 //! (a percentage over 100, a negative or fractional token count, a cost that is not a finite non-negative
-//! number, a reset time before 2020 or past 2100) refuses it, so a bad payload never moves a figure.
+//! number, a reset time before 2020 or past 2100), or none of the status line's fields at all, refuses it,
+//! so a bad payload never moves a figure.
+//!
+//! Tokens have one source of truth: the transcript's answers, each counted once by its `message.id`. The
+//! status line's `context_window.total_input_tokens` / `total_output_tokens` describe the latest response
+//! only (Claude Code 2.1.330), so summing their changes undercounts; they are checked and not counted.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -45,9 +50,9 @@ impl Window {
 /// Tokens, as Claude Code counts them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tokens {
-    /// Input tokens sent in all (the session's total).
+    /// Input tokens sent in all (cached or not): the sum over the transcript's answers.
     pub input: u64,
-    /// Output tokens received in all.
+    /// Output tokens received in all: the sum over the transcript's answers.
     pub output: u64,
     /// Of the latest request's input, read from the prompt cache.
     pub cache_read: u64,
@@ -82,6 +87,9 @@ pub struct Limit {
 pub struct Sample {
     /// When the hub received it.
     pub at: Millis,
+    /// The Claude Code session the status line reported (a new one counts its cost from zero).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
     /// The model's name for people (`Opus 5.5`), else its id.
     pub model: Option<String>,
     /// The context window, once the first answer came.
@@ -191,24 +199,41 @@ impl Sample {
         self.context.is_some() || self.cost_usd.is_some()
     }
 
-    /// `self` (the transcript's totals so far, if any) with one more answer of the model, at `at`.
+    /// `earlier` (the figures so far, if any) with one more answer of the model added to the tokens, at
+    /// `at`; every other figure is the status line's and stays.
     pub fn with_answer(earlier: Option<&Sample>, used: &Used, at: Millis) -> Sample {
         let before = earlier.map(|e| e.tokens).unwrap_or_default();
         Sample {
             at,
-            model: used
-                .model
-                .clone()
-                .or_else(|| earlier.and_then(|e| e.model.clone())),
-            context: None,
+            session: earlier.and_then(|e| e.session.clone()),
+            model: earlier
+                .and_then(|e| e.model.clone())
+                .or_else(|| used.model.clone()),
+            context: earlier.and_then(|e| e.context),
             tokens: Tokens {
                 input: before.input + used.input + used.cache_read + used.cache_write,
                 output: before.output + used.output,
                 cache_read: used.cache_read,
                 cache_write: used.cache_write,
             },
-            cost_usd: None,
-            limits: Vec::new(),
+            cost_usd: earlier.and_then(|e| e.cost_usd),
+            limits: earlier.map(|e| e.limits.clone()).unwrap_or_default(),
+        }
+    }
+
+    /// Whether `self`, a status line's payload, is an older refresh of `earlier`'s session that arrived
+    /// late (each refresh is a process of its own): the same session, with less spent.
+    pub fn is_stale(&self, earlier: &Sample) -> bool {
+        let same = self.session.is_some() && self.session == earlier.session;
+        same && self.cost_usd.unwrap_or(0.0) < earlier.cost_usd.unwrap_or(0.0)
+    }
+
+    /// Whether `self`, a status line's payload, reports another Claude Code session than `earlier` (a
+    /// new one counts its cost from zero). Without ids, a cost below the one before says so.
+    pub fn is_new_session(&self, earlier: &Sample) -> bool {
+        match (&self.session, &earlier.session) {
+            (Some(a), Some(b)) => a != b,
+            _ => self.cost_usd.unwrap_or(0.0) < earlier.cost_usd.unwrap_or(0.0),
         }
     }
 }
@@ -222,6 +247,9 @@ pub enum UsageError {
     /// A figure that cannot be right.
     #[error("`{0}` is out of range")]
     OutOfRange(&'static str),
+    /// None of the status line's fields (`model`, `context_window`, `cost`).
+    #[error("not a status-line payload: it has none of `model`, `context_window`, `cost`")]
+    NotStatusLine,
 }
 
 /// The earliest and latest reset times taken as real (2020 to 2100).
@@ -249,6 +277,16 @@ impl Sample {
     pub fn parse(body: &[u8], at: Millis) -> Result<Sample, UsageError> {
         let v: Value = serde_json::from_slice(body).map_err(|_| UsageError::NotJson)?;
         let v = v.as_object().ok_or(UsageError::NotJson)?;
+        if !["model", "context_window", "cost"]
+            .iter()
+            .any(|f| v.get(*f).is_some_and(|x| !x.is_null()))
+        {
+            return Err(UsageError::NotStatusLine);
+        }
+        let session = v
+            .get("session_id")
+            .and_then(Value::as_str)
+            .map(|s| s.chars().take(128).collect::<String>());
         let model = v.get("model").and_then(|m| {
             m.get("display_name")
                 .or_else(|| m.get("id"))
@@ -259,15 +297,18 @@ impl Sample {
         let field = |name: &str| cw.and_then(|c| c.get(name));
         let current = field("current_usage").filter(|c| !c.is_null());
         let now = |name: &str| current.and_then(|c| c.get(name));
+        // The latest response's, not the session's: checked, and not counted (the transcript counts).
+        count(
+            field("total_input_tokens"),
+            "context_window.total_input_tokens",
+        )?;
+        count(
+            field("total_output_tokens"),
+            "context_window.total_output_tokens",
+        )?;
         let tokens = Tokens {
-            input: count(
-                field("total_input_tokens"),
-                "context_window.total_input_tokens",
-            )?,
-            output: count(
-                field("total_output_tokens"),
-                "context_window.total_output_tokens",
-            )?,
+            input: 0,
+            output: 0,
             cache_read: count(
                 now("cache_read_input_tokens"),
                 "current_usage.cache_read_input_tokens",
@@ -325,6 +366,7 @@ impl Sample {
         }
         Ok(Sample {
             at,
+            session,
             model,
             context,
             tokens,
@@ -444,11 +486,13 @@ mod tests {
                 percent: 48
             })
         );
+        assert_eq!(s.session.as_deref(), Some("b3fcb467"));
+        // The totals are the latest response's: the transcript counts the session's tokens.
         assert_eq!(
             s.tokens,
             Tokens {
-                input: 96_000,
-                output: 4_000,
+                input: 0,
+                output: 0,
                 cache_read: 80_000,
                 cache_write: 10_000
             }
@@ -472,8 +516,38 @@ mod tests {
         assert_eq!(s.context, None);
         assert!(s.limits.is_empty());
         assert_eq!(s.line(), "$0.00");
-        // Nothing at all is still a sample (an older Claude Code): no figure.
-        assert_eq!(parse(&json!({})).unwrap().line(), "");
+    }
+
+    #[test]
+    fn a_payload_with_none_of_the_status_lines_fields_is_refused() {
+        for v in [
+            json!({}),
+            json!({"hello": "world"}),
+            json!({"session_id": "s", "model": null}),
+        ] {
+            assert_eq!(parse(&v), Err(UsageError::NotStatusLine), "{v}");
+        }
+        assert!(parse(&json!({"cost": {"total_cost_usd": 0.1}})).is_ok());
+    }
+
+    #[test]
+    fn a_late_refresh_of_the_same_session_is_stale_and_another_session_is_new() {
+        let mut later = parse(&payload()).unwrap();
+        later.cost_usd = Some(0.674);
+        let mut older = later.clone();
+        older.cost_usd = Some(0.0749);
+        assert!(older.is_stale(&later));
+        assert!(!older.is_new_session(&later));
+        assert!(!later.is_stale(&older));
+        let mut other = older.clone();
+        other.session = Some("another".into());
+        assert!(!other.is_stale(&later));
+        assert!(other.is_new_session(&later));
+        // Without ids, a cost that fell is the only sign: a new session.
+        let (mut a, mut b) = (later.clone(), older.clone());
+        (a.session, b.session) = (None, None);
+        assert!(!b.is_stale(&a));
+        assert!(b.is_new_session(&a));
     }
 
     #[test]
@@ -575,6 +649,7 @@ mod tests {
     fn the_context_crosses_a_threshold_once_per_filling() {
         let at = |percent: u8| Sample {
             at: Millis(0),
+            session: None,
             model: None,
             context: Some(Context {
                 used: u64::from(percent) * 2_000,

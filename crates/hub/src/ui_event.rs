@@ -148,7 +148,7 @@ impl SessionInfo {
         SessionInfo {
             session_id: name.to_owned(),
             state: s.state,
-            activity: s.activity.clone(),
+            activity: clawmux_core::state::activity(s),
             unread_count,
             work_dir: work_dir.to_owned(),
             since: s.since,

@@ -190,6 +190,10 @@ fn every_command_runs_through_dispatch() {
         let on = run(&hub, command(json!({"command": "search_sessions", "on": false}))).await.unwrap();
         assert_eq!(on, json!({}));
         assert_eq!(refused(json!({"command": "search", "query": " ( ) "})).await, Code::BadQuery);
+        // A NUL cannot make FTS5 fail: it separates words.
+        let nul = run(&hub, command(json!({"command": "search", "query": "h\u{0}i"}))).await.unwrap();
+        assert!(nul["results"].is_array(), "{nul}");
+        assert_eq!(refused(json!({"command": "search", "query": "\u{0}"})).await, Code::BadQuery);
         assert_eq!(refused(json!({"command": "search", "query": "x".repeat(300)})).await, Code::BadQuery);
         assert_eq!(refused(json!({"command": "search", "query": "x", "limit": 0})).await, Code::BadQuery);
         assert_eq!(refused(json!({"command": "search", "query": "x", "session_id": "nobody"})).await, Code::UnknownAgent);
@@ -278,4 +282,86 @@ async fn metrics_count_time_in_state_and_transitions() {
     assert!(text.contains(r#"clawmux_agent_state{agent="sky",state="idle"} 0"#));
     assert!(text.contains(r#"clawmux_agent_state_seconds_total{agent="sky",state="dead"} 0.000"#));
     assert!(text.contains(r#"clawmux_agent_suppressed_events_total{agent="sky"} 0"#));
+}
+
+/// A status-line payload with a running cost of `cost` in Claude Code session `session`.
+fn status_line(session: &str, cost: f64) -> Vec<u8> {
+    json!({"session_id": session, "model": {"display_name": "Opus 5.5"}, "cost": {"total_cost_usd": cost},
+        "context_window": {"total_input_tokens": 10, "total_output_tokens": 321, "context_window_size": 200_000,
+            "current_usage": {"input_tokens": 10, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0},
+            "used_percentage": 1}})
+    .to_string()
+    .into_bytes()
+}
+
+/// The day's cost in the history and in the figures, for `sky`.
+async fn history_and_figures(hub: &Hub) -> (f64, f64) {
+    let reply = run(hub, command(json!({"command": "usage", "days": 2})))
+        .await
+        .unwrap();
+    (
+        reply["days"][0]["cost"].as_f64().unwrap_or(0.0),
+        reply["agents"][0]["cost_usd"].as_f64().unwrap_or(0.0),
+    )
+}
+
+#[tokio::test]
+async fn a_report_whose_caller_goes_keeps_the_figures_and_the_history_together() {
+    let dir = tempfile::tempdir().unwrap();
+    let hub = Hub::open(dir.path()).await.unwrap();
+    hub.add_agent("sky", None).await.unwrap();
+    let usage = clawmux_hub::usage::Usage::of(&hub);
+    let mut events = hub.subscribe();
+    // Each caller gives up after the first poll, as a connection closed early cancels its handler.
+    for cost in [0.5, 1.25, 2.0] {
+        let body = status_line("c1", cost);
+        let mut report = std::pin::pin!(usage.report("sky", &body));
+        let pending = std::future::poll_fn(|cx| {
+            std::task::Poll::Ready(std::future::Future::poll(report.as_mut(), cx).is_pending())
+        })
+        .await;
+        assert!(pending, "the report waits for its row");
+        drop(report);
+        // What was started is finished: the window hears the figures once they are stored.
+        let heard = async {
+            loop {
+                let ev = serde_json::to_value(events.recv().await.unwrap()).unwrap();
+                if ev["type"] == "usage" && ev["usage"]["cost_usd"] == cost {
+                    break;
+                }
+            }
+        };
+        tokio::time::timeout(std::time::Duration::from_secs(10), heard)
+            .await
+            .expect("the figures of a report whose caller went are stored and told");
+    }
+    assert_eq!(history_and_figures(&hub).await, (2.0, 2.0));
+}
+
+#[tokio::test]
+async fn payloads_that_are_not_the_status_lines_or_came_late_move_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let hub = Hub::open(dir.path()).await.unwrap();
+    hub.add_agent("sky", None).await.unwrap();
+    let usage = clawmux_hub::usage::Usage::of(&hub);
+    usage
+        .report("sky", &status_line("c1", 0.674))
+        .await
+        .unwrap();
+    let e = usage
+        .report("sky", br#"{"hello":"world"}"#)
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, Code::MalformedEvent);
+    // A refresh taken before the last one arrives after it: no roll-back, nothing added.
+    usage
+        .report("sky", &status_line("c1", 0.0749))
+        .await
+        .unwrap();
+    assert_eq!(history_and_figures(&hub).await, (0.674, 0.674));
+    // A new session counts from zero.
+    usage.report("sky", &status_line("c2", 0.1)).await.unwrap();
+    let (history, figures) = history_and_figures(&hub).await;
+    assert!((history - 0.774).abs() < 1e-9, "{history}");
+    assert_eq!(figures, 0.1);
 }

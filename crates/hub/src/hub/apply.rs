@@ -107,7 +107,7 @@ impl Hub {
             self.broadcast(UiEvent::SessionStatus {
                 session_id: agent.to_owned(),
                 state: applied.after.state,
-                activity: applied.after.activity.clone(),
+                activity: clawmux_core::state::activity(&applied.after),
                 tool_name,
                 tool_input,
                 since: applied.after.since,

@@ -50,27 +50,39 @@ struct State {
 #[derive(Default)]
 pub struct Figures {
     state: Mutex<State>,
+    /// Held from a recording until its row is stored (or it is undone): one at a time, so that an undo
+    /// never takes back another's figures.
+    writing: tokio::sync::Mutex<()>,
 }
 
-fn delta(before: Option<&Sample>, now: &Sample) -> UsageDelta {
-    // A total below the one before is a new Claude Code session counting from zero.
-    let grew = |b: u64, n: u64| if n >= b { n - b } else { n };
-    let before_cost = before.and_then(|b| b.cost_usd).unwrap_or(0.0);
+/// What a status line's payload added since the agent's figures before: its cost (all of it for a new
+/// session, which counts from zero). Tokens are the transcript's answers' ([`answer_delta`]).
+fn cost_delta(before: Option<&Sample>, now: &Sample) -> UsageDelta {
     let cost = now.cost_usd.unwrap_or(0.0);
+    let cost = match before {
+        Some(b) if !now.is_new_session(b) => (cost - b.cost_usd.unwrap_or(0.0)).max(0.0),
+        _ => cost,
+    };
     UsageDelta {
-        cost: if cost >= before_cost {
-            cost - before_cost
-        } else {
-            cost
-        },
-        input: grew(before.map_or(0, |b| b.tokens.input), now.tokens.input),
-        output: grew(before.map_or(0, |b| b.tokens.output), now.tokens.output),
+        cost,
+        input: 0,
+        output: 0,
+    }
+}
+
+/// What one answer of the model added: its tokens.
+fn answer_delta(used: &Used) -> UsageDelta {
+    UsageDelta {
+        cost: 0.0,
+        input: used.input + used.cache_read + used.cache_write,
+        output: used.output,
     }
 }
 
 fn empty(at: Millis) -> Sample {
     Sample {
         at,
+        session: None,
         model: None,
         context: None,
         tokens: Tokens::default(),
@@ -97,15 +109,40 @@ impl State {
     }
 
     /// Takes in a sample of `agent`'s (see [`Figures::record`]).
-    fn record(&mut self, agent: &str, sample: Sample, gap: Millis) -> Recorded {
+    fn record(&mut self, agent: &str, mut sample: Sample, gap: Millis) -> Recorded {
+        let s = self;
+        let before = s.agents.get(agent).map(|(b, _)| b);
+        if let Some(b) = before.filter(|b| sample.is_stale(b)) {
+            // A refresh that arrived after a later one: nothing moves.
+            return Recorded {
+                agent: s.view(agent).unwrap_or_else(|| s.view_of(agent, b, None)),
+                keep: None,
+                account: None,
+                held: Vec::new(),
+                earlier: Some(b.clone()),
+            };
+        }
+        // The tokens so far are the transcript's answers'.
+        let totals = before.map(|b| b.tokens).unwrap_or_default();
+        (sample.tokens.input, sample.tokens.output) = (totals.input, totals.output);
+        let keep = match before {
+            Some(b) if !sample.differs(b) => None,
+            _ => Some(cost_delta(before, &sample)),
+        };
+        s.recorded(agent, sample, keep, gap)
+    }
+
+    /// Takes in `agent`'s new figures, with what to keep of them in history.
+    fn recorded(
+        &mut self,
+        agent: &str,
+        sample: Sample,
+        keep: Option<UsageDelta>,
+        gap: Millis,
+    ) -> Recorded {
         let s = self;
         let account_moved = s.limits(&sample);
         let at = sample.at;
-        let before = s.agents.get(agent).map(|(b, _)| b);
-        let keep = match before {
-            Some(b) if !sample.differs(b) => None,
-            _ => Some(delta(before, &sample)),
-        };
         let limited = s.agents.get(agent).and_then(|(_, l)| *l);
         let earlier = s
             .agents
@@ -224,6 +261,11 @@ impl State {
 }
 
 impl Figures {
+    /// Waits for the recordings before to be stored; hold it while recording and storing one.
+    pub async fn writing(&self) -> tokio::sync::MutexGuard<'_, ()> {
+        self.writing.lock().await
+    }
+
     fn state(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -253,19 +295,36 @@ impl Figures {
         self.state().record(agent, sample, gap)
     }
 
-    /// An answer of the model in `agent`'s transcript, at `at`: counted when no status line reports the
-    /// agent (an older Claude Code), once per answer (its lines repeat its id). `None` when not counted.
+    /// An answer of the model in `agent`'s transcript, at `at`: its tokens counted once (its lines repeat
+    /// its id), whether or not a status line reports the agent. `None` when not counted.
     pub fn answered(&self, agent: &str, used: &Used, at: Millis, gap: Millis) -> Option<Recorded> {
         let mut s = self.state();
-        let earlier = s.agents.get(agent).map(|(sample, _)| sample);
-        if earlier.is_some_and(Sample::from_status_line)
-            || s.answers.get(agent) == Some(&used.message_id)
-        {
+        if s.answers.get(agent) == Some(&used.message_id) {
             return None;
         }
+        let earlier = s.agents.get(agent).map(|(sample, _)| sample);
         let sample = Sample::with_answer(earlier, used, at);
         s.answers.insert(agent.to_owned(), used.message_id.clone());
-        Some(s.record(agent, sample, gap))
+        Some(s.recorded(agent, sample, Some(answer_delta(used)), gap))
+    }
+
+    /// Puts back `agent`'s figures before a recording whose row could not be stored: the figures and the
+    /// history move together or not at all. `answer` is the transcript's answer that recording counted.
+    pub fn undo(&self, agent: &str, earlier: Option<Sample>, answer: Option<&str>) {
+        let mut s = self.state();
+        match earlier {
+            Some(e) => {
+                if let Some((sample, _)) = s.agents.get_mut(agent) {
+                    *sample = e;
+                }
+            }
+            None => {
+                s.agents.remove(agent);
+            }
+        }
+        if answer.is_some() && s.answers.get(agent).map(String::as_str) == answer {
+            s.answers.remove(agent);
+        }
     }
 
     /// Claude Code stopped `agent` at the account's limit (`StopFailure` `rate_limit`), at `now`: held
@@ -381,17 +440,14 @@ mod tests {
     fn sample(at: i64, cost: f64, input: u64, five_hour: Option<(f64, i64)>) -> Sample {
         Sample {
             at: Millis(at),
+            session: Some("c1".into()),
             model: Some("Opus 5.5".into()),
             context: Some(Context {
                 used: input,
                 size: 200_000,
                 percent: 10,
             }),
-            tokens: Tokens {
-                input,
-                output: input / 10,
-                ..Tokens::default()
-            },
+            tokens: Tokens::default(),
             cost_usd: Some(cost),
             limits: five_hour
                 .map(|(percent, resets)| Limit {
@@ -412,8 +468,8 @@ mod tests {
             first.keep,
             Some(UsageDelta {
                 cost: 0.5,
-                input: 1000,
-                output: 100
+                input: 0,
+                output: 0
             })
         );
         assert_eq!(first.agent.line, "10% · 1k/200k · $0.50");
@@ -422,22 +478,97 @@ mod tests {
             .record("sky", sample(9, 0.75, 1500, None), GAP)
             .keep
             .unwrap();
-        assert_eq!((more.cost, more.input, more.output), (0.25, 500, 50));
+        assert_eq!((more.cost, more.input, more.output), (0.25, 0, 0));
         // A new Claude Code session counts from zero: what it reports is what it added.
-        let again = f
-            .record("sky", sample(12, 0.1, 200, None), GAP)
-            .keep
-            .unwrap();
-        assert_eq!((again.cost, again.input), (0.1, 200));
+        let mut other = sample(12, 0.1, 200, None);
+        other.session = Some("c2".into());
+        let again = f.record("sky", other, GAP).keep.unwrap();
+        assert_eq!(again.cost, 0.1);
         // Another agent's figures are its own.
         assert_eq!(
-            f.record("moon", sample(13, 0.1, 200, None), GAP)
+            f.record("moon", sample(13, 0.2, 200, None), GAP)
                 .keep
                 .unwrap()
-                .input,
-            200
+                .cost,
+            0.2
         );
         assert_eq!(f.agents().len(), 2);
+    }
+
+    #[test]
+    fn a_late_older_refresh_moves_nothing() {
+        let f = Figures::default();
+        f.record("sky", sample(0, 0.0749, 1000, None), GAP);
+        f.record("sky", sample(5, 0.674, 2000, None), GAP);
+        // The refresh taken before the last one arrives after it.
+        let late = f.record("sky", sample(6, 0.0749, 1000, None), GAP);
+        assert_eq!(late.keep, None, "nothing added to the history");
+        assert_eq!(late.agent.sample.cost_usd, Some(0.674));
+        assert_eq!(f.agent("sky").unwrap().sample.cost_usd, Some(0.674));
+        assert_eq!(f.agent("sky").unwrap().sample.context.unwrap().used, 2000);
+        // The next real refresh adds only what it added.
+        let next = f.record("sky", sample(7, 0.7, 2100, None), GAP);
+        assert!((next.keep.unwrap().cost - 0.026).abs() < 1e-9);
+    }
+
+    #[test]
+    fn each_answer_counts_its_tokens_once_beside_the_status_lines_figures() {
+        let f = Figures::default();
+        let used = |id: &str| Used {
+            message_id: id.into(),
+            model: Some("claude-opus-5-5".into()),
+            input: 1200,
+            output: 321,
+            cache_read: 45_000,
+            cache_write: 300,
+        };
+        let mut kept = Vec::new();
+        for (i, id) in ["m1", "m2", "m3"].into_iter().enumerate() {
+            let at = i64::try_from(i).unwrap() * 10;
+            kept.extend(f.answered("sky", &used(id), Millis(at), GAP).unwrap().keep);
+            // The status line after each answer: its totals are that answer's, and count nothing.
+            let mut s = sample(at + 1, 0.1 * (at as f64 + 1.0), 46_500, None);
+            (s.tokens.input, s.tokens.output) = (46_500, 321);
+            kept.extend(f.record("sky", s, GAP).keep);
+        }
+        let figures = f.agent("sky").unwrap().sample;
+        assert_eq!(
+            (figures.tokens.input, figures.tokens.output),
+            (139_500, 963)
+        );
+        assert_eq!(
+            figures.model.as_deref(),
+            Some("Opus 5.5"),
+            "the status line's name"
+        );
+        let (input, output) = kept
+            .iter()
+            .fold((0, 0), |(i, o), d| (i + d.input, o + d.output));
+        assert_eq!((input, output), (139_500, 963), "the history says the same");
+    }
+
+    #[test]
+    fn an_undone_recording_leaves_the_figures_as_they_were() {
+        let f = Figures::default();
+        f.record("sky", sample(0, 0.5, 1000, None), GAP);
+        let r = f.record("sky", sample(1, 0.9, 1000, None), GAP);
+        f.undo("sky", r.earlier, None);
+        assert_eq!(f.agent("sky").unwrap().sample.cost_usd, Some(0.5));
+        let used = Used {
+            message_id: "m1".into(),
+            model: None,
+            input: 1,
+            output: 1,
+            cache_read: 0,
+            cache_write: 0,
+        };
+        let r = f.answered("moon", &used, Millis(2), GAP).unwrap();
+        f.undo("moon", r.earlier, Some("m1"));
+        assert!(f.agent("moon").is_none());
+        assert!(
+            f.answered("moon", &used, Millis(3), GAP).is_some(),
+            "counted again"
+        );
     }
 
     #[test]
@@ -577,7 +708,7 @@ mod tests {
     }
 
     #[test]
-    fn the_transcripts_answers_count_once_and_only_until_a_status_line_reports() {
+    fn the_transcripts_answers_count_once_each() {
         let f = Figures::default();
         let used = |id: &str| Used {
             message_id: id.into(),
@@ -599,7 +730,8 @@ mod tests {
             (200, 100)
         );
         f.record("sky", sample(4, 0.5, 1000, None), GAP);
-        assert!(f.answered("sky", &used("m3"), Millis(5), GAP).is_none());
+        let three = f.answered("sky", &used("m3"), Millis(5), GAP).unwrap();
+        assert_eq!(three.agent.sample.tokens.input, 300);
         assert_eq!(f.agent("sky").unwrap().line, "10% · 1k/200k · $0.50");
     }
 

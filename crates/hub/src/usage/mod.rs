@@ -61,39 +61,74 @@ impl<'h> Usage<'h> {
 
 impl Usage<'_> {
     /// A status-line payload of `agent`'s (`POST /api/usage`): refused whole if any figure is out of range.
+    ///
+    /// It runs to its end on a task of its own even when the caller goes (the bridge closes its connection
+    /// after its wait): the figures and their row in the history move together or not at all.
     pub async fn report(&self, agent: &str, body: &[u8]) -> Result<AgentUsage, HubError> {
         self.hub.live(agent)?;
         let sample = Sample::parse(body, now()).map_err(|e| {
             let code = match e {
                 UsageError::NotJson => Code::MalformedJson,
-                UsageError::OutOfRange(_) => Code::MalformedEvent,
+                UsageError::OutOfRange(_) | UsageError::NotStatusLine => Code::MalformedEvent,
             };
             HubError::new(code, e.to_string())
         })?;
-        let recorded = self.hub.figures().record(agent, sample, self.gap());
-        self.recorded(agent, recorded).await
+        let (hub, agent) = (self.hub.clone(), agent.to_owned());
+        tokio::spawn(async move {
+            let usage = Usage::of(&hub);
+            let _one_at_a_time = hub.figures().writing().await;
+            let recorded = hub.figures().record(&agent, sample, usage.gap());
+            usage.recorded(&agent, recorded, None).await
+        })
+        .await
+        .map_err(|e| HubError::new(Code::Internal, e.to_string()))?
     }
 
-    /// An answer of `agent`'s model that its transcript shows, at `at`: its tokens count where no status
-    /// line reports the agent (an older Claude Code).
+    /// An answer of `agent`'s model that its transcript shows, at `at`: its tokens count once, whether or
+    /// not a status line reports the agent (the status line's totals are the latest response's only).
     pub(crate) async fn answered(&self, agent: &str, used: &Used, at: Millis) {
+        let _one_at_a_time = self.hub.figures().writing().await;
         let Some(recorded) = self.hub.figures().answered(agent, used, at, self.gap()) else {
             return;
         };
-        if let Err(e) = self.recorded(agent, recorded).await {
+        if let Err(e) = self.recorded(agent, recorded, Some(&used.message_id)).await {
             tracing::warn!(agent, error = %e, "cannot keep the transcript's usage");
         }
     }
 
-    /// What recording a sample did, carried out: the history kept, the window told, the notice before
-    /// compaction, and the agents whose reset moved held again.
-    async fn recorded(&self, agent: &str, recorded: Recorded) -> Result<AgentUsage, HubError> {
+    /// What recording a sample did, carried out: the history kept (else the figures undone), the window
+    /// told, the notice before compaction, and the agents whose reset moved held again. `answer` is the
+    /// transcript's answer it counted, if any.
+    async fn recorded(
+        &self,
+        agent: &str,
+        recorded: Recorded,
+        answer: Option<&str>,
+    ) -> Result<AgentUsage, HubError> {
         let at = recorded.agent.sample.at;
         let threshold = self.hub.options().context_notice;
         let crossed = recorded
             .agent
             .sample
             .context_crossed(recorded.earlier.as_ref(), threshold);
+        if let Some(delta) = recorded.keep {
+            let stored = match serde_json::to_string(&recorded.agent.sample) {
+                Ok(json) => self
+                    .hub
+                    .store()
+                    .append_usage(agent, at, delta, &json)
+                    .await
+                    .map_err(HubError::from),
+                Err(e) => Err(HubError::new(Code::Internal, e.to_string())),
+            };
+            if let Err(e) = stored {
+                self.hub.figures().undo(agent, recorded.earlier, answer);
+                return Err(e);
+            }
+            self.hub.broadcast(UiEvent::Usage {
+                usage: Box::new(recorded.agent.clone()),
+            });
+        }
         if let (true, Some(c)) = (crossed, recorded.agent.sample.context) {
             Lifecycle::of(self.hub)
                 .note(
@@ -108,17 +143,6 @@ impl Usage<'_> {
                     ),
                 )
                 .await;
-        }
-        if let Some(delta) = recorded.keep {
-            let json = serde_json::to_string(&recorded.agent.sample)
-                .map_err(|e| HubError::new(Code::Internal, e.to_string()))?;
-            self.hub
-                .store()
-                .append_usage(agent, at, delta, &json)
-                .await?;
-            self.hub.broadcast(UiEvent::Usage {
-                usage: Box::new(recorded.agent.clone()),
-            });
         }
         if let Some(account) = recorded.account {
             self.hub.broadcast(UiEvent::Limits { account });
