@@ -11,6 +11,11 @@
 //! each session costs and chains the user's own status-line command: install puts the bridge in place of
 //! their command and keeps that command in the bridge's own (`--then`), uninstall puts it back exactly (or
 //! removes the `statusLine` install added). A `statusLine` that is not a command is left alone.
+//!
+//! The user's file is theirs to the byte: install keeps a copy of it as it was (`settings.json.before-
+//! clawmux`, with the file's own permissions), and uninstall gives that copy back whenever what is left
+//! once ours is removed is the same settings (their indent, escapes and final newline with it). Where the
+//! user changed something meanwhile, the file is written in its own indent.
 
 use std::path::{Path, PathBuf};
 
@@ -78,8 +83,45 @@ fn read(path: &Path) -> Result<Map<String, Value>, String> {
     }
 }
 
+/// Where install keeps the user's file as it was.
+fn original_copy(path: &Path) -> PathBuf {
+    path.with_extension("json.before-clawmux")
+}
+
+/// The indent of a JSON text written across lines (that of its first indented line), else two spaces.
+fn indent_of(text: &str) -> String {
+    text.lines()
+        .skip(1)
+        .map(|l| &l[..l.len() - l.trim_start_matches([' ', '\t']).len()])
+        .find(|i| !i.is_empty())
+        .unwrap_or("  ")
+        .to_owned()
+}
+
+/// `settings` as JSON text, indented as `like` is (the file it replaces), ending as `like` does.
+fn text_like(settings: &Map<String, Value>, like: Option<&str>) -> Result<Vec<u8>, String> {
+    use serde::Serialize;
+    let indent = like.map_or_else(|| "  ".to_owned(), indent_of);
+    let mut out = Vec::new();
+    let formatter = serde_json::ser::PrettyFormatter::with_indent(indent.as_bytes());
+    settings
+        .serialize(&mut serde_json::Serializer::with_formatter(
+            &mut out, formatter,
+        ))
+        .map_err(|e| e.to_string())?;
+    if like.is_none_or(|t| t.ends_with('\n')) {
+        out.push(b'\n');
+    }
+    Ok(out)
+}
+
 fn write(path: &Path, settings: &Map<String, Value>) -> Result<(), String> {
-    let text = serde_json::to_string_pretty(settings).map_err(|e| e.to_string())? + "\n";
+    let like = std::fs::read_to_string(path).ok();
+    write_bytes(path, &text_like(settings, like.as_deref())?)
+}
+
+/// Replaces `path` with `text` whole (a temporary file renamed over it, with the old one's permissions).
+fn write_bytes(path: &Path, text: &[u8]) -> Result<(), String> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
@@ -245,9 +287,21 @@ pub fn install(settings: Option<&Path>, data_dir: Option<&Path>) -> Result<(), S
         None => default_settings()?,
     };
     let clawmux = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
+    install_with(&path, &clawmux, data_dir)
+}
+
+/// Installs hooks and a status line that run `clawmux` into the settings file at `path`.
+fn install_with(path: &Path, clawmux: &Path, data_dir: Option<&Path>) -> Result<(), String> {
+    let (path, clawmux) = (path.to_owned(), clawmux.to_owned());
     let mut doc = read(&path)?;
     let hooks = install_into(&mut doc, &hook_command(&clawmux, data_dir), &path)?;
     if install_status_line(&mut doc, &clawmux, data_dir) | hooks {
+        let copy = original_copy(&path);
+        if !copy.exists() {
+            if let Ok(bytes) = std::fs::read(&path) {
+                write_bytes(&copy, &bytes)?;
+            }
+        }
         write(&path, &doc)?;
         println!(
             "ClawMux's hooks and status line are in {}. Claude Code sessions started from now on show in ClawMux as observed, with what they cost (your own status line still prints).",
@@ -268,9 +322,18 @@ pub fn uninstall(settings: Option<&Path>) -> Result<(), String> {
     let mut doc = read(&path)?;
     let removed = uninstall_from(&mut doc, &path)?;
     let line = uninstall_status_line(&mut doc);
+    let copy = original_copy(&path);
     if removed > 0 || line {
-        write(&path, &doc)?;
+        // The user's own bytes, when nothing but ours changed since install.
+        let original = std::fs::read(&copy).ok().filter(|bytes| {
+            serde_json::from_slice::<Value>(bytes).ok() == Some(Value::Object(doc.clone()))
+        });
+        match original {
+            Some(bytes) => write_bytes(&path, &bytes)?,
+            None => write(&path, &doc)?,
+        }
     }
+    let _ = std::fs::remove_file(&copy);
     println!("Removed {removed} ClawMux hook(s) from {}.", path.display());
     Ok(())
 }
@@ -362,6 +425,40 @@ mod tests {
         let before = other.clone();
         assert!(!install_status_line(&mut other, clawmux, None));
         assert_eq!(other, before);
+    }
+
+    #[test]
+    fn uninstall_gives_back_the_users_file_byte_for_byte() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        let data = dir.path().join("data");
+        // Hand-edited: four spaces, an escape, no final newline.
+        let user = "{\n    \"model\": \"opus\",\n    \"note\": \"gr\\u00fcn\"\n}";
+        std::fs::write(&path, user).unwrap();
+        let clawmux = Path::new("/usr/bin/clawmux");
+        install_with(&path, clawmux, Some(&data)).unwrap();
+        let installed = std::fs::read_to_string(&path).unwrap();
+        assert!(installed.contains("hook observe"), "{installed}");
+        assert!(
+            installed.contains("\n    \"model\""),
+            "written in the user's indent: {installed}"
+        );
+        uninstall(Some(&path)).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), user);
+        assert!(!original_copy(&path).exists(), "the copy goes with ClawMux");
+
+        // Changed meanwhile: the user's change stays, in the user's indent and ending.
+        install_with(&path, clawmux, Some(&data)).unwrap();
+        let mut doc = read(&path).unwrap();
+        doc.insert("theme".into(), json!("dark"));
+        write(&path, &doc).unwrap();
+        uninstall(Some(&path)).unwrap();
+        let after = std::fs::read_to_string(&path).unwrap();
+        assert!(after.contains("\n    \"theme\": \"dark\""), "{after}");
+        assert!(
+            !after.contains("hook observe") && !after.ends_with('\n'),
+            "{after}"
+        );
     }
 
     #[test]
