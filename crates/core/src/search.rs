@@ -83,7 +83,12 @@ pub fn fts_query(query: &str) -> Result<String, QueryError> {
     if query.chars().count() > MAX_QUERY {
         return Err(QueryError::TooLong);
     }
-    let terms: Vec<Term> = terms(query).into_iter().filter(has_token).collect();
+    // A control character (a NUL above all, which ends a string inside FTS5) separates words like a space.
+    let query: String = query
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let terms: Vec<Term> = terms(&query).into_iter().filter(has_token).collect();
     if terms.is_empty() {
         return Err(QueryError::Empty);
     }
@@ -138,6 +143,9 @@ mod tests {
             r#""NOT" "(this)" "OR" "col:x" "-y" "^z" "a""b""#
         );
         assert_eq!(fts_query("déjà vu 東京").unwrap(), r#""déjà" "vu" "東京""#);
+        // A NUL or another control character is a space, never inside a term FTS5 is handed.
+        assert_eq!(fts_query("dep\0loy\u{1b}x").unwrap(), r#""dep" "loy" "x""#);
+        assert_eq!(fts_query("\0"), Err(QueryError::Empty));
     }
 
     #[test]

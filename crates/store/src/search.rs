@@ -1,5 +1,7 @@
 //! Finding messages by their words: SQLite FTS5 over `messages.text` (the migration `search.sql`: a trigger
-//! indexes each message in the statement that stores it), the newest match first, with a snippet of each.
+//! indexes each message in the statement that stores it), the newest match first by when it was said (not
+//! by when it was stored: `clawmux import` stores older conversations after newer ones), with a snippet of
+//! each.
 //! The query is FTS5 syntax made from the user's words by `clawmux_core::search::fts_query`, never the
 //! words themselves.
 //!
@@ -23,7 +25,7 @@ pub struct SearchQuery {
     pub kinds: Vec<Kind>,
     /// Only messages from this time on.
     pub since: Option<Millis>,
-    /// Only messages before this one (the next page of results).
+    /// Only messages after this one in the order of the results, older (the next page of results).
     pub before: Option<i64>,
     /// At most this many.
     pub limit: u32,
@@ -51,9 +53,9 @@ impl Store {
              WHERE messages_fts MATCH ?1 \
                AND (?2 IS NULL OR m.agent = ?2) \
                AND (?3 IS NULL OR m.at >= ?3) \
-               AND (?4 IS NULL OR messages_fts.rowid < ?4) \
+               AND (?4 IS NULL OR (m.at, m.seq) < (SELECT at, seq FROM messages WHERE seq = ?4)) \
                AND (?9 = '[]' OR m.kind IN (SELECT value FROM json_each(?9))) \
-             ORDER BY messages_fts.rowid DESC LIMIT ?5",
+             ORDER BY m.at DESC, m.seq DESC LIMIT ?5",
         )
         .bind(&q.fts)
         .bind(q.agent.as_deref())

@@ -133,6 +133,36 @@ async fn words_are_found_newest_first_with_their_snippet_and_filters() {
 }
 
 #[tokio::test]
+async fn results_are_newest_first_by_when_they_were_said_not_when_stored() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("clawmux.db")).await.unwrap();
+    store.add_agent("sky", "/w/sky", Millis(1)).await.unwrap();
+    // Today's words first, then an older conversation brought in by `clawmux import`.
+    for (text, at) in [
+        ("otter today", 900),
+        ("otter yesterday", 500),
+        ("otter last week", 100),
+        ("otter at noon", 700),
+    ] {
+        store
+            .append(&message("sky", Kind::User, text, at))
+            .await
+            .unwrap();
+    }
+    let order =
+        |found: &[clawmux_core::search::Found]| found.iter().map(|f| f.at).collect::<Vec<_>>();
+    let all = store.search(&query("otter")).await.unwrap();
+    assert_eq!(order(&all), [900, 700, 500, 100]);
+    // A page goes on after its last result, in the same order.
+    let mut first = query("otter");
+    first.limit = 2;
+    let first = store.search(&first).await.unwrap();
+    let mut next = query("otter");
+    next.before = Some(first[1].seq);
+    assert_eq!(order(&store.search(&next).await.unwrap()), [500, 100]);
+}
+
+#[tokio::test]
 async fn a_store_from_before_search_is_indexed_after_it_opens_newest_first() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("clawmux.db");
