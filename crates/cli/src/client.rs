@@ -43,7 +43,10 @@ pub enum CallError {
 impl std::fmt::Display for CallError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            CallError::Unreachable(why) => write!(f, "the hub is not reachable: {why}"),
+            // What ssh said may come from the other machine (its shell, its banner).
+            CallError::Unreachable(why) => {
+                write!(f, "the hub is not reachable: {}", printable(why))
+            }
             CallError::Api {
                 code: Some(code),
                 message,
@@ -241,7 +244,7 @@ impl Client {
 /// A hub's answer with every string made safe to print: what the commands print comes from agents (a
 /// hostile one, or a hostile hub on another machine), and a terminal obeys the control characters it is
 /// given (escape sequences can set its title, write the clipboard, or redraw what the user sees).
-fn inert(value: Value) -> Value {
+pub(crate) fn inert(value: Value) -> Value {
     match value {
         Value::String(s) => Value::String(printable(&s)),
         Value::Array(items) => Value::Array(items.into_iter().map(inert).collect()),
@@ -255,8 +258,9 @@ fn inert(value: Value) -> Value {
     }
 }
 
-/// `s` without control characters but line breaks and tabs.
-fn printable(s: &str) -> String {
+/// `s` without control characters but line breaks and tabs: anything that reaches the user's terminal
+/// from an agent or another machine goes through here first.
+pub(crate) fn printable(s: &str) -> String {
     s.chars()
         .filter(|c| !c.is_control() || matches!(c, '\n' | '\t'))
         .collect()

@@ -528,7 +528,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", client::printable(&e));
             ExitCode::FAILURE
         }
     }

@@ -35,6 +35,8 @@ fn fetch(client: &Client, name: &str, log: &str) -> Result<Vec<Value>, String> {
         let page: Vec<Value> = text
             .lines()
             .filter_map(|l| serde_json::from_str(l).ok())
+            // What agents and other machines wrote is printed: no escape sequence of theirs reaches it.
+            .map(crate::client::inert)
             .collect();
         let n = page.len();
         if let Some(last) = page
@@ -200,13 +202,12 @@ pub fn run(
         tag: "decision",
         text: decision_text(d),
     }));
-    match transcript
-        .map(Path::to_owned)
-        .or_else(|| transcript_of(&events))
-    {
+    // A path another machine's hook names is of that machine: never read here.
+    let named = || transcript_of(&events).filter(|_| hub.machine.is_none());
+    match transcript.map(Path::to_owned).or_else(named) {
         Some(path) => match transcript_items(&path) {
             Ok(t) => items.extend(t),
-            Err(e) => eprintln!("note: {e}"),
+            Err(e) => eprintln!("note: {}", crate::client::printable(&e)),
         },
         None => eprintln!("note: no hook named a transcript; pass --transcript to add one"),
     }
@@ -216,7 +217,8 @@ pub fn run(
         .iter()
         .filter(|i| from.is_none_or(|f| i.at >= f) && to.is_none_or(|t| i.at <= t))
     {
-        println!("{}  {:<15} {}", show(i.at), format!("[{}]", i.tag), i.text);
+        let text = crate::client::printable(&i.text);
+        println!("{}  {:<15} {text}", show(i.at), format!("[{}]", i.tag));
     }
     Ok(())
 }

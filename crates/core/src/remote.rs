@@ -235,14 +235,18 @@ pub enum DialFailure {
 }
 
 impl DialFailure {
-    /// Reads ssh's exit status and its standard error.
+    /// Reads ssh's exit status and its standard error. What is kept of it is made printable: the other
+    /// machine's shell writes there too, and a terminal or the window shows it.
     pub fn of(status: Option<i32>, stderr: &str) -> DialFailure {
         let last = stderr
             .lines()
             .map(str::trim)
             .rfind(|l| !l.is_empty())
             .unwrap_or("")
-            .to_owned();
+            .chars()
+            .filter(|c| !c.is_control())
+            .take(500)
+            .collect::<String>();
         if stderr.contains("REMOTE HOST IDENTIFICATION HAS CHANGED") {
             return DialFailure::HostKey;
         }
@@ -431,6 +435,11 @@ mod tests {
         assert_eq!(
             DialFailure::of(Some(255), "No ED25519 host key is known for [127.0.0.1]:2222 and you have requested strict checking.\nHost key verification failed.\n"),
             DialFailure::UnknownHost
+        );
+        // The other machine's shell writes to the same stream: its escape sequences are not kept.
+        assert_eq!(
+            DialFailure::of(Some(3), "\u{1b}]0;owned\u{7}\u{1b}[2Jboom\n"),
+            DialFailure::Other("]0;owned[2Jboom".into())
         );
         let gpu = MachineName::parse("gpu").unwrap();
         assert!(DialFailure::HostKey
