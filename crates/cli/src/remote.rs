@@ -12,18 +12,36 @@ use std::time::Duration;
 use clawmux_core::remote::{MachineName, SshTarget};
 use clawmux_hub::machines::list::MachineList;
 
-use crate::client::Client;
+use crate::client::{CallError, Client};
 use crate::dial::Dial;
 use crate::env::HubArgs;
+
+/// Has the running hub of this machine make a change to the list (`machine_add`, `machine_remove`), so
+/// that it follows what the list says at once; `None` when no hub runs here (the list file is then
+/// changed directly, and read by the hub when it starts).
+fn through_hub(args: &HubArgs, command: &serde_json::Value) -> Option<Result<(), String>> {
+    let client = Client::new(&args.resolve().ok()?, Duration::from_secs(10));
+    match client.post("/api/command", None, command.to_string().as_bytes()) {
+        Ok(_) => Some(Ok(())),
+        Err(CallError::Unreachable(_)) => None,
+        Err(e) => Some(Err(e.to_string())),
+    }
+}
 
 /// `clawmux remote add NAME ssh://...`: keeps the machine, then tries it and says what it found.
 pub fn add(args: &HubArgs, name: &str, url: &str) -> Result<(), String> {
     let machine = MachineName::parse(name).map_err(|e| e.to_string())?;
     let target = SshTarget::parse(url).map_err(|e| e.to_string())?;
-    let mut machines = MachineList::load(&args.data_dir()).map_err(|e| e.to_string())?;
-    machines
-        .add(machine.clone(), target.clone())
-        .map_err(|e| e.to_string())?;
+    let command = serde_json::json!({"command": "machine_add", "name": name, "url": url});
+    match through_hub(args, &command) {
+        Some(done) => done?,
+        None => {
+            let mut machines = MachineList::load(&args.data_dir()).map_err(|e| e.to_string())?;
+            machines
+                .add(machine.clone(), target.clone())
+                .map_err(|e| e.to_string())?;
+        }
+    }
     println!("added {machine} ({target})");
     let dial = Dial::new(machine, target, crate::client::MAX_ANSWER)?;
     match Client::remote(dial, Duration::from_secs(30)).get("/api/sessions") {
@@ -31,7 +49,10 @@ pub fn add(args: &HubArgs, name: &str, url: &str) -> Result<(), String> {
             "reached: its hub runs, with {} agent(s)",
             sessions.as_array().map_or(0, Vec::len)
         ),
-        Err(e) => println!("not reached yet: {e}"),
+        Err(e) => println!(
+            "not reached yet: {}",
+            crate::client::printable(&e.to_string())
+        ),
     }
     Ok(())
 }
@@ -52,8 +73,22 @@ pub fn list(args: &HubArgs) -> Result<(), String> {
 
 /// `clawmux remote remove NAME`: forgets the machine (its hub and agents go on there).
 pub fn remove(args: &HubArgs, name: &str) -> Result<(), String> {
-    let mut machines = MachineList::load(&args.data_dir()).map_err(|e| e.to_string())?;
-    let at = machines.remove(name).map_err(|e| e.to_string())?;
-    println!("removed {name} ({at}); its hub and agents go on there");
+    let machines = MachineList::load(&args.data_dir()).map_err(|e| e.to_string())?;
+    let at = machines
+        .iter()
+        .find(|(n, _)| n.as_str() == name)
+        .map(|(_, at)| at.to_string());
+    let command = serde_json::json!({"command": "machine_remove", "name": name});
+    match through_hub(args, &command) {
+        Some(done) => done?,
+        None => {
+            let mut machines = machines;
+            machines.remove(name).map_err(|e| e.to_string())?;
+        }
+    }
+    println!(
+        "removed {name} ({}); its hub and agents go on there",
+        at.unwrap_or_default()
+    );
     Ok(())
 }

@@ -29,13 +29,20 @@ fn remote_hub() -> TestHub {
     TestHub::start_with_options(&[("PATH", &path)])
 }
 
+/// This machine's hub for a test whose machines it is not to reach itself: an empty ssh config (never
+/// the user's own).
+fn local_hub() -> TestHub {
+    TestHub::start_with_options(&[("CLAWMUX_SSH_CONFIG", "/dev/null")])
+}
+
 #[test]
 fn a_machine_over_ssh_is_kept_reached_and_its_agents_driven_from_here() {
-    let local = TestHub::start();
     let remote = remote_hub();
     let sshd = Sshd::start(&remote.data(), remote.port, std::path::Path::new(BIN));
     let config = sshd.client_config.clone();
     let url = sshd.url();
+    let local = TestHub::start_with_options(&[("CLAWMUX_SSH_CONFIG", config.to_str().unwrap())]);
+    let mut here = local.feed(None);
 
     let (ok, out, err) = clawmux(&local, &config, &["remote", "add", "gpu", &url]);
     assert!(ok, "{err}");
@@ -43,6 +50,11 @@ fn a_machine_over_ssh_is_kept_reached_and_its_agents_driven_from_here() {
         out.contains("reached: its hub runs, with 0 agent(s)"),
         "{out}{err}"
     );
+    // The running hub was told: it follows the machine at once.
+    here.until(Duration::from_secs(20), |v| {
+        v["type"] == "machine_link" && v["machine"] == "gpu" && v["up"] == true
+    })
+    .expect("the running hub follows a machine added on the command line");
     let (_, list, _) = clawmux(&local, &config, &["remote", "list"]);
     assert!(list.contains("gpu") && list.contains(&url), "{list}");
     let mode = std::os::unix::fs::PermissionsExt::mode(
@@ -84,6 +96,20 @@ fn a_machine_over_ssh_is_kept_reached_and_its_agents_driven_from_here() {
         "{found}{err}"
     );
 
+    // A hostile hook there: its escape sequences (clear screen, clipboard write, title) never reach
+    // this terminal.
+    remote.hook(
+        "sky",
+        serde_json::json!({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_use_id": "t9",
+            "tool_input": {"command": "\u{1b}[2J\u{1b}]52;c;ZWNobw==\u{7}\u{1b}]0;owned\u{7}ls"}}),
+    );
+    let (ok, timeline, err) = clawmux(&local, &config, &["timeline", "sky", "--machine", "gpu"]);
+    assert!(ok && timeline.contains("52;c;ZWNobw=="), "{timeline}{err}");
+    assert!(
+        !timeline.contains(['\u{1b}', '\u{7}']) && !err.contains(['\u{1b}', '\u{7}']),
+        "{timeline:?}{err:?}"
+    );
+
     let (ok, _, err) = clawmux(&local, &config, &["terminate", "sky", "--machine", "gpu"]);
     assert!(ok, "{err}");
     feed.state("sky", "dead", Duration::from_secs(20));
@@ -123,11 +149,17 @@ fn a_machine_over_ssh_is_kept_reached_and_its_agents_driven_from_here() {
     assert!(ok, "{err}");
     let (_, list, _) = clawmux(&local, &config, &["remote", "list"]);
     assert!(!list.contains("gpu"), "{list}");
+    // The running hub forgets it too: no machine listed, no dial of it left running.
+    let (_, machines) = local.post("/api/command", None, r#"{"command":"machines"}"#);
+    assert_eq!(machines, serde_json::json!([]));
+    crate::common::wait_until(Duration::from_secs(10), || {
+        kill_dials_of_signal(&remote.data(), "-0") == 0
+    });
 }
 
 #[test]
 fn a_host_key_that_does_not_match_is_refused() {
-    let local = TestHub::start();
+    let local = local_hub();
     let remote = remote_hub();
     let sshd = Sshd::start(&remote.data(), remote.port, std::path::Path::new(BIN));
     let wrong = sshd.wrong_key_config();
@@ -147,7 +179,7 @@ fn a_host_key_that_does_not_match_is_refused() {
 
 #[test]
 fn a_machine_whose_hub_does_not_run_gets_it_started() {
-    let local = TestHub::start();
+    let local = local_hub();
     let there = tempfile::tempdir().unwrap();
     let data = there.path().join("data");
     let port = std::net::TcpListener::bind("127.0.0.1:0")
@@ -177,9 +209,40 @@ fn stop_hub_of(data: &std::path::Path) -> usize {
 /// Kills the `clawmux dial-stdio` serving the remote data folder `data` (found by the environment sshd
 /// gave it), as a link dropping mid-stream would end it.
 fn kill_dials_of(data: &std::path::Path) -> usize {
+    kill_dials_of_signal(data, "-KILL")
+}
+
+/// Sends `signal` to the `clawmux dial-stdio` processes serving `data` (`-0`: counts them).
+fn kill_dials_of_signal(data: &std::path::Path, signal: &str) -> usize {
     let needle = format!("CLAWMUX_HOME={}", data.display());
-    signal_processes("-KILL", |cmdline, environ| {
+    signal_processes(signal, |cmdline, environ| {
         cmdline.contains("dial-stdio") && environ.split('\0').any(|v| v == needle)
+    })
+}
+
+/// Kills the newest `ssh` child of process `parent` (a hub's command link: dialled after its feed's).
+fn kill_newest_ssh_of(parent: u32) -> usize {
+    let mut newest: Option<(u64, String)> = None;
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        // After the command's name in parentheses: state, ppid, ... and the start time 22nd.
+        let Some((name, rest)) = stat.rsplit_once(") ") else {
+            continue;
+        };
+        let fields: Vec<&str> = rest.split(' ').collect();
+        if !name.ends_with("(ssh") || fields.get(1) != Some(&parent.to_string().as_str()) {
+            continue;
+        }
+        let started: u64 = fields.get(19).and_then(|f| f.parse().ok()).unwrap_or(0);
+        if newest.as_ref().is_none_or(|(s, _)| started >= *s) {
+            newest = Some((started, entry.file_name().to_string_lossy().into_owned()));
+        }
+    }
+    newest.map_or(0, |(_, pid)| {
+        let _ = std::process::Command::new("kill")
+            .args(["-KILL", &pid])
+            .status();
+        1
     })
 }
 
@@ -353,6 +416,44 @@ fn this_hub_follows_another_machine_relays_its_events_and_resumes_after_a_cut() 
     said(&mut feed, "user_text", "hello over ssh");
     said(&mut feed, "assistant_text", "hello over ssh");
 
+    // An agent started there after the link came up is listed by `machines` (a window opened now).
+    remote.run(None, &["spawn", "moon", "--demo"]);
+    there.state("moon", "idle", Duration::from_secs(20));
+    feed.until(Duration::from_secs(20), |v| {
+        v["type"] == "machine_event" && v["event"]["session_id"] == "moon"
+    })
+    .expect("moon's status relayed");
+    let (_, machines) = local.post("/api/command", None, r#"{"command":"machines"}"#);
+    assert!(
+        machines[0]["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["session_id"] == "moon" && s["state"] == "idle"),
+        "{machines}"
+    );
+
+    // Only the command link's ssh dies (the feed's stays up, so no link event comes): the next message
+    // is not refused; the link is dialled again and the message goes once.
+    assert_eq!(kill_newest_ssh_of(local.child.id()), 1);
+    let forward2 = serde_json::json!({
+        "command": "on_machine",
+        "machine": "gpu",
+        "forward": {"command": "user_message", "session_id": "sky", "text": "after the cut", "client_id": "c-2"},
+    })
+    .to_string();
+    let (status, sent2) = local.post("/api/command", None, &forward2);
+    assert_eq!(status, 200, "{sent2}");
+    said(&mut feed, "user_text", "after the cut");
+    assert_eq!(
+        remote
+            .history("sky")
+            .iter()
+            .filter(|m| m["text"] == "after the cut")
+            .count(),
+        1
+    );
+
     // The link is cut and the machine cannot be reached; it goes on meanwhile.
     sshd.stop();
     assert!(kill_dials_of(&remote.data()) >= 1);
@@ -414,7 +515,7 @@ fn this_hub_follows_another_machine_relays_its_events_and_resumes_after_a_cut() 
 /// one is a script that answers as a `clawmux` without `dial-stdio` does (clap's refusal).
 #[test]
 fn a_machine_without_clawmux_or_with_an_old_one_says_so_with_the_fix() {
-    let local = TestHub::start();
+    let local = local_hub();
     let remote = remote_hub();
     let old = tempfile::tempdir().unwrap();
     let script = old.path().join("clawmux");
@@ -440,6 +541,36 @@ fn a_machine_without_clawmux_or_with_an_old_one_says_so_with_the_fix() {
         !ok && err.contains("too old to be reached from here: update it there"),
         "{err}"
     );
+
+    // A machine whose shell writes escape sequences as it fails: what ssh relays is made printable.
+    let hostile = old.path().join("hostile");
+    std::fs::create_dir_all(&hostile).unwrap();
+    let script = hostile.join("clawmux");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\nprintf '\\033]0;owned\\007\\033[2Jboom\\n' >&2\nexit 3\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let loud = Sshd::start(&remote.data(), remote.port, &script);
+    let (_, out, err) = clawmux(
+        &local,
+        &loud.client_config,
+        &["remote", "add", "loud", &loud.url()],
+    );
+    assert!(
+        out.contains("not reached yet") && out.contains("boom"),
+        "{out:?}{err:?}"
+    );
+    let (ok, out2, err2) = clawmux(
+        &local,
+        &loud.client_config,
+        &["status", "--machine", "loud"],
+    );
+    assert!(!ok && err2.contains("boom"), "{err2:?}");
+    for text in [&out, &err, &out2, &err2] {
+        assert!(!text.contains(['\u{1b}', '\u{7}']), "{text:?}");
+    }
 
     let installed = ["/usr/bin/clawmux", "/usr/local/bin/clawmux"]
         .iter()
@@ -468,7 +599,7 @@ fn a_machine_without_clawmux_or_with_an_old_one_says_so_with_the_fix() {
 /// no terminal there is that machine's answer.
 #[test]
 fn attach_on_another_machine_runs_there() {
-    let local = TestHub::start();
+    let local = local_hub();
     let remote = remote_hub();
     let sshd = Sshd::start(&remote.data(), remote.port, std::path::Path::new(BIN));
     let config = sshd.client_config.clone();

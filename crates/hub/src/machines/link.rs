@@ -3,8 +3,9 @@
 //! costs a round trip through the SSH channel rather than a new login.
 //!
 //! A link that breaks is dialled again on the next call, not sooner than its back-off allows
-//! (`backoff.rs`); a call never retries by itself: the caller decides, with the same client id, so that a
-//! message sent twice is stored once.
+//! (`backoff.rs`). A call is made again by itself only when it surely never reached the other hub: the
+//! kept connection's ssh had ended, or the request could not be written to it. Anything else is the
+//! caller's to decide, with the same client id, so that a message sent twice is stored once.
 
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -49,6 +50,16 @@ pub enum LinkError {
         /// When the next dial may be made.
         retry_in: Duration,
     },
+}
+
+/// How one call failed.
+enum Failure {
+    /// Before the whole request reached ssh: the other hub cannot have acted on it.
+    NotSent(String),
+    /// After: nothing says whether it acted.
+    Broken(String),
+    /// No connection could be had.
+    Link(LinkError),
 }
 
 /// An open dial.
@@ -108,12 +119,47 @@ impl Link {
         within: Duration,
     ) -> Result<Answer, LinkError> {
         let mut state = self.state.lock().await;
+        // A kept connection whose ssh ended (killed, its network gone) is no connection.
+        if let Some(conn) = state.conn.as_mut() {
+            if !matches!(conn.child.try_wait(), Ok(None)) {
+                state.conn = None;
+            }
+        }
+        let reused = state.conn.is_some();
+        match self.call_on(&mut state, method, path, body, within).await {
+            // It never left: a kept connection that broke while idle. Once more, on a new one.
+            Err(Failure::NotSent(_)) if reused => {
+                match self.call_on(&mut state, method, path, body, within).await {
+                    Err(Failure::NotSent(why)) => Err(self.down(&why)),
+                    other => other.map_err(|f| self.failed(f)),
+                }
+            }
+            other => other.map_err(|f| self.failed(f)),
+        }
+    }
+
+    fn failed(&self, failure: Failure) -> LinkError {
+        match failure {
+            Failure::Link(e) => e,
+            Failure::NotSent(why) | Failure::Broken(why) => self.down(&why),
+        }
+    }
+
+    /// One call, dialling first when no connection is kept.
+    async fn call_on(
+        &self,
+        state: &mut State,
+        method: &str,
+        path: &str,
+        body: &[u8],
+        within: Duration,
+    ) -> Result<Answer, Failure> {
         if state.conn.is_none() {
             if let Some(at) = state.retry_at.filter(|at| *at > Instant::now()) {
-                return Err(LinkError::Waiting {
+                return Err(Failure::Link(LinkError::Waiting {
                     machine: self.machine.clone(),
                     retry_in: at - Instant::now(),
-                });
+                }));
             }
             match self.dial().await {
                 Ok(conn) => {
@@ -124,23 +170,23 @@ impl Link {
                 Err(e) => {
                     let wait = state.backoff.after_failure(fastrand::f64());
                     state.retry_at = Some(Instant::now() + wait);
-                    return Err(e);
+                    return Err(Failure::Link(e));
                 }
             }
         }
         let Some(conn) = state.conn.as_mut() else {
-            return Err(self.down("no connection"));
+            return Err(Failure::NotSent("no connection".into()));
         };
         let request = request(method, path, &conn.bearer, body);
         match tokio::time::timeout(within, exchange(conn, &request, self.max_answer)).await {
             Ok(Ok(answer)) => Ok(answer),
-            Ok(Err(why)) => {
+            Ok(Err(failure)) => {
                 state.conn = None;
-                Err(self.down(&why))
+                Err(failure)
             }
             Err(_) => {
                 state.conn = None;
-                Err(self.down(&format!("no answer within {within:?}")))
+                Err(Failure::Broken(format!("no answer within {within:?}")))
             }
         }
     }
@@ -289,12 +335,21 @@ fn request(method: &str, path: &str, bearer: &str, body: &[u8]) -> Vec<u8> {
 }
 
 /// Sends a request and reads its whole answer; why not, when the link broke.
-async fn exchange(conn: &mut Conn, request: &[u8], max: usize) -> Result<Answer, String> {
+async fn exchange(conn: &mut Conn, request: &[u8], max: usize) -> Result<Answer, Failure> {
+    // A request not handed whole to ssh never reached the other hub whole: it cannot have acted on it.
     conn.stdin
         .write_all(request)
         .await
-        .map_err(|e| e.to_string())?;
-    conn.stdin.flush().await.map_err(|e| e.to_string())?;
+        .map_err(|e| Failure::NotSent(e.to_string()))?;
+    conn.stdin
+        .flush()
+        .await
+        .map_err(|e| Failure::NotSent(e.to_string()))?;
+    read_answer(conn, max).await.map_err(Failure::Broken)
+}
+
+/// Reads one whole answer.
+async fn read_answer(conn: &mut Conn, max: usize) -> Result<Answer, String> {
     let mut raw = Vec::new();
     let mut chunk = vec![0u8; 64 * 1024];
     while !may_be_complete(&raw) {

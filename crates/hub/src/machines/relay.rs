@@ -37,9 +37,13 @@ pub(super) async fn follow(
         if remote.seen().stopped {
             return;
         }
-        let why = match feed(&remote, &ui, ssh_config.as_ref(), &mut backoff).await {
-            Ok(()) => format!("the link to `{}` dropped", remote.name),
-            Err(why) => why,
+        // Removed while its feed runs: the feed (and its ssh) goes at once.
+        let why = tokio::select! {
+            ended = feed(&remote, &ui, ssh_config.as_ref(), &mut backoff) => match ended {
+                Ok(()) => format!("the link to `{}` dropped", remote.name),
+                Err(why) => why,
+            },
+            () = remote.stop.notified() => return,
         };
         if remote.seen().stopped {
             return;
@@ -134,13 +138,22 @@ fn keep(remote: &Remote, event: &Value) -> bool {
                 .unwrap_or_default();
         }
         Some("session_status") => {
-            let id = event.get("session_id");
-            if let Some(s) = seen.sessions.iter_mut().find(|s| s.get("session_id") == id) {
-                if let (Some(s), Some(fields)) = (s.as_object_mut(), event.as_object()) {
-                    for (k, v) in fields {
-                        if k != "type" {
-                            s.insert(k.clone(), v.clone());
-                        }
+            let id = event.get("session_id").filter(|id| id.is_string());
+            let known = seen.sessions.iter().position(|s| s.get("session_id") == id);
+            // An agent started there after the feed opened is listed from its first status on.
+            let at = match (known, id) {
+                (Some(at), _) => at,
+                (None, Some(_)) => {
+                    seen.sessions.push(Value::Object(serde_json::Map::new()));
+                    seen.sessions.len() - 1
+                }
+                (None, None) => return true,
+            };
+            if let (Some(s), Some(fields)) = (seen.sessions[at].as_object_mut(), event.as_object())
+            {
+                for (k, v) in fields {
+                    if k != "type" {
+                        s.insert(k.clone(), v.clone());
                     }
                 }
             }
