@@ -85,8 +85,13 @@ pub fn run(args: &HubArgs, name: &str, pace_ms: u64, limit: Option<u64>) -> Resu
     for s in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
         let _ = signal_hook::flag::register(s, stop.clone());
     }
+    let path = clawmux_hub::lifecycle::launch::demo_transcript(&hub.data_dir(), name);
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
     let transcript = Transcript {
-        path: std::path::Path::new(&work_dir).join(".demo-transcript.jsonl"),
+        path,
         session: format!("demo-{name}"),
     };
     let mut demo = Demo {

@@ -1,7 +1,8 @@
 //! `clawmux wait`: block until the hub hands this agent its messages, print one line each, exit 0.
 //!
-//! It writes its PID to `<work dir>/.waiting` and removes it on every way out, a signal included, unless a
-//! newer wait has written its own PID there since. If the hub restarts, it reconnects: the agent stays in
+//! It writes its PID to `<data dir>/launch/<agent>/waiting` and removes it on every way out, a signal
+//! included, unless a newer wait has written its own PID there since. Not in the work folder (where the
+//! original kept `.waiting`): there the agent's `git add -A` would commit it. If the hub restarts, it reconnects: the agent stays in
 //! its wait. It ends by itself when nobody can use it any more: the process that ran it (Claude's shell) is
 //! gone, or the hub's data folder is. It confirms to the hub only after the lines are printed and flushed,
 //! so the hub counts them as handed over only when Claude can see them.
@@ -25,13 +26,17 @@ const TICK: Duration = Duration::from_millis(200);
 /// Pause between reconnection attempts while the hub is away.
 const RETRY: Duration = Duration::from_millis(300);
 
-/// `.waiting`, removed when dropped.
+/// The PID file of a wait under way, removed when dropped.
 struct PidFile(PathBuf);
 
 impl PidFile {
-    fn create(work_dir: &std::path::Path) -> PidFile {
-        let path = work_dir.join(".waiting");
-        if let Err(e) = std::fs::write(&path, std::process::id().to_string()) {
+    fn create(env: &AgentEnv) -> PidFile {
+        let path = clawmux_hub::lifecycle::launch::pid_file(&env.data_dir, &env.session);
+        let written = path
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| std::fs::write(&path, std::process::id().to_string()));
+        if let Err(e) = written {
             eprintln!("clawmux wait: cannot write {}: {e}", path.display());
         }
         PidFile(path)
@@ -39,7 +44,7 @@ impl PidFile {
 }
 
 impl Drop for PidFile {
-    /// Removes `.waiting` if it still names this process: a newer wait's file is not ours to remove.
+    /// Removes the PID file if it still names this process: a newer wait's file is not ours to remove.
     fn drop(&mut self) {
         let ours = std::fs::read_to_string(&self.0)
             .is_ok_and(|pid| pid.trim() == std::process::id().to_string());
@@ -93,7 +98,7 @@ pub fn run() -> Result<(), String> {
             env.data_dir.display()
         ));
     }
-    let _pid = PidFile::create(&env.work_dir);
+    let _pid = PidFile::create(&env);
     let owner = Owner::now(env.data_dir.clone());
     let mut told = false;
     while !stop.load(Ordering::Relaxed) {

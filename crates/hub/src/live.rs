@@ -62,7 +62,7 @@ impl Live {
     pub(crate) fn new(work_dir: PathBuf, state: State) -> Live {
         Live {
             last_status: Mutex::new(0),
-            mail: Mailbox::new(&work_dir),
+            mail: Mailbox::new(),
             run: Running::new(state),
             asks: Asks::default(),
             transcript: Mutex::new(None),

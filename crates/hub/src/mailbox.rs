@@ -2,14 +2,10 @@
 //! (one consumer at a time: the waiter, a tool hook or the Stop hook), which `clawmux wait` is connected,
 //! and the two flags that spare hooks a database query.
 
-use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use tokio::sync::Notify;
-
-/// The file a hook's hand-over leaves in the agent's folder until the Stop hook has reminded Claude.
-pub const HOOK_DELIVERED: &str = ".hook_delivered";
 
 /// How the hub signals a connected `clawmux wait`.
 #[derive(Debug, Default)]
@@ -31,25 +27,23 @@ pub(crate) struct Mailbox {
     pub(crate) wait_order: tokio::sync::Mutex<()>,
     /// The connected `clawmux wait`, if any: its id and how to signal it.
     waiter: Mutex<Option<(u64, Arc<WaitSignals>)>>,
-    /// A message was handed over through a hook and Claude has not been stopped-and-reminded since.
+    /// A message was handed over through a hook and Claude has not been stopped-and-reminded since (the
+    /// original wrote a `.hook_delivered` file into the work folder for this; nothing of ours goes there).
     pub(crate) hook_delivered: AtomicBool,
     /// Set when a message for this agent is stored, cleared by a consumer before it looks: lets hooks skip
     /// the inbox query when nothing can be pending. Never a false "nothing": set after commit, cleared before
     /// reading.
     pub(crate) maybe_pending: AtomicBool,
-    /// `.hook_delivered` in the agent's folder.
-    sentinel: PathBuf,
 }
 
 impl Mailbox {
-    pub(crate) fn new(work_dir: &std::path::Path) -> Mailbox {
+    pub(crate) fn new() -> Mailbox {
         Mailbox {
             consumer: Arc::new(tokio::sync::Mutex::new(())),
             wait_order: tokio::sync::Mutex::new(()),
             waiter: Mutex::new(None),
             hook_delivered: AtomicBool::new(false),
             maybe_pending: AtomicBool::new(true),
-            sentinel: work_dir.join(HOOK_DELIVERED),
         }
     }
 
@@ -75,9 +69,5 @@ impl Mailbox {
         if let Some((_, signals)) = &*self.waiter() {
             signals.wake.notify_one();
         }
-    }
-
-    pub(crate) fn sentinel(&self) -> &std::path::Path {
-        &self.sentinel
     }
 }

@@ -18,7 +18,6 @@ fn tool_hooks_hand_the_inbox_over_once_and_the_stop_hook_insists_on_an_answer() 
     let hub = TestHub::start();
     hub.add_agent("sky");
     let id = hub.user_message("sky", "please look");
-    let sentinel = hub.work_dir("sky").join(".hook_delivered");
 
     // The PreToolUse of `clawmux wait` leaves the message for the wait itself.
     let (status, v) = hub.hook("sky", pre_tool("Bash", json!({"command":"clawmux wait"})));
@@ -31,7 +30,8 @@ fn tool_hooks_hand_the_inbox_over_once_and_the_stop_hook_insists_on_an_answer() 
         v["hookSpecificOutput"]["additionalContext"],
         format!("You have 1 new message(s):\n[MSG id:{id} from:user] please look")
     );
-    assert!(sentinel.exists());
+    // The hand-over is remembered by the hub: nothing is written into the agent's work folder.
+    assert!(!hub.work_dir("sky").join(".hook_delivered").exists());
     // Handed over once: the next hook gets nothing.
     let (_, v) = hub.hook(
         "sky",
@@ -44,7 +44,6 @@ fn tool_hooks_hand_the_inbox_over_once_and_the_stop_hook_insists_on_an_answer() 
     let (code, err) = hub.command_hook(Some("sky"), &["hook", "stop"], &stop);
     assert_eq!(code, 2);
     assert!(err.contains("Answer them"), "{err}");
-    assert!(!sentinel.exists());
     let (code, err) = hub.command_hook(Some("sky"), &["hook", "stop"], &stop);
     assert_eq!(code, 2);
     assert!(err.contains("clawmux wait"), "{err}");
@@ -286,11 +285,19 @@ fn the_demo_agent_runs_a_whole_cycle_through_the_real_paths() {
         "{moves:?}"
     );
     // Like Claude Code, it kept a transcript that its hooks named, and the hub read it.
-    let transcript = std::fs::read_to_string(
-        std::path::Path::new(hub.session("demo")["work_dir"].as_str().unwrap())
-            .join(".demo-transcript.jsonl"),
-    )
-    .unwrap();
+    let work_dir = std::path::PathBuf::from(hub.session("demo")["work_dir"].as_str().unwrap());
+    let transcript =
+        std::fs::read_to_string(hub.data().join("launch/demo/demo-transcript.jsonl")).unwrap();
+    let own: Vec<_> = std::fs::read_dir(&work_dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .filter(|n| n.to_string_lossy().starts_with('.'))
+        .collect();
+    assert!(
+        own.is_empty(),
+        "ClawMux's files in the work folder: {own:?}"
+    );
     assert!(
         transcript.contains(r#""type":"tool_use""#)
             && transcript.contains(r#""type":"tool_result""#)

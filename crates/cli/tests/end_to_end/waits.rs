@@ -15,11 +15,13 @@ fn wait_prints_the_message_with_its_id_and_sender_then_exits() {
     hub.add_agent("sky");
     let mut feed = hub.feed(None);
     let mut wait = start_wait(&hub, &mut feed, "sky");
-    let pid_file = hub.work_dir("sky").join(".waiting");
+    let pid_file = hub.data().join("launch/sky/waiting");
     assert_eq!(
         std::fs::read_to_string(&pid_file).unwrap(),
         wait.id().to_string()
     );
+    // Nothing of ClawMux's in the agent's work folder, where its `git add -A` would commit it.
+    assert!(!hub.work_dir("sky").join(".waiting").exists());
     let id = hub.user_message("sky", "hello\nsecond line");
     feed.state("sky", "processing", 2 * SEC);
     let status = wait.wait().unwrap();
@@ -31,7 +33,7 @@ fn wait_prints_the_message_with_its_id_and_sender_then_exits() {
         .unwrap();
     assert!(status.success());
     assert_eq!(out, format!("[MSG id:{id} from:user] hello\nsecond line\n"));
-    assert!(!pid_file.exists(), ".waiting must be removed at exit");
+    assert!(!pid_file.exists(), "the PID file must be removed at exit");
 
     // A voice message reads as VOICE.
     let wait = start_wait(&hub, &mut feed, "sky");
@@ -156,7 +158,7 @@ fn a_terminated_wait_cleans_up_and_the_agent_leaves_idle() {
     hub.add_agent("sky");
     let mut feed = hub.feed(None);
     let mut wait = start_wait(&hub, &mut feed, "sky");
-    let pid_file = hub.work_dir("sky").join(".waiting");
+    let pid_file = hub.data().join("launch/sky/waiting");
     assert!(pid_file.exists());
     let term = std::process::Command::new("kill")
         .args(["-TERM", &wait.id().to_string()])
@@ -175,7 +177,10 @@ fn a_terminated_wait_cleans_up_and_the_agent_leaves_idle() {
         err.contains("interrupted") && !err.contains("connection lost"),
         "{err}"
     );
-    assert!(!pid_file.exists(), ".waiting must be removed on SIGTERM");
+    assert!(
+        !pid_file.exists(),
+        "the PID file must be removed on SIGTERM"
+    );
     feed.state("sky", "processing", 2 * SEC);
 }
 
@@ -192,7 +197,7 @@ fn a_wait_ends_by_itself_when_nobody_is_left_and_removes_only_its_own_pid_file()
     let mut hub = TestHub::start();
     hub.add_agent("sky");
     let mut feed = hub.feed(None);
-    let waiting = hub.work_dir("sky").join(".waiting");
+    let waiting = hub.data().join("launch/sky/waiting");
 
     // Its `.waiting` now names a newer wait: the old one leaves it alone on its way out.
     let mut old = start_wait(&hub, &mut feed, "sky");

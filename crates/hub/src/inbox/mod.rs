@@ -105,9 +105,6 @@ impl Inbox<'_> {
             .await?;
         if !messages.is_empty() {
             live.mail.hook_delivered.store(true, Ordering::SeqCst);
-            if let Err(e) = tokio::fs::write(live.mail.sentinel(), b"").await {
-                tracing::warn!(agent, error = %e, "cannot write the .hook_delivered sentinel");
-            }
             self.changed(agent).await;
         }
         Ok(messages)
@@ -119,7 +116,6 @@ impl Inbox<'_> {
         let live = self.hub.live(agent)?;
         let _guard = live.mail.consumer.lock().await;
         if live.mail.hook_delivered.swap(false, Ordering::SeqCst) {
-            let _ = tokio::fs::remove_file(live.mail.sentinel()).await;
             return Ok(stop_verdict(true, &[], false));
         }
         live.mail.maybe_pending.store(false, Ordering::SeqCst);
@@ -166,7 +162,6 @@ impl Inbox<'_> {
         *live.mail.waiter() = Some((id, signals.clone()));
         // Entering the wait means Claude finished with whatever a hook handed it.
         live.mail.hook_delivered.store(false, Ordering::SeqCst);
-        let _ = tokio::fs::remove_file(live.mail.sentinel()).await;
         self.hub
             .apply(agent, Source::Wait, &Event::WaitConnected, b"")
             .await?;

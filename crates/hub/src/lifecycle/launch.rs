@@ -187,6 +187,17 @@ pub fn launch_dir(data_dir: &Path, name: &str) -> PathBuf {
     data_dir.join("launch").join(name)
 }
 
+/// The PID file of agent `name`'s `clawmux wait` under way: in its launch folder, out of its work folder
+/// (where git would see it).
+pub fn pid_file(data_dir: &Path, name: &str) -> PathBuf {
+    launch_dir(data_dir, name).join("waiting")
+}
+
+/// The demo agent's transcript, likewise out of its work folder.
+pub fn demo_transcript(data_dir: &Path, name: &str) -> PathBuf {
+    launch_dir(data_dir, name).join("demo-transcript.jsonl")
+}
+
 /// What a start runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Start<'a> {

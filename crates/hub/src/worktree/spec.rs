@@ -9,9 +9,9 @@ use serde::{Deserialize, Serialize};
 /// The prefix of every agent's branch: `clawmux/<agent>`.
 pub const BRANCH_PREFIX: &str = "clawmux/";
 
-/// Files ClawMux itself keeps at the top of an agent's work folder, never the agent's work: the PID file
-/// of a `clawmux wait` under way (`.waiting`, part of the protocol) and the demo agent's transcript. Its
-/// changes leave them out.
+/// Files ClawMux once kept at the top of an agent's work folder, never the agent's work: the PID file of
+/// a `clawmux wait` under way (`.waiting`) and the demo agent's transcript. They are kept in the agent's
+/// launch folder now; one an older version left behind is still left out of its changes.
 pub const OWN_FILES: [&str; 2] = [".waiting", ".demo-transcript.jsonl"];
 
 /// Where an agent's worktree came from.
