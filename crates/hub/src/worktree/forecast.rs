@@ -6,6 +6,10 @@
 //! `git commit-tree`: objects only, no ref moves, nothing in the worktree changes). Two such commits are
 //! merged in memory by `git merge-tree --write-tree`, from their merge base: the files it cannot merge are
 //! conflicts; files both changed that it merges cleanly are the weaker warning.
+//!
+//! Each agent's work is first set on the base as it is now ([`on_base`]): work already merged into the base
+//! brings nothing more, and conflicts with nobody; work that merges onto the base cleanly is compared as it
+//! would land. Work that itself conflicts with the base now is compared as it stands.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -121,6 +125,68 @@ pub(crate) async fn work_now(
     .await
     .map_err(|e| e.into_hub("cannot read the agent's work"))?;
     Ok(commit.trim().to_owned())
+}
+
+/// The commit the base of `spec` names now (its commit when the worktree was made, if it is gone).
+pub(crate) async fn base_now(repo: &Path, spec: &WorktreeSpec) -> String {
+    let named = format!("{}^{{commit}}", spec.base);
+    match git::run(repo, &["rev-parse", "--verify", "--quiet", &named]).await {
+        Ok(out) if !out.trim().is_empty() => out.trim().to_owned(),
+        _ => spec.base_commit.clone(),
+    }
+}
+
+/// Work `work` (a commit of [`work_now`]) as it would land on `base` (a commit) now: `None` when it brings
+/// nothing the base does not have (it was merged); the merge, as a commit of no branch on top of the base,
+/// when it merges cleanly; else the work as it is.
+pub(crate) async fn on_base(
+    repo: &Path,
+    base: &str,
+    work: &str,
+) -> Result<Option<String>, HubError> {
+    let fail = |e: super::git::GitError| e.into_hub("cannot set the agent's work on its base");
+    let merged = git::ran(
+        repo,
+        &["merge-tree", "--write-tree", "--no-messages", base, work],
+        &[],
+    )
+    .await
+    .map_err(fail)?;
+    if merged.status != Some(0) {
+        return Ok(Some(work.to_owned()));
+    }
+    let tree = merged
+        .stdout
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_owned();
+    let base_tree = git::run(repo, &["rev-parse", &format!("{base}^{{tree}}")])
+        .await
+        .map_err(fail)?;
+    if tree == base_tree.trim() {
+        return Ok(None);
+    }
+    let commit = git::run(
+        repo,
+        &[
+            "-c",
+            "user.name=ClawMux",
+            "-c",
+            "user.email=clawmux@localhost",
+            "commit-tree",
+            "--no-gpg-sign",
+            &tree,
+            "-p",
+            base,
+            "-m",
+            "work in progress on the base (ClawMux's conflict forecast)",
+        ],
+    )
+    .await
+    .map_err(fail)?;
+    Ok(Some(commit.trim().to_owned()))
 }
 
 /// The files `from..to` changes.
@@ -300,6 +366,17 @@ mod tests {
             "fn sky() {}\n"
         );
         assert!(!git(&top, &["branch", "--all"]).contains("forecast"));
+
+        // sky's work is merged into the base: it brings nothing more, and conflicts with nobody now.
+        git(&sky_wt, &["add", "-A"]);
+        git(&sky_wt, &["commit", "-q", "-m", "sky's work"]);
+        git(&top, &["merge", "-q", "--no-edit", &sky.branch]);
+        let base = base_now(&top, &sky).await;
+        let a = work_now(&sky, &sky_wt, &scratch).await.unwrap();
+        assert_eq!(on_base(&top, &base, &a).await.unwrap(), None);
+        // moon's work still conflicts with the base itself: compared as it stands.
+        let b = work_now(&moon, &moon_wt, &scratch).await.unwrap();
+        assert_eq!(on_base(&top, &base, &b).await.unwrap(), Some(b));
     }
 
     /// An edit of the same size, made in the second the last read's index was written, is seen: the

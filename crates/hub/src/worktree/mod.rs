@@ -306,13 +306,17 @@ impl Worktrees<'_> {
         // One agent alone has nothing in common with anyone: no git runs.
         let alone = agents.len() < 2;
         for (name, spec, path) in agents.iter().filter(|_| !alone) {
-            work.push((
-                name.clone(),
-                forecast::work_now(spec, path, &scratch).await?,
-            ));
+            let now = forecast::work_now(spec, path, &scratch).await?;
+            let base = forecast::base_now(repo, spec).await;
+            // Work already on the base (merged) has nothing in common with anyone's.
+            if let Some(landing) = forecast::on_base(repo, &base, &now).await? {
+                work.push((name.clone(), landing));
+            }
         }
-        let mut overlaps: std::collections::HashMap<String, Vec<Overlap>> =
-            work.iter().map(|(n, _)| (n.clone(), Vec::new())).collect();
+        let mut overlaps: std::collections::HashMap<String, Vec<Overlap>> = agents
+            .iter()
+            .map(|(n, _, _)| (n.clone(), Vec::new()))
+            .collect();
         overlaps.entry(agent.to_owned()).or_default();
         for (i, (a, a_work)) in work.iter().enumerate() {
             for (b, b_work) in &work[i + 1..] {
