@@ -5,8 +5,24 @@ use std::path::Path;
 
 use clawmux_core::replay::replay;
 
-/// Replays `file`; an expectation that does not hold is an error.
+/// The largest file replayed: an agent's exported log of months is far smaller; a span of it
+/// (`clawmux report`) replays what one wrong indicator needs.
+const MAX_FILE: u64 = 256 * 1024 * 1024;
+
+/// Replays `file`; it is an error when it does not pass ([`clawmux_core::replay::Replay::passed`]): an
+/// expectation that does not hold or, without expectations, a sequence that does not reproduce.
 pub fn run(file: &Path) -> Result<(), String> {
+    let size = std::fs::metadata(file)
+        .map_err(|e| format!("cannot read {}: {e}", file.display()))?
+        .len();
+    if size > MAX_FILE {
+        return Err(format!(
+            "{} is {} MB, more than the {} MB replayed: take the span that matters with `clawmux report`",
+            file.display(),
+            size / (1024 * 1024),
+            MAX_FILE / (1024 * 1024)
+        ));
+    }
     let text = std::fs::read_to_string(file)
         .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
     let r = replay(&text).map_err(|e| format!("{}: {e}", file.display()))?;
@@ -20,32 +36,14 @@ pub fn run(file: &Path) -> Result<(), String> {
         println!("right: {right}");
     }
     for (line, d) in &r.decisions {
-        let outcome = match &d.outcome {
-            clawmux_core::Outcome::Moved => format!("{} -> {}", d.from, d.to),
-            clawmux_core::Outcome::Stayed => format!("stays {}", d.from),
-            clawmux_core::Outcome::Suppressed(why) => format!("suppressed in {} ({why})", d.from),
-        };
-        let needs = match &d.attention {
-            Some(clawmux_core::AttentionChange::Set(a)) => {
-                format!("  needs you: {}", a.need.as_str())
-            }
-            Some(clawmux_core::AttentionChange::Cleared { need }) => {
-                format!("  needs you ended ({})", need.as_str())
-            }
-            None => String::new(),
-        };
-        println!("line {line:>4}  {:<28} {outcome}{needs}", d.trigger);
+        println!("line {line:>4}  {:<28} {}", d.trigger, decision_words(d));
     }
     for m in &r.mismatches {
         println!(
-            "line {:>4}  DIFFERS recorded {} -> {} ({}), replayed {} -> {} ({})",
+            "line {:>4}  DIFFERS recorded {}, replayed {}",
             m.line,
-            m.recorded.from,
-            m.recorded.to,
-            outcome_word(&m.recorded.outcome),
-            m.replayed.from,
-            m.replayed.to,
-            outcome_word(&m.replayed.outcome)
+            decision_words(&m.recorded),
+            decision_words(&m.replayed)
         );
     }
     if let (Some(shown), Some(same)) = (&r.shown, r.reproduces_shown()) {
@@ -56,7 +54,7 @@ pub fn run(file: &Path) -> Result<(), String> {
             println!("does NOT reproduce what was shown: {shown} was shown");
         }
     }
-    let failed: Vec<_> = r.checks.iter().filter(|c| !c.holds()).collect();
+    let failed = r.checks.iter().filter(|c| !c.holds()).count();
     for c in &r.checks {
         let verdict = if c.holds() { "ok  " } else { "FAIL" };
         println!(
@@ -76,21 +74,39 @@ pub fn run(file: &Path) -> Result<(), String> {
             .map(|a| format!(", needs you: {} ({})", a.need.as_str(), a.reason))
             .unwrap_or_default()
     );
-    if failed.is_empty() {
+    if r.passed() {
         Ok(())
+    } else if !r.checks.is_empty() {
+        Err(format!(
+            "{failed} of {} expectation(s) failed",
+            r.checks.len()
+        ))
     } else {
         Err(format!(
-            "{} of {} expectation(s) failed",
-            failed.len(),
-            r.checks.len()
+            "it does not reproduce: {} decision(s) differ{}",
+            r.mismatches.len(),
+            if r.reproduces_shown() == Some(false) {
+                ", and it does not end where the indicator was"
+            } else {
+                ""
+            }
         ))
     }
 }
 
-fn outcome_word(o: &clawmux_core::Outcome) -> &'static str {
-    match o {
-        clawmux_core::Outcome::Moved => "moved",
-        clawmux_core::Outcome::Stayed => "stayed",
-        clawmux_core::Outcome::Suppressed(_) => "suppressed",
-    }
+/// A decision in words: `idle -> processing (moved), needs you: permission`.
+fn decision_words(d: &clawmux_core::Decision) -> String {
+    let outcome = match &d.outcome {
+        clawmux_core::Outcome::Moved => format!("{} -> {}", d.from, d.to),
+        clawmux_core::Outcome::Stayed => format!("stays {}", d.from),
+        clawmux_core::Outcome::Suppressed(why) => format!("suppressed in {} ({why})", d.from),
+    };
+    let needs = match &d.attention {
+        Some(clawmux_core::AttentionChange::Set(a)) => format!(", needs you: {}", a.need.as_str()),
+        Some(clawmux_core::AttentionChange::Cleared { need }) => {
+            format!(", needs you ended ({})", need.as_str())
+        }
+        None => String::new(),
+    };
+    format!("{outcome}{needs}")
 }

@@ -179,9 +179,15 @@ pub struct Replay {
 }
 
 impl Replay {
-    /// Whether every expectation holds.
+    /// The verdict. With expectations (what is right), whether every one holds: a report made into a test
+    /// case passes once the machine does what was right, whatever it did then. Without, whether the
+    /// sequence reproduces: every recorded decision made again, and the end what was shown.
     pub fn passed(&self) -> bool {
-        self.checks.iter().all(Check::holds)
+        if self.checks.is_empty() {
+            self.mismatches.is_empty() && self.reproduces_shown() != Some(false)
+        } else {
+            self.checks.iter().all(Check::holds)
+        }
     }
 
     /// Whether the machine ends where the indicator was when the report was made (`None`: no `shown`).
@@ -252,7 +258,23 @@ fn recorded_event(kind: Option<&str>, payload: Value) -> Event {
     }
 }
 
-/// Replays a sequence from its first event's time on.
+/// Whether an event line's `kind` is one the hub stores, and the one its payload is: a kind renamed by
+/// hand would otherwise replay as something else, or as nothing, unnoticed.
+fn check_kind(kind: &str, event: &Event) -> Result<(), String> {
+    if let Event::Rejected { error, .. } = event {
+        if error.starts_with("unknown event kind") {
+            return Err(format!("`{kind}` is not a kind of event"));
+        }
+    }
+    let parsed = event.kind();
+    if parsed != kind {
+        return Err(format!("`kind` is `{kind}` but its payload is `{parsed}`"));
+    }
+    Ok(())
+}
+
+/// Replays a sequence from its first event's time on. A sequence with no event is refused: it would
+/// "reproduce" anything.
 pub fn replay(text: &str) -> Result<Replay, ReplayError> {
     let mut out = Replay::empty();
     let mut started = false;
@@ -306,6 +328,9 @@ pub fn replay(text: &str) -> Result<Replay, ReplayError> {
                 let source = Source::parse(&source)
                     .ok_or_else(|| err(format!("unknown source `{source}`")))?;
                 let event = recorded_event(kind.as_deref(), payload);
+                if let Some(kind) = &kind {
+                    check_kind(kind, &event).map_err(err)?;
+                }
                 if out.decisions.is_empty() && !started {
                     let observed = out.end.observed;
                     out.end = Snapshot {
@@ -325,6 +350,12 @@ pub fn replay(text: &str) -> Result<Replay, ReplayError> {
                 out.end = next;
             }
         }
+    }
+    if out.decisions.is_empty() {
+        return Err(ReplayError {
+            line: text.lines().count(),
+            why: "no event to replay".into(),
+        });
     }
     Ok(out)
 }
@@ -350,6 +381,20 @@ mod tests {
         assert!(r.checks[0].holds() && r.checks[1].holds());
         assert!(!r.checks[2].holds(), "an Idle agent is not processing");
         assert!(!r.passed());
+        // Nothing to replay is no success.
+        for empty in [
+            "",
+            "\n",
+            "{\"case\":\"c\"}\n{\"expect\":{\"state\":\"idle\"}}\n",
+        ] {
+            assert!(replay(empty).is_err(), "{empty:?}");
+        }
+        // A kind renamed by hand, or one that is none, is refused with its line.
+        let renamed = "{\"at\":1,\"source\":\"hook\",\"kind\":\"hook:PostToolUse\",\"payload\":{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Bash\"}}";
+        let e = replay(renamed).unwrap_err();
+        assert!(e.why.contains("its payload is `hook:PreToolUse`"), "{e}");
+        let e = replay("{\"at\":1,\"source\":\"wait\",\"kind\":\"wait:conect\"}").unwrap_err();
+        assert!(e.why.contains("not a kind of event"), "{e}");
         assert_eq!(replay("{\"at\":1}\n").unwrap_err().line, 1);
         assert!(replay("{\"at\":1,\"source\":\"moon\"}").is_err());
         assert!(replay("{\"expect\":{\"mood\":\"x\"}}").is_err());
@@ -384,6 +429,7 @@ mod tests {
             1,
             "the second line's recorded decision is not the machine's"
         );
+        assert!(!r.passed(), "a decision not made again is a failed replay");
         assert_eq!(r.mismatches[0].line, 5);
         let shown_idle = text.replace(
             r#""shown":{"state":"processing""#,

@@ -279,6 +279,58 @@ fn replay_checks_every_case_of_the_corpus_and_timeline_interleaves() {
         .unwrap();
     assert_eq!(missing.status.code(), Some(1));
 
+    // A usable check: what does not reproduce, or holds nothing to replay, or is too large, fails.
+    let cases = tempfile::tempdir().unwrap();
+    let run = |name: &str, text: &str| {
+        let path = cases.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        let out = Command::new(BIN).arg("replay").arg(&path).output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    // The recorded decision differs only in "needs you": the DIFFERS line says how.
+    let recorded = r#"{"trigger":"wait:connect","source":"wait","at":1,"from":"starting","to":"idle","activity":null,"outcome":"moved","detail":null,"attention":{"change":"cleared","need":"permission"}}"#;
+    let (code, out, err) = run(
+        "needs.jsonl",
+        &format!(
+            "{{\"at\":1,\"source\":\"wait\",\"kind\":\"wait:connect\",\"decision\":{recorded}}}\n"
+        ),
+    );
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(
+        out.contains("DIFFERS recorded starting -> idle, needs you ended (permission), replayed starting -> idle\n"),
+        "{out}"
+    );
+    assert!(err.contains("it does not reproduce"), "{err}");
+    let (code, _, err) = run("empty.jsonl", "");
+    assert!(
+        code == Some(1) && err.contains("no event to replay"),
+        "{err}"
+    );
+    let (code, _, err) = run(
+        "renamed.jsonl",
+        "{\"at\":1,\"source\":\"wait\",\"kind\":\"wait:conect\"}\n",
+    );
+    assert!(
+        code == Some(1) && err.contains("line 1: `wait:conect` is not a kind of event"),
+        "{err}"
+    );
+    // 2 GB (a sparse file): refused before anything is read.
+    let huge = cases.path().join("huge.jsonl");
+    std::fs::File::create(&huge)
+        .unwrap()
+        .set_len(2 << 30)
+        .unwrap();
+    let out = Command::new(BIN).arg("replay").arg(&huge).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.code() == Some(1) && err.contains("2048 MB, more than the 256 MB"),
+        "{err}"
+    );
+
     let hub = TestHub::start();
     hub.add_agent("sky");
     let transcript = hub.dir.path().join("t/c1.jsonl");
