@@ -6,6 +6,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use clawmux_core::hook::preview;
 use clawmux_core::wire::StopVerdict;
 
 use crate::client::Client;
@@ -14,13 +15,32 @@ use crate::env::{AgentEnv, HubAddr};
 /// How long a hook waits for the hub. Loopback answers in well under a millisecond; a refused
 /// connection fails at once; only a hung hub makes this matter.
 const HOOK_TIMEOUT: Duration = Duration::from_secs(1);
-/// The most of stdin read (the hub refuses more anyway).
-const MAX_STDIN: u64 = 1024 * 1024;
+/// The most of stdin read: far past any payload Claude Code sends (a Write of a large file, a long
+/// output); what the hub is sent of it is made small enough by [`payload`].
+const MAX_STDIN: u64 = 512 * 1024 * 1024;
 
-fn read_stdin() -> Vec<u8> {
-    let mut buf = Vec::new();
-    let _ = std::io::stdin().take(MAX_STDIN).read_to_end(&mut buf);
-    buf
+/// A hook's payload as read, and as sent.
+struct Payload {
+    /// What goes to the hub: the payload, or its shape with previews when it is over the hub's limit.
+    sent: Vec<u8>,
+    /// The payload as Claude Code sent it, when what is sent is shrunk.
+    original: Option<serde_json::Value>,
+}
+
+/// Reads the whole payload and makes it small enough for the hub (`clawmux_core::hook::preview`).
+fn payload() -> Payload {
+    let mut raw = Vec::new();
+    let _ = std::io::stdin().take(MAX_STDIN).read_to_end(&mut raw);
+    match preview::shrink(&raw, clawmux_hub::http::MAX_BODY) {
+        Some((sent, original)) => Payload {
+            sent,
+            original: Some(original),
+        },
+        None => Payload {
+            sent: raw,
+            original: None,
+        },
+    }
 }
 
 fn agent_env() -> Option<AgentEnv> {
@@ -35,13 +55,13 @@ fn agent_env() -> Option<AgentEnv> {
 
 /// `clawmux hook stop`: exit 2 with the reason on stderr keeps Claude working (docs/PROTOCOL.md).
 pub fn stop() -> ExitCode {
-    let payload = read_stdin();
+    let payload = payload();
     let Some(env) = agent_env() else {
         return ExitCode::SUCCESS;
     };
     let client = Client::new(&env.hub, HOOK_TIMEOUT);
     let verdict = client
-        .post("/api/hooks/stop", Some(&env.session), &payload)
+        .post("/api/hooks/stop", Some(&env.session), &payload.sent)
         .map_err(|e| e.to_string())
         .and_then(|v| {
             serde_json::from_value::<StopVerdict>(v)
@@ -65,12 +85,12 @@ pub fn stop() -> ExitCode {
 
 /// `clawmux hook tool-status`: any hook event on stdin, forwarded; the hub's answer goes to stdout.
 pub fn tool_status() -> ExitCode {
-    let payload = read_stdin();
+    let payload = payload();
     let Some(env) = agent_env() else {
         return ExitCode::SUCCESS;
     };
     let client = Client::new(&env.hub, HOOK_TIMEOUT);
-    match client.post("/api/hooks/tool-status", Some(&env.session), &payload) {
+    match client.post("/api/hooks/tool-status", Some(&env.session), &payload.sent) {
         Ok(v) if v.get("hookSpecificOutput").is_some() => println!("{v}"),
         Ok(_) => {}
         Err(e) => eprintln!("clawmux hook: {e}"),
@@ -83,7 +103,7 @@ pub fn tool_status() -> ExitCode {
 /// (the hub is down, the request ended some other way) it prints nothing and the dialog stays in the
 /// terminal.
 pub fn permission() -> ExitCode {
-    let payload = read_stdin();
+    let payload = payload();
     let Some(env) = agent_env() else {
         return ExitCode::SUCCESS;
     };
@@ -91,12 +111,27 @@ pub fn permission() -> ExitCode {
         &env.hub,
         Duration::from_millis(clawmux_hub::lifecycle::launch::BASH_TIMEOUT_MS),
     );
-    match client.post("/api/hooks/permission", Some(&env.session), &payload) {
-        Ok(v) if v.get("hookSpecificOutput").is_some() => println!("{v}"),
+    match client.post("/api/hooks/permission", Some(&env.session), &payload.sent) {
+        Ok(v) if v.get("hookSpecificOutput").is_some() => println!("{}", whole(v, &payload)),
         Ok(_) => {}
         Err(e) => eprintln!("clawmux hook permission: {e}"),
     }
     ExitCode::SUCCESS
+}
+
+/// The hub's decision for a permission, with the tool's whole input wherever it hands back the input it
+/// was sent (a plan approved, questions answered): a preview never reaches Claude as the input.
+fn whole(mut answer: serde_json::Value, payload: &Payload) -> serde_json::Value {
+    let Some(original) = &payload.original else {
+        return answer;
+    };
+    let Ok(sent) = serde_json::from_slice::<serde_json::Value>(&payload.sent) else {
+        return answer;
+    };
+    if let Some(input) = answer.pointer_mut("/hookSpecificOutput/decision/updatedInput") {
+        *input = preview::restore(input, &sent["tool_input"], &original["tool_input"]);
+    }
+    answer
 }
 
 /// `clawmux hook observe`: a hook of a Claude Code session ClawMux did not start (installed by
@@ -106,12 +141,12 @@ pub fn observe(data_dir: Option<&std::path::Path>) -> ExitCode {
     if std::env::var_os("CLAWMUX_SESSION_ID").is_some_and(|s| !s.is_empty()) {
         return ExitCode::SUCCESS;
     }
-    let payload = read_stdin();
+    let payload = payload();
     let data_dir = data_dir.map_or_else(clawmux_hub::config::default_data_dir, Path::to_owned);
     let Some(hub) = observed_hub(&data_dir) else {
         return ExitCode::SUCCESS;
     };
-    if let Err(e) = Client::new(&hub, HOOK_TIMEOUT).post("/api/observe", None, &payload) {
+    if let Err(e) = Client::new(&hub, HOOK_TIMEOUT).post("/api/observe", None, &payload.sent) {
         eprintln!("clawmux hook observe: {e}");
     }
     ExitCode::SUCCESS

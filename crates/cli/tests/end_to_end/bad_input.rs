@@ -51,6 +51,11 @@ fn bad_input_gets_a_clear_error_stores_nothing_and_the_hub_keeps_serving() {
         1024 * 1024 + 10,
     );
     assert_eq!((status, v["code"].as_str()), (413, Some("body_too_large")));
+    // A client still sending its body is not cut off, and reads the refusal.
+    for _ in 0..5 {
+        let (status, v) = post_whole(&hub, "/api/hooks/tool-status", 3 * 1024 * 1024);
+        assert_eq!((status, v["code"].as_str()), (413, Some("body_too_large")));
+    }
     for (path, session, body, status, code) in [
         (
             "/api/sessions/sky/messages",
@@ -266,4 +271,107 @@ fn every_hook_endpoint_records_what_it_cannot_use_answers_it_alike_and_moves_not
         .map(|s| s["session_id"].clone())
         .collect();
     assert_eq!(names, [json!("sky"), json!("webapp-c0ffee")]);
+}
+
+/// Claude Code hands hooks everything (a Write's whole content, a command's whole output): a payload over
+/// the hub's megabyte reaches it as its shape with previews, through the real `clawmux hook` commands.
+#[test]
+fn a_hook_payload_over_a_megabyte_reaches_the_app_as_its_shape_and_a_preview() {
+    let hub = TestHub::start();
+    hub.add_agent("sky");
+    let mut feed = hub.feed(None);
+    let input = json!({"file_path": "/w/big.txt", "content": "x".repeat(1_200_000)});
+    let pre = json!({"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_use_id": "toolu_w",
+        "tool_input": input});
+    let (code, err) = hub.command_hook(Some("sky"), &["hook", "tool-status"], &pre.to_string());
+    assert_eq!((code, err.as_str()), (0, ""));
+    feed.until(std::time::Duration::from_secs(5), |v| {
+        v["type"] == "session_status" && v["activity"] == "Writing /w/big.txt"
+    })
+    .expect("the tool call is shown");
+    let ask =
+        json!({"hook_event_name": "PermissionRequest", "tool_name": "Write", "tool_input": input});
+    std::thread::scope(|s| {
+        let hook = s.spawn(|| {
+            hub.command_hook_output(Some("sky"), &["hook", "permission"], &ask.to_string())
+        });
+        let open = feed
+            .until(std::time::Duration::from_secs(5), |v| {
+                v["type"] == "session_status" && v["needs"]["request"]["id"].is_string()
+            })
+            .expect("the request card has what it needs");
+        let preview = open["needs"]["request"]["tool_input"]["content"]
+            .as_str()
+            .unwrap();
+        assert!(preview.starts_with("xxxx"), "{preview:.40}");
+        assert!(
+            preview.ends_with(" more bytes not sent to ClawMux]"),
+            "{}",
+            &preview[preview.len() - 60..]
+        );
+        assert_eq!(
+            open["needs"]["request"]["tool_input"]["file_path"],
+            "/w/big.txt"
+        );
+        let answer = json!({"command": "answer", "session_id": "sky",
+            "request_id": open["needs"]["request"]["id"], "decision": "allow"});
+        let (status, v) = hub.post("/api/command", None, &answer.to_string());
+        assert_eq!(status, 200, "{v}");
+        let out = hook.join().unwrap();
+        let printed: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(
+            printed["hookSpecificOutput"]["decision"]["behavior"],
+            "allow"
+        );
+    });
+    // A result of two megabytes ends the call as any other does.
+    let post = json!({"hook_event_name": "PostToolUse", "tool_name": "Write", "tool_use_id": "toolu_w",
+        "tool_input": input, "tool_response": {"stdout": "y".repeat(2_000_000)}});
+    let (code, err) = hub.command_hook(Some("sky"), &["hook", "tool-status"], &post.to_string());
+    assert_eq!((code, err.as_str()), (0, ""));
+    let events = hub.get_text("/api/sessions/sky/log/events");
+    let last: Value = serde_json::from_str(events.lines().last().unwrap()).unwrap();
+    assert_eq!(
+        last["kind"], "hook:PostToolUse",
+        "taken as the call's end, not as malformed: {last:.300}"
+    );
+    let decisions = hub.get_text("/api/sessions/sky/log/decisions");
+    let last: Value = serde_json::from_str(decisions.lines().last().unwrap()).unwrap();
+    assert_eq!(last["trigger"], "hook:PostToolUse", "{last}");
+}
+
+/// Posts a body of `length` bytes over the hub's private socket, as a hook does, written whole while the
+/// answer may already be coming, then reads the answer: (status, body).
+fn post_whole(hub: &TestHub, path: &str, length: usize) -> (u16, Value) {
+    use std::io::{Read, Write};
+    let mut socket = std::os::unix::net::UnixStream::connect(hub.data().join("hub.sock")).unwrap();
+    socket
+        .set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .unwrap();
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: localhost\r\nClawMux-Session: sky\r\n\
+         Content-Type: application/json\r\nContent-Length: {length}\r\n\r\n"
+    );
+    let mut writer = socket.try_clone().unwrap();
+    let sending = std::thread::spawn(move || {
+        writer.write_all(head.as_bytes())?;
+        writer.write_all(&vec![b' '; length])
+    });
+    let mut answer = Vec::new();
+    let read = socket.read_to_end(&mut answer);
+    // A client that sends its whole body before it reads (as curl does) must not find the connection
+    // closed under it: the hub reads what it refused to its end before closing.
+    sending
+        .join()
+        .unwrap()
+        .unwrap_or_else(|e| panic!("the hub closed while the body was being sent: {e}"));
+    read.unwrap_or_else(|e| panic!("the answer was lost: {e}"));
+    let answer = String::from_utf8_lossy(&answer);
+    let status = answer
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let body = answer.split("\r\n\r\n").nth(1).unwrap_or("");
+    (status, serde_json::from_str(body).unwrap_or(Value::Null))
 }

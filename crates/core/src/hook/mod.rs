@@ -5,6 +5,7 @@
 //! no rule is an [`HookError::UnknownEvent`]: the hub stores it and answers Claude with `{}`, never an error.
 
 mod event;
+pub mod preview;
 
 pub use event::HookEvent;
 

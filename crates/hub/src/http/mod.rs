@@ -163,13 +163,39 @@ async fn guard(State(g): State<Guard>, req: Request, next: Next) -> Response {
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|n| n > limit as u64) {
-        return HubError::new(
+        // Answered now, and the connection closed only once the client has stopped sending (RFC 9112,
+        // 9.6): closed at once, with its body still arriving, the client would read a reset instead.
+        tokio::spawn(drain(req.into_body()));
+        let mut refused = HubError::new(
             Code::BodyTooLarge,
             format!("the body is over the {limit} bytes this endpoint takes"),
         )
         .into_response();
+        refused.headers_mut().insert(
+            header::CONNECTION,
+            header::HeaderValue::from_static("close"),
+        );
+        return refused;
     }
     next.run(req).await
+}
+
+/// The most of a refused body read and thrown away, and how long the client may pause while sending it,
+/// before the connection is closed anyway.
+const DRAIN_MAX: usize = 64 * 1024 * 1024;
+const DRAIN_PAUSE: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Reads a refused body to its end, within bounds, and throws it away.
+async fn drain(body: axum::body::Body) {
+    use futures_util::StreamExt;
+    let mut stream = body.into_data_stream();
+    let mut read = 0;
+    while read <= DRAIN_MAX {
+        match tokio::time::timeout(DRAIN_PAUSE, stream.next()).await {
+            Ok(Some(Ok(chunk))) => read += chunk.len(),
+            Ok(Some(Err(_)) | None) | Err(_) => return,
+        }
+    }
 }
 
 /// What an agent does (its hooks, its wait, its sends, an observed session's reports): allowed without the
