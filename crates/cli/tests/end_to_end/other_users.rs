@@ -383,7 +383,10 @@ fn localhost_reaches_the_hub_on_either_loopback_address_and_no_other_user_can_li
     let v6 = match TcpStream::connect(("::1", hub.port)) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("SKIPPED: this machine has no IPv6 loopback ({e}); nobody can listen there");
+            crate::common::cannot_run(
+                "ipv6 loopback",
+                &format!("this machine has no IPv6 loopback ({e})"),
+            );
             return;
         }
     };

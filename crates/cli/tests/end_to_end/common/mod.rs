@@ -391,3 +391,24 @@ pub fn wait_until(within: Duration, cond: impl Fn() -> bool) {
         std::thread::sleep(Duration::from_millis(10));
     }
 }
+
+/// A test (or a part of one, named by `what`) that cannot run on this machine. Never a pass: in CI (`CI`
+/// set) it fails; elsewhere it says so, and is listed in the file `CLAWMUX_SKIPPED` names, which
+/// `scripts/test` prints as skipped at the end of its run.
+pub fn cannot_run(what: &str, why: &str) {
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{what} cannot run here ({why}): in CI every test must run"
+    );
+    eprintln!("SKIPPED: {what}: {why}");
+    if let Some(list) = std::env::var_os("CLAWMUX_SKIPPED") {
+        use std::io::Write;
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(list)
+        {
+            let _ = writeln!(f, "{what}: {why}");
+        }
+    }
+}

@@ -4,7 +4,8 @@
 use std::process::Command;
 
 /// Another local account, made for the test while it runs as root (and removed after); `None` where the
-/// tests do not run as root or cannot make users, and the tests that need one say they were skipped. Each
+/// tests do not run as root or cannot make users: the test is then skipped ([`super::cannot_run`]: a
+/// failure in CI, never a silent pass). Each
 /// test has its own (tests run at once, and one's removal must not pull the user from under another).
 pub struct OtherUser {
     name: &'static str,
@@ -16,7 +17,7 @@ impl OtherUser {
             .map(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0)
             .unwrap_or(false);
         if !root {
-            eprintln!("SKIPPED: not root, so no other user can be made for this test");
+            super::cannot_run(name, "not root, so no other user can be made");
             return None;
         }
         let exists = Command::new("id")
@@ -34,7 +35,7 @@ impl OtherUser {
                 ])
                 .status();
             if !made.is_ok_and(|s| s.success()) {
-                eprintln!("SKIPPED: useradd could not make a user");
+                super::cannot_run(name, "useradd could not make a user");
                 return None;
             }
         }
