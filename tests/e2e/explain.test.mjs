@@ -1,7 +1,8 @@
 // The indicator explains itself, in Chromium against the real hub: a click on an agent's indicator opens
 // the explanation, one test per field (each fails when its field is wrong or missing); "Dismiss" for a
 // need a notice alone raised; "This looks wrong" previews a redacted case file before anything is
-// written, saves it, and `clawmux replay` says it reproduces what was shown.
+// written, saves it, and `clawmux replay` says it reproduces what was shown. Each test has agents of its
+// own, so that it runs alone (`--test-name-pattern`) as it runs among the others.
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -35,6 +36,13 @@ async function idleAgent(name) {
   return wait;
 }
 
+/** Registers `name` and takes it out of its wait (the wait ends): Working, with no tool running. */
+async function workingAgent(name) {
+  const wait = await idleAgent(name);
+  wait.process.kill('SIGKILL');
+  await ui.page.waitForSelector(`[data-agent="${name}"][data-state="processing"]`);
+}
+
 /** Clicks the agent's indicator and waits for the explanation of it. */
 async function explain(name) {
   await ui.page.click(`[data-agent="${name}"] .dot`);
@@ -54,13 +62,15 @@ test('the state and since when', async () => {
 });
 
 test('the event and source that set it, in words', async () => {
-  await explain('sky');
+  await idleAgent('cloud');
+  await explain('cloud');
   const setBy = await field('set-by');
   assert.match(setBy, /^Set by: clawmux wait connected: the agent waits for a message, reported by the agent's clawmux wait at /);
 });
 
 test('what will end it', async () => {
-  await explain('sky');
+  await idleAgent('hail');
+  await explain('hail');
   const ends = await ui.page.$$eval('#explain [data-field="ends"] li', (lis) => lis.map((l) => l.textContent));
   assert.deepEqual(ends, ['a message: its clawmux wait takes it and ends (then Working)', 'its process ending (then Offline)']);
 });
@@ -108,9 +118,11 @@ test('"needs you": the tool call it waits on and what closes it', async () => {
 });
 
 test('the latest decisions, ignored ones with their reasons in words', async () => {
-  await hook('rain', { hook_event_name: 'PreToolUse', tool_name: 'Read', agent_id: 'sub-1', tool_input: { file_path: '/x' } });
-  await hook('rain', { hook_event_name: 'PreCompact', trigger: 'auto' });
-  await ui.page.waitForFunction(() => document.querySelector('#explain [data-field="state"]')?.textContent === 'rain: Working'
+  await workingAgent('fog');
+  await explain('fog');
+  await hook('fog', { hook_event_name: 'PreToolUse', tool_name: 'Read', agent_id: 'sub-1', tool_input: { file_path: '/x' } });
+  await hook('fog', { hook_event_name: 'PreCompact', trigger: 'auto' });
+  await ui.page.waitForFunction(() => document.querySelector('#explain [data-field="state"]')?.textContent === 'fog: Working'
     && document.querySelector('#explain [data-field="recent"] li .what')?.textContent.startsWith('compaction began'));
   const rows = await ui.page.$$eval('#explain [data-field="recent"] li', (lis) => lis.map((l) => ({
     outcome: l.className, what: l.querySelector('.what').textContent, result: l.querySelector('.result').textContent,
@@ -120,28 +132,30 @@ test('the latest decisions, ignored ones with their reasons in words', async () 
 });
 
 test('a "needs you" a notice alone raised can be dismissed, and that is recorded', async () => {
-  await hook('rain', { hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_use_id: 'toolu_x', tool_input: { command: 'make' } });
-  await hook('rain', { hook_event_name: 'Notification', message: 'Claude needs your permission to use Bash', notification_type: 'permission_prompt' });
-  await ui.page.waitForSelector('[data-agent="rain"][data-needs="permission"]');
-  await explain('rain');
+  await workingAgent('mist');
+  await hook('mist', { hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_use_id: 'toolu_x', tool_input: { command: 'make' } });
+  await hook('mist', { hook_event_name: 'Notification', message: 'Claude needs your permission to use Bash', notification_type: 'permission_prompt' });
+  await ui.page.waitForSelector('[data-agent="mist"][data-needs="permission"]');
+  await explain('mist');
   await ui.page.waitForSelector('#explain [data-action="dismiss"]');
   assert.match(await field('needs-ends'), /dismissing it: a notice alone raised it, and no later hook closes it/);
   await ui.page.click('#explain [data-action="dismiss"]');
-  await ui.page.waitForSelector('[data-agent="rain"]:not(.needs-you)');
+  await ui.page.waitForSelector('[data-agent="mist"]:not(.needs-you)');
   await ui.page.waitForFunction(() => document.querySelector('#explain [data-field="recent"] li .what')?.textContent.startsWith('the user dismissed the notice'));
   assert.match(await ui.page.textContent('#explain [data-field="recent"] li .result'), /no longer needs you \(permission\)/);
   assert.equal(await ui.page.$('#explain [data-field="needs"]'), null);
   // Dismissing again changes nothing and says why.
-  const refused = await ui.page.evaluate(() => window.clawmux.backend.command({ command: 'dismiss', session_id: 'rain' }).then(() => 'done', (e) => e.code));
+  const refused = await ui.page.evaluate(() => window.clawmux.backend.command({ command: 'dismiss', session_id: 'mist' }).then(() => 'done', (e) => e.code));
   assert.equal(refused, 'not_dismissable');
 });
 
 test('"This looks wrong" shows the redacted file before anything is written, saves it, and it replays', async () => {
   const secret = 'deploy the payroll service to production';
-  await hook('rain', { hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_use_id: 'toolu_secret', tool_input: { command: `./deploy.sh ${secret}`, description: secret } });
-  await hook('rain', { hook_event_name: 'PermissionRequest', tool_name: 'Bash', tool_input: { command: `./deploy.sh ${secret}` } });
-  await ui.page.waitForSelector('[data-agent="rain"][data-needs="permission"]');
-  await explain('rain');
+  await workingAgent('sleet');
+  await hook('sleet', { hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_use_id: 'toolu_secret', tool_input: { command: `./deploy.sh ${secret}`, description: secret } });
+  await hook('sleet', { hook_event_name: 'PermissionRequest', tool_name: 'Bash', tool_input: { command: `./deploy.sh ${secret}` } });
+  await ui.page.waitForSelector('[data-agent="sleet"][data-needs="permission"]');
+  await explain('sleet');
   const reports = join(hub.data, 'reports');
   await ui.page.click('#explain .explain-wrong');
   await ui.page.waitForFunction(() => document.querySelector('#explain [data-field="report-preview"]')?.textContent.includes('"case"'));
