@@ -89,8 +89,6 @@ pub struct AgentEnv {
     pub session: String,
     /// The hub.
     pub hub: HubAddr,
-    /// `CLAWMUX_WORK_DIR`, else the current folder.
-    pub work_dir: PathBuf,
     /// `CLAWMUX_HOME`, else the default data folder.
     pub data_dir: PathBuf,
 }
@@ -117,10 +115,6 @@ impl AgentEnv {
         let token = std::env::var("CLAWMUX_TOKEN")
             .ok()
             .filter(|t| !t.is_empty());
-        let work_dir = std::env::var_os("CLAWMUX_WORK_DIR")
-            .map(PathBuf::from)
-            .or_else(|| std::env::current_dir().ok())
-            .unwrap_or_else(|| PathBuf::from("."));
         Ok(Some(AgentEnv {
             session,
             hub: HubAddr {
@@ -128,7 +122,6 @@ impl AgentEnv {
                 socket: clawmux_hub::http::local::socket_path(&data_dir),
                 token,
             },
-            work_dir,
             data_dir,
         }))
     }

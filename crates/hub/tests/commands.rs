@@ -315,7 +315,7 @@ async fn a_report_whose_caller_goes_keeps_the_figures_and_the_history_together()
     // Each caller gives up after the first poll, as a connection closed early cancels its handler.
     for cost in [0.5, 1.25, 2.0] {
         let body = status_line("c1", cost);
-        let mut report = std::pin::pin!(usage.report("sky", &body));
+        let mut report = Box::pin(usage.report("sky", &body));
         let pending = std::future::poll_fn(|cx| {
             std::task::Poll::Ready(std::future::Future::poll(report.as_mut(), cx).is_pending())
         })
