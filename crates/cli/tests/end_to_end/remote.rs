@@ -427,7 +427,9 @@ fn this_hub_follows_another_machine_relays_its_events_and_resumes_after_a_cut() 
     remote.run(None, &["spawn", "moon", "--demo"]);
     there.state("moon", "idle", Duration::from_secs(20));
     feed.until(Duration::from_secs(20), |v| {
-        v["type"] == "machine_event" && v["event"]["session_id"] == "moon"
+        v["type"] == "machine_event"
+            && v["event"]["session_id"] == "moon"
+            && v["event"]["state"] == "idle"
     })
     .expect("moon's status relayed");
     let (_, machines) = local.post("/api/command", None, r#"{"command":"machines"}"#);
