@@ -129,19 +129,21 @@ impl State {
             Some(b) if !sample.differs(b) => None,
             _ => Some(cost_delta(before, &sample)),
         };
-        s.recorded(agent, sample, keep, gap)
+        s.recorded(agent, sample, keep, gap, true)
     }
 
-    /// Takes in `agent`'s new figures, with what to keep of them in history.
+    /// Takes in `agent`'s new figures, with what to keep of them in history; `reported` when they are a
+    /// status line's report (whose limits are a reading of the account's), not a transcript's answer.
     fn recorded(
         &mut self,
         agent: &str,
         sample: Sample,
         keep: Option<UsageDelta>,
         gap: Millis,
+        reported: bool,
     ) -> Recorded {
         let s = self;
-        let account_moved = s.limits(&sample);
+        let account_moved = reported && s.limits(&sample);
         let at = sample.at;
         let limited = s.agents.get(agent).and_then(|(_, l)| *l);
         let earlier = s
@@ -305,7 +307,7 @@ impl Figures {
         let earlier = s.agents.get(agent).map(|(sample, _)| sample);
         let sample = Sample::with_answer(earlier, used, at);
         s.answers.insert(agent.to_owned(), used.message_id.clone());
-        Some(s.recorded(agent, sample, Some(answer_delta(used)), gap))
+        Some(s.recorded(agent, sample, Some(answer_delta(used)), gap, false))
     }
 
     /// Puts back `agent`'s figures before a recording whose row could not be stored: the figures and the
@@ -545,6 +547,11 @@ mod tests {
             .iter()
             .fold((0, 0), |(i, o), d| (i + d.input, o + d.output));
         assert_eq!((input, output), (139_500, 963), "the history says the same");
+        // An answer is no reading of the account's limits: when they were last reported stays.
+        let f = Figures::default();
+        f.record("sky", sample(5, 0.1, 1, Some((20.0, HOUR))), GAP);
+        f.answered("sky", &used("m9"), Millis(50), GAP);
+        assert_eq!(f.account().at, Some(Millis(5)));
     }
 
     #[test]
