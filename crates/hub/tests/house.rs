@@ -5,7 +5,8 @@
 //!
 //! A module is a file. It depends on the modules its `crate::` and `super::` paths name (a path to an item
 //! counts as its module's; `use a::{b, c}` names each); its own children, named by relative paths, are part
-//! of it. Test modules (after `#[cfg(test)]`) are left out: a test may reach anywhere.
+//! of it. Test items (each `#[cfg(test)]` item, cut at its matching brace or its `;`) are left out, and
+//! everything around them is read: a test may reach anywhere.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
@@ -42,11 +43,113 @@ fn modules(root: &Path) -> BTreeMap<String, String> {
                 parts.pop();
             }
             let source = std::fs::read_to_string(&path).unwrap();
-            let source = source.split("#[cfg(test)]").next().unwrap_or("").to_owned();
-            found.insert(parts.join("::"), source);
+            found.insert(parts.join("::"), without_tests(&source));
         }
     }
     found
+}
+
+/// `source` without its `#[cfg(test)]` items: each from its attribute to its matching closing brace (or
+/// its `;`, for an item without a body), skipping braces inside strings, characters and comments.
+fn without_tests(source: &str) -> String {
+    const MARK: &str = "#[cfg(test)]";
+    let mut out = String::new();
+    let mut rest = source;
+    while let Some(at) = rest.find(MARK) {
+        out.push_str(&rest[..at]);
+        rest = &rest[at + MARK.len()..];
+        rest = &rest[item_end(rest)..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Where the item at the start of `s` ends: after its matching `}`, or its `;` when it has no body.
+fn item_end(s: &str) -> usize {
+    let bytes = s.as_bytes();
+    let (mut i, mut depth) = (0, 0usize);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                i += s[i..].find('\n').unwrap_or(s.len() - i);
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                i += s[i..].find("*/").map_or(s.len() - i, |e| e + 2);
+                continue;
+            }
+            b'r' if matches!(bytes.get(i + 1), Some(b'#' | b'"')) && !ident_byte(bytes, i) => {
+                let hashes = s[i + 1..].bytes().take_while(|b| *b == b'#').count();
+                let close = format!("\"{}", "#".repeat(hashes));
+                let body = i + 2 + hashes;
+                i = body
+                    + s[body..]
+                        .find(&close)
+                        .map_or(s.len() - body, |e| e + close.len());
+                continue;
+            }
+            b'"' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            // A character literal ('{', '\'', '\u{7b}'), not a lifetime ('a).
+            b'\'' if bytes.get(i + 2) == Some(&b'\'') || bytes.get(i + 1) == Some(&b'\\') => {
+                i += s[i + 2..].find('\'').map_or(s.len() - i, |e| e + 3);
+                continue;
+            }
+            b'{' => depth += 1,
+            b'}' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return i + 1;
+                }
+            }
+            b';' if depth == 0 => return i + 1,
+            _ => {}
+        }
+        i += 1;
+    }
+    s.len()
+}
+
+/// Whether the byte before `i` continues an identifier (`br"..."`, `for"`...).
+fn ident_byte(bytes: &[u8], i: usize) -> bool {
+    i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_')
+}
+
+#[test]
+fn test_items_are_cut_and_what_follows_them_is_read() {
+    let source = r###"use crate::a::A;
+#[cfg(test)]
+use crate::testing::helper;
+fn real() { let s = "}"; let c = '}'; let r = r#"}{"#; }
+#[cfg(test)]
+mod tests {
+    // a } in a comment
+    use crate::only_in_tests::X;
+    fn t<'a>(x: &'a str) -> char { if x.is_empty() { '{' } else { '\'' } }
+    /* } */
+}
+impl Hub {
+    fn after_the_tests() { crate::b::B::new(); }
+}
+"###;
+    let kept = without_tests(source);
+    assert!(kept.contains("use crate::a::A;"), "{kept}");
+    assert!(
+        !kept.contains("helper") && !kept.contains("only_in_tests"),
+        "{kept}"
+    );
+    assert!(
+        kept.contains("fn real()") && kept.contains("after_the_tests"),
+        "{kept}"
+    );
+    let used: Vec<String> = paths(&kept)
+        .into_iter()
+        .map(|(_, s)| s.join("::"))
+        .collect();
+    assert_eq!(used, ["a::A", "b::B::new"]);
 }
 
 fn ident(c: char) -> bool {
