@@ -4,6 +4,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use clawmux_core::shell::quote;
+use clawmux_hub::commands::Command;
+use clawmux_hub::import::AgentImport;
 use serde_json::{json, Value};
 
 use crate::client::Client;
@@ -85,28 +87,21 @@ pub fn open(args: &HubArgs) -> Result<(), String> {
 pub fn import(args: &HubArgs) -> Result<(), String> {
     let hub = args.resolve()?;
     let client = Client::new(&hub, Duration::from_secs(600));
-    let body = json!({ "command": "import" }).to_string();
-    let report = client
-        .post("/api/command", None, body.as_bytes())
-        .map_err(|e| e.to_string())?;
-    let rows = report.as_array().cloned().unwrap_or_default();
+    let rows: Vec<AgentImport> = client.command(&Command::Import {})?;
     if rows.is_empty() {
         println!("nothing to import: no sessions/<agent>/history.json in the hub's data folder");
         return Ok(());
     }
     let mut failed = 0;
     for r in &rows {
-        let agent = r.get("agent").and_then(Value::as_str).unwrap_or("?");
-        let n = |k: &str| r.get(k).and_then(Value::as_u64).unwrap_or(0);
-        match r.get("error").and_then(Value::as_str) {
+        match &r.error {
             Some(why) => {
                 failed += 1;
-                println!("{agent}: not imported: {why}");
+                println!("{}: not imported: {why}", r.agent);
             }
             None => println!(
-                "{agent}: {} message(s) imported, {} already there",
-                n("created"),
-                n("skipped")
+                "{}: {} message(s) imported, {} already there",
+                r.agent, r.created, r.skipped
             ),
         }
     }

@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use clawmux_core::http1::{may_be_complete, parse_answer, Answer};
 use clawmux_core::wire::Code;
+use clawmux_hub::commands::{Command, CommandName};
 use serde_json::Value;
 
 use crate::env::{HubAddr, HubArgs};
@@ -29,6 +30,8 @@ pub(crate) const MAX_ANSWER: usize = 256 * 1024 * 1024;
 pub enum CallError {
     /// The hub could not be reached (not running, timed out, or it broke off the answer).
     Unreachable(String),
+    /// The hub's answer is not of the type its command answers (a hub of another version).
+    Unreadable(String),
     /// The hub answered with an error.
     Api {
         /// HTTP status.
@@ -40,6 +43,12 @@ pub enum CallError {
     },
 }
 
+impl From<CallError> for String {
+    fn from(e: CallError) -> String {
+        e.to_string()
+    }
+}
+
 impl std::fmt::Display for CallError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -47,6 +56,7 @@ impl std::fmt::Display for CallError {
             CallError::Unreachable(why) => {
                 write!(f, "the hub is not reachable: {}", printable(why))
             }
+            CallError::Unreadable(why) => f.write_str(why),
             CallError::Api {
                 code: Some(code),
                 message,
@@ -110,6 +120,21 @@ impl Client {
     pub fn post(&self, path: &str, session: Option<&str>, body: &[u8]) -> Result<Value, CallError> {
         let answer = self.call("POST", path, session, body)?;
         Self::json(answer)
+    }
+
+    /// Runs `command` of the hub's surface (`POST /api/command`) and reads its answer as `T`, the type that
+    /// command answers: a field renamed on either side is an error, never a silent zero.
+    pub fn command<T: serde::de::DeserializeOwned>(
+        &self,
+        command: &Command,
+    ) -> Result<T, CallError> {
+        let name = <&str>::from(CommandName::from(command));
+        let body = serde_json::to_vec(command)
+            .map_err(|e| CallError::Unreadable(format!("`{name}` does not write: {e}")))?;
+        let answer = self.post("/api/command", None, &body)?;
+        serde_json::from_value(answer).map_err(|e| {
+            CallError::Unreadable(format!("the hub's answer to `{name}` does not read: {e}"))
+        })
     }
 
     /// `GET path`.

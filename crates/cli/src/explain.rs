@@ -5,15 +5,19 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde_json::{json, Value};
+use clawmux_hub::commands::Command;
+use clawmux_hub::explain::{Report, ReportRequest};
+use serde_json::Value;
 
 use crate::client::Client;
 use crate::env::HubArgs;
 
-fn command(args: &HubArgs, body: &Value) -> Result<Value, String> {
-    Client::of(args, Duration::from_secs(30))?
-        .post("/api/command", None, body.to_string().as_bytes())
-        .map_err(|e| e.to_string())
+/// The explanation, as JSON: its words are `'static` names in the hub's type, read back here as text.
+fn explanation(args: &HubArgs, name: &str) -> Result<Value, String> {
+    let command = Command::Explain {
+        session_id: name.to_owned(),
+    };
+    Ok(Client::of(args, Duration::from_secs(30))?.command(&command)?)
 }
 
 /// A time field of the hub's answer, as the CLI prints times.
@@ -40,7 +44,7 @@ fn cause_line(c: &Value) -> String {
 
 /// Prints the explanation.
 pub fn explain(args: &HubArgs, name: &str) -> Result<(), String> {
-    let e = command(args, &json!({"command": "explain", "session_id": name}))?;
+    let e = explanation(args, name)?;
     println!(
         "{name}: {} ({}) since {}",
         text(&e, "shown"),
@@ -96,7 +100,10 @@ pub fn explain(args: &HubArgs, name: &str) -> Result<(), String> {
 
 /// Dismisses a need a notice alone raised.
 pub fn dismiss(args: &HubArgs, name: &str) -> Result<(), String> {
-    command(args, &json!({"command": "dismiss", "session_id": name}))?;
+    let command = Command::Dismiss {
+        session_id: name.to_owned(),
+    };
+    let serde::de::IgnoredAny = Client::of(args, Duration::from_secs(30))?.command(&command)?;
     println!("{name}: dismissed");
     Ok(())
 }
@@ -127,18 +134,17 @@ pub fn report(r: &ReportArgs) -> Result<(), String> {
     let since_ms = r
         .since
         .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-    let answer = command(
-        &r.hub,
-        &json!({
-            "command": "report",
-            "session_id": r.name,
-            "since_ms": since_ms,
-            "right": r.right,
-            "keep": r.keep_texts,
-        }),
-    )?;
-    let count = answer["strings_redacted"].as_u64().unwrap_or(0);
-    if answer["redacted"].as_bool() == Some(true) {
+    let command = Command::Report(ReportRequest {
+        session_id: r.name.clone(),
+        since_ms,
+        until: None,
+        right: r.right.clone(),
+        keep: r.keep_texts,
+        save: false,
+    });
+    let answer: Report = Client::of(&r.hub, Duration::from_secs(30))?.command(&command)?;
+    let count = answer.file.strings_redacted;
+    if answer.file.redacted {
         eprintln!(
             "redacted: {count} strings (message texts, tool inputs, paths); --keep-texts keeps them"
         );
@@ -148,16 +154,15 @@ pub fn report(r: &ReportArgs) -> Result<(), String> {
     let out = r.out.clone().unwrap_or_else(|| {
         PathBuf::from(format!(
             "clawmux-report-{}-{}.jsonl",
-            r.name,
-            answer["until"].as_i64().unwrap_or(0)
+            r.name, answer.until.0
         ))
     });
-    write_new(&out, text(&answer, "text"))?;
+    write_new(&out, &answer.file.text)?;
     println!(
         "{}: {} events, {} transcript lines; replay it with: clawmux replay {}",
         out.display(),
-        answer["events"].as_u64().unwrap_or(0),
-        answer["transcript_lines"].as_u64().unwrap_or(0),
+        answer.file.events,
+        answer.file.transcript_lines,
         out.display()
     );
     Ok(())

@@ -452,9 +452,9 @@ fn main() -> ExitCode {
                 agent: agent.as_deref(),
                 since: since.as_deref(),
                 who: if user {
-                    Some("user")
+                    Some(clawmux_hub::search::Who::User)
                 } else if agents {
-                    Some("agents")
+                    Some(clawmux_hub::search::Who::Agents)
                 } else {
                     None
                 },

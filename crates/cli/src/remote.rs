@@ -10,6 +10,7 @@
 use std::time::Duration;
 
 use clawmux_core::remote::{MachineName, SshTarget};
+use clawmux_hub::commands::Command;
 use clawmux_hub::machines::list::MachineList;
 
 use crate::client::{CallError, Client};
@@ -19,9 +20,9 @@ use crate::env::HubArgs;
 /// Has the running hub of this machine make a change to the list (`machine_add`, `machine_remove`), so
 /// that it follows what the list says at once; `None` when no hub runs here (the list file is then
 /// changed directly, and read by the hub when it starts).
-fn through_hub(args: &HubArgs, command: &serde_json::Value) -> Option<Result<(), String>> {
+fn through_hub(args: &HubArgs, command: &Command) -> Option<Result<(), String>> {
     let client = Client::new(&args.resolve().ok()?, Duration::from_secs(10));
-    match client.post("/api/command", None, command.to_string().as_bytes()) {
+    match client.command::<serde::de::IgnoredAny>(command) {
         Ok(_) => Some(Ok(())),
         Err(CallError::Unreachable(_)) => None,
         Err(e) => Some(Err(e.to_string())),
@@ -32,7 +33,10 @@ fn through_hub(args: &HubArgs, command: &serde_json::Value) -> Option<Result<(),
 pub fn add(args: &HubArgs, name: &str, url: &str) -> Result<(), String> {
     let machine = MachineName::parse(name).map_err(|e| e.to_string())?;
     let target = SshTarget::parse(url).map_err(|e| e.to_string())?;
-    let command = serde_json::json!({"command": "machine_add", "name": name, "url": url});
+    let command = Command::MachineAdd {
+        name: name.to_owned(),
+        url: url.to_owned(),
+    };
     match through_hub(args, &command) {
         Some(done) => done?,
         None => {
@@ -78,7 +82,9 @@ pub fn remove(args: &HubArgs, name: &str) -> Result<(), String> {
         .iter()
         .find(|(n, _)| n.as_str() == name)
         .map(|(_, at)| at.to_string());
-    let command = serde_json::json!({"command": "machine_remove", "name": name});
+    let command = Command::MachineRemove {
+        name: name.to_owned(),
+    };
     match through_hub(args, &command) {
         Some(done) => done?,
         None => {

@@ -9,9 +9,9 @@
 use std::io::IsTerminal;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use clawmux_core::search::{Found, FoundInSession, MARK_END, MARK_START};
-use serde::Deserialize;
-use serde_json::json;
+use clawmux_core::search::{MARK_END, MARK_START};
+use clawmux_hub::commands::Command;
+use clawmux_hub::search::{SearchReply, SearchRequest, Who};
 
 use crate::client::Client;
 use crate::env::HubArgs;
@@ -21,17 +21,9 @@ pub struct Args<'a> {
     pub query: &'a str,
     pub agent: Option<&'a str>,
     pub since: Option<&'a str>,
-    pub who: Option<&'a str>,
+    pub who: Option<Who>,
     pub limit: u32,
     pub json: bool,
-}
-
-#[derive(Deserialize)]
-struct Reply {
-    results: Vec<Found>,
-    indexing: i64,
-    #[serde(default)]
-    sessions: Vec<FoundInSession>,
 }
 
 /// `--since`: a time, or a span back from `now`; ms since the epoch.
@@ -77,19 +69,20 @@ fn when(ms: i64) -> String {
 /// `clawmux search`.
 pub fn search(hub: &HubArgs, a: &Args<'_>) -> Result<(), String> {
     let since = a.since.map(|s| since(s, SystemTime::now())).transpose()?;
-    let body = json!({
-        "command": "search", "query": a.query, "session_id": a.agent, "since": since,
-        "who": a.who, "limit": a.limit,
+    let command = Command::Search(SearchRequest {
+        query: a.query.to_owned(),
+        session_id: a.agent.map(str::to_owned),
+        who: a.who,
+        since,
+        before: None,
+        limit: Some(a.limit),
     });
-    let value = Client::of(hub, Duration::from_secs(10))?
-        .post("/api/command", None, body.to_string().as_bytes())
-        .map_err(|e| e.to_string())?;
+    let reply: SearchReply = Client::of(hub, Duration::from_secs(10))?.command(&command)?;
     if a.json {
-        println!("{value:#}");
+        let json = serde_json::to_string_pretty(&reply).map_err(|e| e.to_string())?;
+        println!("{json}");
         return Ok(());
     }
-    let reply: Reply =
-        serde_json::from_value(value).map_err(|e| format!("the hub's answer: {e}"))?;
     let bold = std::io::stdout().is_terminal();
     for f in &reply.results {
         println!(

@@ -24,7 +24,9 @@ pub fn run(to: &str, text: Option<&str>, re: Option<&str>) -> Result<(), String>
                 println!("{id}");
                 return Ok(());
             }
-            Err(e @ CallError::Api { .. }) => return Err(e.to_string()),
+            Err(e @ (CallError::Api { .. } | CallError::Unreadable(_))) => {
+                return Err(e.to_string())
+            }
             Err(e @ CallError::Unreachable(_)) => {
                 last = e.to_string();
                 std::thread::sleep(Duration::from_millis(200 * u64::from(attempt + 1)));

@@ -19,10 +19,10 @@ use std::process::{Command, ExitCode, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use clawmux_core::usage::{short, Account, AgentUsage, Sample};
+use clawmux_core::usage::{short, Sample};
 use clawmux_core::Millis;
-use serde::Deserialize;
-use serde_json::json;
+use clawmux_hub::commands::Command as HubCommand;
+use clawmux_hub::usage::UsageReply;
 
 use crate::client::Client;
 use crate::env::{AgentEnv, HubAddr, HubArgs};
@@ -193,23 +193,6 @@ pub fn statusline(then: Option<&str>, observe: Option<Option<&Path>>) -> ExitCod
     ExitCode::SUCCESS
 }
 
-/// The hub's answer to `usage`.
-#[derive(Deserialize)]
-struct Reply {
-    agents: Vec<AgentUsage>,
-    account: Account,
-    days: Vec<Day>,
-}
-
-#[derive(Deserialize)]
-struct Day {
-    day: String,
-    agent: String,
-    cost: f64,
-    input: u64,
-    output: u64,
-}
-
 /// This machine's time zone now, in minutes east of UTC (`date +%z`, as `TZ` and the system say; UTC
 /// when it cannot tell).
 fn local_offset_minutes() -> i32 {
@@ -240,21 +223,21 @@ fn when(at: Millis) -> String {
 
 /// `clawmux usage`.
 pub fn usage(args: &HubArgs, as_json: bool, days: u32) -> Result<(), String> {
-    let body = json!({"command": "usage", "days": days, "offset_minutes": local_offset_minutes()});
-    let value = Client::of(args, Duration::from_secs(10))?
-        .post("/api/command", None, body.to_string().as_bytes())
-        .map_err(|e| e.to_string())?;
+    let command = HubCommand::Usage {
+        days: Some(days),
+        offset_minutes: Some(local_offset_minutes()),
+    };
+    let reply: UsageReply = Client::of(args, Duration::from_secs(10))?.command(&command)?;
     if as_json {
-        println!("{value:#}");
+        let json = serde_json::to_string_pretty(&reply).map_err(|e| e.to_string())?;
+        println!("{json}");
         return Ok(());
     }
-    let reply: Reply =
-        serde_json::from_value(value).map_err(|e| format!("the hub's answer: {e}"))?;
     print!("{}", words(&reply));
     Ok(())
 }
 
-fn words(reply: &Reply) -> String {
+fn words(reply: &UsageReply) -> String {
     let mut out = String::new();
     for l in &reply.account.limits {
         out += &format!(

@@ -8,7 +8,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clawmux_core::wire::Code;
-use serde_json::{json, Value};
+use clawmux_hub::commands::Command;
+use clawmux_hub::voice::device::{ModelState, Models};
+use clawmux_hub::voice::LocalModel;
 
 use crate::client::{CallError, Client};
 use crate::env::HubArgs;
@@ -17,38 +19,34 @@ const MIB: f64 = 1024.0 * 1024.0;
 /// How often the progress line is redrawn.
 const REDRAW: Duration = Duration::from_millis(300);
 
-fn command(client: &Client, body: Value) -> Result<Value, CallError> {
-    client.post("/api/command", None, body.to_string().as_bytes())
+fn models_now(client: &Client) -> Result<Models, CallError> {
+    client.command(&Command::VoiceModels {})
 }
 
-fn model_row<'a>(models: &'a Value, name: &str) -> Option<&'a Value> {
-    models["models"]
-        .as_array()?
-        .iter()
-        .find(|m| m["model"] == name)
+fn model_row(models: &Models, model: LocalModel) -> Option<&ModelState> {
+    models.models.iter().find(|m| m.model == model)
 }
 
 pub fn models(args: &HubArgs) -> Result<(), String> {
     let hub = args.resolve()?;
     let client = Client::new(&hub, Duration::from_secs(5));
-    let models = command(&client, json!({"command": "voice_models"})).map_err(|e| e.to_string())?;
+    let models = models_now(&client)?;
     println!("{:<10} {:>9}  STATE", "MODEL", "SIZE");
-    for m in models["models"].as_array().into_iter().flatten() {
-        let size = m["size"].as_f64().unwrap_or(0.0) / MIB;
-        let state = if m["downloaded"] == true {
+    for m in &models.models {
+        let size = m.size as f64 / MIB;
+        let state = if m.downloaded {
             "downloaded".to_owned()
-        } else if m["downloading"] == true {
+        } else if m.downloading {
             "downloading".to_owned()
-        } else if let Some(part) = m["partial"].as_f64() {
-            format!("{:.0} MiB of it kept from an earlier try", part / MIB)
+        } else if let Some(part) = m.partial {
+            format!(
+                "{:.0} MiB of it kept from an earlier try",
+                part as f64 / MIB
+            )
         } else {
             "not downloaded".to_owned()
         };
-        println!(
-            "{:<10} {:>5.0} MiB  {state}",
-            m["model"].as_str().unwrap_or("?"),
-            size
-        );
+        println!("{:<10} {:>5.0} MiB  {state}", m.model.to_string(), size);
     }
     Ok(())
 }
@@ -56,10 +54,9 @@ pub fn models(args: &HubArgs) -> Result<(), String> {
 pub fn download(args: &HubArgs, model: &str) -> Result<(), String> {
     let hub = args.resolve()?;
     let client = Client::new(&hub, Duration::from_secs(5));
-    match command(
-        &client,
-        json!({"command": "download_model", "model": model}),
-    ) {
+    let model: LocalModel = serde_json::from_value(serde_json::Value::from(model))
+        .map_err(|_| format!("no model `{model}`: tiny.en, base.en or small.en"))?;
+    match client.command::<serde::de::IgnoredAny>(&Command::DownloadModel { model }) {
         Ok(_) => {}
         // Already under way (from the window, say): follow it.
         Err(CallError::Api {
@@ -76,13 +73,13 @@ pub fn download(args: &HubArgs, model: &str) -> Result<(), String> {
     loop {
         if interrupted.load(Ordering::SeqCst) && !cancelled {
             cancelled = true;
-            let _ = command(&client, json!({"command": "cancel_download"}));
+            let _ = client.command::<serde::de::IgnoredAny>(&Command::CancelDownload {});
         }
-        let models =
-            command(&client, json!({"command": "voice_models"})).map_err(|e| e.to_string())?;
+        let models = models_now(&client)?;
         let row = model_row(&models, model).ok_or_else(|| format!("no model `{model}`"))?;
-        let total = row["size"].as_f64().unwrap_or(1.0);
-        if row["downloaded"] == true {
+        let total = (row.size as f64).max(1.0);
+        let model = model.to_string();
+        if row.downloaded {
             println!(
                 "\r{model}: {:.0} MiB, downloaded and checked.{:20}",
                 total / MIB,
@@ -90,12 +87,12 @@ pub fn download(args: &HubArgs, model: &str) -> Result<(), String> {
             );
             return Ok(());
         }
-        if row["downloading"] != true {
+        if !row.downloading {
             println!();
-            let why = row["failure"].as_str().unwrap_or("the download stopped");
+            let why = row.failure.as_deref().unwrap_or("the download stopped");
             return Err(format!("{model} is not downloaded: {why}"));
         }
-        let done = row["partial"].as_f64().unwrap_or(0.0);
+        let done = row.partial.unwrap_or(0) as f64;
         print!(
             "\r{model}: {:>5.1}%  {:.1} of {:.1} MiB (Ctrl-C cancels; the part downloaded is kept)",
             100.0 * done / total,

@@ -3,23 +3,17 @@
 //! worktrees, what they hold, and removing one without losing work. The hub runs git (the `changes`,
 //! `merge`, `worktrees` and `remove_worktree` commands); this asks and prints.
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
-use clawmux_core::changes::{Changes, FileChange, FileStatus, MergeMode, Shown};
-use serde::Deserialize;
-use serde_json::json;
+use clawmux_core::changes::{FileChange, FileStatus, MergeMode, Shown};
+use clawmux_hub::commands::Command;
+use clawmux_hub::worktree::cleanup::Held;
+use clawmux_hub::worktree::merge::Merged;
+use clawmux_hub::worktree::{ChangesReply, Listed};
+use serde::de::DeserializeOwned;
 
 use crate::client::Client;
 use crate::env::HubArgs;
-
-/// The hub's answer to `changes`.
-#[derive(Deserialize)]
-struct Reply {
-    #[serde(flatten)]
-    changes: Changes,
-    patches: BTreeMap<String, String>,
-}
 
 fn short(id: &str) -> &str {
     id.get(..10).unwrap_or(id)
@@ -53,10 +47,12 @@ fn file_line(f: &FileChange) -> String {
 
 /// Prints agent `name`'s changes: the summary and file list, then (without `stat`) each shown diff.
 pub fn diff(args: &HubArgs, name: &str, stat: bool) -> Result<(), String> {
-    let body = json!({"command": "changes", "session_id": name});
-    let value = command(args, body, Duration::from_secs(30))?;
-    let Reply { changes, patches } =
-        serde_json::from_value(value).map_err(|e| format!("the hub's answer: {e}"))?;
+    let command = Command::Changes {
+        session_id: name.to_owned(),
+    };
+    let ChangesReply {
+        changes, patches, ..
+    } = run(args, &command, Duration::from_secs(30))?;
     let commits = changes.commits.len();
     println!(
         "{name}: branch {} from {} (left it at {}), {commits} commit{}{}",
@@ -89,13 +85,6 @@ pub fn diff(args: &HubArgs, name: &str, stat: bool) -> Result<(), String> {
     Ok(())
 }
 
-/// The hub's answer to `merge`.
-#[derive(Deserialize)]
-struct Merged {
-    base: String,
-    commit: String,
-}
-
 /// Merges agent `name`'s branch into its base by `mode`; prints where the base is now.
 pub fn merge(
     args: &HubArgs,
@@ -103,76 +92,47 @@ pub fn merge(
     mode: MergeMode,
     message: Option<String>,
 ) -> Result<(), String> {
-    let body = json!({"command": "merge", "session_id": name, "mode": mode, "message": message});
+    let command = Command::Merge {
+        session_id: name.to_owned(),
+        mode,
+        message,
+    };
     // A merge runs the user's hooks, which may take their time (a test suite in a pre-commit hook).
-    let value = command(args, body, Duration::from_secs(600))?;
-    let Merged { base, commit } =
-        serde_json::from_value(value).map_err(|e| format!("the hub's answer: {e}"))?;
+    let Merged { base, commit, .. } = run(args, &command, Duration::from_secs(600))?;
     println!("{name} merged into {base}: {}", short(&commit));
     Ok(())
 }
 
-/// What a worktree holds, as the hub says it.
-#[derive(Deserialize)]
-struct Held {
-    exists: bool,
-    uncommitted: Vec<String>,
-    unmerged: u32,
-    disk_bytes: u64,
-}
-
-impl Held {
-    /// In words: its size and the work that is nowhere else.
-    fn describe(&self) -> String {
-        if !self.exists {
-            return "its folder is gone".to_owned();
-        }
-        let mut out = vec![format!("{:.1} MB", self.disk_bytes as f64 / 1e6)];
-        if !self.uncommitted.is_empty() {
-            out.push(format!("{} not committed", self.uncommitted.len()));
-        }
-        if self.unmerged > 0 {
-            out.push(format!("{} commits in no other branch", self.unmerged));
-        }
-        if self.uncommitted.is_empty() && self.unmerged == 0 {
-            out.push("nothing unsaved".to_owned());
-        }
-        out.join(", ")
+/// What a worktree holds, in words: its size and the work that is nowhere else.
+fn describe(held: &Held) -> String {
+    if !held.exists {
+        return "its folder is gone".to_owned();
     }
+    let mut out = vec![format!("{:.1} MB", held.disk_bytes as f64 / 1e6)];
+    if !held.uncommitted.is_empty() {
+        out.push(format!("{} not committed", held.uncommitted.len()));
+    }
+    if held.unmerged > 0 {
+        out.push(format!("{} commits in no other branch", held.unmerged));
+    }
+    if !held.unsaved() {
+        out.push("nothing unsaved".to_owned());
+    }
+    out.join(", ")
 }
 
-/// One worktree of `clawmux worktree list`.
-#[derive(Deserialize)]
-struct Listed {
-    session_id: String,
-    path: String,
-    branch: String,
-    base: String,
-    running: bool,
-    #[serde(flatten)]
-    held: Held,
-}
-
-/// Runs a command of the hub's, waiting up to `wait` for its answer.
-fn command(
+/// Runs `command` of the hub's, waiting up to `wait` for its answer.
+fn run<T: DeserializeOwned>(
     args: &HubArgs,
-    body: serde_json::Value,
+    command: &Command,
     wait: Duration,
-) -> Result<serde_json::Value, String> {
-    Client::of(args, wait)?
-        .post("/api/command", None, body.to_string().as_bytes())
-        .map_err(|e| e.to_string())
+) -> Result<T, String> {
+    Ok(Client::of(args, wait)?.command(command)?)
 }
 
 /// Lists every agent's worktree with what it holds.
 pub fn list(args: &HubArgs) -> Result<(), String> {
-    let value = command(
-        args,
-        json!({"command": "worktrees"}),
-        Duration::from_secs(60),
-    )?;
-    let all: Vec<Listed> =
-        serde_json::from_value(value).map_err(|e| format!("the hub's answer: {e}"))?;
+    let all: Vec<Listed> = run(args, &Command::Worktrees {}, Duration::from_secs(60))?;
     if all.is_empty() {
         println!("no agent has a worktree");
     }
@@ -180,11 +140,11 @@ pub fn list(args: &HubArgs) -> Result<(), String> {
         println!(
             "{}  {} from {}  {}{}\n  {}",
             w.session_id,
-            w.branch,
-            w.base,
-            w.held.describe(),
+            w.spec.branch,
+            w.spec.base,
+            describe(&w.held),
             if w.running { ", running" } else { "" },
-            w.path
+            w.path.display()
         );
     }
     Ok(())
@@ -192,14 +152,15 @@ pub fn list(args: &HubArgs) -> Result<(), String> {
 
 /// Removes agent `name`'s worktree and branch (losing unsaved work only with `discard`).
 pub fn remove(args: &HubArgs, name: &str, discard: bool) -> Result<(), String> {
-    let body = json!({"command": "remove_worktree", "session_id": name, "discard": discard});
-    let value = command(args, body, Duration::from_secs(60))?;
-    let held: Held = serde_json::from_value(value).map_err(|e| format!("the hub's answer: {e}"))?;
-    let lost = held.uncommitted.len() as u32 + held.unmerged;
+    let command = Command::RemoveWorktree {
+        session_id: name.to_owned(),
+        discard,
+    };
+    let held: Held = run(args, &command, Duration::from_secs(60))?;
     println!(
         "{name}'s worktree and branch removed{}",
-        if lost > 0 {
-            format!(" (discarded: {})", held.describe())
+        if held.unsaved() {
+            format!(" (discarded: {})", describe(&held))
         } else {
             String::new()
         }

@@ -59,7 +59,7 @@ pub struct Case<'a> {
 }
 
 /// A case file, and what was taken out of it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct CaseFile {
     /// The file's text (JSON lines).
     pub text: String,

@@ -43,13 +43,14 @@ pub const DEFAULT_PAGE: u32 = 100;
 
 /// A request from the user's window. Its `command` names, as [`CommandName`], are the list the UI's
 /// `names.js` is checked against.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, strum::EnumDiscriminants)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, strum::EnumDiscriminants)]
 #[serde(tag = "command", rename_all = "snake_case", deny_unknown_fields)]
 #[strum_discriminants(
     name(CommandName),
     doc = "The name of a [`Command`], as the UI sends it.",
-    derive(serde::Serialize, strum::EnumIter),
-    serde(rename_all = "snake_case")
+    derive(serde::Serialize, strum::EnumIter, strum::IntoStaticStr),
+    serde(rename_all = "snake_case"),
+    strum(serialize_all = "snake_case")
 )]
 pub enum Command {
     /// Every agent as the sidebar shows it. (A struct variant with no fields, not a unit variant: serde

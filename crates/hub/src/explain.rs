@@ -29,7 +29,7 @@ const TRANSCRIPT_TAIL: u64 = 32 * 1024 * 1024;
 pub const REPORTS_DIR: &str = "reports";
 
 /// What `report` is asked for.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ReportRequest {
     /// The agent.
@@ -52,7 +52,7 @@ pub struct ReportRequest {
 }
 
 /// A report, as returned.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Report {
     /// The file and what was taken out.
     #[serde(flatten)]

@@ -16,7 +16,7 @@ const SESSIONS_DIR: &str = "sessions";
 const HISTORY_FILE: &str = "history.json";
 
 /// What importing one agent's history did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct AgentImport {
     /// The agent (its folder's name).
     pub agent: String,
@@ -25,7 +25,7 @@ pub struct AgentImport {
     /// Messages an earlier import had stored already.
     pub skipped: usize,
     /// Why this history could not be imported (nothing of it was stored), if it could not.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }
 

@@ -25,6 +25,11 @@ async fn run(hub: &Hub, command: Command) -> Result<serde_json::Value, clawmux_h
 fn command(v: serde_json::Value) -> Command {
     let command: Command = serde_json::from_value(v).unwrap();
     MADE.lock().unwrap().push(CommandName::from(&command));
+    // One wire both ways: what a client writes (the CLI sends `Command` values) reads back the same.
+    let written = serde_json::to_value(&command).unwrap();
+    let read: Command = serde_json::from_value(written.clone())
+        .unwrap_or_else(|e| panic!("{written} does not read back: {e}"));
+    assert_eq!(read, command);
     command
 }
 

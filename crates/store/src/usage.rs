@@ -19,7 +19,7 @@ pub struct UsageDelta {
 }
 
 /// One agent's use on one day.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct DayUsage {
     /// The day, `YYYY-MM-DD`, in the time zone asked for.
     pub day: String,

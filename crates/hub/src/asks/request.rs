@@ -28,7 +28,7 @@ pub enum Verdict {
 
 /// The `answer` command: an agent, the request meant, and the user's answer. The hook that holds the
 /// request is handed it whole.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AnswerRequest {
     /// The agent.

@@ -41,7 +41,7 @@ const END_GRACE: Duration = Duration::from_secs(3);
 pub const HUB_SENDER: &str = "clawmux";
 
 /// A request to start a new agent.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SpawnRequest {
     /// A plain identifier.

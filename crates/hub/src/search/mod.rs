@@ -54,7 +54,7 @@ impl Who {
 }
 
 /// `search`: what to look for, and where.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, Deserialize)]
 pub struct SearchRequest {
     /// The user's words.
     pub query: String,
@@ -76,7 +76,7 @@ pub struct SearchRequest {
 }
 
 /// `search`'s answer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SearchReply {
     /// The messages found, newest first.
     pub results: Vec<Found>,

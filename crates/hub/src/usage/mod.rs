@@ -36,7 +36,7 @@ use resume::{Due, Plan};
 pub const MAX_DAYS: u32 = 366;
 
 /// `usage`: every agent's figures, the account's limits, and what was used per day and agent.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct UsageReply {
     /// Each agent's latest figures.
     pub agents: Vec<AgentUsage>,

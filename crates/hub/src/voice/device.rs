@@ -30,14 +30,14 @@ pub const THREADS: usize = 4;
 const PROGRESS_EVERY: Duration = Duration::from_millis(250);
 
 /// The speech models the device can use (the `voice_models` command).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Models {
     /// Each of them.
     pub models: Vec<ModelState>,
 }
 
 /// One speech model on this device.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct ModelState {
     /// Which.
     pub model: LocalModel,

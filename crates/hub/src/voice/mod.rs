@@ -16,6 +16,7 @@ pub mod device;
 use std::path::PathBuf;
 
 use clawmux_core::wire::Code;
+pub use clawmux_voice::local::LocalModel;
 use clawmux_voice::VoiceError;
 pub use clawmux_voice::{VoiceSettings, SETTINGS_FILE};
 

@@ -16,7 +16,7 @@ use super::spec::WorktreeSpec;
 use crate::error::HubError;
 
 /// A worktree as `clawmux worktree list` shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Held {
     /// Whether its folder is still there.
     pub exists: bool,

@@ -20,7 +20,7 @@ use super::spec::WorktreeSpec;
 use crate::error::HubError;
 
 /// A merge done.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Merged {
     /// The branch that moved.
     pub base: String,

@@ -31,7 +31,7 @@ use merge::Merged;
 use spec::WorktreeSpec;
 
 /// An agent's changes and the diff of each file the panel shows.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct ChangesReply {
     /// The agent.
     pub session_id: String,
@@ -56,7 +56,7 @@ pub struct Repository {
 }
 
 /// An agent's worktree in `clawmux worktree list`: where it came from, where it is, what it holds.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Listed {
     /// The agent.
     pub session_id: String,
