@@ -32,7 +32,8 @@ const STDIN_WAIT: Duration = Duration::from_secs(10);
 /// The hub's share: loopback answers in well under a millisecond.
 const HUB_WAIT: Duration = Duration::from_millis(25);
 /// The chained command's share, from the payload's arrival: a slower one is cut and its last line shown.
-const CHAIN_WAIT: Duration = Duration::from_millis(40);
+/// With the process's start and exit, the bridge is done within 50 ms.
+const CHAIN_WAIT: Duration = Duration::from_millis(35);
 /// The chained command's share when it has no good line yet to show instead.
 const FIRST_CHAIN_WAIT: Duration = Duration::from_secs(1);
 /// The most of a payload read (Claude Code's are a few kilobytes).

@@ -1,7 +1,9 @@
 //! Finding messages by their words: SQLite FTS5 over `messages.text` (the migration `search.sql`: a trigger
 //! indexes each message in the statement that stores it), the newest match first by when it was said (not
 //! by when it was stored: `clawmux import` stores older conversations after newer ones), with a snippet of
-//! each.
+//! each. The messages fall into runs whose times never drop (`search_runs`, kept by a trigger: almost
+//! always one run, a few more after imports); each run is read newest first by the index's own order,
+//! which stops at a page, and the runs' pages are merged: no search sorts every match of a common word.
 //! The query is FTS5 syntax made from the user's words by `clawmux_core::search::fts_query`, never the
 //! words themselves.
 //!
@@ -38,36 +40,28 @@ pub struct Backlog {
     pub left: i64,
 }
 
+/// A match as read: seq, id, agent, kind, sender, time, snippet.
+type Row = (i64, String, String, String, String, i64, String);
+
 /// Words of context a snippet shows around its matches.
 const SNIPPET_TOKENS: i64 = 16;
 
 impl Store {
     /// The messages matching `q`, newest first.
     pub async fn search(&self, q: &SearchQuery) -> Result<Vec<Found>, StoreError> {
-        let kinds = serde_json::to_string(&q.kinds.iter().map(|k| k.as_str()).collect::<Vec<_>>())
-            .unwrap_or_else(|_| "[]".to_owned());
-        let rows: Vec<(i64, String, String, String, String, i64, String)> = sqlx::query_as(
-            "SELECT m.seq, m.id, m.agent, m.kind, m.sender, m.at, \
-                    snippet(messages_fts, 0, ?6, ?7, '…', ?8) \
-             FROM messages_fts JOIN messages m ON m.seq = messages_fts.rowid \
-             WHERE messages_fts MATCH ?1 \
-               AND (?2 IS NULL OR m.agent = ?2) \
-               AND (?3 IS NULL OR m.at >= ?3) \
-               AND (?4 IS NULL OR (m.at, m.seq) < (SELECT at, seq FROM messages WHERE seq = ?4)) \
-               AND (?9 = '[]' OR m.kind IN (SELECT value FROM json_each(?9))) \
-             ORDER BY m.at DESC, m.seq DESC LIMIT ?5",
-        )
-        .bind(&q.fts)
-        .bind(q.agent.as_deref())
-        .bind(q.since.map(|t| t.0))
-        .bind(q.before)
-        .bind(i64::from(q.limit))
-        .bind(MARK_START.to_string())
-        .bind(MARK_END.to_string())
-        .bind(SNIPPET_TOKENS)
-        .bind(kinds)
-        .fetch_all(&self.reader)
-        .await?;
+        let starts: Vec<i64> = sqlx::query_scalar("SELECT start FROM search_runs ORDER BY start")
+            .fetch_all(&self.reader)
+            .await?;
+        let mut bounds = vec![1];
+        bounds.extend(starts);
+        let mut rows = Vec::new();
+        for (i, lo) in bounds.iter().enumerate() {
+            let hi = bounds.get(i + 1).map_or(i64::MAX, |next| next - 1);
+            rows.extend(self.search_run(q, *lo, hi).await?);
+        }
+        // Newest first by when it was said; the same time in the order stored.
+        rows.sort_by_key(|r| std::cmp::Reverse((r.5, r.0)));
+        rows.truncate(usize::try_from(q.limit).unwrap_or(usize::MAX));
         Ok(rows
             .into_iter()
             .filter_map(|(seq, id, agent, kind, sender, at, snippet)| {
@@ -82,6 +76,38 @@ impl Store {
                 })
             })
             .collect())
+    }
+
+    /// The newest page of `q`'s matches among the messages `lo..=hi`, a run whose times never drop: the
+    /// index's order is the order of time there, and the read stops at the page.
+    async fn search_run(&self, q: &SearchQuery, lo: i64, hi: i64) -> Result<Vec<Row>, StoreError> {
+        let kinds = serde_json::to_string(&q.kinds.iter().map(|k| k.as_str()).collect::<Vec<_>>())
+            .unwrap_or_else(|_| "[]".to_owned());
+        Ok(sqlx::query_as(
+            "SELECT m.seq, m.id, m.agent, m.kind, m.sender, m.at, \
+                    snippet(messages_fts, 0, ?6, ?7, '…', ?8) \
+             FROM messages_fts JOIN messages m ON m.seq = messages_fts.rowid \
+             WHERE messages_fts MATCH ?1 \
+               AND messages_fts.rowid BETWEEN ?10 AND ?11 \
+               AND (?2 IS NULL OR m.agent = ?2) \
+               AND (?3 IS NULL OR m.at >= ?3) \
+               AND (?4 IS NULL OR (m.at, m.seq) < (SELECT at, seq FROM messages WHERE seq = ?4)) \
+               AND (?9 = '[]' OR m.kind IN (SELECT value FROM json_each(?9))) \
+             ORDER BY messages_fts.rowid DESC LIMIT ?5",
+        )
+        .bind(&q.fts)
+        .bind(q.agent.as_deref())
+        .bind(q.since.map(|t| t.0))
+        .bind(q.before)
+        .bind(i64::from(q.limit))
+        .bind(MARK_START.to_string())
+        .bind(MARK_END.to_string())
+        .bind(SNIPPET_TOKENS)
+        .bind(kinds)
+        .bind(lo)
+        .bind(hi)
+        .fetch_all(&self.reader)
+        .await?)
     }
 
     /// Messages stored before search came and not indexed yet.

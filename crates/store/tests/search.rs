@@ -160,6 +160,18 @@ async fn results_are_newest_first_by_when_they_were_said_not_when_stored() {
     let mut next = query("otter");
     next.before = Some(first[1].seq);
     assert_eq!(order(&store.search(&next).await.unwrap()), [500, 100]);
+    // Several runs at once (a multi-row statement too), and only a page of each is read.
+    for (text, at) in [("otter dawn", 50), ("otter late", 950), ("otter dusk", 60)] {
+        store
+            .append(&message("sky", Kind::User, text, at))
+            .await
+            .unwrap();
+    }
+    let mut three = query("otter");
+    three.limit = 3;
+    assert_eq!(order(&store.search(&three).await.unwrap()), [950, 900, 700]);
+    let all = store.search(&query("otter")).await.unwrap();
+    assert_eq!(order(&all), [950, 900, 700, 500, 100, 60, 50]);
 }
 
 #[tokio::test]
