@@ -366,12 +366,5 @@ fn post_whole(hub: &TestHub, path: &str, length: usize) -> (u16, Value) {
         .unwrap()
         .unwrap_or_else(|e| panic!("the hub closed while the body was being sent: {e}"));
     read.unwrap_or_else(|e| panic!("the answer was lost: {e}"));
-    let answer = String::from_utf8_lossy(&answer);
-    let status = answer
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    let body = answer.split("\r\n\r\n").nth(1).unwrap_or("");
-    (status, serde_json::from_str(body).unwrap_or(Value::Null))
+    crate::common::status_and_body(&answer)
 }

@@ -104,26 +104,36 @@ pub(crate) async fn work_now(
         .await
         .map_err(|e| e.into_hub("cannot read the agent's work"))?;
     index.keep().await;
-    let tree = tree.trim();
+    throwaway_commit(path, tree.trim(), "HEAD", "work in progress")
+        .await
+        .map_err(|e| e.into_hub("cannot read the agent's work"))
+}
+
+/// A commit of `tree` on `parent`, of no branch: objects only, no ref moves, never a signing prompt.
+async fn throwaway_commit(
+    dir: &Path,
+    tree: &str,
+    parent: &str,
+    what: &str,
+) -> Result<String, super::git::GitError> {
+    let message = format!("{what} (ClawMux's conflict forecast)");
     let commit = git::run(
-        path,
+        dir,
         &[
             "-c",
             "user.name=ClawMux",
             "-c",
             "user.email=clawmux@localhost",
             "commit-tree",
-            // A throwaway object: never a signing prompt for it.
             "--no-gpg-sign",
             tree,
             "-p",
-            "HEAD",
+            parent,
             "-m",
-            "work in progress (ClawMux's conflict forecast)",
+            &message,
         ],
     )
-    .await
-    .map_err(|e| e.into_hub("cannot read the agent's work"))?;
+    .await?;
     Ok(commit.trim().to_owned())
 }
 
@@ -168,25 +178,10 @@ pub(crate) async fn on_base(
     if tree == base_tree.trim() {
         return Ok(None);
     }
-    let commit = git::run(
-        repo,
-        &[
-            "-c",
-            "user.name=ClawMux",
-            "-c",
-            "user.email=clawmux@localhost",
-            "commit-tree",
-            "--no-gpg-sign",
-            &tree,
-            "-p",
-            base,
-            "-m",
-            "work in progress on the base (ClawMux's conflict forecast)",
-        ],
-    )
-    .await
-    .map_err(fail)?;
-    Ok(Some(commit.trim().to_owned()))
+    let commit = throwaway_commit(repo, &tree, base, "work in progress on the base")
+        .await
+        .map_err(fail)?;
+    Ok(Some(commit))
 }
 
 /// The files `from..to` changes.

@@ -200,14 +200,7 @@ impl TestHub {
         socket
             .read_to_end(&mut answer)
             .expect("an answer before the body");
-        let answer = String::from_utf8_lossy(&answer);
-        let status = answer
-            .split(' ')
-            .nth(1)
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(0);
-        let body = answer.split("\r\n\r\n").nth(1).unwrap_or("");
-        (status, serde_json::from_str(body).unwrap_or(Value::Null))
+        status_and_body(&answer)
     }
 
     pub fn get(&self, path: &str) -> (u16, Value) {
@@ -411,4 +404,16 @@ pub fn cannot_run(what: &str, why: &str) {
             let _ = writeln!(f, "{what}: {why}");
         }
     }
+}
+
+/// An HTTP/1.1 answer read whole off a socket: its status and its body as JSON.
+pub fn status_and_body(answer: &[u8]) -> (u16, Value) {
+    let answer = String::from_utf8_lossy(answer);
+    let status = answer
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let body = answer.split("\r\n\r\n").nth(1).unwrap_or("");
+    (status, serde_json::from_str(body).unwrap_or(Value::Null))
 }
