@@ -67,32 +67,30 @@ fn open(app: &AppHandle, agent: &str) {
 /// Answers the notice's request from the notification (forwarded to its machine for another machine's
 /// agent, `name@machine`).
 fn answer(hub: &Hub, notice: &Popup, allow: bool) {
-    let message = (!allow).then(|| "The user said no (from a notification).".to_owned());
-    if let Some((name, machine)) = notice.agent.rsplit_once('@') {
-        let forward = serde_json::json!({
-            "command": "answer", "session_id": name, "request_id": notice.request,
-            "decision": if allow { Verdict::Allow } else { Verdict::Deny }, "message": message,
-        });
-        let command = Command::OnMachine {
-            machine: machine.to_owned(),
-            forward,
-        };
-        if let Err(e) = tauri::async_runtime::block_on(hub.dispatch(command)) {
-            tracing::info!(agent = notice.agent, error = %e, "a notification's answer did not reach its machine");
-        }
-        return;
-    }
-    let command = Command::Answer(AnswerRequest {
-        session_id: notice.agent.clone(),
+    let address = clawmux_core::remote::AgentAddress::parse(&notice.agent);
+    let answer = Command::Answer(AnswerRequest {
+        session_id: address.name.to_owned(),
         request_id: notice.request.clone(),
         decision: if allow { Verdict::Allow } else { Verdict::Deny },
-        message,
+        message: (!allow).then(|| "The user said no (from a notification).".to_owned()),
         answers: None,
         suggestion: None,
         mode: None,
     });
+    // Another machine's agent: the same command, forwarded whole to its hub.
+    let command = match (address.machine, serde_json::to_value(&answer)) {
+        (None, _) => answer,
+        (Some(machine), Ok(forward)) => Command::OnMachine {
+            machine: machine.to_owned(),
+            forward,
+        },
+        (Some(_), Err(e)) => {
+            tracing::warn!(agent = notice.agent, error = %e, "a notification's answer does not write");
+            return;
+        }
+    };
     if let Err(e) = tauri::async_runtime::block_on(hub.dispatch(command)) {
-        // Answered elsewhere meanwhile: nothing was decided twice.
-        tracing::info!(agent = notice.agent, error = %e, "a notification's answer came too late");
+        // Answered elsewhere meanwhile, or its machine not reached: nothing was decided twice.
+        tracing::info!(agent = notice.agent, error = %e, "a notification's answer did not land");
     }
 }

@@ -89,7 +89,8 @@ pub async fn terminal_open(
     output: Channel<InvokeResponseBody>,
 ) -> Result<u64, HubError> {
     let hub = desktop.running()?.clone();
-    if let Some((name, machine)) = agent.rsplit_once('@') {
+    let address = clawmux_core::remote::AgentAddress::parse(&agent);
+    if let (name, Some(machine)) = (address.name, address.machine) {
         let remote = hub
             .machines()
             .terminal(machine, name, terminal::size(cols, rows)?)

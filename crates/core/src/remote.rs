@@ -53,6 +53,41 @@ pub fn attach_args(
 /// with the command to update it.
 pub const DIAL_VERSION: u32 = 1;
 
+/// An agent as the window addresses it: by its name on this machine, `name@machine` on another (an agent's
+/// name never holds `@`). The one parse and the one display in Rust; the page's `machines.js` mirrors it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AgentAddress<'a> {
+    /// The agent's name on its machine.
+    pub name: &'a str,
+    /// Its machine, when not this one.
+    pub machine: Option<&'a str>,
+}
+
+impl<'a> AgentAddress<'a> {
+    /// Reads `name` or `name@machine`.
+    pub fn parse(address: &'a str) -> AgentAddress<'a> {
+        match address.rsplit_once('@') {
+            Some((name, machine)) => AgentAddress {
+                name,
+                machine: Some(machine),
+            },
+            None => AgentAddress {
+                name: address,
+                machine: None,
+            },
+        }
+    }
+}
+
+impl fmt::Display for AgentAddress<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.machine {
+            Some(machine) => write!(f, "{}@{machine}", self.name),
+            None => f.write_str(self.name),
+        }
+    }
+}
+
 /// The name of a machine: like an agent's, a plain identifier, and not `local` (this machine).
 #[derive(
     Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
@@ -315,6 +350,16 @@ pub struct Hello {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_agent_address_reads_and_writes_one_way() {
+        let here = AgentAddress::parse("sky");
+        assert_eq!((here.name, here.machine), ("sky", None));
+        let there = AgentAddress::parse("sky@gpu");
+        assert_eq!((there.name, there.machine), ("sky", Some("gpu")));
+        assert_eq!(there.to_string(), "sky@gpu");
+        assert_eq!(here.to_string(), "sky");
+    }
+
     use super::*;
 
     #[test]

@@ -58,8 +58,9 @@ pub(super) async fn upgrade(
     ws.protocols([PROTOCOL])
         .max_message_size(MAX_BODY)
         .on_upgrade(move |socket| async move {
-            let ended = match agent.rsplit_once('@') {
-                Some((name, machine)) => relay(hub, machine, name, size, socket).await,
+            let address = clawmux_core::remote::AgentAddress::parse(&agent);
+            let ended = match address.machine {
+                Some(machine) => relay(hub, machine, address.name, size, socket).await,
                 None => run(hub, agent, size, socket, PING_EVERY.min(idle / 4)).await,
             };
             if let Err(e) = ended {

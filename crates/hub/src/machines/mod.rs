@@ -263,7 +263,11 @@ pub fn remote_status(machine: &str, event: &Value) -> Option<AgentStatus> {
         .and_then(|_| event.pointer("/needs/request/id")?.as_str())
         .map(str::to_owned);
     Some(AgentStatus {
-        agent: format!("{name}@{machine}"),
+        agent: clawmux_core::remote::AgentAddress {
+            name,
+            machine: Some(machine),
+        }
+        .to_string(),
         state,
         needs,
         permission,

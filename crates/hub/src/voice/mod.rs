@@ -15,6 +15,7 @@ pub mod device;
 
 use std::path::PathBuf;
 
+use clawmux_core::remote::AgentAddress;
 use clawmux_core::wire::Code;
 pub use clawmux_voice::local::LocalModel;
 use clawmux_voice::VoiceError;
@@ -176,8 +177,8 @@ impl Voice<'_> {
     /// Checks that `agent` can take a voice message: an agent of this hub, or `name@machine` of a machine
     /// this hub follows (speech becomes text here, on the machine the user talks to, and the words go there).
     fn check_agent(&self, agent: &str) -> Result<(), HubError> {
-        match agent.rsplit_once('@') {
-            Some((_, machine)) => self.hub.machines().check(machine),
+        match AgentAddress::parse(agent).machine {
+            Some(machine) => self.hub.machines().check(machine),
             None => self.hub.live(agent).map(drop),
         }
     }
@@ -288,8 +289,10 @@ impl Voice<'_> {
             }
         };
         let key = format!("voice:{recording}");
-        let spoken = match agent.rsplit_once('@') {
-            Some((name, machine)) => {
+        let address = AgentAddress::parse(agent);
+        let spoken = match address.machine {
+            Some(machine) => {
+                let name = address.name;
                 let command = serde_json::json!({"command": "user_message", "session_id": name,
                     "text": text, "voice": true, "client_id": key});
                 let sent = self.hub.machines().forward(machine, &command).await?;
