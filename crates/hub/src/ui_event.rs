@@ -7,7 +7,7 @@ use clawmux_core::wire::{Code, Kind, Message};
 use clawmux_core::{Attention, Millis, Snapshot, State};
 
 use clawmux_core::usage::{Account, AgentUsage};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// How an agent runs, as far as ClawMux is concerned.
@@ -185,8 +185,8 @@ impl SessionInfo {
 #[serde(tag = "type", rename_all = "snake_case")]
 #[strum_discriminants(
     name(UiEventType),
-    doc = "The `type` of a [`UiEvent`], as the UI matches it.",
-    derive(Serialize, strum::EnumIter),
+    doc = "The `type` of a [`UiEvent`], as the UI matches it, and as this hub reads another machine's.",
+    derive(Serialize, Deserialize, strum::EnumIter),
     serde(rename_all = "snake_case")
 )]
 pub enum UiEvent {

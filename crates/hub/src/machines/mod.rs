@@ -247,7 +247,7 @@ pub struct AgentStatus {
 /// Reads a status of another machine's agent from an event its hub sent; `None` for any other event, or
 /// one that does not read (a hostile hub's, say: it then raises nothing).
 pub fn remote_status(machine: &str, event: &Value) -> Option<AgentStatus> {
-    if event.get("type")?.as_str()? != "session_status" {
+    if relay::event_type(event)? != crate::ui_event::UiEventType::SessionStatus {
         return None;
     }
     let name = event.get("session_id")?.as_str()?;

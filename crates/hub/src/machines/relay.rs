@@ -21,7 +21,7 @@ use super::backoff::Backoff;
 use super::link::websocket;
 use super::Remote;
 use crate::hub::now;
-use crate::ui_event::UiEvent;
+use crate::ui_event::{UiEvent, UiEventType};
 
 /// Silence after which a feed is taken for dead: that hub pings every 15 s.
 const SILENCE: Duration = Duration::from_secs(40);
@@ -128,16 +128,16 @@ async fn feed(
 fn keep(remote: &Remote, event: &Value) -> bool {
     let mut seen = remote.seen();
     seen.last_seen = Some(now());
-    match event.get("type").and_then(Value::as_str) {
-        Some("ping") => return false,
-        Some("session_list") => {
+    match event_type(event) {
+        Some(UiEventType::Ping) => return false,
+        Some(UiEventType::SessionList) => {
             seen.sessions = event
                 .get("sessions")
                 .and_then(Value::as_array)
                 .cloned()
                 .unwrap_or_default();
         }
-        Some("session_status") => {
+        Some(UiEventType::SessionStatus) => {
             let id = event.get("session_id").filter(|id| id.is_string());
             let known = seen.sessions.iter().position(|s| s.get("session_id") == id);
             // An agent started there after the feed opened is listed from its first status on.
@@ -165,4 +165,10 @@ fn keep(remote: &Remote, event: &Value) -> bool {
         seen.cursor = Some(id.to_owned());
     }
     true
+}
+
+/// The type of an event another machine's hub sent, as this hub's own events name theirs; `None` for a
+/// type this version does not know (a newer hub's), which is relayed and not read.
+pub(super) fn event_type(event: &Value) -> Option<UiEventType> {
+    serde_json::from_value(event.get("type")?.clone()).ok()
 }
