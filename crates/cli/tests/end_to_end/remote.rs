@@ -242,6 +242,14 @@ fn kill_newest_ssh_of(parent: u32) -> usize {
         let _ = std::process::Command::new("kill")
             .args(["-KILL", &pid])
             .status();
+        // Gone, as an ssh whose network went away is by the time the next message comes (a zombie until
+        // the hub reaps it).
+        crate::common::wait_until(Duration::from_secs(5), || {
+            std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |stat| {
+                stat.rsplit_once(") ")
+                    .is_some_and(|(_, rest)| rest.starts_with('Z'))
+            })
+        });
         1
     })
 }

@@ -50,7 +50,9 @@ pub struct SpawnRequest {
     pub work_dir: Option<PathBuf>,
     /// `--model` for Claude Code.
     pub model: Option<String>,
-    /// Claude Code's executable (default: the hub's, `claude` on PATH).
+    /// Claude Code's executable (default: the hub's, `claude` on PATH). Only `POST /api/spawn` takes it:
+    /// on the command surface `command` is the command's own name, so a `spawn` there never carries one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
     /// Extra flags for Claude Code.
     #[serde(default)]
