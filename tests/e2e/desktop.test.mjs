@@ -484,6 +484,8 @@ test('in the window: Ctrl+K finds what was said as it is typed, and Enter opens 
   await browser.keys('Enter');
   const found = await browser.$('.chat[data-session="owl"] .msg.found');
   await found.waitForExist({ timeout: 10000 });
+  // Marked before it is drawn: its text is read once the window shows it.
+  await browser.waitUntil(async () => /heron migration/.test(await found.getText()), { timeout: 10000 });
   assert.match(await found.getText(), /heron migration/);
   await painted();
   await browser.saveScreenshot(join(ARTIFACTS, 'desktop-search.png'));
