@@ -16,6 +16,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use clawmux_core::http1::{may_be_complete, parse_answer, Answer};
+pub(crate) use clawmux_core::printable::printable;
 use clawmux_core::wire::Code;
 use clawmux_hub::commands::{Command, CommandName};
 use serde_json::Value;
@@ -281,14 +282,6 @@ pub(crate) fn inert(value: Value) -> Value {
         ),
         other @ (Value::Null | Value::Bool(_) | Value::Number(_)) => other,
     }
-}
-
-/// `s` without control characters but line breaks and tabs: anything that reaches the user's terminal
-/// from an agent or another machine goes through here first.
-pub(crate) fn printable(s: &str) -> String {
-    s.chars()
-        .filter(|c| !c.is_control() || matches!(c, '\n' | '\t'))
-        .collect()
 }
 
 fn unreachable(e: std::io::Error) -> CallError {

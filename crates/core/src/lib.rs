@@ -16,6 +16,7 @@ pub mod http1;
 pub mod machine;
 pub mod observe;
 pub mod opinion;
+pub mod printable;
 pub mod redact;
 pub mod remote;
 pub mod replay;

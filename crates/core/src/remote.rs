@@ -273,15 +273,16 @@ impl DialFailure {
     /// Reads ssh's exit status and its standard error. What is kept of it is made printable: the other
     /// machine's shell writes there too, and a terminal or the window shows it.
     pub fn of(status: Option<i32>, stderr: &str) -> DialFailure {
-        let last = stderr
-            .lines()
-            .map(str::trim)
-            .rfind(|l| !l.is_empty())
-            .unwrap_or("")
-            .chars()
-            .filter(|c| !c.is_control())
-            .take(500)
-            .collect::<String>();
+        let last = crate::printable::printable(
+            stderr
+                .lines()
+                .map(str::trim)
+                .rfind(|l| !l.is_empty())
+                .unwrap_or(""),
+        )
+        .chars()
+        .take(500)
+        .collect::<String>();
         if stderr.contains("REMOTE HOST IDENTIFICATION HAS CHANGED") {
             return DialFailure::HostKey;
         }
@@ -350,6 +351,8 @@ pub struct Hello {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn an_agent_address_reads_and_writes_one_way() {
         let here = AgentAddress::parse("sky");
@@ -359,8 +362,6 @@ mod tests {
         assert_eq!(there.to_string(), "sky@gpu");
         assert_eq!(here.to_string(), "sky");
     }
-
-    use super::*;
 
     #[test]
     fn addresses_parse_and_print_back() {
