@@ -193,12 +193,6 @@ impl Used {
 }
 
 impl Sample {
-    /// Whether it came from a status-line payload (which knows the context and the cost) rather than
-    /// from the transcript's tokens.
-    pub fn from_status_line(&self) -> bool {
-        self.context.is_some() || self.cost_usd.is_some()
-    }
-
     /// `earlier` (the figures so far, if any) with one more answer of the model added to the tokens, at
     /// `at`; every other figure is the status line's and stays.
     pub fn with_answer(earlier: Option<&Sample>, used: &Used, at: Millis) -> Sample {
@@ -684,7 +678,11 @@ mod tests {
         );
         let first = Sample::with_answer(None, &used, Millis(5));
         assert_eq!((first.tokens.input, first.tokens.output), (46_500, 321));
-        assert!(!first.from_status_line());
+        assert_eq!(
+            (first.context, first.cost_usd),
+            (None, None),
+            "no status line's figures"
+        );
         assert_eq!(first.line(), "in 47k · out 321");
         let second = Sample::with_answer(Some(&first), &used, Millis(6));
         assert_eq!(second.tokens.input, 93_000);
