@@ -19,12 +19,20 @@ const HOOK_TIMEOUT: Duration = Duration::from_secs(1);
 /// output); what the hub is sent of it is made small enough by [`payload`].
 const MAX_STDIN: u64 = 512 * 1024 * 1024;
 
-/// A hook's payload as read, and as sent.
-struct Payload {
-    /// What goes to the hub: the payload, or its shape with previews when it is over the hub's limit.
-    sent: Vec<u8>,
-    /// The payload as Claude Code sent it, when what is sent is shrunk.
-    original: Option<serde_json::Value>,
+/// A hook's payload as read: whole, or, over the hub's limit, its shape with previews.
+enum Payload {
+    Whole(Vec<u8>),
+    Shrunk(preview::Shrunk),
+}
+
+impl Payload {
+    /// What goes to the hub.
+    fn sent(&self) -> &[u8] {
+        match self {
+            Payload::Whole(bytes) => bytes,
+            Payload::Shrunk(shrunk) => &shrunk.bytes,
+        }
+    }
 }
 
 /// Reads the whole payload and makes it small enough for the hub (`clawmux_core::hook::preview`).
@@ -32,14 +40,8 @@ fn payload() -> Payload {
     let mut raw = Vec::new();
     let _ = std::io::stdin().take(MAX_STDIN).read_to_end(&mut raw);
     match preview::shrink(&raw, clawmux_hub::http::MAX_BODY) {
-        Some((sent, original)) => Payload {
-            sent,
-            original: Some(original),
-        },
-        None => Payload {
-            sent: raw,
-            original: None,
-        },
+        Some(shrunk) => Payload::Shrunk(shrunk),
+        None => Payload::Whole(raw),
     }
 }
 
@@ -61,7 +63,7 @@ pub fn stop() -> ExitCode {
     };
     let client = Client::new(&env.hub, HOOK_TIMEOUT);
     let verdict = client
-        .post("/api/hooks/stop", Some(&env.session), &payload.sent)
+        .post("/api/hooks/stop", Some(&env.session), payload.sent())
         .map_err(|e| e.to_string())
         .and_then(|v| {
             serde_json::from_value::<StopVerdict>(v)
@@ -90,7 +92,7 @@ pub fn tool_status() -> ExitCode {
         return ExitCode::SUCCESS;
     };
     let client = Client::new(&env.hub, HOOK_TIMEOUT);
-    match client.post("/api/hooks/tool-status", Some(&env.session), &payload.sent) {
+    match client.post("/api/hooks/tool-status", Some(&env.session), payload.sent()) {
         Ok(v) if v.get("hookSpecificOutput").is_some() => println!("{v}"),
         Ok(_) => {}
         Err(e) => eprintln!("clawmux hook: {e}"),
@@ -111,7 +113,7 @@ pub fn permission() -> ExitCode {
         &env.hub,
         Duration::from_millis(clawmux_hub::lifecycle::launch::BASH_TIMEOUT_MS),
     );
-    match client.post("/api/hooks/permission", Some(&env.session), &payload.sent) {
+    match client.post("/api/hooks/permission", Some(&env.session), payload.sent()) {
         Ok(v) if v.get("hookSpecificOutput").is_some() => println!("{}", whole(v, &payload)),
         Ok(_) => {}
         Err(e) => eprintln!("clawmux hook permission: {e}"),
@@ -122,14 +124,15 @@ pub fn permission() -> ExitCode {
 /// The hub's decision for a permission, with the tool's whole input wherever it hands back the input it
 /// was sent (a plan approved, questions answered): a preview never reaches Claude as the input.
 fn whole(mut answer: serde_json::Value, payload: &Payload) -> serde_json::Value {
-    let Some(original) = &payload.original else {
-        return answer;
-    };
-    let Ok(sent) = serde_json::from_slice::<serde_json::Value>(&payload.sent) else {
+    let Payload::Shrunk(shrunk) = payload else {
         return answer;
     };
     if let Some(input) = answer.pointer_mut("/hookSpecificOutput/decision/updatedInput") {
-        *input = preview::restore(input, &sent["tool_input"], &original["tool_input"]);
+        *input = preview::restore(
+            input,
+            &shrunk.sent["tool_input"],
+            &shrunk.original["tool_input"],
+        );
     }
     answer
 }
@@ -146,7 +149,7 @@ pub fn observe(data_dir: Option<&std::path::Path>) -> ExitCode {
     let Some(hub) = observed_hub(&data_dir) else {
         return ExitCode::SUCCESS;
     };
-    if let Err(e) = Client::new(&hub, HOOK_TIMEOUT).post("/api/observe", None, &payload.sent) {
+    if let Err(e) = Client::new(&hub, HOOK_TIMEOUT).post("/api/observe", None, payload.sent()) {
         eprintln!("clawmux hook observe: {e}");
     }
     ExitCode::SUCCESS

@@ -15,10 +15,20 @@ use serde_json::{Map, Value};
 /// How many characters of a long string are kept.
 pub const PREVIEW_CHARS: usize = 2048;
 
+/// A payload made small enough to send.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Shrunk {
+    /// What is sent.
+    pub bytes: Vec<u8>,
+    /// The same, as a value: what the hub was told, to compare its answer with.
+    pub sent: Value,
+    /// The payload as it came, to restore from.
+    pub original: Value,
+}
+
 /// The payload to send for `raw` so that it is at most `limit` bytes: `None` when it fits as it is (or is
-/// not a JSON object, which the hub refuses with the reason either way); else the shrunk payload and the
-/// original value, to restore from.
-pub fn shrink(raw: &[u8], limit: usize) -> Option<(Vec<u8>, Value)> {
+/// not a JSON object, which the hub refuses with the reason either way).
+pub fn shrink(raw: &[u8], limit: usize) -> Option<Shrunk> {
     if raw.len() <= limit {
         return None;
     }
@@ -38,7 +48,11 @@ pub fn shrink(raw: &[u8], limit: usize) -> Option<(Vec<u8>, Value)> {
         }
         bytes = serde_json::to_vec(&small).ok()?;
     }
-    Some((bytes, original))
+    Some(Shrunk {
+        bytes,
+        sent: small,
+        original,
+    })
 }
 
 /// `s` cut to its preview, with a note of what was left out.
@@ -145,9 +159,14 @@ mod tests {
         let content = "a".repeat(1_200_000);
         let payload = json!({"hook_event_name": "PermissionRequest", "tool_name": "Write",
             "tool_input": {"file_path": "/w/big.txt", "content": content}});
-        let (bytes, original) = shrink(payload.to_string().as_bytes(), LIMIT).unwrap();
+        let Shrunk {
+            bytes,
+            sent,
+            original,
+        } = shrink(payload.to_string().as_bytes(), LIMIT).unwrap();
         assert!(bytes.len() <= LIMIT, "{}", bytes.len());
         let small: Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(small, sent);
         assert_eq!(small["tool_name"], "Write");
         assert_eq!(small["tool_input"]["file_path"], "/w/big.txt");
         let preview = small["tool_input"]["content"].as_str().unwrap();
@@ -159,7 +178,7 @@ mod tests {
         assert_eq!(original, payload);
         // Characters, not bytes: a preview never splits one.
         let wide = json!({"tool_input": {"content": "é".repeat(40_000)}});
-        let (bytes, _) = shrink(wide.to_string().as_bytes(), LIMIT).unwrap();
+        let bytes = shrink(wide.to_string().as_bytes(), LIMIT).unwrap().bytes;
         assert!(std::str::from_utf8(&bytes).is_ok());
     }
 
@@ -169,7 +188,7 @@ mod tests {
         let payload = json!({"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_use_id": "t1",
             "tool_input": {"command": "seq 20000", "description": "count"},
             "tool_response": {"stdout": lines, "interrupted": false}});
-        let (bytes, _) = shrink(payload.to_string().as_bytes(), LIMIT).unwrap();
+        let bytes = shrink(payload.to_string().as_bytes(), LIMIT).unwrap().bytes;
         assert!(bytes.len() <= LIMIT, "{}", bytes.len());
         let small: Value = serde_json::from_slice(&bytes).unwrap();
         assert_eq!(small["tool_use_id"], "t1");
