@@ -52,12 +52,14 @@ impl Store {
         let starts: Vec<i64> = sqlx::query_scalar("SELECT start FROM search_runs ORDER BY start")
             .fetch_all(&self.reader)
             .await?;
+        let kinds = serde_json::to_string(&q.kinds.iter().map(|k| k.as_str()).collect::<Vec<_>>())
+            .unwrap_or_else(|_| "[]".to_owned());
         let mut bounds = vec![1];
         bounds.extend(starts);
         let mut rows = Vec::new();
         for (i, lo) in bounds.iter().enumerate() {
             let hi = bounds.get(i + 1).map_or(i64::MAX, |next| next - 1);
-            rows.extend(self.search_run(q, *lo, hi).await?);
+            rows.extend(self.search_run(q, &kinds, *lo, hi).await?);
         }
         // Newest first by when it was said; the same time in the order stored.
         rows.sort_by_key(|r| std::cmp::Reverse((r.5, r.0)));
@@ -79,10 +81,15 @@ impl Store {
     }
 
     /// The newest page of `q`'s matches among the messages `lo..=hi`, a run whose times never drop: the
-    /// index's order is the order of time there, and the read stops at the page.
-    async fn search_run(&self, q: &SearchQuery, lo: i64, hi: i64) -> Result<Vec<Row>, StoreError> {
-        let kinds = serde_json::to_string(&q.kinds.iter().map(|k| k.as_str()).collect::<Vec<_>>())
-            .unwrap_or_else(|_| "[]".to_owned());
+    /// index's order is the order of time there, and the read stops at the page. `kinds` is `q.kinds` as
+    /// the JSON list the statement reads.
+    async fn search_run(
+        &self,
+        q: &SearchQuery,
+        kinds: &str,
+        lo: i64,
+        hi: i64,
+    ) -> Result<Vec<Row>, StoreError> {
         Ok(sqlx::query_as(
             "SELECT m.seq, m.id, m.agent, m.kind, m.sender, m.at, \
                     snippet(messages_fts, 0, ?6, ?7, '…', ?8) \
