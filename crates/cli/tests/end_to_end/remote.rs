@@ -420,12 +420,16 @@ fn this_hub_follows_another_machine_relays_its_events_and_resumes_after_a_cut() 
             .unwrap_or_else(|| panic!("no {kind} with {text:?} relayed"));
         relayed.push(v["event"]["id"].as_str().unwrap().to_owned());
     };
-    let forward = serde_json::json!({
-        "command": "on_machine",
-        "machine": "gpu",
-        "forward": {"command": "user_message", "session_id": "sky", "text": "hello over ssh", "client_id": "c-1"},
-    })
-    .to_string();
+    // A message to sky on gpu, as the window sends it.
+    let to_sky = |text: &str, client_id: &str| {
+        serde_json::json!({
+            "command": "on_machine",
+            "machine": "gpu",
+            "forward": {"command": "user_message", "session_id": "sky", "text": text, "client_id": client_id},
+        })
+        .to_string()
+    };
+    let forward = to_sky("hello over ssh", "c-1");
     let (status, sent) = local.post("/api/command", None, &forward);
     assert_eq!(status, 200, "{sent}");
     said(&mut feed, "user_text", "hello over ssh");
@@ -453,13 +457,7 @@ fn this_hub_follows_another_machine_relays_its_events_and_resumes_after_a_cut() 
     // Only the command link's ssh dies (the feed's stays up, so no link event comes): the next message
     // is not refused; the link is dialled again and the message goes once.
     assert_eq!(kill_newest_ssh_of(local.child.id()), 1);
-    let forward2 = serde_json::json!({
-        "command": "on_machine",
-        "machine": "gpu",
-        "forward": {"command": "user_message", "session_id": "sky", "text": "after the cut", "client_id": "c-2"},
-    })
-    .to_string();
-    let (status, sent2) = local.post("/api/command", None, &forward2);
+    let (status, sent2) = local.post("/api/command", None, &to_sky("after the cut", "c-2"));
     assert_eq!(status, 200, "{sent2}");
     said(&mut feed, "user_text", "after the cut");
     assert_eq!(
@@ -528,6 +526,14 @@ fn this_hub_follows_another_machine_relays_its_events_and_resumes_after_a_cut() 
     );
 }
 
+/// An executable `clawmux` in `dir` that runs `body` (sh) instead: a machine's broken or old install.
+fn stand_in_clawmux(dir: &std::path::Path, body: &str) -> std::path::PathBuf {
+    let script = dir.join("clawmux");
+    std::fs::write(&script, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    script
+}
+
 /// What a machine without `clawmux`, or with one too old to dial, says: each with what to do. The old
 /// one is a script that answers as a `clawmux` without `dial-stdio` does (clap's refusal).
 #[test]
@@ -535,13 +541,10 @@ fn a_machine_without_clawmux_or_with_an_old_one_says_so_with_the_fix() {
     let local = local_hub();
     let remote = remote_hub();
     let old = tempfile::tempdir().unwrap();
-    let script = old.path().join("clawmux");
-    std::fs::write(
-        &script,
-        "#!/bin/sh\necho \"error: unrecognized subcommand 'dial-stdio'\" >&2\nexit 2\n",
-    )
-    .unwrap();
-    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let script = stand_in_clawmux(
+        old.path(),
+        "echo \"error: unrecognized subcommand 'dial-stdio'\" >&2\nexit 2",
+    );
     let too_old = Sshd::start(&remote.data(), remote.port, &script);
     let (ok, _, err) = clawmux(
         &local,
@@ -562,13 +565,10 @@ fn a_machine_without_clawmux_or_with_an_old_one_says_so_with_the_fix() {
     // A machine whose shell writes escape sequences as it fails: what ssh relays is made printable.
     let hostile = old.path().join("hostile");
     std::fs::create_dir_all(&hostile).unwrap();
-    let script = hostile.join("clawmux");
-    std::fs::write(
-        &script,
-        "#!/bin/sh\nprintf '\\033]0;owned\\007\\033[2Jboom\\n' >&2\nexit 3\n",
-    )
-    .unwrap();
-    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let script = stand_in_clawmux(
+        &hostile,
+        "printf '\\033]0;owned\\007\\033[2Jboom\\n' >&2\nexit 3",
+    );
     let loud = Sshd::start(&remote.data(), remote.port, &script);
     let (_, out, err) = clawmux(
         &local,
