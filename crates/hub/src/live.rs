@@ -33,6 +33,9 @@ pub(crate) struct Watching {
     pub(crate) task: tokio::task::AbortHandle,
     /// When the watch was started: one that could not start is not tried again sooner than a moment later.
     pub(crate) since: tokio::time::Instant,
+    /// Where the file ended when a hook first named it: what is written after is read, even by a watch
+    /// that starts later (its task runs after the hook's reply, or a moment later when it could not start).
+    pub(crate) from: u64,
 }
 
 impl Drop for Watching {

@@ -3,16 +3,16 @@
 //!
 //! Every hook names the transcript (`transcript_path`); the first time an agent names a file, one task starts
 //! watching it with `notify` (its folder, so a file not yet created or replaced is seen too) and reads only
-//! the bytes added since the last read, from where the file ended when watching began: history is not
-//! replayed. A half-written last line waits for its newline.
+//! the bytes added since the last read, from where the file ended when the hook named it: history is not
+//! replayed, and nothing written once the hook is answered is missed, however late the watch's task runs.
+//! A half-written last line waits for its newline.
 //!
 //! The transcript is written asynchronously and lags the hooks. So the lines a read brings are held for a
 //! short reorder window, applied in the order of their own timestamps, and the machine drops any line older
 //! than the agent's watermark (the latest source time it applied): a late line never overwrites a newer
 //! decision.
 //!
-//! The model's answers' usage (`message.usage`) goes to the usage feature, which counts it only for an agent
-//! no status line reports (an older Claude Code).
+//! The model's answers' usage (`message.usage`) goes to the usage feature, which counts each answer once.
 
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Component, Path, PathBuf};
@@ -83,11 +83,21 @@ impl Transcripts<'_> {
             tracing::warn!(agent, path = %path.display(), "not watching a transcript path that is not an absolute .jsonl");
             return;
         }
-        let task = tokio::spawn(follow(self.hub.clone(), agent.to_owned(), path.to_owned()));
+        let from = match slot.as_ref() {
+            Some(earlier) if earlier.path == path => earlier.from,
+            _ => std::fs::metadata(path).map_or(0, |m| m.len()),
+        };
+        let task = tokio::spawn(follow(
+            self.hub.clone(),
+            agent.to_owned(),
+            path.to_owned(),
+            from,
+        ));
         *slot = Some(Watching {
             path: path.to_owned(),
             task: task.abort_handle(),
             since: tokio::time::Instant::now(),
+            from,
         });
     }
 }
@@ -98,8 +108,8 @@ fn covers(watching: &Watching, path: &Path) -> bool {
         && (!watching.task.is_finished() || watching.since.elapsed() < RETRY_WATCH)
 }
 
-/// Follows one transcript until the task is aborted (another path, or the hub ends).
-async fn follow(hub: Hub, agent: String, path: PathBuf) {
+/// Follows one transcript from the offset `from` until the task is aborted (another path, or the hub ends).
+async fn follow(hub: Hub, agent: String, path: PathBuf, from: u64) {
     let (tx, mut rx) = mpsc::unbounded_channel();
     let file = path.clone();
     let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
@@ -119,7 +129,7 @@ async fn follow(hub: Hub, agent: String, path: PathBuf) {
         }
     };
     let window = hub.options().reorder_window;
-    let mut offset = tokio::fs::metadata(&path).await.map_or(0, |m| m.len());
+    let mut offset = from;
     let mut lines = Lines::default();
     loop {
         let read_at = tokio::time::Instant::now();
@@ -239,6 +249,7 @@ mod tests {
             path: path.to_owned(),
             task: failed.abort_handle(),
             since: tokio::time::Instant::now(),
+            from: 0,
         };
         failed.await.unwrap();
         assert!(covers(&watching, path), "tried again at once");
@@ -253,10 +264,55 @@ mod tests {
             path: path.to_owned(),
             task: running.abort_handle(),
             since: tokio::time::Instant::now(),
+            from: 0,
         };
         tokio::time::advance(RETRY_WATCH * 100).await;
         assert!(covers(&watching, path), "a running watch was started again");
         assert!(!covers(&watching, Path::new("/p/-w/s2.jsonl")));
+    }
+
+    /// What the agent writes once its hook is answered is read, however late the watch's task runs; what
+    /// the transcript held before is not replayed.
+    #[tokio::test]
+    async fn an_answer_written_right_after_the_hook_is_counted() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap();
+        let hub = Hub::open_with(&dir.path().join("data"), crate::config::Options::from_env())
+            .await
+            .unwrap();
+        hub.add_agent("sky", None).await.unwrap();
+        let path = dir.path().join("sky.jsonl");
+        let answer = |id: &str, output: u64| {
+            format!(
+                "{{\"type\":\"assistant\",\"timestamp\":\"2026-11-26T01:00:00Z\",\"message\":{{\"id\":\"{id}\",\
+                 \"content\":[],\"usage\":{{\"input_tokens\":1,\"output_tokens\":{output}}}}}}}\n"
+            )
+        };
+        std::fs::write(&path, answer("before", 1000)).unwrap();
+        let mut events = hub.subscribe();
+        let hook = clawmux_core::hook::parse_value(&serde_json::json!({
+            "hook_event_name": "Notification", "message": "ready", "notification_type": "idle_prompt",
+            "transcript_path": path,
+        }))
+        .unwrap();
+        Transcripts::of(&hub).follow("sky", &Event::Hook(hook));
+        // The agent answers before the watch's task has run (this runtime has one thread).
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        file.write_all(answer("after", 321).as_bytes()).unwrap();
+        let counted = async {
+            loop {
+                if let crate::ui_event::UiEvent::Usage { usage } = events.recv().await.unwrap() {
+                    break usage;
+                }
+            }
+        };
+        let usage = tokio::time::timeout(std::time::Duration::from_secs(10), counted)
+            .await
+            .expect("the answer written after the hook was never counted");
+        assert_eq!(usage.sample.tokens.output, 321, "{usage:?}");
     }
 
     #[test]
