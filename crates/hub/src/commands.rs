@@ -412,11 +412,9 @@ impl Hub {
             } => Ok(Reply::Usage(Box::new(
                 Usage::of(self).summary(days, offset_minutes).await?,
             ))),
-            Command::Search(req) => Ok(Reply::Search(
-                crate::search::Search::of(self).find(&req).await?,
-            )),
+            Command::Search(req) => Ok(Reply::Search(self.search().find(&req).await?)),
             Command::SearchSessions { on } => {
-                crate::search::Search::of(self).set_sessions(on).await?;
+                self.search().set_sessions(on).await?;
                 Ok(Reply::Done {})
             }
             Command::UsageContinue { session_id, on } => {

@@ -5,6 +5,7 @@
 //! headless. [`serve`] takes an already bound listener, so tests bind port 0 and the app can pick a free
 //! port, and stops when the `shutdown` future completes.
 
+mod agents;
 pub mod asks;
 pub mod commands;
 pub mod config;
@@ -73,8 +74,7 @@ pub async fn serve(
         }
     });
     let watching = tokio::spawn(opinion::watch(hub.clone()));
-    tokio::spawn(search::index_older(hub.clone()));
-    tokio::spawn(search::sessions::watch(hub.clone()));
+    let searching = hub.search().start();
     hub.machines().start();
     let (stop, stopping) = tokio::sync::watch::channel(false);
     let closing = hub.clone();
@@ -126,6 +126,9 @@ pub async fn serve(
         task.abort();
     }
     watching.abort();
+    for task in searching {
+        task.abort();
+    }
     // A socket file left behind would be taken for a hub that is gone; remove it on the way out.
     let _ = std::fs::remove_file(http::local::socket_path(hub.data_dir()));
     served

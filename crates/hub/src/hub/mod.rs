@@ -9,10 +9,9 @@ mod messages;
 
 pub use messages::MAX_TEXT;
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use clawmux_core::observe::{LogObserver, Observers};
 use clawmux_core::wire::{check_agent_name, Code};
@@ -20,6 +19,7 @@ use clawmux_core::{Event, Millis, Source, State};
 use clawmux_store::Store;
 use tokio::sync::broadcast;
 
+use crate::agents::Agents;
 use crate::config::{load_or_create_token, make_private, Options, DB_FILE};
 use crate::error::HubError;
 use crate::lifecycle::launch::Launch;
@@ -44,8 +44,8 @@ struct Inner {
     store: Store,
     token: String,
     data_dir: PathBuf,
-    /// Live data per agent. A std mutex: held only to look up or insert, never across an await.
-    agents: Mutex<HashMap<String, Arc<Live>>>,
+    /// Live data per agent.
+    agents: Agents,
     /// Every UI event, in order. Message events go out under `append_order`, so their seqs only grow.
     ui: broadcast::Sender<UiEvent>,
     /// Serialises "append a message, then broadcast it": a UI that has seen seq N has seen all below it.
@@ -75,6 +75,8 @@ struct Inner {
     figures: crate::usage::figures::Figures,
     /// The other machines, followed over ssh (`machines/`).
     machines: crate::machines::Machines,
+    /// Finding anything ever said (`search/`).
+    search: crate::search::Search,
 }
 
 /// The wall clock, read only here at the edge: the state machine gets time handed in.
@@ -101,12 +103,9 @@ impl Hub {
         let token = load_or_create_token(data_dir)
             .map_err(|e| internal(&format!("cannot use {}", data_dir.display()), &e))?;
         let store = Store::open(&data_dir.join(DB_FILE)).await?;
-        let mut agents = HashMap::new();
+        let agents = Agents::default();
         for row in store.agents().await? {
-            agents.insert(
-                row.name,
-                Arc::new(Live::new(PathBuf::from(row.work_dir), row.snapshot.state)),
-            );
+            agents.insert(&row.name, PathBuf::from(row.work_dir), row.snapshot.state);
         }
         let mut observers = Observers::default();
         observers.subscribe(Box::new(LogObserver));
@@ -125,12 +124,18 @@ impl Hub {
             options.ssh_config.clone(),
             ui.clone(),
         );
+        let search = crate::search::Search::new(
+            store.clone(),
+            agents.clone(),
+            ui.clone(),
+            crate::usage::bridge::claude_dir(),
+        );
         Ok(Hub {
             inner: Arc::new(Inner {
                 store,
                 token,
                 data_dir: data_dir.to_owned(),
-                agents: Mutex::new(agents),
+                agents,
                 ui,
                 append_order: tokio::sync::Mutex::new(()),
                 observers: Mutex::new(observers),
@@ -148,6 +153,7 @@ impl Hub {
                 forecasts: Default::default(),
                 figures,
                 machines,
+                search,
             }),
         })
     }
@@ -192,6 +198,11 @@ impl Hub {
     /// The other machines.
     pub fn machines(&self) -> &crate::machines::Machines {
         &self.inner.machines
+    }
+
+    /// Finding anything ever said.
+    pub fn search(&self) -> &crate::search::Search {
+        &self.inner.search
     }
 
     /// What the watcher of Claude Code's sessions waits on while their folder does not exist.
@@ -255,14 +266,11 @@ impl Hub {
     }
 
     pub(crate) fn insert_live(&self, agent: &str, work_dir: PathBuf) {
-        self.agents().insert(
-            agent.to_owned(),
-            Arc::new(Live::new(work_dir, State::Starting)),
-        );
+        self.inner.agents.insert(agent, work_dir, State::Starting);
     }
 
     pub(crate) fn remove_live(&self, agent: &str) {
-        self.agents().remove(agent);
+        self.inner.agents.remove(agent);
         self.inner.figures.forget(agent);
     }
 
@@ -286,24 +294,13 @@ impl Hub {
         let _ = self.inner.ui.send(event);
     }
 
-    /// The agents' live data (a short critical section: never held across an await).
-    fn agents(&self) -> MutexGuard<'_, HashMap<String, Arc<Live>>> {
-        self.inner
-            .agents
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
     /// Every agent's live state.
     pub(crate) fn lives(&self) -> Vec<Arc<Live>> {
-        self.agents().values().cloned().collect()
+        self.inner.agents.lives()
     }
 
     pub(crate) fn live(&self, agent: &str) -> Result<Arc<Live>, HubError> {
-        self.agents()
-            .get(agent)
-            .cloned()
-            .ok_or_else(|| HubError::unknown_agent(agent))
+        self.inner.agents.live(agent)
     }
 
     /// After a start: an agent recorded IDLE whose wait did not come back within [`WAIT_GRACE`] left its
@@ -338,11 +335,7 @@ impl Hub {
 
     /// The agent whose work folder is `cwd` (hooks without the session header).
     pub fn agent_by_work_dir(&self, cwd: &str) -> Option<String> {
-        let cwd = Path::new(cwd);
-        self.agents()
-            .iter()
-            .find(|(_, live)| live.work_dir == cwd)
-            .map(|(name, _)| name.clone())
+        self.inner.agents.working_in(Path::new(cwd))
     }
 
     /// Every agent as the sidebar shows it.

@@ -17,8 +17,14 @@ use clawmux_core::Millis;
 use clawmux_store::SearchQuery;
 use serde::{Deserialize, Serialize};
 
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use clawmux_store::Store;
+use tokio::sync::broadcast;
+
+use crate::agents::Agents;
 use crate::error::HubError;
-use crate::hub::Hub;
 use crate::ui_event::UiEvent;
 
 /// Results per page unless asked otherwise.
@@ -89,20 +95,43 @@ pub struct SearchReply {
     pub sessions_searched: bool,
 }
 
-/// The search feature as the hub composes it.
-#[derive(Clone, Copy)]
-pub struct Search<'h> {
-    hub: &'h Hub,
+/// The search feature: made once when the hub opens with the store it asks, the agents it filters by, the
+/// window it tells how indexing goes, and the Claude Code folder whose sessions it reads when asked.
+#[derive(Clone)]
+pub struct Search {
+    store: Store,
+    agents: Agents,
+    ui: broadcast::Sender<UiEvent>,
+    claude_dir: PathBuf,
+    /// One scan of the user's sessions at a time, whoever asks (the timer, the user opting in).
+    scanning: Arc<tokio::sync::Mutex<()>>,
 }
 
-impl<'h> Search<'h> {
-    /// The feature of `hub`.
-    pub fn of(hub: &'h Hub) -> Search<'h> {
-        Search { hub }
+impl Search {
+    pub(crate) fn new(
+        store: Store,
+        agents: Agents,
+        ui: broadcast::Sender<UiEvent>,
+        claude_dir: PathBuf,
+    ) -> Search {
+        Search {
+            store,
+            agents,
+            ui,
+            claude_dir,
+            scanning: Arc::default(),
+        }
     }
-}
 
-impl Search<'_> {
+    /// Its background work, until the hub stops (the handles abort it): the older messages indexed, and
+    /// the user's sessions read again every [`sessions::SCAN_EVERY`].
+    pub(crate) fn start(&self) -> [tokio::task::AbortHandle; 2] {
+        [
+            tokio::spawn(self.clone().index_older()).abort_handle(),
+            tokio::spawn(sessions::watch(self.clone())).abort_handle(),
+        ]
+    }
+
     /// `search` (`clawmux search`, Ctrl+K in the window).
     pub async fn find(&self, req: &SearchRequest) -> Result<SearchReply, HubError> {
         let fts =
@@ -115,7 +144,7 @@ impl Search<'_> {
             ));
         }
         if let Some(agent) = &req.session_id {
-            self.hub.live(agent)?;
+            self.agents.live(agent)?;
         }
         let query = SearchQuery {
             fts,
@@ -125,7 +154,7 @@ impl Search<'_> {
             before: req.before,
             limit,
         };
-        let sessions_searched = self.hub.store().sessions_searched().await?;
+        let sessions_searched = self.store.sessions_searched().await?;
         let sessions = if sessions_searched && req.session_id.is_none() {
             let wanted = |r: Role| match req.who {
                 None => true,
@@ -133,8 +162,7 @@ impl Search<'_> {
                 Some(Who::Agents) => r != Role::User,
             };
             let mut found = self
-                .hub
-                .store()
+                .store
                 .search_sessions(&query.fts, query.since, limit)
                 .await?;
             found.retain(|f| wanted(f.role));
@@ -143,8 +171,8 @@ impl Search<'_> {
             Vec::new()
         };
         Ok(SearchReply {
-            results: self.hub.store().search(&query).await?,
-            indexing: self.hub.store().search_backlog().await?.left,
+            results: self.store.search(&query).await?,
+            indexing: self.store.search_backlog().await?.left,
             sessions,
             sessions_searched,
         })
@@ -153,11 +181,11 @@ impl Search<'_> {
     /// `search_sessions`: whether the user's own Claude Code sessions are searched; on, they are read at
     /// once (in the background), off, what was read of them is forgotten.
     pub async fn set_sessions(&self, on: bool) -> Result<(), HubError> {
-        self.hub.store().set_sessions_searched(on).await?;
+        self.store.set_sessions_searched(on).await?;
         if on {
-            let hub = self.hub.clone();
+            let search = self.clone();
             tokio::spawn(async move {
-                let kept = sessions::scan(&hub).await;
+                let kept = sessions::scan(&search).await;
                 tracing::info!(
                     lines = kept,
                     "read the user's Claude Code sessions for search"
@@ -166,39 +194,140 @@ impl Search<'_> {
         }
         Ok(())
     }
-}
 
-/// Indexes the messages stored before search came, newest first, telling the window how many are left
-/// after each batch; returns when none are.
-pub async fn index_older(hub: Hub) {
-    // Counted once; each batch says how many it indexed.
-    let mut left = match hub.store().search_backlog().await {
-        Ok(b) if b.left > 0 => b.left,
-        Ok(_) => return,
-        Err(e) => {
-            tracing::warn!(error = %e, "cannot count the older messages to index for search");
-            return;
-        }
-    };
-    loop {
-        match hub.store().index_older(BATCH).await {
-            Ok(Some(indexed)) => {
-                left = left
-                    .saturating_sub(i64::try_from(indexed).unwrap_or(i64::MAX))
-                    .max(0);
-            }
-            Ok(None) => left = 0,
+    /// Indexes the messages stored before search came, newest first, telling the window how many are left
+    /// after each batch; returns when none are.
+    async fn index_older(self) {
+        // Counted once; each batch says how many it indexed.
+        let mut left = match self.store.search_backlog().await {
+            Ok(b) if b.left > 0 => b.left,
+            Ok(_) => return,
             Err(e) => {
-                tracing::warn!(error = %e, "cannot index older messages for search");
+                tracing::warn!(error = %e, "cannot count the older messages to index for search");
                 return;
             }
+        };
+        loop {
+            match self.store.index_older(BATCH).await {
+                Ok(Some(indexed)) => {
+                    left = left
+                        .saturating_sub(i64::try_from(indexed).unwrap_or(i64::MAX))
+                        .max(0);
+                }
+                Ok(None) => left = 0,
+                Err(e) => {
+                    tracing::warn!(error = %e, "cannot index older messages for search");
+                    return;
+                }
+            }
+            let _ = self.ui.send(UiEvent::SearchIndex { left });
+            if left == 0 {
+                tracing::info!("every older message is indexed for search");
+                return;
+            }
+            // Each batch held the writer briefly: hooks and messages go first.
+            tokio::time::sleep(PAUSE).await;
         }
-        hub.broadcast(UiEvent::SearchIndex { left });
-        if left == 0 {
-            tracing::info!("every older message is indexed for search");
-            return;
-        }
-        // Each batch held the writer briefly: hooks and messages go first.
-        tokio::time::sleep(PAUSE).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clawmux_store::NewMessage;
+
+    /// The feature with a temporary store, `sky` registered, and a Claude Code folder of the test's own.
+    async fn search() -> (Search, broadcast::Receiver<UiEvent>, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("db.sqlite")).await.unwrap();
+        store.add_agent("sky", "/w/sky", Millis(1)).await.unwrap();
+        let agents = Agents::default();
+        agents.insert("sky", PathBuf::from("/w/sky"), clawmux_core::State::Idle);
+        let ui = broadcast::channel(16).0;
+        let events = ui.subscribe();
+        let claude = dir.path().join("claude");
+        (Search::new(store, agents, ui, claude), events, dir)
+    }
+
+    #[tokio::test]
+    async fn finds_what_was_said_and_refuses_a_bad_request_whole() {
+        let (search, _events, _dir) = search().await;
+        let said = NewMessage {
+            agent: "sky",
+            kind: Kind::Assistant,
+            sender: "sky",
+            recipient: Some("user"),
+            text: "the login test passes now",
+            parent: None,
+            voice: false,
+            idem_key: None,
+            at: Millis(10),
+        };
+        search.store.append(&said).await.unwrap();
+        let ask = |query: &str| SearchRequest {
+            query: query.to_owned(),
+            ..SearchRequest::default()
+        };
+        let found = search.find(&ask("login")).await.unwrap();
+        assert_eq!(found.results.len(), 1);
+        assert_eq!(found.results[0].agent, "sky");
+        assert!(!found.sessions_searched);
+        let only_user = SearchRequest {
+            who: Some(Who::User),
+            ..ask("login")
+        };
+        assert!(search.find(&only_user).await.unwrap().results.is_empty());
+
+        let unknown = SearchRequest {
+            session_id: Some("moon".to_owned()),
+            ..ask("login")
+        };
+        assert_eq!(
+            search.find(&unknown).await.unwrap_err().code,
+            Code::UnknownAgent
+        );
+        let too_many = SearchRequest {
+            limit: Some(MAX_PAGE + 1),
+            ..ask("login")
+        };
+        assert_eq!(
+            search.find(&too_many).await.unwrap_err().code,
+            Code::BadQuery
+        );
+        assert_eq!(
+            search.find(&ask("")).await.unwrap_err().code,
+            Code::BadQuery
+        );
+    }
+
+    #[tokio::test]
+    async fn opting_in_reads_the_users_sessions_at_once_and_they_are_found() {
+        let (search, mut events, _dir) = search().await;
+        let folder = search.claude_dir.join("projects").join("-src-app");
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(
+            folder.join("0b5e.jsonl"),
+            "{\"type\":\"user\",\"cwd\":\"/src/app\",\"message\":{\"content\":\"fix the login test\"}}\n",
+        )
+        .unwrap();
+        search.set_sessions(true).await.unwrap();
+        let read = tokio::time::timeout(std::time::Duration::from_secs(10), events.recv())
+            .await
+            .expect("the sessions were never read")
+            .unwrap();
+        assert!(
+            matches!(read, UiEvent::SessionsRead { lines: 1 }),
+            "{read:?}"
+        );
+        let found = search
+            .find(&SearchRequest {
+                query: "login".to_owned(),
+                ..SearchRequest::default()
+            })
+            .await
+            .unwrap();
+        assert!(found.sessions_searched);
+        assert_eq!(found.sessions.len(), 1);
+        assert_eq!(found.sessions[0].session_id, "0b5e");
     }
 }

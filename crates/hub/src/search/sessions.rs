@@ -1,7 +1,8 @@
 //! The user's own Claude Code sessions in search, when they opt in (`search_sessions`): the transcripts under
 //! `~/.claude/projects/*/*.jsonl` (or `$CLAUDE_CONFIG_DIR/projects`), read incrementally: each scan reads
 //! only what a file added since the last (whole lines), and a file that shrank was rewritten and is read
-//! again from its start. Scans run one at a time: when the user opts in, and every [`SCAN_EVERY`] after.
+//! again from its start. Scans run one at a time (the feature's lock): when the user opts in, and every
+//! [`SCAN_EVERY`] after.
 
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -11,15 +12,13 @@ use clawmux_core::search::{session_line, Role};
 use clawmux_core::Millis;
 use clawmux_store::SessionRead;
 
-use crate::hub::{now, Hub};
+use crate::hub::now;
+use crate::search::Search;
 
 /// How often opted-in sessions are looked at again.
 pub const SCAN_EVERY: Duration = Duration::from_secs(30);
 /// The most of one file read in one scan; the rest comes at the next.
 const READ_MAX: u64 = 16 * 1024 * 1024;
-
-/// One scan at a time, whoever asks (the timer, the user opting in).
-static SCANNING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// The transcripts to read, `<claude dir>/projects/<folder>/<session>.jsonl`, each with its size (from the
 /// listing: a file whose size is the bytes already read is not opened).
@@ -94,19 +93,19 @@ fn read_added(path: &Path, known: u64, at: Millis) -> std::io::Result<Option<Add
 }
 
 /// Reads what the user's sessions added since the last scan, if they opted in; how many lines it kept.
-pub async fn scan(hub: &Hub) -> usize {
-    let _one = SCANNING.lock().await;
-    if !hub.store().sessions_searched().await.unwrap_or(false) {
+pub(super) async fn scan(search: &Search) -> usize {
+    let _one = search.scanning.lock().await;
+    if !search.store.sessions_searched().await.unwrap_or(false) {
         return 0;
     }
-    let read: std::collections::HashMap<String, i64> = hub
-        .store()
+    let read: std::collections::HashMap<String, i64> = search
+        .store
         .sessions_read()
         .await
         .unwrap_or_default()
         .into_iter()
         .collect();
-    let claude_dir = crate::usage::bridge::claude_dir();
+    let claude_dir = search.claude_dir.clone();
     let files = tokio::task::spawn_blocking(move || transcripts(&claude_dir))
         .await
         .unwrap_or_default();
@@ -141,7 +140,7 @@ pub async fn scan(hub: &Hub) -> usize {
             to: i64::try_from(added.to).unwrap_or(i64::MAX),
             lines: added.lines,
         };
-        match hub.store().keep_session_read(&keep).await {
+        match search.store.keep_session_read(&keep).await {
             Ok(()) => kept += keep.lines.len(),
             Err(e) => {
                 tracing::warn!(path = %path.display(), error = %e, "cannot keep a session's lines")
@@ -149,18 +148,20 @@ pub async fn scan(hub: &Hub) -> usize {
         }
     }
     if kept > 0 {
-        hub.broadcast(crate::ui_event::UiEvent::SessionsRead { lines: kept });
+        let _ = search
+            .ui
+            .send(crate::ui_event::UiEvent::SessionsRead { lines: kept });
     }
     kept
 }
 
 /// Scans every [`SCAN_EVERY`] while the hub runs (each scan does nothing unless the user opted in).
-pub async fn watch(hub: Hub) {
+pub(super) async fn watch(search: Search) {
     let mut tick = tokio::time::interval(SCAN_EVERY);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tick.tick().await;
-        scan(&hub).await;
+        scan(&search).await;
     }
 }
 
