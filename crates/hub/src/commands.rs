@@ -23,7 +23,6 @@ use crate::explain::Explain;
 use crate::explain::Report;
 use crate::hub::Hub;
 use crate::import::AgentImport;
-use crate::import::Import;
 use crate::lifecycle::Lifecycle;
 use crate::lifecycle::{Capabilities, SpawnRequest};
 use crate::terminal::Viewer;
@@ -339,7 +338,7 @@ impl Hub {
             Command::Capabilities {} => Ok(Reply::Capabilities(
                 Lifecycle::of(self).capabilities().await,
             )),
-            Command::Import {} => Ok(Reply::Imported(Import::of(self).original().await)),
+            Command::Import {} => Ok(Reply::Imported(self.import().original().await)),
             Command::VoiceSettings {} => Ok(Reply::VoiceSettings(
                 Voice::of(self).settings().await?.public(),
             )),

@@ -77,6 +77,8 @@ struct Inner {
     machines: crate::machines::Machines,
     /// Finding anything ever said (`search/`).
     search: crate::search::Search,
+    /// Bringing in an original installation's conversations (`import.rs`).
+    import: crate::import::Import,
 }
 
 /// The wall clock, read only here at the edge: the state machine gets time handed in.
@@ -130,6 +132,12 @@ impl Hub {
             ui.clone(),
             crate::usage::bridge::claude_dir(),
         );
+        let import = crate::import::Import::new(
+            data_dir.to_owned(),
+            store.clone(),
+            agents.clone(),
+            ui.clone(),
+        );
         Ok(Hub {
             inner: Arc::new(Inner {
                 store,
@@ -154,6 +162,7 @@ impl Hub {
                 figures,
                 machines,
                 search,
+                import,
             }),
         })
     }
@@ -203,6 +212,11 @@ impl Hub {
     /// Finding anything ever said.
     pub fn search(&self) -> &crate::search::Search {
         &self.inner.search
+    }
+
+    /// Bringing in an original installation's conversations.
+    pub fn import(&self) -> &crate::import::Import {
+        &self.inner.import
     }
 
     /// What the watcher of Claude Code's sessions waits on while their folder does not exist.

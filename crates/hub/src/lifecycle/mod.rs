@@ -27,7 +27,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::HubError;
 use crate::hub::{now, Hub};
-use crate::import::Import;
 use crate::ui_event::{SessionInfo, UiEvent};
 use crate::work_dir::cannot_create;
 use crate::worktree::repo;
@@ -154,7 +153,7 @@ impl Lifecycle<'_> {
             claude: claude.map(|p| p.display().to_string()),
             tmux: self.hub.tmux().check().await.is_ok(),
             tmux_socket: self.hub.tmux().socket().display().to_string(),
-            to_import: Import::of(self.hub).not_imported(),
+            to_import: self.hub.import().not_imported(),
         }
     }
 
