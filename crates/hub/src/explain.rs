@@ -13,8 +13,9 @@ use clawmux_core::{Event, Millis, Source};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::clock::now;
 use crate::error::HubError;
-use crate::hub::{now, Hub};
+use crate::hub::Hub;
 use crate::opinion::SecondOpinion;
 
 /// How many of the latest decisions an explanation lists.

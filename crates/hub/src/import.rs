@@ -11,7 +11,7 @@ use serde::Serialize;
 use tokio::sync::broadcast;
 
 use crate::agents::Agents;
-use crate::hub::now;
+use crate::clock::now;
 use crate::ui_event::{SessionInfo, UiEvent};
 
 /// Where the original installation kept its conversations, inside the data folder.

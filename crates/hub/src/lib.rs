@@ -7,6 +7,7 @@
 
 mod agents;
 pub mod asks;
+mod clock;
 pub mod commands;
 pub mod config;
 pub mod diagnose;

@@ -23,7 +23,8 @@ use clawmux_core::{Event, Millis, Source};
 use notify::Watcher;
 use tokio::sync::mpsc;
 
-use crate::hub::{now, Hub};
+use crate::clock::now;
+use crate::hub::Hub;
 use crate::live::Watching;
 use crate::usage::Usage;
 

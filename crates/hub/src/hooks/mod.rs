@@ -23,8 +23,9 @@ use serde_json::{json, Value};
 pub(crate) mod payload;
 
 use crate::asks::Requests;
+use crate::clock::now;
 use crate::error::HubError;
-use crate::hub::{now, Hub};
+use crate::hub::Hub;
 use crate::inbox::Inbox;
 use crate::transcript::Transcripts;
 use crate::ui_event::{SessionInfo, UiEvent};

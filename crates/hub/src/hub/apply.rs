@@ -5,7 +5,8 @@ use clawmux_core::wire::Code;
 use clawmux_core::{Event, Millis, Source, State};
 use clawmux_store::{Applied, Incoming, Submitted};
 
-use super::{now, Hub};
+use super::Hub;
+use crate::clock::now;
 use crate::error::HubError;
 use crate::ui_event::{Needs, UiEvent};
 

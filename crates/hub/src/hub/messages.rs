@@ -6,7 +6,8 @@ use clawmux_core::wire::{Code, Kind, Message, MsgId};
 use clawmux_store::NewMessage;
 use sha2::{Digest, Sha256};
 
-use super::{now, Hub};
+use super::Hub;
+use crate::clock::now;
 use crate::error::HubError;
 use crate::inbox::Inbox;
 use crate::ui_event::UiEvent;

@@ -20,6 +20,7 @@ use clawmux_store::Store;
 use tokio::sync::broadcast;
 
 use crate::agents::Agents;
+use crate::clock::now;
 use crate::config::{load_or_create_token, make_private, Options, DB_FILE};
 use crate::error::HubError;
 use crate::lifecycle::launch::Launch;
@@ -79,14 +80,6 @@ struct Inner {
     search: crate::search::Search,
     /// Bringing in an original installation's conversations (`import.rs`).
     import: crate::import::Import,
-}
-
-/// The wall clock, read only here at the edge: the state machine gets time handed in.
-pub fn now() -> Millis {
-    let ms = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis());
-    Millis(i64::try_from(ms).unwrap_or(i64::MAX))
 }
 
 impl Hub {

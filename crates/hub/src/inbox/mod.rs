@@ -24,9 +24,10 @@ use clawmux_store::Channel;
 use serde_json::{json, Value};
 use tokio::sync::OwnedMutexGuard;
 
+use crate::clock::now;
 use crate::error::HubError;
 use crate::hooks::payload::Payload;
-use crate::hub::{now, Hub};
+use crate::hub::Hub;
 use crate::live::Live;
 use crate::mailbox::WaitSignals;
 use rules::{may_hand_over, stop_verdict, wait_call_returned};

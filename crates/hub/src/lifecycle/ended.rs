@@ -10,8 +10,8 @@ use clawmux_store::NewMessage;
 use serde_json::json;
 
 use super::{process, tmux, END_GRACE, HUB_SENDER};
+use crate::clock::now;
 use crate::error::HubError;
-use crate::hub::now;
 use crate::lifecycle::Lifecycle;
 use crate::ui_event::{EndReason, UiEvent};
 

@@ -25,8 +25,9 @@ use clawmux_core::wire::Code;
 use clawmux_core::State;
 use serde::{Deserialize, Serialize};
 
+use crate::clock::now;
 use crate::error::HubError;
-use crate::hub::{now, Hub};
+use crate::hub::Hub;
 use crate::ui_event::{SessionInfo, UiEvent};
 use crate::work_dir::cannot_create;
 use crate::worktree::repo;

@@ -20,7 +20,7 @@ use tokio_tungstenite::tungstenite::Message;
 use super::backoff::Backoff;
 use super::link::websocket;
 use super::Remote;
-use crate::hub::now;
+use crate::clock::now;
 use crate::ui_event::{UiEvent, UiEventType};
 
 /// Silence after which a feed is taken for dead: that hub pings every 15 s.

@@ -12,7 +12,7 @@ use clawmux_core::search::{session_line, Role};
 use clawmux_core::Millis;
 use clawmux_store::SessionRead;
 
-use crate::hub::now;
+use crate::clock::now;
 use crate::search::Search;
 
 /// How often opted-in sessions are looked at again.

@@ -24,8 +24,9 @@ use clawmux_core::{Millis, Need, State};
 use clawmux_store::DayUsage;
 use serde::Serialize;
 
+use crate::clock::now;
 use crate::error::HubError;
-use crate::hub::{now, Hub};
+use crate::hub::Hub;
 use crate::lifecycle::Lifecycle;
 use crate::ui_event::UiEvent;
 pub use clawmux_core::usage::{Account, AgentUsage, Limited};
