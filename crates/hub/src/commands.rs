@@ -27,7 +27,7 @@ use crate::lifecycle::Lifecycle;
 use crate::lifecycle::{Capabilities, SpawnRequest};
 use crate::terminal::Viewer;
 use crate::ui_event::{MessageOut, SessionInfo};
-use crate::usage::{Usage, UsageReply};
+use crate::usage::UsageReply;
 use crate::voice::device::Models;
 use crate::voice::Voice;
 use crate::worktree::cleanup::Held;
@@ -409,7 +409,7 @@ impl Hub {
                 days,
                 offset_minutes,
             } => Ok(Reply::Usage(Box::new(
-                Usage::of(self).summary(days, offset_minutes).await?,
+                self.usage().summary(days, offset_minutes).await?,
             ))),
             Command::Search(req) => Ok(Reply::Search(self.search().find(&req).await?)),
             Command::SearchSessions { on } => {
@@ -417,7 +417,7 @@ impl Hub {
                 Ok(Reply::Done {})
             }
             Command::UsageContinue { session_id, on } => {
-                Usage::of(self).set_continue(&session_id, on).await?;
+                self.usage().set_continue(&session_id, on).await?;
                 Ok(Reply::Done {})
             }
         }

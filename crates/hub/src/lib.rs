@@ -76,6 +76,9 @@ pub async fn serve(
     });
     let watching = tokio::spawn(opinion::watch(hub.clone()));
     let searching = hub.search().start();
+    let errands = hub
+        .take_errands()
+        .map(|errands| tokio::spawn(lifecycle::errands(hub.clone(), errands)));
     hub.machines().start();
     let (stop, stopping) = tokio::sync::watch::channel(false);
     let closing = hub.clone();
@@ -128,6 +131,9 @@ pub async fn serve(
     }
     watching.abort();
     for task in searching {
+        task.abort();
+    }
+    if let Some(task) = errands {
         task.abort();
     }
     // A socket file left behind would be taken for a hub that is gone; remove it on the way out.

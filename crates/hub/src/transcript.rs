@@ -26,7 +26,6 @@ use tokio::sync::mpsc;
 use crate::clock::now;
 use crate::hub::Hub;
 use crate::live::Watching;
-use crate::usage::Usage;
 
 /// The soonest a transcript watch that could not start is tried again.
 const RETRY_WATCH: std::time::Duration = std::time::Duration::from_millis(250);
@@ -148,7 +147,7 @@ async fn follow(hub: Hub, agent: String, path: PathBuf, from: u64) {
         offset = next;
         let (mut entries, answers) = entries_of(&agent, &mut lines, &bytes);
         for (at, used) in answers {
-            Usage::of(&hub).answered(&agent, &used, at).await;
+            hub.usage().answered(&agent, &used, at).await;
         }
         if !entries.is_empty() {
             tokio::time::sleep_until(read_at + window).await;

@@ -156,7 +156,7 @@ fn every_command_runs_through_dispatch() {
         );
 
         // Usage: sky's status line reported once; a payload out of range changes nothing.
-        let usage = clawmux_hub::usage::Usage::of(&hub);
+        let usage = hub.usage().clone();
         let payload = json!({"model": {"display_name": "Opus 5.5"}, "cost": {"total_cost_usd": 1.2},
             "context_window": {"total_input_tokens": 96_000, "total_output_tokens": 4_000, "context_window_size": 200_000,
                 "current_usage": {"input_tokens": 96_000, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0},
@@ -174,17 +174,6 @@ fn every_command_runs_through_dispatch() {
         assert_eq!(figures["account"]["limits"], json!([]), "an API key has no limit windows");
         assert_eq!(refused(json!({"command": "usage", "days": 0})).await, Code::BadQuery);
         assert_eq!(refused(json!({"command": "usage", "offset_minutes": 5000})).await, Code::BadQuery);
-        // Past the context threshold (80 % by default) the user is told once that auto-compaction nears.
-        let notes = |history: serde_json::Value| history.to_string().matches("compacts it by itself").count();
-        let mut fuller = payload.clone();
-        fuller["context_window"]["used_percentage"] = json!(85);
-        fuller["context_window"]["current_usage"]["input_tokens"] = json!(170_000);
-        usage.report("sky", fuller.to_string().as_bytes()).await.unwrap();
-        fuller["context_window"]["used_percentage"] = json!(90);
-        usage.report("sky", fuller.to_string().as_bytes()).await.unwrap();
-        let history = run(&hub, command(json!({"command": "history", "session_id": "sky"}))).await.unwrap();
-        assert_eq!(notes(history.clone()), 1, "{history}");
-        assert!(history.to_string().contains("context is 85% full (170k of 200k tokens)"), "{history}");
         // Search: the user's words, newest first, with the words marked; bad queries refused.
         let found = run(&hub, command(json!({"command": "search", "query": "hi", "session_id": "sky", "who": "user"}))).await.unwrap();
         assert!(found["results"].as_array().is_some_and(|r| !r.is_empty()), "{found}");
@@ -287,86 +276,4 @@ async fn metrics_count_time_in_state_and_transitions() {
     assert!(text.contains(r#"clawmux_agent_state{agent="sky",state="idle"} 0"#));
     assert!(text.contains(r#"clawmux_agent_state_seconds_total{agent="sky",state="dead"} 0.000"#));
     assert!(text.contains(r#"clawmux_agent_suppressed_events_total{agent="sky"} 0"#));
-}
-
-/// A status-line payload with a running cost of `cost` in Claude Code session `session`.
-fn status_line(session: &str, cost: f64) -> Vec<u8> {
-    json!({"session_id": session, "model": {"display_name": "Opus 5.5"}, "cost": {"total_cost_usd": cost},
-        "context_window": {"total_input_tokens": 10, "total_output_tokens": 321, "context_window_size": 200_000,
-            "current_usage": {"input_tokens": 10, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0},
-            "used_percentage": 1}})
-    .to_string()
-    .into_bytes()
-}
-
-/// The day's cost in the history and in the figures, for `sky`.
-async fn history_and_figures(hub: &Hub) -> (f64, f64) {
-    let reply = run(hub, command(json!({"command": "usage", "days": 2})))
-        .await
-        .unwrap();
-    (
-        reply["days"][0]["cost"].as_f64().unwrap_or(0.0),
-        reply["agents"][0]["cost_usd"].as_f64().unwrap_or(0.0),
-    )
-}
-
-#[tokio::test]
-async fn a_report_whose_caller_goes_keeps_the_figures_and_the_history_together() {
-    let dir = tempfile::tempdir().unwrap();
-    let hub = Hub::open(dir.path()).await.unwrap();
-    hub.add_agent("sky", None).await.unwrap();
-    let usage = clawmux_hub::usage::Usage::of(&hub);
-    let mut events = hub.subscribe();
-    // Each caller gives up after the first poll, as a connection closed early cancels its handler.
-    for cost in [0.5, 1.25, 2.0] {
-        let body = status_line("c1", cost);
-        let mut report = Box::pin(usage.report("sky", &body));
-        let pending = std::future::poll_fn(|cx| {
-            std::task::Poll::Ready(std::future::Future::poll(report.as_mut(), cx).is_pending())
-        })
-        .await;
-        assert!(pending, "the report waits for its row");
-        drop(report);
-        // What was started is finished: the window hears the figures once they are stored.
-        let heard = async {
-            loop {
-                let ev = serde_json::to_value(events.recv().await.unwrap()).unwrap();
-                if ev["type"] == "usage" && ev["usage"]["cost_usd"] == cost {
-                    break;
-                }
-            }
-        };
-        tokio::time::timeout(std::time::Duration::from_secs(10), heard)
-            .await
-            .expect("the figures of a report whose caller went are stored and told");
-    }
-    assert_eq!(history_and_figures(&hub).await, (2.0, 2.0));
-}
-
-#[tokio::test]
-async fn payloads_that_are_not_the_status_lines_or_came_late_move_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let hub = Hub::open(dir.path()).await.unwrap();
-    hub.add_agent("sky", None).await.unwrap();
-    let usage = clawmux_hub::usage::Usage::of(&hub);
-    usage
-        .report("sky", &status_line("c1", 0.674))
-        .await
-        .unwrap();
-    let e = usage
-        .report("sky", br#"{"hello":"world"}"#)
-        .await
-        .unwrap_err();
-    assert_eq!(e.code, Code::MalformedEvent);
-    // A refresh taken before the last one arrives after it: no roll-back, nothing added.
-    usage
-        .report("sky", &status_line("c1", 0.0749))
-        .await
-        .unwrap();
-    assert_eq!(history_and_figures(&hub).await, (0.674, 0.674));
-    // A new session counts from zero.
-    usage.report("sky", &status_line("c2", 0.1)).await.unwrap();
-    let (history, figures) = history_and_figures(&hub).await;
-    assert!((history - 0.774).abs() < 1e-9, "{history}");
-    assert_eq!(figures, 0.1);
 }

@@ -425,10 +425,10 @@ const NOT_YET_MOVED: &[&str] = &[
     "lifecycle",
     "lifecycle::control",
     "lifecycle::ended",
+    "lifecycle::errands",
     "lifecycle::supervise",
     "opinion",
     "transcript",
-    "usage",
     "voice",
     "worktree",
 ];

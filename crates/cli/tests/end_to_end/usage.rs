@@ -103,6 +103,29 @@ fn the_bridge_hands_the_figures_to_the_hub_and_never_blanks_the_line() {
             .success()
     });
 
+    // Past the context threshold (80 % by default) the user is told once that auto-compaction nears.
+    let notes = |hub: &TestHub| {
+        hub.history("sky")
+            .iter()
+            .filter(|m| {
+                m["text"]
+                    .as_str()
+                    .is_some_and(|t| t.contains("compacts it by itself"))
+            })
+            .count()
+    };
+    bridge(&hub, "sky", None, &payload(85, 1.5, None).to_string());
+    wait_until(SECS5, || notes(&hub) == 1);
+    assert!(hub.history("sky").iter().any(|m| m["text"]
+        .as_str()
+        .is_some_and(|t| t.contains("context is 85% full"))));
+    bridge(&hub, "sky", None, &payload(90, 1.6, None).to_string());
+    feed.until(SECS5, |v| {
+        v["type"] == "usage" && v["usage"]["context"]["percent"] == 90
+    })
+    .expect("the figures past the threshold");
+    assert_eq!(notes(&hub), 1, "told once");
+
     // Outside an agent (no hub to tell), the line is still printed.
     let out = {
         use std::io::Write;

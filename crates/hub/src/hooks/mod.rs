@@ -29,7 +29,6 @@ use crate::hub::Hub;
 use crate::inbox::Inbox;
 use crate::transcript::Transcripts;
 use crate::ui_event::{SessionInfo, UiEvent};
-use crate::usage::Usage;
 use crate::worktree::Worktrees;
 pub(crate) use payload::Payload;
 
@@ -63,11 +62,11 @@ impl Hooks<'_> {
                 }
                 match &hook.kind {
                     HookKind::StopFailure { error, .. } if error == clawmux_core::RATE_LIMIT => {
-                        Usage::of(self.hub).rate_limited(&agent);
+                        self.hub.usage().rate_limited(&agent);
                     }
                     HookKind::UserPromptSubmit { .. }
                     | HookKind::PreToolUse(_)
-                    | HookKind::PostToolUse { .. } => Usage::of(self.hub).working(&agent),
+                    | HookKind::PostToolUse { .. } => self.hub.usage().working(&agent),
                     HookKind::SessionStart { .. }
                     | HookKind::PostToolUseFailure { .. }
                     | HookKind::PreCompact { .. }

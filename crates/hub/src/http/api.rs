@@ -18,7 +18,6 @@ use crate::commands::{Command, Reply};
 use crate::error::HubError;
 use crate::hooks::Hooks;
 use crate::hub::Hub;
-use crate::usage::Usage;
 use crate::voice::Voice;
 
 fn body_json<T: DeserializeOwned>(body: Result<Bytes, BytesRejection>) -> Result<T, HubError> {
@@ -227,7 +226,7 @@ pub(super) async fn usage(
 ) -> Result<Response, HubError> {
     let agent = session_header(&headers)?;
     let body = body_bytes(body)?;
-    let usage = Usage::of(&hub);
+    let usage = hub.usage();
     let figures = match agent {
         Some(agent) => usage.report(&agent, &body).await?,
         None => usage.report_observed(&body).await?,

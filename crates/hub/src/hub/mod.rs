@@ -73,13 +73,15 @@ struct Inner {
     /// The conflict forecast between agents working in one repository (`worktree/forecast.rs`).
     forecasts: crate::worktree::forecast::Forecasts,
     /// What each agent costs and the account's limits (`usage/`).
-    figures: crate::usage::figures::Figures,
+    usage: crate::usage::Usage,
     /// The other machines, followed over ssh (`machines/`).
     machines: crate::machines::Machines,
     /// Finding anything ever said (`search/`).
     search: crate::search::Search,
     /// Bringing in an original installation's conversations (`import.rs`).
     import: crate::import::Import,
+    /// What the features ask of the lifecycle, until `serve` takes it to carry it out.
+    errands: Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<crate::usage::Errand>>>,
 }
 
 impl Hub {
@@ -113,7 +115,15 @@ impl Hub {
             options.models_url.clone(),
             ui.clone(),
         );
-        let figures = crate::usage::figures::Figures::restore(&store).await?;
+        let (errands, errands_in) = tokio::sync::mpsc::unbounded_channel();
+        let usage = crate::usage::Usage::new(
+            store.clone(),
+            agents.clone(),
+            ui.clone(),
+            crate::usage::figures::Figures::restore(&store).await?,
+            errands,
+            &options,
+        );
         let machines = crate::machines::Machines::new(
             data_dir.to_owned(),
             options.ssh_config.clone(),
@@ -152,10 +162,11 @@ impl Hub {
                 )),
                 claude_poke: tokio::sync::Notify::new(),
                 forecasts: Default::default(),
-                figures,
+                usage,
                 machines,
                 search,
                 import,
+                errands: Mutex::new(Some(errands_in)),
             }),
         })
     }
@@ -193,8 +204,20 @@ impl Hub {
         &self.inner.forecasts
     }
 
-    pub(crate) fn figures(&self) -> &crate::usage::figures::Figures {
-        &self.inner.figures
+    /// What each agent costs and the account's limits.
+    pub fn usage(&self) -> &crate::usage::Usage {
+        &self.inner.usage
+    }
+
+    /// What the features ask of the lifecycle, for the one who carries it out (`serve`), once.
+    pub(crate) fn take_errands(
+        &self,
+    ) -> Option<tokio::sync::mpsc::UnboundedReceiver<crate::usage::Errand>> {
+        self.inner
+            .errands
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
     }
 
     /// The other machines.
@@ -278,7 +301,7 @@ impl Hub {
 
     pub(crate) fn remove_live(&self, agent: &str) {
         self.inner.agents.remove(agent);
-        self.inner.figures.forget(agent);
+        self.inner.usage.forget(agent);
     }
 
     /// The data folder.
@@ -370,7 +393,7 @@ impl Hub {
         let mut info = SessionInfo::new(&row.name, &row.work_dir, &row.snapshot, unread)
             .with_launch(launch.as_ref().map(Launch::kind), problem);
         info.overlaps = self.inner.forecasts.of(&row.name);
-        info.usage = self.inner.figures.agent(&row.name).map(Box::new);
+        info.usage = self.inner.usage.of_agent(&row.name).map(Box::new);
         // A worktree removed (`clawmux worktree remove`) has no changes to show.
         info.branch = launch
             .and_then(|l| l.worktree)

@@ -15,7 +15,6 @@ use crate::error::HubError;
 use crate::lifecycle::Lifecycle;
 use crate::live::Live;
 use crate::ui_event::SessionInfo;
-use crate::usage::Usage;
 
 impl Lifecycle<'_> {
     /// The launch spec of an agent the hub starts, or why it has none.
@@ -153,7 +152,7 @@ impl Lifecycle<'_> {
                     // the reset if the user asked (at once if it passed meanwhile).
                     if let Some(a) = row.snapshot.attention.as_ref() {
                         if a.need == Need::RateLimited {
-                            Usage::of(self.hub).held_since(&row.name, a.since);
+                            self.hub.usage().held_since(&row.name, a.since);
                         }
                     }
                     tokio::spawn(supervise::supervise(

@@ -10,6 +10,7 @@
 mod control;
 mod deadlines;
 mod ended;
+mod errands;
 pub mod launch;
 pub mod process;
 pub mod pulse;
@@ -32,6 +33,7 @@ use crate::ui_event::{SessionInfo, UiEvent};
 use crate::work_dir::cannot_create;
 use crate::worktree::repo;
 use crate::worktree::spec::WorktreeSpec;
+pub(crate) use errands::errands;
 use launch::{Launch, Start};
 use tmux::TmuxError;
 

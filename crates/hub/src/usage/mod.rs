@@ -18,16 +18,18 @@ pub mod bridge;
 pub mod figures;
 pub mod resume;
 
+use std::sync::Arc;
+
 use clawmux_core::usage::{short, Sample, UsageError, Used};
 use clawmux_core::wire::Code;
 use clawmux_core::{Millis, Need, State};
-use clawmux_store::DayUsage;
+use clawmux_store::{DayUsage, Store};
 use serde::Serialize;
+use tokio::sync::{broadcast, mpsc};
 
+use crate::agents::Agents;
 use crate::clock::now;
 use crate::error::HubError;
-use crate::hub::Hub;
-use crate::lifecycle::Lifecycle;
 use crate::ui_event::UiEvent;
 pub use clawmux_core::usage::{Account, AgentUsage, Limited};
 use figures::Recorded;
@@ -47,26 +49,93 @@ pub struct UsageReply {
     pub days: Vec<DayUsage>,
 }
 
-/// The usage feature as the hub composes it.
-#[derive(Clone, Copy)]
-pub struct Usage<'h> {
-    hub: &'h Hub,
+/// What usage asks of the agents' lifecycle, one way: the hub carries it out (`lifecycle::errands`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Errand {
+    /// A note of the hub's in `agent`'s conversation.
+    Note {
+        /// The agent.
+        agent: String,
+        /// What it says.
+        text: String,
+    },
+    /// The usage limit that held `agent` reset, and the user asked that it continue: `prompt` is typed
+    /// into its terminal, and a note says whether that worked.
+    Continue {
+        /// The agent.
+        agent: String,
+        /// What is typed.
+        prompt: &'static str,
+    },
 }
 
-impl<'h> Usage<'h> {
-    /// The feature of `hub`.
-    pub fn of(hub: &'h Hub) -> Usage<'h> {
-        Usage { hub }
+/// The usage feature: made once when the hub opens with the store that keeps the history, the agents'
+/// registry, a UI sender, the figures it owns, and where its errands go; a cheap-clone handle.
+#[derive(Clone)]
+pub struct Usage {
+    parts: Arc<Parts>,
+}
+
+struct Parts {
+    store: Store,
+    agents: Agents,
+    ui: broadcast::Sender<UiEvent>,
+    figures: figures::Figures,
+    errands: mpsc::UnboundedSender<Errand>,
+    /// The context's fill, in percent, past which the user hears that compaction is near.
+    context_notice: u8,
+    /// The pause between two agents continued after one reset.
+    continue_gap: std::time::Duration,
+}
+
+impl Usage {
+    /// The feature over `store`, with the figures it kept (`Figures::restore`).
+    pub(crate) fn new(
+        store: Store,
+        agents: Agents,
+        ui: broadcast::Sender<UiEvent>,
+        figures: figures::Figures,
+        errands: mpsc::UnboundedSender<Errand>,
+        options: &crate::config::Options,
+    ) -> Usage {
+        Usage {
+            parts: Arc::new(Parts {
+                store,
+                agents,
+                ui,
+                figures,
+                errands,
+                context_notice: options.context_notice,
+                continue_gap: options.continue_gap,
+            }),
+        }
     }
-}
 
-impl Usage<'_> {
+    fn figures(&self) -> &figures::Figures {
+        &self.parts.figures
+    }
+
+    fn tell(&self, event: UiEvent) {
+        // No receiver means no window is open: not an error.
+        let _ = self.parts.ui.send(event);
+    }
+
+    fn ask(&self, errand: Errand) {
+        // The hub gone, nobody carries it out: nothing is waiting for it either.
+        let _ = self.parts.errands.send(errand);
+    }
+
+    /// Forgets a removed agent's figures.
+    pub(crate) fn forget(&self, agent: &str) {
+        self.figures().forget(agent);
+    }
+
     /// A status-line payload of `agent`'s (`POST /api/usage`): refused whole if any figure is out of range.
     ///
     /// It runs to its end on a task of its own even when the caller goes (the bridge closes its connection
     /// after its wait): the figures and their row in the history move together or not at all.
     pub async fn report(&self, agent: &str, body: &[u8]) -> Result<AgentUsage, HubError> {
-        self.hub.live(agent)?;
+        self.parts.agents.live(agent)?;
         let sample = Sample::parse(body, now()).map_err(|e| {
             let code = match e {
                 UsageError::NotJson => Code::MalformedJson,
@@ -74,11 +143,10 @@ impl Usage<'_> {
             };
             HubError::new(code, e.to_string())
         })?;
-        let (hub, agent) = (self.hub.clone(), agent.to_owned());
+        let (usage, agent) = (self.clone(), agent.to_owned());
         tokio::spawn(async move {
-            let usage = Usage::of(&hub);
-            let _one_at_a_time = hub.figures().writing().await;
-            let recorded = hub.figures().record(&agent, sample, usage.gap());
+            let _one_at_a_time = usage.figures().writing().await;
+            let recorded = usage.figures().record(&agent, sample, usage.gap());
             usage.recorded(&agent, recorded, None).await
         })
         .await
@@ -88,8 +156,8 @@ impl Usage<'_> {
     /// An answer of `agent`'s model that its transcript shows, at `at`: its tokens count once, whether or
     /// not a status line reports the agent (the status line's totals are the latest response's only).
     pub(crate) async fn answered(&self, agent: &str, used: &Used, at: Millis) {
-        let _one_at_a_time = self.hub.figures().writing().await;
-        let Some(recorded) = self.hub.figures().answered(agent, used, at, self.gap()) else {
+        let _one_at_a_time = self.figures().writing().await;
+        let Some(recorded) = self.figures().answered(agent, used, at, self.gap()) else {
             return;
         };
         if let Err(e) = self.recorded(agent, recorded, Some(&used.message_id)).await {
@@ -107,7 +175,7 @@ impl Usage<'_> {
         answer: Option<&str>,
     ) -> Result<AgentUsage, HubError> {
         let at = recorded.agent.sample.at;
-        let threshold = self.hub.options().context_notice;
+        let threshold = self.parts.context_notice;
         let crossed = recorded
             .agent
             .sample
@@ -115,38 +183,36 @@ impl Usage<'_> {
         if let Some(delta) = recorded.keep {
             let stored = match serde_json::to_string(&recorded.agent.sample) {
                 Ok(json) => self
-                    .hub
-                    .store()
+                    .parts
+                    .store
                     .append_usage(agent, at, delta, &json)
                     .await
                     .map_err(HubError::from),
                 Err(e) => Err(HubError::new(Code::Internal, e.to_string())),
             };
             if let Err(e) = stored {
-                self.hub.figures().undo(agent, recorded.earlier, answer);
+                self.figures().undo(agent, recorded.earlier, answer);
                 return Err(e);
             }
-            self.hub.broadcast(UiEvent::Usage {
+            self.tell(UiEvent::Usage {
                 usage: Box::new(recorded.agent.clone()),
             });
         }
         if let (true, Some(c)) = (crossed, recorded.agent.sample.context) {
-            Lifecycle::of(self.hub)
-                .note(
-                    agent,
-                    &format!(
-                        "`{agent}`'s context is {}% full ({} of {} tokens): Claude Code compacts it \
-                         by itself near the limit, summarising what came before. To choose what is \
-                         kept, ask it to wrap up or run /compact in its terminal.",
-                        c.percent,
-                        short(c.used),
-                        short(c.size)
-                    ),
-                )
-                .await;
+            self.ask(Errand::Note {
+                agent: agent.to_owned(),
+                text: format!(
+                    "`{agent}`'s context is {}% full ({} of {} tokens): Claude Code compacts it by \
+                     itself near the limit, summarising what came before. To choose what is kept, \
+                     ask it to wrap up or run /compact in its terminal.",
+                    c.percent,
+                    short(c.used),
+                    short(c.size)
+                ),
+            });
         }
         if let Some(account) = recorded.account {
-            self.hub.broadcast(UiEvent::Limits { account });
+            self.tell(UiEvent::Limits { account });
         }
         for (usage, plan) in recorded.held {
             self.held(usage, plan);
@@ -155,7 +221,7 @@ impl Usage<'_> {
     }
 
     fn gap(&self) -> Millis {
-        Millis(i64::try_from(self.hub.options().continue_gap.as_millis()).unwrap_or(i64::MAX))
+        Millis(i64::try_from(self.parts.continue_gap.as_millis()).unwrap_or(i64::MAX))
     }
 
     /// A status-line payload of a session ClawMux did not start, named by its `session_id`: the observed
@@ -165,8 +231,8 @@ impl Usage<'_> {
             .map_err(|_| HubError::new(Code::MalformedJson, UsageError::NotJson.to_string()))?;
         let (session, _) = crate::observe::identity(Some(&value))?;
         let row = self
-            .hub
-            .store()
+            .parts
+            .store
             .observed_agent(session)
             .await?
             .ok_or_else(|| {
@@ -185,37 +251,34 @@ impl Usage<'_> {
 
     /// `agent` has been held by the limit since `since` (now, or before the hub's start).
     pub(crate) fn held_since(&self, agent: &str, since: Millis) {
-        let (usage, plan) = self.hub.figures().limited(agent, since, self.gap());
+        let (usage, plan) = self.figures().limited(agent, since, self.gap());
         self.held(usage, plan);
     }
 
     /// Tells the window how `usage`'s agent is held, and continues it when its `plan` is due.
     fn held(&self, usage: AgentUsage, plan: Option<Plan>) {
         let agent = usage.session_id.clone();
-        self.hub.broadcast(UiEvent::Usage {
+        self.tell(UiEvent::Usage {
             usage: Box::new(usage),
         });
         if let Some(plan) = plan {
-            tokio::spawn(continue_when_due(self.hub.clone(), agent, plan));
+            tokio::spawn(self.clone().continue_when_due(agent, plan));
         }
     }
 
     /// `usage_continue`: whether `agent` is continued when the usage limit that stopped it resets.
     pub async fn set_continue(&self, agent: &str, on: bool) -> Result<(), HubError> {
-        self.hub.live(agent)?;
-        self.hub.store().set_usage_continue(agent, on).await?;
-        let (usage, plan) = self
-            .hub
-            .figures()
-            .set_continue(agent, on, now(), self.gap());
+        self.parts.agents.live(agent)?;
+        self.parts.store.set_usage_continue(agent, on).await?;
+        let (usage, plan) = self.figures().set_continue(agent, on, now(), self.gap());
         self.held(usage, plan);
         Ok(())
     }
 
     /// `agent` works again (a prompt or a tool call): it is no longer held by the limit.
     pub(crate) fn working(&self, agent: &str) {
-        if let Some(usage) = self.hub.figures().working(agent) {
-            self.hub.broadcast(UiEvent::Usage {
+        if let Some(usage) = self.figures().working(agent) {
+            self.tell(UiEvent::Usage {
                 usage: Box::new(usage),
             });
         }
@@ -223,7 +286,7 @@ impl Usage<'_> {
 
     /// `agent`'s figures, if any came.
     pub fn of_agent(&self, agent: &str) -> Option<AgentUsage> {
-        self.hub.figures().agent(agent)
+        self.figures().agent(agent)
     }
 
     /// `usage` (`clawmux usage`): the figures, and the history of the last `days` days (default 14), days
@@ -249,10 +312,45 @@ impl Usage<'_> {
         }
         let since = Millis(now().0 - i64::from(days) * 86_400_000);
         Ok(UsageReply {
-            agents: self.hub.figures().agents(),
-            account: self.hub.figures().account(),
-            days: self.hub.store().usage_by_day(since, offset).await?,
+            agents: self.figures().agents(),
+            account: self.figures().account(),
+            days: self.parts.store.usage_by_day(since, offset).await?,
         })
+    }
+
+    /// Sleeps until `plan` is due, then continues `agent` if the plan still stands (it did not work again
+    /// by itself, it is still opted in, no later reset replaced the plan) and it sits idle at its prompt.
+    async fn continue_when_due(self, agent: String, plan: Plan) {
+        let mut at = plan.at;
+        loop {
+            let wait = u64::try_from(at.0.saturating_sub(now().0)).unwrap_or(0);
+            tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
+            match self.figures().due(&agent, plan.generation, now()) {
+                Due::Later(later) => at = later,
+                Due::Nothing => return,
+                Due::Continue(_) => break,
+            }
+        }
+        // Still where the limit left it: running, at its prompt, marked rate-limited (not, say, in a dialog
+        // the user opened in its terminal meanwhile).
+        let at_prompt = self.parts.store.agent(&agent).await.is_ok_and(|row| {
+            row.snapshot.state != State::Dead
+                && row
+                    .snapshot
+                    .attention
+                    .is_some_and(|a| a.need == Need::RateLimited)
+        });
+        if !at_prompt {
+            tracing::info!(
+                agent,
+                "not continued after the reset: it is no longer where the limit left it"
+            );
+            return;
+        }
+        self.ask(Errand::Continue {
+            agent,
+            prompt: CONTINUE_PROMPT,
+        });
     }
 }
 
@@ -261,51 +359,149 @@ const CONTINUE_PROMPT: &str =
     "ClawMux: the usage limit that stopped you has reset. Go on with what you \
                                were doing, then run `clawmux wait`.";
 
-/// Sleeps until `plan` is due, then continues `agent` if the plan still stands (it did not work again by
-/// itself, it is still opted in, no later reset replaced the plan) and it sits idle at its prompt.
-async fn continue_when_due(hub: Hub, agent: String, plan: Plan) {
-    let mut at = plan.at;
-    loop {
-        let wait = u64::try_from(at.0.saturating_sub(now().0)).unwrap_or(0);
-        tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
-        match hub.figures().due(&agent, plan.generation, now()) {
-            Due::Later(later) => at = later,
-            Due::Nothing => return,
-            Due::Continue(_) => break,
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    struct Fixture {
+        usage: Usage,
+        errands: mpsc::UnboundedReceiver<Errand>,
+        events: broadcast::Receiver<UiEvent>,
+        _dir: tempfile::TempDir,
+    }
+
+    /// The feature over a temporary store, `sky` registered, its errands and the window's events caught.
+    async fn fixture() -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("db.sqlite")).await.unwrap();
+        store.add_agent("sky", "/w/sky", Millis(1)).await.unwrap();
+        let agents = Agents::default();
+        agents.insert("sky", "/w/sky".into(), State::Idle);
+        let ui = broadcast::channel(64).0;
+        let events = ui.subscribe();
+        let (sender, errands) = mpsc::unbounded_channel();
+        let options = crate::config::Options {
+            context_notice: 80,
+            ..crate::config::Options::from_env()
+        };
+        let figures = figures::Figures::restore(&store).await.unwrap();
+        let usage = Usage::new(store, agents, ui, figures, sender, &options);
+        Fixture {
+            usage,
+            errands,
+            events,
+            _dir: dir,
         }
     }
-    // Still where the limit left it: running, at its prompt, marked rate-limited (not, say, in a dialog
-    // the user opened in its terminal meanwhile).
-    let at_prompt = hub.store().agent(&agent).await.is_ok_and(|row| {
-        row.snapshot.state != State::Dead
-            && row
-                .snapshot
-                .attention
-                .is_some_and(|a| a.need == Need::RateLimited)
-    });
-    let lifecycle = Lifecycle::of(&hub);
-    if !at_prompt {
-        tracing::info!(
-            agent,
-            "not continued after the reset: it is no longer where the limit left it"
-        );
-        return;
+
+    fn status_line(session: &str, cost: f64, percent: u8) -> Vec<u8> {
+        json!({"session_id": session, "model": {"display_name": "Opus 5.5"}, "cost": {"total_cost_usd": cost},
+            "context_window": {"total_input_tokens": 10, "total_output_tokens": 321, "context_window_size": 200_000,
+                "current_usage": {"input_tokens": u64::from(percent) * 2000, "cache_read_input_tokens": 0,
+                    "cache_creation_input_tokens": 0},
+                "used_percentage": percent}})
+        .to_string()
+        .into_bytes()
     }
-    if let Err(e) = lifecycle.type_prompt(&agent, CONTINUE_PROMPT).await {
-        tracing::warn!(agent, error = %e, "cannot continue the agent after the reset");
-        lifecycle
-            .note(
-                &agent,
-                &format!("`{agent}` could not be continued after the usage limit reset: {e}."),
-            )
-            .await;
-        return;
-    }
-    tracing::info!(agent, "continued after the usage limit reset");
-    lifecycle
-        .note(
-            &agent,
-            &format!("`{agent}` was continued: the usage limit that stopped it reset."),
+
+    /// The day's cost in the history and in the figures, for `sky`.
+    async fn history_and_figures(usage: &Usage) -> (f64, f64) {
+        let reply = usage.summary(Some(2), None).await.unwrap();
+        (
+            reply.days.first().map_or(0.0, |d| d.cost),
+            reply.agents[0].sample.cost_usd.unwrap_or(0.0),
         )
-        .await;
+    }
+
+    #[tokio::test]
+    async fn a_report_whose_caller_goes_keeps_the_figures_and_the_history_together() {
+        let Fixture {
+            usage, mut events, ..
+        } = fixture().await;
+        // Each caller gives up after the first poll, as a connection closed early cancels its handler.
+        for cost in [0.5, 1.25, 2.0] {
+            let body = status_line("c1", cost, 1);
+            let mut report = Box::pin(usage.report("sky", &body));
+            let pending = std::future::poll_fn(|cx| {
+                std::task::Poll::Ready(std::future::Future::poll(report.as_mut(), cx).is_pending())
+            })
+            .await;
+            assert!(pending, "the report waits for its row");
+            drop(report);
+            // What was started is finished: the window hears the figures once they are stored.
+            let heard = async {
+                loop {
+                    if let UiEvent::Usage { usage } = events.recv().await.unwrap() {
+                        if usage.sample.cost_usd == Some(cost) {
+                            break;
+                        }
+                    }
+                }
+            };
+            tokio::time::timeout(std::time::Duration::from_secs(10), heard)
+                .await
+                .expect("the figures of a report whose caller went are stored and told");
+        }
+        assert_eq!(history_and_figures(&usage).await, (2.0, 2.0));
+    }
+
+    #[tokio::test]
+    async fn payloads_that_are_not_the_status_lines_or_came_late_move_nothing() {
+        let Fixture { usage, .. } = fixture().await;
+        usage
+            .report("sky", &status_line("c1", 0.674, 1))
+            .await
+            .unwrap();
+        let e = usage
+            .report("sky", br#"{"hello":"world"}"#)
+            .await
+            .unwrap_err();
+        assert_eq!(e.code, Code::MalformedEvent);
+        let e = usage
+            .report("moon", &status_line("c1", 1.0, 1))
+            .await
+            .unwrap_err();
+        assert_eq!(e.code, Code::UnknownAgent);
+        // A refresh taken before the last one arrives after it: no roll-back, nothing added.
+        usage
+            .report("sky", &status_line("c1", 0.0749, 1))
+            .await
+            .unwrap();
+        assert_eq!(history_and_figures(&usage).await, (0.674, 0.674));
+        // A new session counts from zero.
+        usage
+            .report("sky", &status_line("c2", 0.1, 1))
+            .await
+            .unwrap();
+        let (history, figures) = history_and_figures(&usage).await;
+        assert!((history - 0.774).abs() < 1e-9, "{history}");
+        assert_eq!(figures, 0.1);
+    }
+
+    #[tokio::test]
+    async fn a_context_past_the_notice_asks_the_lifecycle_for_one_note() {
+        let Fixture {
+            usage, mut errands, ..
+        } = fixture().await;
+        usage
+            .report("sky", &status_line("c1", 0.1, 50))
+            .await
+            .unwrap();
+        assert!(errands.try_recv().is_err(), "no note below the threshold");
+        usage
+            .report("sky", &status_line("c1", 0.2, 85))
+            .await
+            .unwrap();
+        let Ok(Errand::Note { agent, text }) = errands.try_recv() else {
+            panic!("no note past the threshold");
+        };
+        assert_eq!(agent, "sky");
+        assert!(text.contains("85% full"), "{text}");
+        usage
+            .report("sky", &status_line("c1", 0.3, 90))
+            .await
+            .unwrap();
+        assert!(errands.try_recv().is_err(), "one note per crossing");
+    }
 }
