@@ -19,7 +19,6 @@ use crate::asks::AnswerRequest;
 use crate::asks::Requests;
 use crate::diagnose::{decision_line, event_line, json_lines, Log, MAX_LOG_ROWS};
 use crate::error::HubError;
-use crate::explain::Explain;
 use crate::explain::Report;
 use crate::hub::Hub;
 use crate::import::AgentImport;
@@ -324,17 +323,13 @@ impl Hub {
                 Ok(Reply::Done {})
             }
             Command::Explain { session_id } => Ok(Reply::Explanation(Box::new(
-                Explain::of(self).explain(&session_id).await?,
+                self.explain().explain(&session_id).await?,
             ))),
             Command::Dismiss { session_id } => {
-                Explain::of(self)
-                    .dismiss(&session_id, clawmux_core::Source::Ui)
-                    .await?;
+                self.dismiss(&session_id, clawmux_core::Source::Ui).await?;
                 Ok(Reply::Done {})
             }
-            Command::Report(req) => Ok(Reply::Report(Box::new(
-                Explain::of(self).report(req).await?,
-            ))),
+            Command::Report(req) => Ok(Reply::Report(Box::new(self.explain().report(req).await?))),
             Command::Capabilities {} => Ok(Reply::Capabilities(
                 Lifecycle::of(self).capabilities().await,
             )),

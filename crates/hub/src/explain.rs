@@ -1,5 +1,6 @@
-//! The indicator, explained and reported: what a click on it opens (`explain`), dismissing a need a notice
-//! alone raised (`dismiss`), and "This looks wrong" (`report`), one self-contained case file.
+//! The indicator, explained and reported: what a click on it opens (`explain`) and "This looks wrong"
+//! (`report`), one self-contained case file. (Dismissing a need a notice alone raised is an event the
+//! hub applies: `Hub::dismiss`.)
 //!
 //! The words and the file's format are the core's (`clawmux_core::explain`, `clawmux_core::report`): this
 //! module only gathers what they need from the store, the live agent and its transcript.
@@ -9,14 +10,15 @@ use std::path::{Path, PathBuf};
 use clawmux_core::explain::{explain, Context, Explanation, Run};
 use clawmux_core::report::{case_file, Case, CaseFile, RecordedEvent};
 use clawmux_core::wire::Code;
-use clawmux_core::{Event, Millis, Source};
+use clawmux_core::{Millis, Source};
+use clawmux_store::Store;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::agents::Agents;
 use crate::clock::now;
 use crate::error::HubError;
-use crate::hub::Hub;
-use crate::opinion::SecondOpinion;
+use crate::opinion::judge::Opinions;
 
 /// How many of the latest decisions an explanation lists.
 const RECENT: u32 = 20;
@@ -64,24 +66,37 @@ pub struct Report {
     pub path: Option<PathBuf>,
 }
 
-/// Why an agent's indicator says what it says, the dismissal of a notice's "needs you", and the case file
-/// of a span that looks wrong.
-#[derive(Clone, Copy)]
-pub struct Explain<'h> {
-    hub: &'h Hub,
+/// Why an agent's indicator says what it says, and the case file of a span that looks wrong: made once when
+/// the hub opens with the store it reads, the agents' registry (an open request, the transcript followed),
+/// Claude Code's own view of each session, how long a start may take, and where reports are saved.
+pub struct Explain {
+    store: Store,
+    agents: Agents,
+    opinions: Opinions,
+    start_timeout: std::time::Duration,
+    reports: PathBuf,
 }
 
-impl<'h> Explain<'h> {
-    /// The feature as `hub` composes it.
-    pub fn of(hub: &'h Hub) -> Explain<'h> {
-        Explain { hub }
+impl Explain {
+    pub(crate) fn new(
+        store: Store,
+        agents: Agents,
+        opinions: Opinions,
+        start_timeout: std::time::Duration,
+        data_dir: &Path,
+    ) -> Explain {
+        Explain {
+            store,
+            agents,
+            opinions,
+            start_timeout,
+            reports: data_dir.join(REPORTS_DIR),
+        }
     }
-}
 
-impl Explain<'_> {
     /// Why an agent's indicator says what it says.
     pub async fn explain(&self, agent: &str) -> Result<Explanation, HubError> {
-        let store = self.hub.store();
+        let store = &self.store;
         let row = store.agent(agent).await?;
         let recent: Vec<_> = store
             .recent_decisions(agent, RECENT)
@@ -90,7 +105,7 @@ impl Explain<'_> {
             .map(|d| d.decision)
             .collect();
         let (moved, raised) = store.latest_causes(agent).await?;
-        let live = self.hub.live(agent)?;
+        let live = self.agents.live(agent)?;
         let run = if row.snapshot.observed {
             Run::Observed
         } else if row.launch.is_some() {
@@ -99,14 +114,18 @@ impl Explain<'_> {
             Run::External
         };
         let start_deadline = (run == Run::Managed).then(|| {
-            let timeout = i64::try_from(self.hub.options().start_timeout.as_millis()).unwrap_or(0);
+            let timeout = i64::try_from(self.start_timeout.as_millis()).unwrap_or(0);
             Millis(row.snapshot.since.0.saturating_add(timeout))
         });
         let ctx = Context {
             run,
             start_deadline,
             request_open: live.asks.current().is_some(),
-            claude_now: SecondOpinion::of(self.hub).judge().theirs(agent),
+            claude_now: self
+                .opinions
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .theirs(agent),
         };
         Ok(explain(
             &row.snapshot,
@@ -115,37 +134,6 @@ impl Explain<'_> {
             raised.as_ref().map(|d| &d.decision),
             &ctx,
         ))
-    }
-
-    /// Dismisses a "needs you" that only a notice raised; anything else is refused and changes nothing.
-    pub async fn dismiss(&self, agent: &str, source: Source) -> Result<(), HubError> {
-        let notice = self
-            .hub
-            .store()
-            .agent(agent)
-            .await?
-            .snapshot
-            .attention
-            .is_some_and(|a| a.notice);
-        if !notice {
-            return Err(HubError::new(
-                Code::NotDismissable,
-                format!(
-                    "{agent} needs nothing that a notice alone raised: a request ends with its tool call, \
-                     an answer from the window, or the end of the turn"
-                ),
-            ));
-        }
-        let applied = self
-            .hub
-            .apply(agent, source, &Event::Dismissed, b"")
-            .await?;
-        match applied.decision.outcome {
-            clawmux_core::Outcome::Suppressed(why) => {
-                Err(HubError::new(Code::NotDismissable, why.to_string()))
-            }
-            clawmux_core::Outcome::Moved | clawmux_core::Outcome::Stayed => Ok(()),
-        }
     }
 
     /// A case file of the agent's recent span: its events and decisions, its transcript's lines, what the
@@ -161,7 +149,7 @@ impl Explain<'_> {
         let until = req.until.unwrap_or_else(now);
         let span_ms = i64::try_from(req.since_ms.unwrap_or(DEFAULT_SPAN_MS)).unwrap_or(i64::MAX);
         let from = Millis(until.0.saturating_sub(span_ms));
-        let store = self.hub.store();
+        let store = &self.store;
         let row = store.agent(agent).await?;
         let span = store.span(agent, from, REPORT_EVENTS).await?;
         let events: Vec<RecordedEvent> = span
@@ -179,7 +167,7 @@ impl Explain<'_> {
             })
             .collect();
         let path = self
-            .hub
+            .agents
             .live(agent)?
             .transcript()
             .as_ref()
@@ -211,8 +199,8 @@ impl Explain<'_> {
 
     /// Writes a report into `<data dir>/reports/` (0600, in the 0700 data folder).
     fn save_report(&self, agent: &str, at: Millis, text: &str) -> Result<PathBuf, HubError> {
-        let dir = self.hub.data_dir().join(REPORTS_DIR);
-        std::fs::create_dir_all(&dir).map_err(|e| crate::work_dir::cannot_create(&dir, &e))?;
+        let dir = &self.reports;
+        std::fs::create_dir_all(dir).map_err(|e| crate::work_dir::cannot_create(dir, &e))?;
         let path = dir.join(format!("{agent}-{}.jsonl", at.0));
         crate::config::write_private(&path, text.as_bytes()).map_err(|e| {
             HubError::new(
@@ -251,4 +239,64 @@ fn transcript_lines(path: &Path, from: Millis, until: Millis) -> Vec<(Millis, Va
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[tokio::test]
+    async fn an_agent_is_explained_and_its_case_file_saved_private() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("db.sqlite")).await.unwrap();
+        store.add_agent("sky", "/w/sky", Millis(1)).await.unwrap();
+        let agents = Agents::default();
+        agents.insert("sky", "/w/sky".into(), clawmux_core::State::Starting);
+        let opinions: Opinions = std::sync::Arc::new(std::sync::Mutex::new(
+            crate::opinion::judge::Judge::new(std::time::Duration::from_secs(5)),
+        ));
+        let explain = Explain::new(
+            store,
+            agents,
+            opinions,
+            std::time::Duration::from_secs(60),
+            dir.path(),
+        );
+        let why = explain.explain("sky").await.unwrap();
+        assert_eq!(why.state, clawmux_core::State::Starting);
+        assert_eq!(why.claude_now, None);
+        assert_eq!(
+            explain.explain("moon").await.unwrap_err().code,
+            Code::UnknownAgent
+        );
+
+        let ask = |right: Option<&str>, save: bool| ReportRequest {
+            session_id: "sky".to_owned(),
+            since_ms: None,
+            until: None,
+            right: right.map(str::to_owned),
+            keep: false,
+            save,
+        };
+        assert_eq!(
+            explain
+                .report(ask(Some("sleepy"), true))
+                .await
+                .unwrap_err()
+                .code,
+            Code::BadQuery
+        );
+        assert!(
+            !dir.path().join(REPORTS_DIR).exists(),
+            "a refused report saves nothing"
+        );
+        let preview = explain.report(ask(Some("idle"), false)).await.unwrap();
+        assert_eq!(preview.path, None);
+        let saved = explain.report(ask(Some("idle"), true)).await.unwrap();
+        let path = saved.path.unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), saved.file.text);
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
 }

@@ -11,6 +11,33 @@ use crate::error::HubError;
 use crate::ui_event::{Needs, UiEvent};
 
 impl Hub {
+    /// Dismisses a "needs you" that only a notice raised; anything else is refused and changes nothing.
+    pub async fn dismiss(&self, agent: &str, source: Source) -> Result<(), HubError> {
+        let notice = self
+            .store()
+            .agent(agent)
+            .await?
+            .snapshot
+            .attention
+            .is_some_and(|a| a.notice);
+        if !notice {
+            return Err(HubError::new(
+                Code::NotDismissable,
+                format!(
+                    "{agent} needs nothing that a notice alone raised: a request ends with its tool call, \
+                     an answer from the window, or the end of the turn"
+                ),
+            ));
+        }
+        let applied = self.apply(agent, source, &Event::Dismissed, b"").await?;
+        match applied.decision.outcome {
+            clawmux_core::Outcome::Suppressed(why) => {
+                Err(HubError::new(Code::NotDismissable, why.to_string()))
+            }
+            clawmux_core::Outcome::Moved | clawmux_core::Outcome::Stayed => Ok(()),
+        }
+    }
+
     /// Stores an event that happened now, steps the agent's machine, tells the observers and the UI.
     pub async fn apply(
         &self,

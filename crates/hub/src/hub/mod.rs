@@ -80,6 +80,8 @@ struct Inner {
     search: crate::search::Search,
     /// Bringing in an original installation's conversations (`import.rs`).
     import: crate::import::Import,
+    /// Why an indicator says what it says, and the case files (`explain.rs`).
+    explain: crate::explain::Explain,
     /// What the features ask of the lifecycle, until `serve` takes it to carry it out.
     errands: Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<crate::usage::Errand>>>,
 }
@@ -141,6 +143,16 @@ impl Hub {
             agents.clone(),
             ui.clone(),
         );
+        let opinions: crate::opinion::judge::Opinions = std::sync::Arc::new(std::sync::Mutex::new(
+            crate::opinion::judge::Judge::new(options_second_opinion),
+        ));
+        let explain = crate::explain::Explain::new(
+            store.clone(),
+            agents.clone(),
+            opinions.clone(),
+            options.start_timeout,
+            data_dir,
+        );
         Ok(Hub {
             inner: Arc::new(Inner {
                 store,
@@ -157,15 +169,14 @@ impl Hub {
                 options,
                 port: AtomicU16::new(0),
                 device_voice,
-                opinions: std::sync::Arc::new(std::sync::Mutex::new(
-                    crate::opinion::judge::Judge::new(options_second_opinion),
-                )),
+                opinions,
                 claude_poke: tokio::sync::Notify::new(),
                 forecasts: Default::default(),
                 usage,
                 machines,
                 search,
                 import,
+                explain,
                 errands: Mutex::new(Some(errands_in)),
             }),
         })
@@ -228,6 +239,11 @@ impl Hub {
     /// Finding anything ever said.
     pub fn search(&self) -> &crate::search::Search {
         &self.inner.search
+    }
+
+    /// Why an indicator says what it says, and the case files.
+    pub fn explain(&self) -> &crate::explain::Explain {
+        &self.inner.explain
     }
 
     /// Bringing in an original installation's conversations.
