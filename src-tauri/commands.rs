@@ -3,7 +3,6 @@
 //! (Push-to-talk has its own file, `recording.rs`.)
 
 use clawmux_hub::commands::Reply;
-use clawmux_hub::voice::Voice;
 use clawmux_hub::{Command, HubError};
 use serde_json::{json, Value};
 use tauri::State;
@@ -42,6 +41,6 @@ pub async fn speech(
     text: String,
 ) -> Result<tauri::ipc::Response, HubError> {
     let hub = desktop.running()?;
-    let (_content_type, audio) = Voice::of(hub).speech(&text).await?;
+    let (_content_type, audio) = hub.voice().speech(&text).await?;
     Ok(tauri::ipc::Response::new(audio))
 }

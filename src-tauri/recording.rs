@@ -6,7 +6,6 @@
 //! sent again under the same id, so it is stored once; one cancelled is never written.
 
 use clawmux_core::wire::Code;
-use clawmux_hub::voice::Voice;
 use clawmux_hub::HubError;
 use serde_json::{json, Value};
 use tauri::State;
@@ -47,7 +46,7 @@ pub async fn record_stop(desktop: State<'_, Desktop>) -> Result<Value, HubError>
         let clip = recording
             .finish()
             .map_err(|e| HubError::new(Code::EmptyRecording, e.to_string()))?;
-        Voice::of(&hub).keep_recording(&id, "wav", &clip.wav)?;
+        hub.voice().keep_recording(&id, "wav", &clip.wav)?;
         tracing::info!(recording = %id, millis = clip.millis, bytes = clip.wav.len(), "recorded");
         Ok(json!({ "recording": id, "millis": clip.millis, "truncated": clip.truncated }))
     })
@@ -72,8 +71,8 @@ pub async fn send_recording(
     recording: String,
 ) -> Result<Value, HubError> {
     let hub = desktop.running()?;
-    let message = Voice::of(hub)
-        .kept_message(&agent, &recording, "audio/wav")
+    let message = hub
+        .voice_message(&agent, &recording, "audio/wav", None)
         .await?;
     serde_json::to_value(message).map_err(|e| failed(Code::Internal, e))
 }

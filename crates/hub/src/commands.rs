@@ -28,11 +28,12 @@ use crate::terminal::Viewer;
 use crate::ui_event::{MessageOut, SessionInfo};
 use crate::usage::UsageReply;
 use crate::voice::device::Models;
-use crate::voice::Voice;
+use crate::voice::Spoken;
 use crate::worktree::cleanup::Held;
 use crate::worktree::merge::Merged;
 use crate::worktree::{ChangesReply, Listed, Repository, Worktrees};
 use clawmux_core::changes::MergeMode;
+use clawmux_core::remote::AgentAddress;
 
 /// The most messages one history page returns.
 pub const MAX_PAGE: u32 = 1000;
@@ -222,6 +223,15 @@ pub enum Command {
     },
 }
 
+/// `user_message`'s answer: the stored message (once per client id).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sent {
+    /// Its id.
+    pub id: MsgId,
+    /// Its cursor.
+    pub seq: i64,
+}
+
 /// What a command answers, a type per kind of answer; every transport sends it as JSON (each variant's
 /// own JSON: the command says which to expect).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -232,12 +242,7 @@ pub enum Reply {
     /// `add_agent`, `spawn`, `terminate`, `restart`: the agent as the sidebar shows it now.
     Session(Box<SessionInfo>),
     /// `user_message`: the stored message (once per client id).
-    Sent {
-        /// Its id.
-        id: MsgId,
-        /// Its cursor.
-        seq: i64,
-    },
+    Sent(Sent),
     /// `explain`.
     Explanation(Box<Explanation>),
     /// `report`: the case file, and where it was saved.
@@ -290,6 +295,62 @@ fn message_id(s: &str, code: Code) -> Result<MsgId, HubError> {
 }
 
 impl Hub {
+    /// A voice message for `agent` (`name@machine` for another machine's), its audio sent whole or, with
+    /// none, kept earlier by the desktop app: heard here, on the machine the user talks to, and stored as
+    /// the user's message where the agent is, once however often it is sent. Every failure says why and
+    /// keeps the recording for a retry.
+    pub async fn voice_message(
+        &self,
+        agent: &str,
+        recording: &str,
+        content_type: &str,
+        audio: Option<Vec<u8>>,
+    ) -> Result<Spoken, HubError> {
+        let address = AgentAddress::parse(agent);
+        match address.machine {
+            Some(machine) => self.machines().check(machine)?,
+            None => drop(self.live(agent)?),
+        }
+        let mut kept = match audio {
+            Some(audio) => self.voice().take(recording, content_type, audio).await?,
+            None => self.voice().kept(recording, content_type).await?,
+        };
+        let text = self.voice().hear(&mut kept).await?;
+        let key = kept.client_key();
+        let sent = match address.machine {
+            Some(machine) => {
+                let command = Command::UserMessage {
+                    session_id: address.name.to_owned(),
+                    text: text.clone(),
+                    voice: true,
+                    client_id: Some(key),
+                };
+                let command = serde_json::to_value(&command)
+                    .map_err(|e| HubError::new(Code::Internal, e.to_string()))?;
+                let answer = self.machines().forward(machine, &command).await?;
+                serde_json::from_value::<Sent>(answer).map_err(|e| {
+                    HubError::new(
+                        Code::MachineUnreachable,
+                        format!("{machine}'s hub answered what is not a stored message: {e}"),
+                    )
+                })?
+            }
+            None => {
+                let m = self.user_message(agent, &text, true, Some(&key)).await?;
+                Sent {
+                    id: m.id,
+                    seq: m.seq,
+                }
+            }
+        };
+        kept.delivered().await;
+        Ok(Spoken {
+            id: sent.id.to_string(),
+            seq: sent.seq,
+            text,
+        })
+    }
+
     /// Runs a command of the UI's surface.
     pub async fn dispatch(&self, command: Command) -> Result<Reply, HubError> {
         match command {
@@ -335,22 +396,22 @@ impl Hub {
             )),
             Command::Import {} => Ok(Reply::Imported(self.import().original().await)),
             Command::VoiceSettings {} => Ok(Reply::VoiceSettings(
-                Voice::of(self).settings().await?.public(),
+                self.voice().settings().await?.public(),
             )),
             Command::SetVoiceSettings { settings } => Ok(Reply::VoiceSettings(
-                Voice::of(self).set_settings(settings).await?,
+                self.voice().set_settings(settings).await?,
             )),
-            Command::VoiceModels {} => Ok(Reply::Models(self.device_voice().models())),
+            Command::VoiceModels {} => Ok(Reply::Models(self.voice().device().models())),
             Command::DownloadModel { model } => {
-                self.device_voice().download(model)?;
+                self.voice().device().download(model)?;
                 Ok(Reply::Downloading { downloading: model })
             }
             Command::CancelDownload {} => {
-                self.device_voice().cancel_download()?;
+                self.voice().device().cancel_download()?;
                 Ok(Reply::Done {})
             }
             Command::WarmVoice {} => {
-                Voice::of(self).warm().await?;
+                self.voice().warm().await?;
                 Ok(Reply::Done {})
             }
             Command::UserMessage {
@@ -362,10 +423,10 @@ impl Hub {
                 let m = self
                     .user_message(&session_id, &text, voice, client_id.as_deref())
                     .await?;
-                Ok(Reply::Sent {
+                Ok(Reply::Sent(Sent {
                     id: m.id,
                     seq: m.seq,
-                })
+                }))
             }
             Command::MarkRead { session_id, up_to } => {
                 self.mark_read(&session_id, &message_id(&up_to, Code::BadMessageId)?)

@@ -18,7 +18,6 @@ use crate::commands::{Command, Reply};
 use crate::error::HubError;
 use crate::hooks::Hooks;
 use crate::hub::Hub;
-use crate::voice::Voice;
 
 fn body_json<T: DeserializeOwned>(body: Result<Bytes, BytesRejection>) -> Result<T, HubError> {
     let bytes = body_bytes(body)?;
@@ -273,8 +272,13 @@ pub(super) async fn voice(
         .get(axum::http::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
-    let spoken = Voice::of(&hub)
-        .message(&session_id, &q.recording, content_type, audio.to_vec())
+    let spoken = hub
+        .voice_message(
+            &session_id,
+            &q.recording,
+            content_type,
+            Some(audio.to_vec()),
+        )
         .await?;
     Ok(Json(json!(spoken)))
 }
@@ -290,7 +294,7 @@ pub(super) async fn speech(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, HubError> {
     let req: SpeechRequest = body_json(body)?;
-    let (ctype, audio) = Voice::of(&hub).speech(&req.text).await?;
+    let (ctype, audio) = hub.voice().speech(&req.text).await?;
     Ok(([(axum::http::header::CONTENT_TYPE, ctype)], audio).into_response())
 }
 

@@ -64,8 +64,8 @@ struct Inner {
     tmux: Tmux,
     /// The port the hub serves on (0 until it serves): agents are told it.
     port: AtomicU16,
-    /// Speech to text on the device: the loaded model, the download under way.
-    device_voice: crate::voice::device::DeviceVoice,
+    /// Voice: the recordings kept, the settings, speech to text on the device (`voice/`).
+    voice: crate::voice::Voice,
     /// Claude Code's own view of each session, beside ours (`opinion.rs`).
     opinions: crate::opinion::judge::Opinions,
     /// Wakes the watcher of Claude Code's sessions to look for its folder again (an agent started).
@@ -112,10 +112,13 @@ impl Hub {
         observers.subscribe(Box::new(metrics.clone()));
         let options_second_opinion = options.second_opinion_after;
         let ui = broadcast::channel(UI_BACKLOG).0;
-        let device_voice = crate::voice::device::DeviceVoice::new(
-            data_dir.join("models"),
-            options.models_url.clone(),
-            ui.clone(),
+        let voice = crate::voice::Voice::new(
+            data_dir.to_owned(),
+            crate::voice::device::DeviceVoice::new(
+                data_dir.join("models"),
+                options.models_url.clone(),
+                ui.clone(),
+            ),
         );
         let (errands, errands_in) = tokio::sync::mpsc::unbounded_channel();
         let usage = crate::usage::Usage::new(
@@ -168,7 +171,7 @@ impl Hub {
                 tmux: Tmux::new(options.tmux.clone(), data_dir),
                 options,
                 port: AtomicU16::new(0),
-                device_voice,
+                voice,
                 opinions,
                 claude_poke: tokio::sync::Notify::new(),
                 forecasts: Default::default(),
@@ -203,8 +206,9 @@ impl Hub {
         &self.inner.options
     }
 
-    pub(crate) fn device_voice(&self) -> &crate::voice::device::DeviceVoice {
-        &self.inner.device_voice
+    /// Voice: the recordings kept, the settings, speech to text on the device.
+    pub fn voice(&self) -> &crate::voice::Voice {
+        &self.inner.voice
     }
 
     pub(crate) fn opinions(&self) -> &crate::opinion::judge::Opinions {

@@ -15,14 +15,12 @@ pub mod device;
 
 use std::path::PathBuf;
 
-use clawmux_core::remote::AgentAddress;
 use clawmux_core::wire::Code;
 pub use clawmux_voice::local::LocalModel;
 use clawmux_voice::VoiceError;
 pub use clawmux_voice::{VoiceSettings, SETTINGS_FILE};
 
 use crate::error::HubError;
-use crate::hub::Hub;
 
 /// The largest recording accepted (the limit of OpenAI's transcription API).
 pub const MAX_AUDIO: usize = 25 * 1024 * 1024;
@@ -83,27 +81,50 @@ pub struct Spoken {
     pub text: String,
 }
 
-/// Voice: speech to text (on the device or by the configured service), text to speech, the recordings kept
-/// and the settings.
-#[derive(Clone, Copy)]
-pub struct Voice<'h> {
-    hub: &'h Hub,
+/// A recording kept on disk until the message it became is stored ([`Recording::delivered`]).
+#[derive(Debug)]
+pub struct Recording {
+    id: String,
+    file: PathBuf,
+    content_type: String,
+    audio: Vec<u8>,
 }
 
-impl<'h> Voice<'h> {
-    /// The feature as `hub` composes it.
-    pub fn of(hub: &'h Hub) -> Voice<'h> {
-        Voice { hub }
+impl Recording {
+    /// The recording's id, the message's client key once it is one (`voice:<id>`).
+    pub fn client_key(&self) -> String {
+        format!("voice:{}", self.id)
+    }
+
+    /// Its message is stored: the kept file goes.
+    pub async fn delivered(self) {
+        let _ = tokio::fs::remove_file(&self.file).await;
     }
 }
 
-impl Voice<'_> {
+/// Voice: speech to text (on the device or by the configured service), text to speech, the recordings kept
+/// and the settings. Made once when the hub opens with the data folder it keeps them in and the device's
+/// speech engine it owns; where the words go is the hub's to say ([`crate::Hub::voice_message`]).
+pub struct Voice {
+    data_dir: PathBuf,
+    device: device::DeviceVoice,
+}
+
+impl Voice {
+    pub(crate) fn new(data_dir: PathBuf, device: device::DeviceVoice) -> Voice {
+        Voice { data_dir, device }
+    }
+
+    /// Speech to text on the device: its models, their download.
+    pub(crate) fn device(&self) -> &device::DeviceVoice {
+        &self.device
+    }
+
     /// Where recording `recording` is kept until its message is stored: `<data dir>/voice/<id>.<ext>`.
     fn kept_recording(&self, recording: &str, ext: &str) -> Result<PathBuf, HubError> {
         check_recording_id(recording)?;
         Ok(self
-            .hub
-            .data_dir()
+            .data_dir
             .join("voice")
             .join(format!("{recording}.{ext}")))
     }
@@ -124,7 +145,7 @@ impl Voice<'_> {
     }
 
     fn voice_settings_path(&self) -> PathBuf {
-        self.hub.data_dir().join(SETTINGS_FILE)
+        self.data_dir.join(SETTINGS_FILE)
     }
 
     /// The voice settings (defaults when none were saved), read off the async threads: every
@@ -174,27 +195,15 @@ impl Voice<'_> {
         Ok(new.public())
     }
 
-    /// Checks that `agent` can take a voice message: an agent of this hub, or `name@machine` of a machine
-    /// this hub follows (speech becomes text here, on the machine the user talks to, and the words go there).
-    fn check_agent(&self, agent: &str) -> Result<(), HubError> {
-        match AgentAddress::parse(agent).machine {
-            Some(machine) => self.hub.machines().check(machine),
-            None => self.hub.live(agent).map(drop),
-        }
-    }
-
-    /// A recording for `agent` (`name@machine` for another machine's): kept on disk, transcribed, stored as
-    /// the user's voice message (once, however often it is sent). Every failure says why and keeps the
-    /// recording for a retry.
-    pub async fn message(
+    /// A recording sent whole: checked, then kept on disk before anything else happens. Every failure
+    /// after this keeps it for a retry.
+    pub async fn take(
         &self,
-        agent: &str,
         recording: &str,
         content_type: &str,
         audio: Vec<u8>,
-    ) -> Result<Spoken, HubError> {
+    ) -> Result<Recording, HubError> {
         check_recording_id(recording)?;
-        self.check_agent(agent)?;
         let ext = extension(content_type).ok_or_else(|| {
             HubError::new(
                 Code::NotAudio,
@@ -210,29 +219,28 @@ impl Voice<'_> {
             ));
         }
         // 25 MiB at most, written off the async threads.
-        let (hub, id) = (self.hub.clone(), recording.to_owned());
+        let file = self.kept_recording(recording, ext)?;
         let (file, audio) = tokio::task::spawn_blocking(move || {
-            Voice::of(&hub)
-                .keep_recording(&id, ext, &audio)
-                .map(|file| (file, audio))
+            file.parent()
+                .map_or(Ok(()), std::fs::create_dir_all)
+                .and_then(|()| crate::config::write_private(&file, &audio))
+                .map(|()| (file, audio))
         })
         .await
-        .map_err(|e| {
-            HubError::new(Code::CannotSave, format!("cannot keep the recording: {e}"))
-        })??;
-        self.transcribe(agent, recording, &file, content_type, audio)
-            .await
+        .map_err(std::io::Error::other)
+        .and_then(|kept| kept)
+        .map_err(|e| HubError::new(Code::CannotSave, format!("cannot keep the recording: {e}")))?;
+        Ok(Recording {
+            id: recording.to_owned(),
+            file,
+            content_type: content_type.to_owned(),
+            audio,
+        })
     }
 
-    /// A recording kept earlier with [`Hub::keep_recording`] (the desktop app records into the hub's
-    /// folder), sent as a voice message the same way, without writing it again.
-    pub async fn kept_message(
-        &self,
-        agent: &str,
-        recording: &str,
-        content_type: &str,
-    ) -> Result<Spoken, HubError> {
-        self.check_agent(agent)?;
+    /// A recording kept earlier with [`Voice::keep_recording`] (the desktop app records into the hub's
+    /// folder), taken without writing it again.
+    pub async fn kept(&self, recording: &str, content_type: &str) -> Result<Recording, HubError> {
         let ext = extension(content_type).unwrap_or("wav");
         let file = self.kept_recording(recording, ext)?;
         let audio = tokio::fs::read(&file).await.map_err(|e| {
@@ -241,8 +249,12 @@ impl Voice<'_> {
                 format!("recording {recording} is not kept here: {e}"),
             )
         })?;
-        self.transcribe(agent, recording, &file, content_type, audio)
-            .await
+        Ok(Recording {
+            id: recording.to_owned(),
+            file,
+            content_type: content_type.to_owned(),
+            audio,
+        })
     }
 
     /// Loads the model the settings name, if speech becomes text on the device and the model is here:
@@ -252,70 +264,36 @@ impl Voice<'_> {
         if settings.speech_to_text() != clawmux_voice::SpeechToText::Device {
             return Ok(());
         }
-        match self.hub.device_voice().engine(settings.local_model).await {
+        match self.device.engine(settings.local_model).await {
             // Nothing to warm yet: the recording that follows says so, and keeps itself.
             Err(e) if e.code == Code::ModelNotDownloaded => Ok(()),
             other => other.map(drop),
         }
     }
 
-    /// Transcribes a kept recording and stores the words as the user's voice message (client key
-    /// `voice:<id>`, so once); the kept file goes once the message is stored.
-    async fn transcribe(
-        &self,
-        agent: &str,
-        recording: &str,
-        file: &std::path::Path,
-        content_type: &str,
-        audio: Vec<u8>,
-    ) -> Result<Spoken, HubError> {
+    /// The words of a kept recording, on the device or by the service the settings name (its audio is
+    /// handed over: the file stays for a retry until [`Recording::delivered`]).
+    pub async fn hear(&self, recording: &mut Recording) -> Result<String, HubError> {
         let settings = self.settings().await?;
-        let text = match settings.speech_to_text() {
+        let audio = std::mem::take(&mut recording.audio);
+        match settings.speech_to_text() {
             clawmux_voice::SpeechToText::Device => {
-                self.hub
-                    .device_voice()
-                    .transcribe(settings.local_model, content_type, audio)
-                    .await?
+                self.device
+                    .transcribe(settings.local_model, &recording.content_type, audio)
+                    .await
             }
             clawmux_voice::SpeechToText::Service => {
-                let name = file
+                let name = recording
+                    .file
                     .file_name()
                     .unwrap_or_default()
                     .to_string_lossy()
                     .into_owned();
-                let content_type = content_type.to_owned();
+                let content_type = recording.content_type.clone();
                 blocking(move || clawmux_voice::transcribe(&settings, &name, &content_type, &audio))
-                    .await?
+                    .await
             }
-        };
-        let key = format!("voice:{recording}");
-        let address = AgentAddress::parse(agent);
-        let spoken = match address.machine {
-            Some(machine) => {
-                let name = address.name;
-                let command = serde_json::json!({"command": "user_message", "session_id": name,
-                    "text": text, "voice": true, "client_id": key});
-                let sent = self.hub.machines().forward(machine, &command).await?;
-                Spoken {
-                    id: sent["id"].as_str().unwrap_or_default().to_owned(),
-                    seq: sent["seq"].as_i64().unwrap_or_default(),
-                    text,
-                }
-            }
-            None => {
-                let m = self
-                    .hub
-                    .user_message(agent, &text, true, Some(&key))
-                    .await?;
-                Spoken {
-                    id: m.id.to_string(),
-                    seq: m.seq,
-                    text: m.text,
-                }
-            }
-        };
-        let _ = tokio::fs::remove_file(file).await;
-        Ok(spoken)
+        }
     }
 
     /// Speech for `text` from the speech service: the audio and its content type.
@@ -339,5 +317,72 @@ mod tests {
         assert_eq!(extension("audio/webm;codecs=opus"), Some("webm"));
         assert_eq!(extension("audio/wav"), Some("wav"));
         assert_eq!(extension("text/html"), None);
+    }
+
+    /// The feature over a temporary data folder, with no model and no service to reach.
+    fn voice() -> (Voice, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let device = device::DeviceVoice::new(
+            dir.path().join("models"),
+            Some("http://127.0.0.1:9".to_owned()),
+            tokio::sync::broadcast::channel(4).0,
+        );
+        (Voice::new(dir.path().to_owned(), device), dir)
+    }
+
+    #[tokio::test]
+    async fn a_recording_is_kept_private_until_delivered_and_a_bad_one_keeps_nothing() {
+        use std::os::unix::fs::PermissionsExt;
+        let (voice, dir) = voice();
+        let kept_files = || std::fs::read_dir(dir.path().join("voice")).map_or(0, Iterator::count);
+        for (id, ctype, audio, code) in [
+            ("../x", "audio/wav", vec![1], Code::BadRecordingId),
+            ("r1", "text/plain", vec![1], Code::NotAudio),
+            ("r1", "audio/wav", vec![], Code::EmptyRecording),
+        ] {
+            let e = voice.take(id, ctype, audio).await.unwrap_err();
+            assert_eq!(e.code, code);
+        }
+        assert_eq!(kept_files(), 0);
+
+        let mut taken = voice.take("r1", "audio/wav", vec![7; 100]).await.unwrap();
+        let file = dir.path().join("voice/r1.wav");
+        assert_eq!(
+            std::fs::metadata(&file).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+        assert_eq!(taken.client_key(), "voice:r1");
+        // No model on the device: the words cannot be heard, and the recording stays for a retry.
+        let e = voice.hear(&mut taken).await.unwrap_err();
+        assert_eq!(e.code, Code::ModelNotDownloaded);
+        let again = voice.kept("r1", "audio/wav").await.unwrap();
+        assert_eq!(again.audio, vec![7; 100]);
+        again.delivered().await;
+        assert_eq!(kept_files(), 0);
+        assert_eq!(
+            voice.kept("r1", "audio/wav").await.unwrap_err().code,
+            Code::NoSuchRecording
+        );
+    }
+
+    #[tokio::test]
+    async fn settings_saved_private_keep_the_key_left_out() {
+        let (voice, dir) = voice();
+        assert_eq!(voice.settings().await.unwrap(), VoiceSettings::default());
+        let with_key = VoiceSettings {
+            api_key: Some("sk-test".to_owned()),
+            ..VoiceSettings::default()
+        };
+        voice.set_settings(with_key).await.unwrap();
+        voice.set_settings(VoiceSettings::default()).await.unwrap();
+        assert_eq!(
+            voice.settings().await.unwrap().api_key.as_deref(),
+            Some("sk-test")
+        );
+        std::fs::write(dir.path().join(SETTINGS_FILE), "{").unwrap();
+        assert_eq!(
+            voice.settings().await.unwrap_err().code,
+            Code::VoiceSettingsUnreadable
+        );
     }
 }
