@@ -4,6 +4,8 @@
 //! `clawmux hook tool-status` where it can only run commands); people run `clawmux serve`,
 //! `clawmux agent add`, `clawmux status` and `clawmux demo-agent`. Everything but `serve` is a short-lived
 //! synchronous client, so hooks cost a process start and one loopback round-trip, no async runtime.
+//!
+//! Long: the command line's definition (clap), a table of every subcommand and its flags.
 
 mod agent;
 mod client;
@@ -408,6 +410,7 @@ enum RemoteCommand {
     },
 }
 
+/// Long: one match from each subcommand to the module that runs it: a table.
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {

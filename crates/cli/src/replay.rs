@@ -11,6 +11,7 @@ const MAX_FILE: u64 = 256 * 1024 * 1024;
 
 /// Replays `file`; it is an error when it does not pass ([`clawmux_core::replay::Replay::passed`]): an
 /// expectation that does not hold or, without expectations, a sequence that does not reproduce.
+/// Long: the replay's report printed in the order the user reads it, one block per part.
 pub fn run(file: &Path) -> Result<(), String> {
     let size = std::fs::metadata(file)
         .map_err(|e| format!("cannot read {}: {e}", file.display()))?

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use tracing_subscriber::EnvFilter;
 
+/// Long: the refusals and warnings of a hub listening beyond loopback, then the listeners, in order.
 pub fn run(
     port: u16,
     data_dir: Option<PathBuf>,

@@ -40,6 +40,8 @@
 //!
 //! Every arm is explicit (no wildcard over our own enums), so a new state or event cannot slip through
 //! unhandled: the compiler lists every place it must be decided.
+//!
+//! Long: the state machine is one set of tables (`decide`, `overlay`) that are read and tested together.
 
 use crate::activity;
 use crate::attention::{Attention, AttentionChange, Need, ToolRef, RATE_LIMIT};
@@ -173,6 +175,7 @@ fn before_the_tables(
     }
 }
 
+/// Long: the state machine's transition table, one arm per event, read as one.
 fn decide(current: &Snapshot, event: &Event) -> (Verdict, Option<String>) {
     use State::{Compacting, Dead, Idle, Processing, Starting};
     let state = current.state;
@@ -296,6 +299,7 @@ fn transcript_verdict(state: State, entry: &Entry) -> (Verdict, Option<String>) 
 }
 
 /// The table of an observed session (see the module docs).
+/// Long: the transition table of a session ClawMux did not start, beside `decide`.
 fn decide_observed(current: &Snapshot, event: &Event) -> (Verdict, Option<String>) {
     use State::{Compacting, Dead, Idle, Processing, Starting};
     let state = current.state;
@@ -361,6 +365,7 @@ fn decide_observed(current: &Snapshot, event: &Event) -> (Verdict, Option<String
 }
 
 /// How an applied event changes the "needs you" overlay (see `attention.rs`).
+/// Long: the table of what raises and what ends a need, one arm per event.
 fn overlay(current: &Snapshot, event: &Event, at: Millis) -> Option<AttentionChange> {
     let now = current.attention.as_ref();
     let clear_if = |wanted: fn(Need) -> bool| {

@@ -275,6 +275,7 @@ fn check_kind(kind: &str, event: &Event) -> Result<(), String> {
 
 /// Replays a sequence from its first event's time on. A sequence with no event is refused: it would
 /// "reproduce" anything.
+/// Long: one pass over the sequence's lines, each kind of line handled where it is met.
 pub fn replay(text: &str) -> Result<Replay, ReplayError> {
     let mut out = Replay::empty();
     let mut started = false;

@@ -10,6 +10,8 @@
 //! Tokens have one source of truth: the transcript's answers, each counted once by its `message.id`. The
 //! status line's `context_window.total_input_tokens` / `total_output_tokens` describe the latest response
 //! only (Claude Code 2.1.330), so summing their changes undercounts; they are checked and not counted.
+//!
+//! Long: the status line's payload and what is derived from it are one format, read and checked together.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -268,6 +270,7 @@ fn percent(v: Option<&Value>, name: &'static str) -> Result<Option<f64>, UsageEr
 
 impl Sample {
     /// Reads a status-line payload received at `at`.
+    /// Long: the status line's payload read field by field, each range-checked where it is read.
     pub fn parse(body: &[u8], at: Millis) -> Result<Sample, UsageError> {
         let v: Value = serde_json::from_slice(body).map_err(|_| UsageError::NotJson)?;
         let v = v.as_object().ok_or(UsageError::NotJson)?;

@@ -5,6 +5,8 @@
 //! command deserialises the same enum, so each operation is written once whatever the transport. (The agent side,
 //! hooks, `send` and `wait`, is the agent protocol's own surface, `docs/PROTOCOL.md`, and stays on its
 //! endpoints.)
+//!
+//! Long: the command surface is one typed table (`Command`, `Reply`) and its router.
 
 use std::path::PathBuf;
 
@@ -352,6 +354,7 @@ impl Hub {
     }
 
     /// Runs a command of the UI's surface.
+    /// Long: the router: one match from each command to the feature that runs it, a table.
     pub async fn dispatch(&self, command: Command) -> Result<Reply, HubError> {
         match command {
             Command::Sessions {} => Ok(Reply::Sessions(self.sessions().await?)),

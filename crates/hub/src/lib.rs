@@ -44,12 +44,41 @@ pub use error::HubError;
 pub use hub::Hub;
 pub use inbox::Waiter;
 
+/// The hub's work beside its listeners, started when it serves and stopped when it stops: the agents'
+/// tmux sessions taken over, the waits checked after a start, Claude Code's own view watched, search's
+/// indexing and reading, and the features' errands.
+fn background(hub: &Hub) -> Vec<tokio::task::AbortHandle> {
+    let adopting = hub.clone();
+    let adopt = tokio::spawn(async move {
+        if let Err(e) = Lifecycle::of(&adopting).adopt().await {
+            tracing::warn!(error = %e, "could not take over the agents' tmux sessions");
+        }
+    });
+    let settle = hub.clone();
+    let settle = tokio::spawn(async move {
+        if let Err(e) = settle.settle_waits_after_start().await {
+            tracing::warn!(error = %e, "could not check the agents' waits after start");
+        }
+    });
+    let mut tasks = vec![
+        adopt.abort_handle(),
+        settle.abort_handle(),
+        tokio::spawn(opinion::watch(hub.clone())).abort_handle(),
+    ];
+    tasks.extend(hub.search().start());
+    if let Some(errands) = hub.take_errands() {
+        tasks.push(tokio::spawn(lifecycle::errands(hub.clone(), errands)).abort_handle());
+    }
+    tasks
+}
+
 /// Serves the hub on `listeners` (browsers, other clients with the token: 127.0.0.1 and [::1] at one port,
 /// [`http::peers::Loopback`]) and on its private socket in the data folder (agents, hooks and the `clawmux`
 /// command: [`http::local`]) until `shutdown` completes. Raises the soft limit of open files to the hard
 /// one and keeps descriptors back from TCP connections, so a flood of them leaves the window and the
 /// agents served.
 /// Refuses to start when another hub already serves the same data folder.
+/// Long: the listeners are bound, served and stopped together; each step needs the ones before.
 pub async fn serve(
     listeners: http::peers::Loopback,
     hub: Hub,
@@ -62,27 +91,11 @@ pub async fn serve(
         tracing::warn!(%addr, "the hub listens beyond this machine");
     }
     hub.set_port(port);
-    let adopting = hub.clone();
-    tokio::spawn(async move {
-        if let Err(e) = Lifecycle::of(&adopting).adopt().await {
-            tracing::warn!(error = %e, "could not take over the agents' tmux sessions");
-        }
-    });
-    let settle = hub.clone();
-    tokio::spawn(async move {
-        if let Err(e) = settle.settle_waits_after_start().await {
-            tracing::warn!(error = %e, "could not check the agents' waits after start");
-        }
-    });
-    let watching = tokio::spawn(opinion::watch(hub.clone()));
-    let searching = hub.search().start();
-    let errands = hub
-        .take_errands()
-        .map(|errands| tokio::spawn(lifecycle::errands(hub.clone(), errands)));
+    let background = background(&hub);
     hub.machines().start();
     let (stop, stopping) = tokio::sync::watch::channel(false);
     let closing = hub.clone();
-    tokio::spawn(async move {
+    let closer = tokio::spawn(async move {
         shutdown.await;
         // A held permission request would hold the graceful shutdown for as long as nobody answers it.
         Requests::of(&closing).close_all();
@@ -129,13 +142,10 @@ pub async fn serve(
     for task in aborts {
         task.abort();
     }
-    watching.abort();
-    for task in searching {
+    for task in background {
         task.abort();
     }
-    if let Some(task) = errands {
-        task.abort();
-    }
+    closer.abort();
     // A socket file left behind would be taken for a hub that is gone; remove it on the way out.
     let _ = std::fs::remove_file(http::local::socket_path(hub.data_dir()));
     served

@@ -465,3 +465,116 @@ fn naming_the_hub_is_told_from_names_that_hold_it_and_from_comments() {
     assert!(!names_hub("use crate::hub::now; // the Hub's clock"));
     assert!(!names_hub("struct HubError; fn is_hub() {} struct TheHub;"));
 }
+
+/// The most lines a source file holds (its tests aside) without a reason written at its top.
+const FILE_LINES: usize = 400;
+/// The most lines a function holds without a reason written at its top.
+const FN_LINES: usize = 60;
+/// How a reason is written: a comment line that starts with it, in the module's doc for a file, just above
+/// a function (among its doc and attributes) or as the first line of its body.
+const REASON: &str = "Long: ";
+
+/// Whether `comment_lines` hold a reason.
+fn reasoned<'a>(mut comment_lines: impl Iterator<Item = &'a str>) -> bool {
+    comment_lines.any(|l| {
+        l.trim_start()
+            .trim_start_matches('/')
+            .trim_start_matches('!')
+            .trim_start()
+            .starts_with(REASON)
+    })
+}
+
+/// The functions of `source` longer than [`FN_LINES`] with no reason: (name, lines).
+fn long_functions(source: &str) -> Vec<(String, usize)> {
+    let mut found = Vec::new();
+    let mut offset = 0;
+    for line in source.split_inclusive('\n') {
+        let at = offset;
+        offset += line.len();
+        let code = line.trim_start();
+        let Some(after) = code
+            .split_once("fn ")
+            .filter(|(head, _)| {
+                head.split_whitespace().all(|w| {
+                    [
+                        "pub",
+                        "pub(crate)",
+                        "pub(super)",
+                        "async",
+                        "const",
+                        "unsafe",
+                    ]
+                    .contains(&w)
+                })
+            })
+            .map(|(_, after)| after)
+        else {
+            continue;
+        };
+        let name: String = after.chars().take_while(|c| ident(*c)).collect();
+        let len = item_end(&source[at..]);
+        let body = &source[at..at + len];
+        let lines = body.lines().count();
+        if lines <= FN_LINES {
+            continue;
+        }
+        let above = source[..at].lines().rev().take_while(|l| {
+            let l = l.trim_start();
+            l.starts_with("//") || l.starts_with("#[")
+        });
+        let first_in_body = body
+            .split_once('{')
+            .map_or("", |(_, b)| b.trim_start().lines().next().unwrap_or(""));
+        if !reasoned(above) && !reasoned(std::iter::once(first_in_body)) {
+            found.push((name, lines));
+        }
+    }
+    found
+}
+
+#[test]
+fn a_long_function_is_found_and_a_reason_excuses_it() {
+    let long = format!("fn big() {{\n{}}}\n", "    step();\n".repeat(FN_LINES));
+    assert_eq!(long_functions(&long), [("big".to_owned(), FN_LINES + 2)]);
+    let above = format!("/// Does much.\n/// {REASON}one match over every command.\n{long}");
+    assert!(long_functions(&above).is_empty());
+    let inside = long.replacen("{\n", &format!("{{\n    // {REASON}a table.\n"), 1);
+    assert!(long_functions(&inside).is_empty());
+    let short = "pub async fn small() {\n    step();\n}\n";
+    assert!(long_functions(short).is_empty());
+}
+
+#[test]
+fn long_files_and_functions_say_why() {
+    let mut unexplained = Vec::new();
+    for root in crates() {
+        for (module, source) in modules(&root) {
+            let crate_dir = root
+                .strip_prefix(workspace())
+                .unwrap_or(&root)
+                .display()
+                .to_string();
+            let place = format!(
+                "{crate_dir} {}",
+                if module.is_empty() { "(root)" } else { &module }
+            );
+            let lines = source.lines().count();
+            let doc = source
+                .lines()
+                .take_while(|l| l.starts_with("//!") || l.is_empty());
+            if lines > FILE_LINES && !reasoned(doc) {
+                unexplained.push(format!("{place}: {lines} lines"));
+            }
+            for (name, lines) in long_functions(&source) {
+                unexplained.push(format!("{place}: fn {name}, {lines} lines"));
+            }
+        }
+    }
+    assert!(
+        unexplained.is_empty(),
+        "over {FILE_LINES} lines a file, over {FN_LINES} a function, and no `{REASON}` line says \
+         why: split them, or say why they are one\n{}",
+        unexplained.join("\n")
+    );
+}

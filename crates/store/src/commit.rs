@@ -170,6 +170,7 @@ fn write_batch(
     Ok(())
 }
 
+/// Long: one group of rows written in one transaction, each kind in its statement.
 fn write_rows(
     conn: &rusqlite::Connection,
     decided: &[Decided],

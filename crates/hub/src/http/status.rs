@@ -7,6 +7,7 @@ use clawmux_core::wire::Code;
 use crate::error::HubError;
 
 /// The HTTP status that fits an error code.
+/// Long: a table from each error code to its HTTP status.
 pub(crate) fn status(code: Code) -> StatusCode {
     match code {
         Code::MalformedJson

@@ -3,6 +3,8 @@
 //!
 //! The hub is the one owner of the store and of each agent's live data (its waiter, its inbox lock). A
 //! `Hub` is a cheap-clone handle; the state behind it is shared by all connections.
+//!
+//! Long: the composition root and the agents' registry, until the lifecycle, the inbox and the requests are made once as search and usage are.
 
 mod apply;
 mod messages;
@@ -93,6 +95,7 @@ impl Hub {
     }
 
     /// Opens the hub's data folder: creates it, the token and the database if needed, and loads the agents.
+    /// Long: the composition root: each feature made once, in the order they name each other.
     pub async fn open_with(data_dir: &Path, options: Options) -> Result<Hub, HubError> {
         let internal = |what: &str, e: &dyn std::fmt::Display| {
             HubError::new(Code::Startup, format!("{what}: {e}"))

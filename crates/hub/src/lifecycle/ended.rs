@@ -27,6 +27,7 @@ impl Lifecycle<'_> {
     /// The agent's process has ended: records DEAD at once, closes its tmux session, ends what it left
     /// running, and, when nobody asked for the end, shows the user how it ended with the last lines of its
     /// terminal.
+    /// Long: what an ended process leaves is undone in the order the user must see it.
     pub(crate) async fn process_ended(&self, name: &str) {
         let Ok(live) = self.hub.live(name) else {
             return;

@@ -119,6 +119,7 @@ pub fn instructions_ours(existing: Option<&str>) -> bool {
 /// (chaining `users_status_line`, the user's own), a day for a Bash call, and permission for the `clawmux`
 /// commands the agent lives on. No token is written here, nor needed: the hooks are `clawmux` commands, and
 /// what an agent does needs none on the hub's private socket.
+/// Long: the settings file Claude Code reads, written as one JSON value.
 pub fn settings(
     clawmux: &Path,
     bash_timeout: std::time::Duration,

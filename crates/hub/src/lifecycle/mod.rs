@@ -6,6 +6,8 @@
 //! leaves nothing behind. A spawn returns as soon as tmux has started the process; the agent then shows
 //! STARTING until its first `clawmux wait` connects. The process is watched by [`supervise`] from start
 //! to end; after an app restart the hub finds the tmux sessions again and adopts them ([`Hub::adopt`]).
+//!
+//! Long: the lifecycle still reaches through the hub; it is split as it is made once with what it needs.
 
 mod control;
 mod deadlines;

@@ -86,6 +86,7 @@ impl<'h> SecondOpinion<'h> {
 
 impl SecondOpinion<'_> {
     /// Watches Claude Code's session files for the rest of the hub's life (see [`watch`]).
+    /// Long: the watch's life (the folder awaited, watched, read again) as one loop.
     async fn watch_claude_sessions(&self) {
         let Some(dir) = sessions_dir() else { return };
         let mut ours = self.hub.subscribe();

@@ -93,6 +93,7 @@ fn read_added(path: &Path, known: u64, at: Millis) -> std::io::Result<Option<Add
 }
 
 /// Reads what the user's sessions added since the last scan, if they opted in; how many lines it kept.
+/// Long: one scan, file by file, each step's failure handled where it happens.
 pub(super) async fn scan(search: &Search) -> usize {
     let _one = search.scanning.lock().await;
     if !search.store.sessions_searched().await.unwrap_or(false) {

@@ -3,6 +3,8 @@
 //! latest any agent reported, with the first reading of each window's current period for its pace; an agent
 //! is rate-limited from a `rate_limit` failure until the window at its limit resets or it works again,
 //! and, when the user opted it in, planned to continue after the reset (`resume.rs`).
+//!
+//! Long: the figures' state and every rule that moves it, kept under one lock.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};

@@ -193,6 +193,7 @@ impl DeviceVoice {
     }
 
     /// Starts downloading `model` (one download at a time); its progress and end go out on the UI feed.
+    /// Long: a download's start, progress, cancel and end told from one task.
     pub(crate) fn download(&self, model: LocalModel) -> Result<(), HubError> {
         let cancel = Arc::new(AtomicBool::new(false));
         {

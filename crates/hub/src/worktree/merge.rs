@@ -60,6 +60,7 @@ async fn give_back(repo: &Path, path: &Path) {
 }
 
 /// Refuses what cannot be merged, having written nothing: see the module's list.
+/// Long: every refusal of a merge, in the order the module lists them, before anything is written.
 async fn check(spec: &WorktreeSpec, worktree: &Path) -> Result<(), HubError> {
     let base = &spec.base;
     let is_branch = git::has_branch(&spec.repo, base)

@@ -1,6 +1,8 @@
 //! What a worktree is made of in git: making one for an agent (its branch from a base, the files the
 //! repository lists for copying), undoing a new one, and reading its changes. Functions of a folder and the
 //! user's git, with no hub, so each is tested on real repositories.
+//!
+//! Long: each git operation on an agent's worktree, with the steps of each in the order git needs.
 
 use std::path::{Path, PathBuf};
 
@@ -103,6 +105,7 @@ async fn base_of(top: &Path, asked: Option<&str>) -> Result<(String, String), Hu
 /// `base` (default: the branch checked out there), in `<data_dir>/worktrees/<name>`, and copies the files
 /// the repository lists in `.worktreeinclude`. Refuses, having made nothing, a folder outside a repository,
 /// a base that names no commit, a detached HEAD with no base named, a branch or a folder already there.
+/// Long: git's steps to make a worktree, each undone if a later one fails.
 pub(crate) async fn create(
     data_dir: &Path,
     name: &str,
@@ -278,6 +281,7 @@ async fn fork_point(spec: &WorktreeSpec, worktree: &Path) -> Result<String, HubE
 /// The agent's changes in `worktree`: its commits since the fork point and every file changed since then,
 /// committed or not (new files too), each with its diff when the panel shows one. The agent's own index is
 /// never touched: git reads the worktree through a copy of it in `scratch`.
+/// Long: git's reads of the changes through a scratch index, in the order they need each other.
 pub(crate) async fn changes(
     spec: &WorktreeSpec,
     worktree: &Path,

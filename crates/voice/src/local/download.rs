@@ -153,6 +153,7 @@ enum Msg {
 }
 
 /// One request: from byte `have` of the partial file to the end, or to where it stops.
+/// Long: one request's life: resumed, written, checked and ended in one place.
 fn fetch(
     file: &ModelFile,
     part: &Path,
@@ -236,6 +237,7 @@ fn fetch(
 }
 
 /// Starts the request on a thread of its own; its answer and body arrive on the channel.
+/// Long: the request's thread, its answer and its body as one.
 fn request(url: String, have: u64, timeouts: Timeouts) -> Receiver<Msg> {
     let (tx, rx) = sync_channel(4);
     std::thread::spawn(move || {
