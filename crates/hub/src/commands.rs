@@ -33,7 +33,7 @@ use crate::voice::device::Models;
 use crate::voice::Spoken;
 use crate::worktree::cleanup::Held;
 use crate::worktree::merge::Merged;
-use crate::worktree::{ChangesReply, Listed, Repository, Worktrees};
+use crate::worktree::{ChangesReply, Listed, Repository};
 use clawmux_core::changes::MergeMode;
 use clawmux_core::remote::AgentAddress;
 
@@ -443,26 +443,24 @@ impl Hub {
                 limit,
             } => self.history(&session_id, after, before, limit).await,
             Command::Changes { session_id } => Ok(Reply::Changes(Box::new(
-                Worktrees::of(self).changes(&session_id).await?,
+                self.worktrees().changes(&session_id).await?,
             ))),
-            Command::Worktrees {} => Ok(Reply::Worktrees(Worktrees::of(self).list().await?)),
+            Command::Worktrees {} => Ok(Reply::Worktrees(self.worktrees().list().await?)),
             Command::RemoveWorktree {
                 session_id,
                 discard,
             } => Ok(Reply::Removed(
-                Worktrees::of(self).remove(&session_id, discard).await?,
+                self.worktrees().remove(&session_id, discard).await?,
             )),
             Command::Repository { work_dir } => Ok(Reply::Repository(
-                Worktrees::of(self).repository(&work_dir).await?,
+                self.worktrees().repository(&work_dir).await?,
             )),
             Command::Merge {
                 session_id,
                 mode,
                 message,
             } => Ok(Reply::Merged(
-                Worktrees::of(self)
-                    .merge(&session_id, mode, message)
-                    .await?,
+                self.worktrees().merge(&session_id, mode, message).await?,
             )),
             Command::Usage {
                 days,

@@ -428,7 +428,6 @@ const NOT_YET_MOVED: &[&str] = &[
     "lifecycle::supervise",
     "opinion",
     "transcript",
-    "worktree",
 ];
 
 #[test]

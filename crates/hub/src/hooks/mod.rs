@@ -29,7 +29,6 @@ use crate::hub::Hub;
 use crate::inbox::Inbox;
 use crate::transcript::Transcripts;
 use crate::ui_event::{SessionInfo, UiEvent};
-use crate::worktree::Worktrees;
 pub(crate) use payload::Payload;
 
 /// The four hooks Claude Code runs, received in one place: each payload parsed once, recorded always, and
@@ -58,7 +57,7 @@ impl Hooks<'_> {
                 if let HookKind::PostToolUse { tool_name, .. }
                 | HookKind::PostToolUseFailure { tool_name, .. } = &hook.kind
                 {
-                    Worktrees::of(self.hub).tool_ended(&agent, tool_name);
+                    self.hub.worktrees().tool_ended(&agent, tool_name);
                 }
                 match &hook.kind {
                     HookKind::StopFailure { error, .. } if error == clawmux_core::RATE_LIMIT => {

@@ -72,8 +72,8 @@ struct Inner {
     opinions: crate::opinion::judge::Opinions,
     /// Wakes the watcher of Claude Code's sessions to look for its folder again (an agent started).
     claude_poke: tokio::sync::Notify,
-    /// The conflict forecast between agents working in one repository (`worktree/forecast.rs`).
-    forecasts: crate::worktree::forecast::Forecasts,
+    /// The agents' worktrees and the conflict forecast between them (`worktree/`).
+    worktrees: crate::worktree::Worktrees,
     /// What each agent costs and the account's limits (`usage/`).
     usage: crate::usage::Usage,
     /// The other machines, followed over ssh (`machines/`).
@@ -152,6 +152,12 @@ impl Hub {
         let opinions: crate::opinion::judge::Opinions = std::sync::Arc::new(std::sync::Mutex::new(
             crate::opinion::judge::Judge::new(options_second_opinion),
         ));
+        let worktrees = crate::worktree::Worktrees::new(
+            store.clone(),
+            agents.clone(),
+            data_dir.to_owned(),
+            ui.clone(),
+        );
         let explain = crate::explain::Explain::new(
             store.clone(),
             agents.clone(),
@@ -177,7 +183,7 @@ impl Hub {
                 voice,
                 opinions,
                 claude_poke: tokio::sync::Notify::new(),
-                forecasts: Default::default(),
+                worktrees,
                 usage,
                 machines,
                 search,
@@ -218,8 +224,9 @@ impl Hub {
         &self.inner.opinions
     }
 
-    pub(crate) fn forecasts(&self) -> &crate::worktree::forecast::Forecasts {
-        &self.inner.forecasts
+    /// The agents' worktrees.
+    pub fn worktrees(&self) -> &crate::worktree::Worktrees {
+        &self.inner.worktrees
     }
 
     /// What each agent costs and the account's limits.
@@ -415,7 +422,7 @@ impl Hub {
         let problem = live.as_ref().and_then(|l| l.run.problem().clone());
         let mut info = SessionInfo::new(&row.name, &row.work_dir, &row.snapshot, unread)
             .with_launch(launch.as_ref().map(Launch::kind), problem);
-        info.overlaps = self.inner.forecasts.of(&row.name);
+        info.overlaps = self.inner.worktrees.overlaps(&row.name);
         info.usage = self.inner.usage.of_agent(&row.name).map(Box::new);
         // A worktree removed (`clawmux worktree remove`) has no changes to show.
         info.branch = launch

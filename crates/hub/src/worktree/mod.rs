@@ -4,8 +4,9 @@
 //! Git is the user's own `git` ([`git`]: their config, hooks and signing apply). The worktrees live in the
 //! hub's data folder, `<data dir>/worktrees/<agent>` ([`spec::path_of`]). Where an agent's worktree came
 //! from is kept with its launch ([`spec::WorktreeSpec`]), so a restart resumes in the same worktree. What
-//! git does for a worktree ([`repo`]) needs no hub and is tested on real repositories; the handle here
-//! finds an agent's worktree for the router.
+//! git does for a worktree ([`repo`]) needs no hub and is tested on real repositories; the feature here,
+//! made once with the store, the agents' registry, the data folder and a UI sender, finds an agent's
+//! worktree for the router and owns the conflict forecast.
 
 pub mod cleanup;
 pub mod forecast;
@@ -22,8 +23,13 @@ use clawmux_core::changes::{may_change_files, merge_message, Changes, Commit, Me
 use clawmux_core::wire::{Code, Kind};
 use serde::Serialize;
 
+use std::sync::Arc;
+
+use clawmux_store::Store;
+use tokio::sync::broadcast;
+
+use crate::agents::Agents;
 use crate::error::HubError;
-use crate::hub::Hub;
 use crate::lifecycle::launch::Launch;
 use crate::ui_event::UiEvent;
 use cleanup::Held;
@@ -80,23 +86,52 @@ fn worktree_of(row: &clawmux_store::AgentRow) -> Option<WorktreeSpec> {
         .and_then(|l| l.worktree)
 }
 
-/// The agents' worktrees, as the hub composes them.
-#[derive(Clone, Copy)]
-pub struct Worktrees<'h> {
-    hub: &'h Hub,
+/// The agents' worktrees: a cheap-clone handle, made once when the hub opens.
+#[derive(Clone)]
+pub struct Worktrees {
+    parts: Arc<Parts>,
 }
 
-impl<'h> Worktrees<'h> {
-    /// The feature as `hub` composes it.
-    pub fn of(hub: &'h Hub) -> Worktrees<'h> {
-        Worktrees { hub }
+struct Parts {
+    store: Store,
+    agents: Agents,
+    data_dir: PathBuf,
+    ui: broadcast::Sender<UiEvent>,
+    /// The conflict forecast between agents working in one repository (`forecast.rs`).
+    forecasts: forecast::Forecasts,
+}
+
+impl Worktrees {
+    pub(crate) fn new(
+        store: Store,
+        agents: Agents,
+        data_dir: PathBuf,
+        ui: broadcast::Sender<UiEvent>,
+    ) -> Worktrees {
+        Worktrees {
+            parts: Arc::new(Parts {
+                store,
+                agents,
+                data_dir,
+                ui,
+                forecasts: forecast::Forecasts::default(),
+            }),
+        }
     }
-}
 
-impl Worktrees<'_> {
+    /// What `agent`'s work has in common with the others' in its repository, as last forecast.
+    pub(crate) fn overlaps(&self, agent: &str) -> Vec<Overlap> {
+        self.parts.forecasts.of(agent)
+    }
+
+    fn tell(&self, event: UiEvent) {
+        // No receiver means no window is open: not an error.
+        let _ = self.parts.ui.send(event);
+    }
+
     /// Agent `agent`'s worktree: where it came from and where it is.
     async fn of_agent(&self, agent: &str) -> Result<(WorktreeSpec, PathBuf), HubError> {
-        let row = self.hub.store().agent(agent).await?;
+        let row = self.parts.store.agent(agent).await?;
         match worktree_of(&row) {
             Some(spec) => Ok((spec, PathBuf::from(row.work_dir))),
             None => Err(HubError::new(
@@ -125,7 +160,7 @@ impl Worktrees<'_> {
 
     /// The merge message `agent`'s work suggests: from its latest message to the user and its commits.
     async fn suggested_message(&self, agent: &str, commits: &[Commit]) -> Result<String, HubError> {
-        let recent = self.hub.store().latest(agent, 50).await?;
+        let recent = self.parts.store.latest(agent, 50).await?;
         let summary = recent
             .iter()
             .rev()
@@ -166,7 +201,7 @@ impl Worktrees<'_> {
     /// Every agent's worktree, with what it holds.
     pub async fn list(&self) -> Result<Vec<Listed>, HubError> {
         let mut out = Vec::new();
-        for row in self.hub.store().agents().await? {
+        for row in self.parts.store.agents().await? {
             let Some(spec) = worktree_of(&row) else {
                 continue;
             };
@@ -189,7 +224,8 @@ impl Worktrees<'_> {
 
     /// Whether ClawMux runs `agent`'s process now.
     fn runs(&self, agent: &str) -> bool {
-        self.hub
+        self.parts
+            .agents
             .live(agent)
             .is_ok_and(|live| live.run.process().is_some())
     }
@@ -205,7 +241,7 @@ impl Worktrees<'_> {
             ));
         }
         let held = cleanup::remove(agent, &spec, &path, discard).await?;
-        let kept = repo::kept_index(&self.hub.data_dir().join("tmp"), &spec);
+        let kept = repo::kept_index(&self.parts.data_dir.join("tmp"), &spec);
         let _ = tokio::fs::remove_file(kept).await;
         tracing::info!(agent, discarded = held.unsaved(), "worktree removed");
         self.changed(agent);
@@ -217,7 +253,7 @@ impl Worktrees<'_> {
         let top = repo::top_of(folder).await?;
         let branch = repo::current_branch(&top).await?;
         let mut agents = Vec::new();
-        for row in self.hub.store().agents().await? {
+        for row in self.parts.store.agents().await? {
             let repo = worktree_of(&row).map(|w| w.repo);
             if repo.as_deref() == Some(top.as_path()) || Path::new(&row.work_dir).starts_with(&top)
             {
@@ -234,9 +270,9 @@ impl Worktrees<'_> {
     /// One of `agent`'s tool calls (`tool`) ended: if it may have changed files in a worktree of the
     /// agent's own, a Changes panel showing it reads it again. No git runs here: the hook answers at once.
     pub fn tool_ended(&self, agent: &str, tool: &str) {
-        let in_worktree = self.hub.live(agent).is_ok_and(|live| {
+        let in_worktree = self.parts.agents.live(agent).is_ok_and(|live| {
             live.work_dir
-                .starts_with(spec::path_of(self.hub.data_dir(), ""))
+                .starts_with(spec::path_of(&self.parts.data_dir, ""))
         });
         if in_worktree && may_change_files(tool) {
             self.changed(agent);
@@ -246,13 +282,13 @@ impl Worktrees<'_> {
     /// Tells the UIs that `agent`'s worktree changed, and looks again, in the background, at what the
     /// work of the agents in its repository has in common.
     fn changed(&self, agent: &str) {
-        self.hub.broadcast(UiEvent::Changes {
+        self.tell(UiEvent::Changes {
             session_id: agent.to_owned(),
         });
-        let hub = self.hub.clone();
+        let worktrees = self.clone();
         let agent = agent.to_owned();
         tokio::spawn(async move {
-            if let Err(e) = Worktrees::of(&hub).forecast(&agent).await {
+            if let Err(e) = worktrees.forecast(&agent).await {
                 tracing::debug!(agent, error = %e.message, "no conflict forecast");
             }
         });
@@ -264,7 +300,7 @@ impl Worktrees<'_> {
         repo: &Path,
     ) -> Result<Vec<(String, WorktreeSpec, PathBuf)>, HubError> {
         let mut out = Vec::new();
-        for row in self.hub.store().agents().await? {
+        for row in self.parts.store.agents().await? {
             if let Some(spec) = worktree_of(&row).filter(|s| s.repo == repo) {
                 let path = PathBuf::from(row.work_dir);
                 if path.is_dir() {
@@ -280,7 +316,7 @@ impl Worktrees<'_> {
     /// at a time; a look asked for meanwhile runs once after it.
     pub async fn forecast(&self, agent: &str) -> Result<(), HubError> {
         let (spec, _) = self.of_agent(agent).await?;
-        let forecasts = self.hub.forecasts();
+        let forecasts = &self.parts.forecasts;
         if !forecasts.begin(&spec.repo) {
             return Ok(());
         }
@@ -330,8 +366,8 @@ impl Worktrees<'_> {
                 }
             }
         }
-        for (session_id, overlaps) in self.hub.forecasts().record(overlaps) {
-            self.hub.broadcast(UiEvent::Forecast {
+        for (session_id, overlaps) in self.parts.forecasts.record(overlaps) {
+            self.tell(UiEvent::Forecast {
                 session_id,
                 overlaps,
             });
@@ -341,7 +377,7 @@ impl Worktrees<'_> {
 
     /// The folder for scratch files (a scratch index, a temporary checkout), in the data folder.
     async fn scratch(&self) -> Result<PathBuf, HubError> {
-        let scratch = self.hub.data_dir().join("tmp");
+        let scratch = self.parts.data_dir.join("tmp");
         tokio::fs::create_dir_all(&scratch).await.map_err(|e| {
             HubError::new(
                 Code::GitFailed,
@@ -349,5 +385,112 @@ impl Worktrees<'_> {
             )
         })?;
         Ok(scratch)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::repo;
+    use super::*;
+    use clawmux_core::Millis;
+
+    /// The feature over a temporary store and a real repository, `agents` each in a worktree of it.
+    async fn worktrees(
+        agents: &[&str],
+    ) -> (
+        Worktrees,
+        broadcast::Receiver<UiEvent>,
+        tempfile::TempDir,
+        PathBuf,
+    ) {
+        let (tmp, top, data) = repo();
+        let store = Store::open(&data.join("db.sqlite")).await.unwrap();
+        let registry = Agents::default();
+        for name in agents {
+            let (spec, path) = repo::create(&data, name, &top, None).await.unwrap();
+            let launch = Launch {
+                program: "claude".into(),
+                args: Vec::new(),
+                model: None,
+                demo: false,
+                permission_mode: None,
+                worktree: Some(spec),
+            };
+            let launch = serde_json::to_string(&launch).unwrap();
+            let work_dir = path.to_string_lossy();
+            store
+                .add_launched_agent(name, &work_dir, Some(&launch), Millis(1))
+                .await
+                .unwrap();
+            registry.insert(name, path, clawmux_core::State::Idle);
+        }
+        let ui = broadcast::channel(64).0;
+        let events = ui.subscribe();
+        (Worktrees::new(store, registry, data, ui), events, tmp, top)
+    }
+
+    #[tokio::test]
+    async fn an_edit_is_seen_told_and_forecast_against_the_other_agents_work() {
+        let (worktrees, mut events, _tmp, top) = worktrees(&["sky", "moon"]).await;
+        let path = |agent: &str| worktrees.parts.agents.live(agent).unwrap().work_dir.clone();
+        for agent in ["sky", "moon"] {
+            std::fs::write(
+                path(agent).join("src/a.rs"),
+                format!("fn a() {{ {agent}() }}\n"),
+            )
+            .unwrap();
+        }
+        let changes = worktrees.changes("sky").await.unwrap();
+        assert_eq!(changes.changes.files.len(), 1, "{changes:?}");
+        assert!(changes.patches["src/a.rs"].contains("sky()"));
+
+        // A tool call that may have written: the window hears it, and the forecast sees both agents'
+        // edits of one file.
+        worktrees.tool_ended("sky", "Edit");
+        let forecast = async {
+            loop {
+                if let UiEvent::Forecast {
+                    session_id,
+                    overlaps,
+                } = events.recv().await.unwrap()
+                {
+                    if session_id == "sky" && !overlaps.is_empty() {
+                        break overlaps;
+                    }
+                }
+            }
+        };
+        let overlaps = tokio::time::timeout(std::time::Duration::from_secs(30), forecast)
+            .await
+            .expect("no forecast of the two agents' work");
+        assert_eq!(overlaps[0].other, "moon");
+        assert_eq!(worktrees.overlaps("moon")[0].other, "sky");
+        // A tool that writes nothing reads nothing again.
+        worktrees.tool_ended("sky", "Read");
+        while let Ok(event) = events.try_recv() {
+            assert!(!matches!(event, UiEvent::Changes { .. }), "{event:?}");
+        }
+
+        let repository = worktrees.repository(&top).await.unwrap();
+        assert_eq!(repository.branch.as_deref(), Some("main"));
+        assert_eq!(repository.agents, ["moon", "sky"]);
+        assert_eq!(
+            worktrees.changes("nobody").await.unwrap_err().code,
+            Code::UnknownAgent
+        );
+    }
+
+    #[tokio::test]
+    async fn a_worktree_with_work_nowhere_else_is_kept_unless_discarded() {
+        let (worktrees, _events, _tmp, _top) = worktrees(&["sky"]).await;
+        let path = worktrees.parts.agents.live("sky").unwrap().work_dir.clone();
+        std::fs::write(path.join("new.txt"), "mine\n").unwrap();
+        let e = worktrees.remove("sky", false).await.unwrap_err();
+        assert_eq!(e.code, Code::UnsavedWork, "{e:?}");
+        assert!(path.is_dir());
+        let held = worktrees.remove("sky", true).await.unwrap();
+        assert!(held.unsaved());
+        assert!(!path.exists());
+        assert!(worktrees.list().await.unwrap().is_empty());
     }
 }
