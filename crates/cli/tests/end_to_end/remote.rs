@@ -293,17 +293,19 @@ fn a_link_is_kept_open_dialled_again_when_it_breaks_and_backs_off_while_down() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
         let within = Duration::from_secs(20);
+        // Each message with its client id, as the window sends one: a call that may or may not have
+        // reached the other hub (`Down`) is sent again, and stored once.
         let send = |text: &'static str| {
             let link = &link;
             async move {
-                let body = serde_json::json!({ "text": text }).to_string();
-                link.call(
-                    "POST",
-                    "/api/sessions/sky/messages",
-                    body.as_bytes(),
-                    within,
-                )
-                .await
+                let command = clawmux_hub::Command::UserMessage {
+                    session_id: "sky".to_owned(),
+                    text: text.to_owned(),
+                    voice: false,
+                    client_id: Some(format!("c-{text}")),
+                };
+                let body = serde_json::to_vec(&command).unwrap();
+                link.call("POST", "/api/command", &body, within).await
             }
         };
         for text in ["one", "two", "three"] {
