@@ -59,22 +59,6 @@ impl Hooks<'_> {
                 {
                     self.hub.worktrees().tool_ended(&agent, tool_name);
                 }
-                match &hook.kind {
-                    HookKind::StopFailure { error, .. } if error == clawmux_core::RATE_LIMIT => {
-                        self.hub.usage().rate_limited(&agent);
-                    }
-                    HookKind::UserPromptSubmit { .. }
-                    | HookKind::PreToolUse(_)
-                    | HookKind::PostToolUse { .. } => self.hub.usage().working(&agent),
-                    HookKind::SessionStart { .. }
-                    | HookKind::PostToolUseFailure { .. }
-                    | HookKind::PreCompact { .. }
-                    | HookKind::Stop { .. }
-                    | HookKind::Notification { .. }
-                    | HookKind::PermissionRequest(_)
-                    | HookKind::StopFailure { .. }
-                    | HookKind::SessionEnd { .. } => {}
-                }
                 Inbox::of(self.hub)
                     .answer_hook(&agent, hook, &payload)
                     .await

@@ -109,6 +109,11 @@ impl Hub {
             // Claude Code's sessions folder exists once a session runs: its watcher may start now.
             self.poke_claude_sessions();
         }
+        if rate_limited(&applied.before) != rate_limited(&applied.after) {
+            // The machine decides "rate-limited"; usage annotates it (until when, continues at).
+            self.usage()
+                .need_is(agent, applied.after.attention.as_ref());
+        }
         if waits_for_user(&applied.before) && !waits_for_user(&applied.after) {
             // Answered in the terminal, interrupted, or over: the app's request ends unanswered.
             live.asks.close();
@@ -166,6 +171,13 @@ impl Hub {
 /// What the UI shows of a snapshot: a change to anything else (the watermark, the last tool) is not news.
 fn shown(s: &clawmux_core::Snapshot) -> (State, &str, Millis, Option<&clawmux_core::Attention>) {
     (s.state, &s.activity, s.since, s.attention.as_ref())
+}
+
+/// Whether the snapshot's agent is held by the account's usage limit.
+fn rate_limited(s: &clawmux_core::Snapshot) -> bool {
+    s.attention
+        .as_ref()
+        .is_some_and(|a| a.need == clawmux_core::Need::RateLimited)
 }
 
 /// Whether the snapshot's agent waits for the user (a permission, an answer, a plan approval).

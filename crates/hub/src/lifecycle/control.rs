@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clawmux_core::wire::Code;
-use clawmux_core::{Event, Need, Source, State};
+use clawmux_core::{Event, Source, State};
 
 use super::launch::{self, Launch};
 use super::Created;
@@ -150,11 +150,9 @@ impl Lifecycle<'_> {
                     tracing::info!(agent = %row.name, pid = p.pid, "adopted a running agent");
                     // Held by the usage limit when the hub stopped: held again, and continued after
                     // the reset if the user asked (at once if it passed meanwhile).
-                    if let Some(a) = row.snapshot.attention.as_ref() {
-                        if a.need == Need::RateLimited {
-                            self.hub.usage().held_since(&row.name, a.since);
-                        }
-                    }
+                    self.hub
+                        .usage()
+                        .need_is(&row.name, row.snapshot.attention.as_ref());
                     tokio::spawn(supervise::supervise(
                         self.hub.clone(),
                         row.name.clone(),

@@ -10,8 +10,9 @@
 //! Each payload is read whole or refused (`clawmux_core::usage`); [`figures::Figures`] keeps the latest
 //! figures and decides what moved; a sample that moved a figure is kept in SQLite with what it added, for
 //! the per-day history; the window hears `usage` (an agent's figures) and `limits` (the account's).
-//! A `StopFailure` of kind `rate_limit` holds the agent as rate-limited until the window at its limit resets
-//! or it works again. An agent the user opted in is continued after the reset (`resume.rs` plans when, in
+//! The state machine decides that an agent is rate-limited (a `StopFailure` of kind `rate_limit`) and when
+//! it no longer is; usage follows it ([`Usage::need_is`]) and says until when the window at its limit is
+//! spent. An agent the user opted in is continued after the reset (`resume.rs` plans when, in
 //! turn with the others); nothing is typed into an agent while it is held.
 
 pub mod bridge;
@@ -244,15 +245,24 @@ impl Usage {
         self.report(&row.name, body).await
     }
 
-    /// Claude Code stopped `agent` at the account's limit.
-    pub(crate) fn rate_limited(&self, agent: &str) {
-        self.held_since(agent, now());
-    }
-
-    /// `agent` has been held by the limit since `since` (now, or before the hub's start).
-    pub(crate) fn held_since(&self, agent: &str, since: Millis) {
-        let (usage, plan) = self.figures().limited(agent, since, self.gap());
-        self.held(usage, plan);
+    /// What the state machine decided of `agent`'s need, the one owner of "rate-limited": held while its
+    /// need is `rate_limited` (since when the machine says), free the moment it is not. Usage only adds what
+    /// it knows: until when, and when it continues the agent.
+    pub(crate) fn need_is(&self, agent: &str, attention: Option<&clawmux_core::Attention>) {
+        match attention.filter(|a| a.need == Need::RateLimited) {
+            Some(a) if !self.figures().is_limited(agent) => {
+                let (usage, plan) = self.figures().limited(agent, a.since, self.gap());
+                self.held(usage, plan);
+            }
+            Some(_) => {}
+            None => {
+                if let Some(usage) = self.figures().working(agent) {
+                    self.tell(UiEvent::Usage {
+                        usage: Box::new(usage),
+                    });
+                }
+            }
+        }
     }
 
     /// Tells the window how `usage`'s agent is held, and continues it when its `plan` is due.
@@ -273,15 +283,6 @@ impl Usage {
         let (usage, plan) = self.figures().set_continue(agent, on, now(), self.gap());
         self.held(usage, plan);
         Ok(())
-    }
-
-    /// `agent` works again (a prompt or a tool call): it is no longer held by the limit.
-    pub(crate) fn working(&self, agent: &str) {
-        if let Some(usage) = self.figures().working(agent) {
-            self.tell(UiEvent::Usage {
-                usage: Box::new(usage),
-            });
-        }
     }
 
     /// `agent`'s figures, if any came.
@@ -503,5 +504,36 @@ mod tests {
             .await
             .unwrap();
         assert!(errands.try_recv().is_err(), "one note per crossing");
+    }
+
+    #[tokio::test]
+    async fn rate_limited_is_the_machines_word_and_usage_says_until_when() {
+        let Fixture {
+            usage, mut events, ..
+        } = fixture().await;
+        let limited = clawmux_core::Attention {
+            need: Need::RateLimited,
+            reason: "You've hit your 5-hour limit".to_owned(),
+            tool_use_id: None,
+            tool_name: None,
+            since: Millis(1_000),
+            notice: false,
+        };
+        usage.need_is("sky", Some(&limited));
+        let held = usage.of_agent("sky").unwrap().limited.unwrap();
+        assert_eq!(held.since, Millis(1_000), "since when the machine says");
+        assert!(matches!(events.try_recv(), Ok(UiEvent::Usage { .. })));
+        // Said again, nothing moves; another need, or none, frees it.
+        usage.need_is("sky", Some(&limited));
+        assert!(events.try_recv().is_err());
+        let error = clawmux_core::Attention {
+            need: Need::Error,
+            ..limited.clone()
+        };
+        usage.need_is("sky", Some(&error));
+        assert_eq!(usage.of_agent("sky").unwrap().limited, None);
+        assert!(matches!(events.try_recv(), Ok(UiEvent::Usage { .. })));
+        usage.need_is("sky", None);
+        assert!(events.try_recv().is_err(), "nothing to free");
     }
 }
