@@ -76,3 +76,9 @@ export function showAgent(s) {
   showActions(s);
   showComposer(s);
 }
+
+/** The agent header as a panel of the page (`panels.js`). */
+export const agentHeader = {
+  show: (_agent, row) => showAgent(row ?? {}),
+  update: (row) => showAgent(row),
+};

@@ -9,7 +9,7 @@
 import { $ } from './dom.js';
 import { parsePatch, place, reviewMessage } from './diff.js';
 import { describe } from './forecast.js';
-import { Command, FileStatus, MergeMode, Shown } from './names.js';
+import { Command, FileStatus, MergeMode, Shown, UiEvent } from './names.js';
 
 const PREFS = 'clawmux.changes';
 
@@ -42,6 +42,7 @@ function plural(n, one, many = `${one}s`) {
 export class ChangesPanel {
   /** `backend` runs the commands; `send(agent, text)` sends a message through the chat's outbox. */
   constructor(backend, { send }) {
+    this.events = { [UiEvent.CHANGES]: (e) => this.changed(e.session_id) };
     this.backend = backend;
     this.send = send;
     this.agent = null;
@@ -200,23 +201,7 @@ export class ChangesPanel {
       for (const c of r.commits) commits.append(el('li', '', `${c.id.slice(0, 8)} ${c.summary}`));
       head.push(commits);
     }
-    const list = el('ul', 'changes-files');
-    list.setAttribute('aria-label', 'Changed files');
-    for (const f of r.files) {
-      const [letter, word] = STATUS[f.status] ?? ['?', f.status];
-      const li = el('li', `changed-file ${f.status}`);
-      li.dataset.path = f.path;
-      const status = el('span', 'status', letter);
-      status.title = word;
-      const name = el('button', 'path', f.old_path ? `${f.old_path} → ${f.path}` : f.path);
-      name.type = 'button';
-      name.addEventListener('click', () => this.sections.get(f.path)?.section.scrollIntoView({ block: 'start' }));
-      const counts = el('span', 'counts', f.added === null ? 'binary' : `+${f.added} −${f.removed}`);
-      li.append(status, name, counts);
-      if (NOT_SHOWN[f.shown]) li.append(el('span', 'not-shown', NOT_SHOWN[f.shown]));
-      list.append(li);
-    }
-    if (!r.files.length) list.append(el('li', 'none', 'No file changed yet.'));
+    const list = this.fileList(r.files);
     head.push(list);
     // The head (the commits, the file list) is drawn again; a file whose diff is what it was keeps its
     // section where it is, so an update lays out only what moved.
@@ -240,6 +225,28 @@ export class ChangesPanel {
     for (const [path, { section }] of this.sections) if (!sections.has(path)) section.remove();
     this.sections = sections;
     this.renderReview();
+  }
+
+  /** The changed files, each with its status, its name (a click goes to its diff) and its counts. */
+  fileList(files) {
+    const list = el('ul', 'changes-files');
+    list.setAttribute('aria-label', 'Changed files');
+    for (const f of files) {
+      const [letter, word] = STATUS[f.status] ?? ['?', f.status];
+      const li = el('li', `changed-file ${f.status}`);
+      li.dataset.path = f.path;
+      const status = el('span', 'status', letter);
+      status.title = word;
+      const name = el('button', 'path', f.old_path ? `${f.old_path} → ${f.path}` : f.path);
+      name.type = 'button';
+      name.addEventListener('click', () => this.sections.get(f.path)?.section.scrollIntoView({ block: 'start' }));
+      const counts = el('span', 'counts', f.added === null ? 'binary' : `+${f.added} −${f.removed}`);
+      li.append(status, name, counts);
+      if (NOT_SHOWN[f.shown]) li.append(el('span', 'not-shown', NOT_SHOWN[f.shown]));
+      list.append(li);
+    }
+    if (!files.length) list.append(el('li', 'none', 'No file changed yet.'));
+    return list;
   }
 
   /** One file's diff: a row per line; a click on its numbers starts a comment (Shift: extends it). */

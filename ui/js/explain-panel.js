@@ -52,6 +52,32 @@ function causeText(c) {
   return `${c.words}${detail}, reported by ${c.source_words} at ${clock(c.at)}`;
 }
 
+/** What the agent needs, why, what closes it, and a Dismiss for a need a notice alone raised. */
+function needsBox(needs) {
+  const box = field('needs', 'section', 'explain-needs');
+  box.append(el('h4', '', `Needs you: ${needs.reason}`));
+  const raised = el('p', '', `Since ${clock(needs.since)}.`);
+  if (needs.set_by) raised.textContent += ` Raised by: ${causeText(needs.set_by)}.`;
+  raised.dataset.field = 'needs-set-by';
+  box.append(raised);
+  if (needs.tool_use_id || needs.tool_name) {
+    const waits = field('waits-on');
+    waits.textContent = `It waits on tool call ${needs.tool_use_id ?? '(no id)'} (${needs.tool_name ?? 'a tool'}).`;
+    box.append(waits);
+  }
+  box.append(el('p', '', 'It closes with:'));
+  const needEnds = field('needs-ends', 'ul');
+  for (const line of needs.ends) needEnds.append(el('li', '', line));
+  box.append(needEnds);
+  if (needs.dismissable) {
+    const b = el('button', '', 'Dismiss');
+    b.dataset.action = 'dismiss';
+    b.title = 'A notice alone raised this; no later hook would close it';
+    box.append(b);
+  }
+  return box;
+}
+
 export class ExplainPanel {
   constructor(backend) {
     this.backend = backend;
@@ -82,6 +108,11 @@ export class ExplainPanel {
   }
 
   /** The agent's status changed while the panel shows it: explain again (the report form stays). */
+  /** An agent's state or needs changed: its explanation, if open, is read again. */
+  rowChanged(change) {
+    if (change.state !== undefined || change.needs !== undefined) this.changed(change.session_id);
+  }
+
   changed(agent) {
     if (agent === this.agent && !this.reportOpen) this.refresh();
   }
@@ -126,30 +157,7 @@ export class ExplainPanel {
       p.append(until);
     }
 
-    if (e.needs) {
-      const box = field('needs', 'section', 'explain-needs');
-      box.append(el('h4', '', `Needs you: ${e.needs.reason}`));
-      const raised = el('p', '', `Since ${clock(e.needs.since)}.`);
-      if (e.needs.set_by) raised.textContent += ` Raised by: ${causeText(e.needs.set_by)}.`;
-      raised.dataset.field = 'needs-set-by';
-      box.append(raised);
-      if (e.needs.tool_use_id || e.needs.tool_name) {
-        const waits = field('waits-on');
-        waits.textContent = `It waits on tool call ${e.needs.tool_use_id ?? '(no id)'} (${e.needs.tool_name ?? 'a tool'}).`;
-        box.append(waits);
-      }
-      box.append(el('p', '', 'It closes with:'));
-      const needEnds = field('needs-ends', 'ul');
-      for (const line of e.needs.ends) needEnds.append(el('li', '', line));
-      box.append(needEnds);
-      if (e.needs.dismissable) {
-        const b = el('button', '', 'Dismiss');
-        b.dataset.action = 'dismiss';
-        b.title = 'A notice alone raised this; no later hook would close it';
-        box.append(b);
-      }
-      p.append(box);
-    }
+    if (e.needs) p.append(needsBox(e.needs));
 
     const claude = field('claude', 'p', 'explain-claude');
     if (e.claude_now) claude.textContent = `Claude Code's own view: ${e.claude_now}.`;

@@ -7,7 +7,7 @@
 // "load older" for the rest, a reconnect that fetches only the gap, and sends queued while offline and
 // replayed on reconnect with the same client id, so the hub stores each once.
 
-import { showAgent } from './agent-panel.js';
+import { agentHeader } from './agent-panel.js';
 import { createBackend } from './backend.js';
 import { Conversation } from './chat.js';
 import { $, notice } from './dom.js';
@@ -16,6 +16,7 @@ import { ExplainPanel } from './explain-panel.js';
 import { ImportOffer } from './importer.js';
 import { Command, Kind, UiEvent } from './names.js';
 import { Outbox } from './outbox.js';
+import { Panels } from './panels.js';
 import { RequestCard } from './request-card.js';
 import { Sidebar } from './sidebar.js';
 import { SpawnForm } from './spawn.js';
@@ -47,6 +48,7 @@ let changes;
 let terminating;
 let usageView;
 let searchPanel;
+let panels;
 
 function onConnection(state) {
   const badge = $('connection');
@@ -126,6 +128,7 @@ function fatal(message) {
 
 function onEvent(e) {
   if (MESSAGE_EVENTS.has(e.type)) return onMessage(e);
+  panels.route(e);
   switch (e.type) {
     case UiEvent.MACHINE_LINK:
       sidebar.machine({ name: e.machine, up: e.up, last_seen: e.last_seen, error: e.error });
@@ -155,24 +158,11 @@ function onEvent(e) {
     case UiEvent.FORECAST:
       upsertSession({ session_id: e.session_id, overlaps: e.overlaps });
       break;
-    case UiEvent.CHANGES:
-      changes.changed(e.session_id);
-      break;
     case UiEvent.USAGE:
       upsertSession({ session_id: e.usage.session_id, usage: e.usage });
-      usageView?.changed();
       break;
     case UiEvent.LIMITS:
       showLimits(e.account);
-      break;
-    case UiEvent.SEARCH_INDEX:
-      searchPanel?.indexed(e.left);
-      break;
-    case UiEvent.SESSIONS_READ:
-      searchPanel?.sessionsRead();
-      break;
-    case UiEvent.MODEL_DOWNLOAD:
-      voice.downloadProgress(e);
       break;
     case 'open_agent':
       if (sessions.has(e.session_id)) select(e.session_id);
@@ -223,15 +213,8 @@ function upsertSession(s) {
   sessions.set(s.session_id, merged);
   if (!before) $('welcome').hidden = true;
   sidebar.upsert(s);
-  const request = merged.needs?.request;
-  if (request && request.id !== before?.needs?.request?.id) voice.needed(s.session_id, merged.needs);
-  if (s.state !== undefined || s.needs !== undefined) explanation.changed(s.session_id);
-  if (s.session_id === current) {
-    showAgent(merged);
-    requests.show(current, merged);
-    terminal.update(merged);
-    changes.update(merged);
-  }
+  panels.rowChanged(s, merged, before);
+  if (s.session_id === current) panels.update(merged);
 }
 
 async function act(command) {
@@ -248,7 +231,7 @@ function onMessage(m) {
   const isNew = store.add(m);
   conversations.get(m.session_id)?.add(m);
   if (!isNew) return;
-  if (m.kind === Kind.ASSISTANT) voice.answered(m.session_id, m.text);
+  panels.message(m);
   const fromAgent = m.kind === Kind.ASSISTANT || m.kind === Kind.AGENT;
   if (m.session_id === current) {
     if (fromAgent) backend.markRead(current, m.id).catch(() => {});
@@ -307,11 +290,7 @@ function select(agent) {
   }
   for (const c of conversations.values()) c.element.hidden = c !== conv;
   backend.viewing(agent);
-  showAgent(sessions.get(agent) ?? {});
-  requests.show(agent, sessions.get(agent));
-  terminal.show(agent);
-  changes.show(agent, sessions.get(agent) ?? null);
-  voice.show();
+  panels.show(agent, sessions.get(agent));
   if (!$('input').disabled) $('input').focus();
 }
 
@@ -425,6 +404,8 @@ function start() {
   searchPanel = new SearchPanel(backend, { agents: () => [...sessions.keys()].sort(), open: openFound, resume: resumeSession });
   changes = new ChangesPanel(backend, { send: (agent, text) => outbox.send(agent, text) });
   requests = new RequestCard(backend, { openTerminal: () => terminal.setOpen(true) });
+  // Each panel's part in the page, in the order they are drawn.
+  panels = new Panels([agentHeader, requests, terminal, changes, voice, explanation, usageView, searchPanel]);
   wireChat();
   $('welcome-spawn').addEventListener('click', () => $('new-agent').click());
   $('welcome-try-demo').addEventListener('click', startDemo);

@@ -89,6 +89,11 @@ export class RequestCard {
 
   /** Shows what `agent` (its sidebar row) needs: its open request, or where to answer what has none; hides
    * the card when it needs nothing. */
+  /** The row of the agent on screen changed. */
+  update(row) {
+    this.show(row.session_id, row);
+  }
+
   show(agent, row) {
     const needs = row?.needs ?? null;
     const request = needs?.request ?? null;

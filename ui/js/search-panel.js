@@ -4,7 +4,7 @@
 // comes after a newer one was asked for is dropped, so fast typing never shows stale results.
 
 import { $ } from './dom.js';
-import { Command, Who } from './names.js';
+import { Command, UiEvent, Who } from './names.js';
 
 /** How long typing may pause before the words are asked for. */
 const TYPING_PAUSE_MS = 25;
@@ -82,6 +82,10 @@ export class SearchPanel {
    * `resume(line)` starts an agent that resumes a found Claude Code session in its folder.
    */
   constructor(backend, { agents, open, resume }) {
+    this.events = {
+      [UiEvent.SEARCH_INDEX]: (e) => this.indexed(e.left),
+      [UiEvent.SESSIONS_READ]: () => this.sessionsRead(),
+    };
     this.backend = backend;
     this.agents = agents;
     this.openFound = open;
@@ -145,7 +149,7 @@ export class SearchPanel {
     const query = $('search-input').value;
     const n = ++this.asked;
     if (!query.trim()) {
-      this.show([], '');
+      this.showResults([], '');
       return;
     }
     const days = Number($('search-since').value);
@@ -161,7 +165,7 @@ export class SearchPanel {
     try {
       reply = await this.backend.command(request);
     } catch (e) {
-      if (n === this.asked) this.show([], e.message);
+      if (n === this.asked) this.showResults([], e.message);
       return;
     }
     if (n !== this.asked) return;
@@ -169,7 +173,7 @@ export class SearchPanel {
     const unreached = reply.unreached?.length ? ` (not searched: ${reply.unreached.join(', ')}, unreachable)` : '';
     const pending = (reply.indexing > 0 ? ` (${reply.indexing} older messages are still being indexed)` : '') + unreached;
     const any = reply.results.length + reply.sessions.length > 0;
-    this.show(reply.results, any ? pending.trim() : `Nothing found${pending}.`, reply.sessions);
+    this.showResults(reply.results, any ? pending.trim() : `Nothing found${pending}.`, reply.sessions);
     // From the last key to these results on screen (the benchmark's figure, read by the tests).
     this.latency = performance.now() - this.typed;
   }
@@ -184,7 +188,7 @@ export class SearchPanel {
     if (left === 0 && this.isOpen() && $('search-input').value.trim()) this.ask();
   }
 
-  show(results, state, sessions = []) {
+  showResults(results, state, sessions = []) {
     $('search-state').textContent = state;
     const list = $('search-results');
     this.items = [];

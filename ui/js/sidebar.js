@@ -76,32 +76,35 @@ export class Sidebar {
     }
   }
 
+  /** An agent's item, new in the sidebar. */
+  create(agent) {
+    const item = document.createElement('li');
+    item.className = 'agent';
+    item.dataset.agent = agent;
+    item.innerHTML = '<span class="dot"></span><span class="name"></span><span class="unread"></span><span class="label"></span><span class="activity"></span><span class="needs"></span><span class="overlap"></span><span class="usage"></span><span class="problem"></span>';
+    const { name, machine } = split(agent);
+    item.querySelector('.name').textContent = name;
+    if (machine) {
+      item.dataset.machine = machine;
+      item.title = `${name} on ${machine}`;
+      item.classList.toggle('machine-down', this.machines.get(machine)?.classList.contains('down') ?? false);
+    }
+    for (const part of item.querySelectorAll('.dot, .label, .needs')) {
+      part.classList.add('explains');
+      part.title = 'Why does it say this?';
+    }
+    item.addEventListener('click', (e) => {
+      this.onSelect(agent);
+      if (e.target.closest('.explains')) this.onExplain(agent);
+    });
+    this.place(item, Sidebar.order(name, machine));
+    this.items.set(agent, item);
+    return item;
+  }
+
   /** Adds or updates an agent from a session row or a status event. */
   upsert(session) {
-    let item = this.items.get(session.session_id);
-    if (!item) {
-      item = document.createElement('li');
-      item.className = 'agent';
-      item.dataset.agent = session.session_id;
-      item.innerHTML = '<span class="dot"></span><span class="name"></span><span class="unread"></span><span class="label"></span><span class="activity"></span><span class="needs"></span><span class="overlap"></span><span class="usage"></span><span class="problem"></span>';
-      const { name, machine } = split(session.session_id);
-      item.querySelector('.name').textContent = name;
-      if (machine) {
-        item.dataset.machine = machine;
-        item.title = `${name} on ${machine}`;
-        item.classList.toggle('machine-down', this.machines.get(machine)?.classList.contains('down') ?? false);
-      }
-      for (const part of item.querySelectorAll('.dot, .label, .needs')) {
-        part.classList.add('explains');
-        part.title = 'Why does it say this?';
-      }
-      item.addEventListener('click', (e) => {
-        this.onSelect(session.session_id);
-        if (e.target.closest('.explains')) this.onExplain(session.session_id);
-      });
-      this.place(item, Sidebar.order(name, machine));
-      this.items.set(session.session_id, item);
-    }
+    const item = this.items.get(session.session_id) ?? this.create(session.session_id);
     if (session.state) {
       const [cls] = indicator(session.state);
       item.classList.remove('indicator-starting', 'indicator-idle', 'indicator-working', 'indicator-offline');
@@ -123,6 +126,13 @@ export class Sidebar {
       const tag = { demo: ' (demo)', observed: ' (observed)' }[session.launch] ?? '';
       item.querySelector('.name').textContent = split(session.session_id).name + tag;
     }
+    this.figures(item, session);
+    if (session.problem !== undefined) item.querySelector('.problem').textContent = session.problem ?? '';
+    if (session.unread_count !== undefined) this.setUnread(session.session_id, session.unread_count);
+  }
+
+  /** The row's conflict forecast and usage figures, when it says them. */
+  figures(item, session) {
     if (session.overlaps !== undefined) {
       const f = describe(session.overlaps);
       const overlap = item.querySelector('.overlap');
@@ -138,8 +148,6 @@ export class Sidebar {
       if (session.usage?.limited) item.dataset.limited = 'true';
       else delete item.dataset.limited;
     }
-    if (session.problem !== undefined) item.querySelector('.problem').textContent = session.problem ?? '';
-    if (session.unread_count !== undefined) this.setUnread(session.session_id, session.unread_count);
   }
 
   setUnread(agent, count) {

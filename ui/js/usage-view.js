@@ -5,7 +5,7 @@
 
 import uPlot from '../vendor/uPlot.esm.js';
 import { $ } from './dom.js';
-import { Command } from './names.js';
+import { Command, UiEvent } from './names.js';
 import { METRICS, history } from './usage.js';
 
 const COLORS = ['#4f8ff7', '#3fb950', '#e3b341', '#f0883e', '#a371f7', '#db61a2', '#39c5cf', '#8b949e'];
@@ -13,6 +13,7 @@ const COLORS = ['#4f8ff7', '#3fb950', '#e3b341', '#f0883e', '#a371f7', '#db61a2'
 /** The view, in `#usage-panel`; `backend` runs commands. */
 export class UsageView {
   constructor(backend) {
+    this.events = { [UiEvent.USAGE]: () => this.changed() };
     this.backend = backend;
     this.chart = null;
     this.reading = null;

@@ -4,7 +4,7 @@
 // screen to be sent again under the same id.
 
 import { $, notice } from './dom.js';
-import { Code, Command, Launch } from './names.js';
+import { Code, Command, Kind, Launch, UiEvent } from './names.js';
 import { Listener, Speaker } from './voice.js';
 import { VoiceSettingsForm } from './voice-settings.js';
 
@@ -18,6 +18,7 @@ function readAloudSet() {
 export class VoicePanel {
   /** `current()` is the agent on screen, `session(agent)` its row. */
   constructor(backend, { current, session }) {
+    this.events = { [UiEvent.MODEL_DOWNLOAD]: (e) => this.downloadProgress(e) };
     this.backend = backend;
     this.current = current;
     this.session = session;
@@ -46,6 +47,17 @@ export class VoicePanel {
   /** An agent's answer arrived: read it if it should be. */
   answered(agent, text) {
     if (text && this.readsAloud(agent)) this.speaker.enqueue(text);
+  }
+
+  /** A message arrived: an answer is read aloud if it should be. */
+  message(m) {
+    if (m.kind === Kind.ASSISTANT) this.answered(m.session_id, m.text);
+  }
+
+  /** An agent's row changed: a request it opened is said aloud if its answers are. */
+  rowChanged(_change, row, before) {
+    const request = row.needs?.request;
+    if (request && request.id !== before?.needs?.request?.id) this.needed(row.session_id, row.needs);
   }
 
   /** An agent needs the user (a permission, a question, a plan): said aloud if its answers are. */

@@ -577,3 +577,89 @@ fn long_files_and_functions_say_why() {
         unexplained.join("\n")
     );
 }
+
+/// The functions and methods of a UI module longer than [`FN_LINES`] with no reason: (name, lines). The UI's
+/// code is formatted one way: a function's body ends at the first `}` line at its own indentation.
+fn long_ui_functions(source: &str) -> Vec<(String, usize)> {
+    let lines: Vec<&str> = source.lines().collect();
+    let mut found = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let code = line.trim_start();
+        let indent = &line[..line.len() - code.len()];
+        let head = code
+            .trim_start_matches("export ")
+            .trim_start_matches("static ")
+            .trim_start_matches("async ");
+        let head = head.strip_prefix("function ").unwrap_or(head);
+        let name: String = head
+            .chars()
+            .take_while(|c| ident(*c) || *c == '$')
+            .collect();
+        let is_function = !name.is_empty()
+            && head[name.len()..].starts_with('(')
+            && code.ends_with('{')
+            && !code.contains("=>")
+            && !["if", "for", "while", "switch", "catch", "return"].contains(&name.as_str())
+            && (code.contains("function ") || !indent.is_empty());
+        if !is_function {
+            continue;
+        }
+        let close = format!("{indent}}}");
+        let Some(len) = lines[i + 1..].iter().position(|l| *l == close) else {
+            continue;
+        };
+        let length = len + 2;
+        let above = lines[..i].iter().rev().take_while(|l| {
+            let l = l.trim_start();
+            l.starts_with("//") || l.starts_with("/**") || l.starts_with('*')
+        });
+        let reason = above.map(|l| l.trim_start().trim_start_matches(['/', '*']));
+        if length > FN_LINES && !reasoned(reason) {
+            found.push((name, length));
+        }
+    }
+    found
+}
+
+#[test]
+fn a_long_ui_function_is_found() {
+    let body = "    step();\n".repeat(FN_LINES);
+    let long = format!(
+        "function big() {{\n{body}}}\n\nclass A {{\n  async method(a) {{\n  {body}  }}\n}}\n"
+    );
+    assert_eq!(
+        long_ui_functions(&long),
+        [
+            ("big".to_owned(), FN_LINES + 2),
+            ("method".to_owned(), FN_LINES + 2)
+        ]
+    );
+    let reasoned = format!("/** Does much.\n * {REASON}a table. */\n{long}");
+    assert_eq!(
+        long_ui_functions(&reasoned).len(),
+        1,
+        "only the reasoned one is excused"
+    );
+    assert!(long_ui_functions("  if (x) {\n  }\n").is_empty());
+}
+
+#[test]
+fn the_uis_functions_are_short() {
+    let mut unexplained = Vec::new();
+    for entry in std::fs::read_dir(workspace().join("ui/js")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "js") {
+            continue;
+        }
+        let source = std::fs::read_to_string(&path).unwrap();
+        for (name, lines) in long_ui_functions(&source) {
+            unexplained.push(format!("{}: {name}, {lines} lines", path.display()));
+        }
+    }
+    unexplained.sort();
+    assert!(
+        unexplained.is_empty(),
+        "a UI function over {FN_LINES} lines with no `{REASON}` line: split it\n{}",
+        unexplained.join("\n")
+    );
+}
