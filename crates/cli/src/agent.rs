@@ -6,7 +6,7 @@ use std::time::Duration;
 use clawmux_core::shell::quote;
 use clawmux_hub::commands::Command;
 use clawmux_hub::import::AgentImport;
-use serde_json::{json, Value};
+use clawmux_hub::ui_event::SessionInfo;
 
 use crate::client::Client;
 use crate::env::HubArgs;
@@ -19,17 +19,13 @@ pub fn add(args: &HubArgs, name: &str, work_dir: Option<&Path>) -> Result<(), St
             std::path::absolute(d).map_err(|e| format!("bad work folder {}: {e}", d.display()))
         })
         .transpose()?;
-    let body = json!({ "name": name, "work_dir": work_dir }).to_string();
-    let info = client
-        .post("/api/agents", None, body.as_bytes())
-        .map_err(|e| e.to_string())?;
-    let dir = info
-        .get("work_dir")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
+    let info: SessionInfo = client.command(&Command::AddAgent {
+        name: name.to_owned(),
+        work_dir,
+    })?;
     println!("export CLAWMUX_SESSION_ID={}", quote(name));
     println!("export CLAWMUX_PORT={}", hub.port);
-    println!("export CLAWMUX_WORK_DIR={}", quote(dir));
+    println!("export CLAWMUX_WORK_DIR={}", quote(&info.work_dir));
     println!(
         "export CLAWMUX_HOME={}",
         quote(&hub.data_dir().display().to_string())
@@ -39,33 +35,26 @@ pub fn add(args: &HubArgs, name: &str, work_dir: Option<&Path>) -> Result<(), St
 
 pub fn list(args: &HubArgs) -> Result<(), String> {
     let client = Client::of(args, Duration::from_secs(5))?;
-    let sessions = client.get("/api/sessions").map_err(|e| e.to_string())?;
-    let rows = sessions.as_array().cloned().unwrap_or_default();
+    let rows: Vec<SessionInfo> = client.command(&Command::Sessions {})?;
     if rows.is_empty() {
         println!("no agents (add one with `clawmux agent add NAME`)");
         return Ok(());
     }
     println!("{:<20} {:<12} {:>6}  ACTIVITY", "AGENT", "STATE", "UNREAD");
     for r in rows {
-        let s = |k: &str| {
-            r.get(k)
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned()
-        };
-        let unread = r.get("unread_count").and_then(Value::as_i64).unwrap_or(0);
         // Held at the account's limit, its turn has not ended: what the user must know is the limit.
-        let held = r.pointer("/needs/need").and_then(Value::as_str) == Some("rate_limited");
+        let held = r
+            .needs
+            .as_ref()
+            .is_some_and(|n| n.attention.need == clawmux_core::Need::RateLimited);
+        let state = if held {
+            "rate-limited".to_owned()
+        } else {
+            r.state.to_string()
+        };
         println!(
             "{:<20} {:<12} {:>6}  {}",
-            s("session_id"),
-            if held {
-                "rate-limited".to_owned()
-            } else {
-                s("state")
-            },
-            unread,
-            s("activity")
+            r.session_id, state, r.unread_count, r.activity
         );
     }
     Ok(())

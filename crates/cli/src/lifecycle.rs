@@ -5,7 +5,10 @@ use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use serde_json::{json, Value};
+use clawmux_hub::commands::Command;
+use clawmux_hub::lifecycle::launch::PermissionMode;
+use clawmux_hub::lifecycle::SpawnRequest;
+use clawmux_hub::ui_event::SessionInfo;
 
 use crate::client::Client;
 use crate::env::HubArgs;
@@ -29,8 +32,8 @@ pub struct Spawn {
     demo: bool,
     /// Claude Code's permission mode, kept for restarts. bypassPermissions lets the agent do anything
     /// you can, without asking.
-    #[arg(long, value_parser = ["default", "acceptEdits", "plan", "auto", "bypassPermissions"])]
-    permission_mode: Option<String>,
+    #[arg(long, value_parser = permission_mode)]
+    permission_mode: Option<PermissionMode>,
     /// Trust the work folder for Claude Code (it asks at start in a folder it was never trusted with,
     /// and exits unless told yes). A default work folder is trusted without it.
     #[arg(long)]
@@ -47,6 +50,13 @@ pub struct Spawn {
     args: Vec<String>,
     #[command(flatten)]
     hub: HubArgs,
+}
+
+/// A permission mode as Claude Code spells it (`default`, `acceptEdits`, `plan`, `auto`,
+/// `bypassPermissions`).
+fn permission_mode(mode: &str) -> Result<PermissionMode, String> {
+    serde_json::from_value(serde_json::Value::String(mode.to_owned()))
+        .map_err(|_| "one of default, acceptEdits, plan, auto, bypassPermissions".to_owned())
 }
 
 pub fn spawn(s: &Spawn) -> Result<(), String> {
@@ -79,38 +89,49 @@ pub fn spawn(s: &Spawn) -> Result<(), String> {
             }
         })
         .transpose()?;
-    let body = json!({
-        "name": s.name,
-        "work_dir": work_dir,
-        "model": s.model,
-        "command": command,
-        "args": s.args,
-        "demo": s.demo,
-        "permission_mode": s.permission_mode,
-        "trust_folder": s.trust_folder,
-        "worktree": s.worktree,
-        "base": s.base,
-    });
-    let info = client
-        .post("/api/spawn", None, body.to_string().as_bytes())
-        .map_err(|e| e.to_string())?;
-    let dir = info
-        .get("work_dir")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    println!("{} is starting in {dir}", s.name);
+    let request = SpawnRequest {
+        name: s.name.clone(),
+        work_dir,
+        model: s.model.clone(),
+        command,
+        args: s.args.clone(),
+        demo: s.demo,
+        permission_mode: s.permission_mode,
+        trust_folder: s.trust_folder,
+        worktree: s.worktree,
+        base: s.base.clone(),
+    };
+    let info: SessionInfo = client.command(&Command::Spawn(request))?;
+    println!("{} is starting in {}", s.name, info.work_dir);
     println!("its terminal: clawmux attach {}", s.name);
     Ok(())
 }
 
+/// What a person does to a running agent.
+#[derive(Debug, Clone, Copy)]
+pub enum Act {
+    /// Ends it.
+    Terminate,
+    /// Ends it and starts it again as it was started.
+    Restart,
+    /// Stops its turn (Escape in its terminal).
+    Interrupt,
+}
+
 /// `terminate`, `restart` or `interrupt`.
-pub fn act(args: &HubArgs, name: &str, action: &str) -> Result<(), String> {
+pub fn act(args: &HubArgs, name: &str, act: Act) -> Result<(), String> {
     let client = Client::of(args, Duration::from_secs(30))?;
-    let info = client
-        .post(&format!("/api/sessions/{name}/{action}"), None, b"{}")
-        .map_err(|e| e.to_string())?;
-    match info.get("state").and_then(Value::as_str) {
-        Some(state) => println!("{name}: {state}"),
+    let session_id = name.to_owned();
+    let info: Option<SessionInfo> = match act {
+        Act::Terminate => Some(client.command(&Command::Terminate { session_id })?),
+        Act::Restart => Some(client.command(&Command::Restart { session_id })?),
+        Act::Interrupt => {
+            client.command::<serde::de::IgnoredAny>(&Command::Interrupt { session_id })?;
+            None
+        }
+    };
+    match info {
+        Some(info) => println!("{name}: {}", info.state),
         None => println!("{name}: done"),
     }
     Ok(())

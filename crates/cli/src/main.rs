@@ -517,9 +517,9 @@ fn main() -> ExitCode {
             };
             worktree::merge(&hub, &name, mode, message)
         }
-        Command::Terminate { name, hub } => lifecycle::act(&hub, &name, "terminate"),
-        Command::Restart { name, hub } => lifecycle::act(&hub, &name, "restart"),
-        Command::Interrupt { name, hub } => lifecycle::act(&hub, &name, "interrupt"),
+        Command::Terminate { name, hub } => lifecycle::act(&hub, &name, lifecycle::Act::Terminate),
+        Command::Restart { name, hub } => lifecycle::act(&hub, &name, lifecycle::Act::Restart),
+        Command::Interrupt { name, hub } => lifecycle::act(&hub, &name, lifecycle::Act::Interrupt),
         Command::Attach { name, hub } => lifecycle::attach(&hub, &name),
         Command::DemoAgent {
             name,

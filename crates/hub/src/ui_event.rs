@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// How an agent runs, as far as ClawMux is concerned.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LaunchKind {
     /// ClawMux runs Claude Code for it.
@@ -74,7 +74,7 @@ impl DownloadState {
 }
 
 /// A request as clients see it, under the agent's `needs`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Request {
     /// Its id: an answer names it, so a click meant for an earlier request answers nothing.
     pub id: String,
@@ -87,7 +87,7 @@ pub struct Request {
 }
 
 /// One agent as the sidebar shows it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionInfo {
     /// The agent's name.
     pub session_id: String,
@@ -111,24 +111,24 @@ pub struct SessionInfo {
     pub needs: Option<Needs>,
     /// Its own branch (`clawmux/<name>`) when it works in a worktree of its own: the window offers its
     /// Changes panel.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub branch: Option<String>,
     /// The conflict forecast: what its work has in common with other agents' in the same repository.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub overlaps: Vec<Overlap>,
     /// What it costs and how full its context is, once its status line reported (`usage/`).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<Box<AgentUsage>>,
 }
 
 /// "Needs you" as clients see it: what for, and the request the app can answer, if one is open.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Needs {
     /// What for, and since when.
     #[serde(flatten)]
     pub attention: Attention,
     /// The open request (a permission, a question, a plan), if the app can answer it.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request: Option<Request>,
 }
 
