@@ -5,95 +5,81 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use clawmux_core::explain::{Cause, Explanation};
+use clawmux_core::Millis;
 use clawmux_hub::commands::Command;
 use clawmux_hub::explain::{Report, ReportRequest};
-use serde_json::Value;
 
 use crate::client::Client;
 use crate::env::HubArgs;
 
-/// The explanation, as JSON: its words are `'static` names in the hub's type, read back here as text.
-fn explanation(args: &HubArgs, name: &str) -> Result<Value, String> {
-    let command = Command::Explain {
-        session_id: name.to_owned(),
-    };
-    Ok(Client::of(args, Duration::from_secs(30))?.command(&command)?)
+/// A time of the hub's answer, as the CLI prints times.
+fn time(at: Millis) -> String {
+    crate::timeline::show(at)
 }
 
-/// A time field of the hub's answer, as the CLI prints times.
-fn time(at: &Value) -> String {
-    crate::timeline::show(clawmux_core::Millis(at.as_i64().unwrap_or(0)))
-}
-
-fn text<'a>(v: &'a Value, key: &str) -> &'a str {
-    v.get(key).and_then(Value::as_str).unwrap_or_default()
-}
-
-fn cause_line(c: &Value) -> String {
-    let detail = match c.get("detail").and_then(Value::as_str) {
+fn cause_line(c: &Cause) -> String {
+    let detail = match &c.detail {
         Some(d) => format!(" [{d}]"),
         None => String::new(),
     };
     format!(
         "{}: {}, from {}{detail}",
-        time(&c["at"]),
-        text(c, "words"),
-        text(c, "source_words")
+        time(c.at),
+        c.words,
+        c.source_words
     )
 }
 
 /// Prints the explanation.
 pub fn explain(args: &HubArgs, name: &str) -> Result<(), String> {
-    let e = explanation(args, name)?;
-    println!(
-        "{name}: {} ({}) since {}",
-        text(&e, "shown"),
-        text(&e, "state"),
-        time(&e["since"])
-    );
-    if !text(&e, "activity").is_empty() {
-        println!("  status: {}", text(&e, "activity"));
+    let command = Command::Explain {
+        session_id: name.to_owned(),
+    };
+    let e: Explanation = Client::of(args, Duration::from_secs(30))?.command(&command)?;
+    println!("{name}: {} ({}) since {}", e.shown, e.state, time(e.since));
+    if !e.activity.is_empty() {
+        println!("  status: {}", e.activity);
     }
-    match e.get("set_by").filter(|v| !v.is_null()) {
+    match &e.set_by {
         Some(c) => println!("  set by: {}", cause_line(c)),
         None => println!("  set by: no recorded event (registered in this state)"),
     }
     println!("  ends with:");
-    for l in e["ends"].as_array().into_iter().flatten() {
-        println!("    - {}", l.as_str().unwrap_or_default());
+    for l in &e.ends {
+        println!("    - {l}");
     }
-    if let Some(until) = e.get("until").filter(|v| !v.is_null()) {
+    if let Some(until) = e.until {
         println!("  the hub waits until {}", time(until));
     }
-    if let Some(n) = e.get("needs").filter(|v| !v.is_null()) {
-        println!(
-            "  needs you: {} since {}",
-            text(n, "reason"),
-            time(&n["since"])
-        );
-        if let Some(id) = n.get("tool_use_id").and_then(Value::as_str) {
-            println!("    waits on tool call {id} ({})", text(n, "tool_name"));
+    if let Some(n) = &e.needs {
+        println!("  needs you: {} since {}", n.reason, time(n.since));
+        if let Some(id) = &n.tool_use_id {
+            println!(
+                "    waits on tool call {id} ({})",
+                n.tool_name.as_deref().unwrap_or_default()
+            );
         }
-        if let Some(c) = n.get("set_by").filter(|v| !v.is_null()) {
+        if let Some(c) = &n.set_by {
             println!("    raised by: {}", cause_line(c));
         }
         println!("    ends with:");
-        for l in n["ends"].as_array().into_iter().flatten() {
-            println!("      - {}", l.as_str().unwrap_or_default());
+        for l in &n.ends {
+            println!("      - {l}");
         }
-        if n["dismissable"].as_bool() == Some(true) {
+        if n.dismissable {
             println!("    (clawmux dismiss {name} dismisses it)");
         }
     }
-    if let Some(now) = e.get("claude_now").and_then(Value::as_str) {
-        println!("  Claude Code's own view: {now}");
+    if let Some(now) = e.claude_now {
+        println!("  Claude Code's own view: {}", now.as_str());
     }
-    if let Some(d) = e.get("disagreement").filter(|v| !v.is_null()) {
-        println!("  disagreement recorded: {}", cause_line(d));
+    if let Some(d) = &e.disagreement {
+        println!("  disagreement recorded: {}", cause_line(&d.cause));
     }
     println!("  latest decisions (newest first):");
-    for d in e["recent"].as_array().into_iter().flatten() {
-        println!("    {} -> {}", cause_line(d), text(d, "result"));
+    for d in &e.recent {
+        println!("    {} -> {}", cause_line(&d.cause), d.result);
     }
     Ok(())
 }

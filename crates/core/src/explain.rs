@@ -6,7 +6,7 @@
 //! source) set it, what will end it, and what happened lately, ignored events with their reasons. It is a
 //! pure function of the snapshot and the decisions, so every sentence is a unit test.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::attention::Need;
 use crate::decision::{Decision, Outcome};
@@ -41,37 +41,37 @@ pub struct Context {
 }
 
 /// The event that set something, in words.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Cause {
     /// When it happened at its source.
     pub at: Millis,
     /// Who reported it.
     pub source: Source,
     /// The source in words.
-    pub source_words: &'static str,
+    pub source_words: String,
     /// The event's stored kind (`hook:PreToolUse`).
     pub trigger: String,
     /// The event in words.
     pub words: String,
     /// The decision's note (a tool and its call id, a notice's text), if any.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
 }
 
 /// One recent decision, in words.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Line {
     /// What happened and who said so.
     #[serde(flatten)]
     pub cause: Cause,
     /// `moved`, `stayed` or `suppressed`.
-    pub outcome: &'static str,
+    pub outcome: LineOutcome,
     /// What the machine did with it, in words (the reason, for an ignored event).
     pub result: String,
 }
 
 /// The "needs you" overlay, explained.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NeedsExplained {
     /// What for.
     pub need: Need,
@@ -80,10 +80,10 @@ pub struct NeedsExplained {
     /// Since when.
     pub since: Millis,
     /// The tool call it waits on, if known.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_name: Option<String>,
     /// That call's id, if known.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_use_id: Option<String>,
     /// The event that raised it.
     pub set_by: Option<Cause>,
@@ -93,13 +93,25 @@ pub struct NeedsExplained {
     pub dismissable: bool,
 }
 
+/// What a decision did, as a line of the explanation says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LineOutcome {
+    /// The agent moved to another state.
+    Moved,
+    /// It stayed where it was.
+    Stayed,
+    /// The event was ignored, and why is in the line.
+    Suppressed,
+}
+
 /// The whole explanation.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Explanation {
     /// The canonical state.
     pub state: State,
     /// What the sidebar shows (`Needs you`, `Working`, ...).
-    pub shown: &'static str,
+    pub shown: String,
     /// When the agent entered its state.
     pub since: Millis,
     /// The status text.
@@ -109,12 +121,12 @@ pub struct Explanation {
     /// What will end the state.
     pub ends: Vec<String>,
     /// For a starting agent the hub supervises: until when it waits.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub until: Option<Millis>,
     /// "Needs you", if the agent needs the user.
     pub needs: Option<NeedsExplained>,
     /// Claude Code's own view now, when the hub reads it.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub claude_now: Option<ClaudeStatus>,
     /// The latest recorded disagreement with Claude Code's own view, since the agent entered its state.
     pub disagreement: Option<Line>,
@@ -163,7 +175,7 @@ pub fn explain(
         .map(line);
     Explanation {
         state: s.state,
-        shown: shown(s),
+        shown: shown(s).to_owned(),
         since: s.since,
         activity: s.activity.clone(),
         set_by,
@@ -181,7 +193,7 @@ pub fn cause(d: &Decision) -> Cause {
     Cause {
         at: d.at,
         source: d.source,
-        source_words: source_words(d.source),
+        source_words: source_words(d.source).to_owned(),
         trigger: d.trigger.clone(),
         words: trigger_words(&d.trigger),
         detail: d.detail.clone(),
@@ -191,13 +203,13 @@ pub fn cause(d: &Decision) -> Cause {
 /// A decision, in words.
 pub fn line(d: &Decision) -> Line {
     let (outcome, result) = match &d.outcome {
-        Outcome::Moved => ("moved", format!("{} → {}", d.from, d.to)),
+        Outcome::Moved => (LineOutcome::Moved, format!("{} → {}", d.from, d.to)),
         Outcome::Stayed if d.trigger == "claude:status" => (
-            "stayed",
+            LineOutcome::Stayed,
             "recorded beside ours; never changes the indicator".to_owned(),
         ),
-        Outcome::Stayed => ("stayed", format!("stayed {}", d.from)),
-        Outcome::Suppressed(why) => ("suppressed", format!("ignored: {why}")),
+        Outcome::Stayed => (LineOutcome::Stayed, format!("stayed {}", d.from)),
+        Outcome::Suppressed(why) => (LineOutcome::Suppressed, format!("ignored: {why}")),
     };
     let result = match &d.attention {
         Some(crate::AttentionChange::Set(a)) => format!("{result}; needs you: {}", a.reason),
@@ -426,7 +438,7 @@ mod tests {
         assert_eq!(e.recent.len(), 5);
         assert_eq!(e.recent[0].cause.trigger, "hook:PermissionRequest");
         let ignored = &e.recent[1];
-        assert_eq!(ignored.outcome, "suppressed");
+        assert_eq!(ignored.outcome, LineOutcome::Suppressed);
         assert_eq!(ignored.result, "ignored: a subagent's event");
         assert_eq!(e.recent[3].result, "idle → processing");
     }
