@@ -377,3 +377,28 @@ fn replay_checks_every_case_of_the_corpus_and_timeline_interleaves() {
         .unwrap();
     assert_eq!(bad.status.code(), Some(2));
 }
+
+/// `clawmux explain` and `clawmux status` print what the hub's typed answers say: the indicator's word and
+/// state, what set it, the need and what ends it, the latest decisions; a hostile tool input is made
+/// printable before the terminal shows it.
+#[test]
+fn explain_and_status_print_the_hubs_typed_answers() {
+    let hub = TestHub::start();
+    hub.add_agent("sky");
+    let (status, _) = hub.hook(
+        "sky",
+        permission("Bash", json!({"command": "rm -rf build\u{1b}]0;owned\u{7}"})),
+    );
+    assert_eq!(status, 200);
+    let said = hub.run(None, &["explain", "sky"]);
+    assert!(said.starts_with("sky: Needs you ("), "{said}");
+    assert!(said.contains("  needs you: Permission: "), "{said}");
+    assert!(said.contains("    ends with:\n      - "), "{said}");
+    assert!(said.contains("  latest decisions (newest first):\n    "), "{said}");
+    assert!(said.contains(" -> "), "{said}");
+    assert!(!said.contains('\u{1b}') && !said.contains('\u{7}'), "{said:?}");
+    let status = hub.run(None, &["status"]);
+    let row = status.lines().find(|l| l.starts_with("sky ")).unwrap();
+    assert!(row.split_whitespace().nth(1).is_some(), "{status}");
+    assert!(!status.contains('\u{1b}'), "{status:?}");
+}
