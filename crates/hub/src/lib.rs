@@ -13,6 +13,7 @@ pub mod config;
 pub mod diagnose;
 pub mod error;
 pub mod explain;
+pub mod found;
 pub mod hooks;
 pub mod http;
 pub mod hub;
@@ -63,9 +64,12 @@ fn background(hub: &Hub) -> Vec<tokio::task::AbortHandle> {
     let mut tasks = vec![
         adopt.abort_handle(),
         settle.abort_handle(),
-        tokio::spawn(opinion::watch(hub.clone())).abort_handle(),
+        hub.opinion().start(),
     ];
     tasks.extend(hub.search().start());
+    if let Some(found) = hub.take_found() {
+        tasks.push(tokio::spawn(hub.clone().record_found(found)).abort_handle());
+    }
     if let Some(errands) = hub.take_errands() {
         tasks.push(tokio::spawn(lifecycle::errands(hub.clone(), errands)).abort_handle());
     }

@@ -23,9 +23,11 @@ use clawmux_core::{Event, Millis, Source};
 use notify::Watcher;
 use tokio::sync::mpsc;
 
+use crate::agents::Agents;
 use crate::clock::now;
-use crate::hub::Hub;
+use crate::found::{Finds, Found};
 use crate::live::Watching;
+use crate::usage::Usage;
 
 /// The soonest a transcript watch that could not start is tried again.
 const RETRY_WATCH: std::time::Duration = std::time::Duration::from_millis(250);
@@ -40,20 +42,32 @@ fn acceptable(path: &Path) -> bool {
         && !path.components().any(|c| matches!(c, Component::ParentDir))
 }
 
-/// Following an agent's transcript, to learn what hooks do not say (a compaction's end, the agent's summary).
-#[derive(Clone, Copy)]
-pub(crate) struct Transcripts<'h> {
-    hub: &'h Hub,
+/// Following an agent's transcript, to learn what hooks do not say (a compaction's end, the agent's summary):
+/// made once with the agents' registry (each agent's watch lives in its `Live`), the usage feature its
+/// answers go to, where the entries it finds go (the state machine, one way), and the reorder window.
+#[derive(Clone)]
+pub(crate) struct Transcripts {
+    agents: Agents,
+    usage: Usage,
+    finds: Finds,
+    reorder_window: std::time::Duration,
 }
 
-impl<'h> Transcripts<'h> {
-    /// The feature as `hub` composes it.
-    pub(crate) fn of(hub: &'h Hub) -> Transcripts<'h> {
-        Transcripts { hub }
+impl Transcripts {
+    pub(crate) fn new(
+        agents: Agents,
+        usage: Usage,
+        finds: Finds,
+        reorder_window: std::time::Duration,
+    ) -> Transcripts {
+        Transcripts {
+            agents,
+            usage,
+            finds,
+            reorder_window,
+        }
     }
-}
 
-impl Transcripts<'_> {
     /// Watches the transcript of the main agent's hook, if it names one.
     pub(crate) fn follow(&self, agent: &str, event: &Event) {
         if let Event::Hook(clawmux_core::Hook {
@@ -72,7 +86,7 @@ impl Transcripts<'_> {
     /// the soonest: each try starts a watcher thread, and a busy agent's hooks come hundreds a second.
     fn watch_transcript(&self, agent: &str, path: &str) {
         let path = Path::new(path);
-        let Ok(live) = self.hub.live(agent) else {
+        let Ok(live) = self.agents.live(agent) else {
             return;
         };
         let mut slot = live.transcript();
@@ -87,17 +101,87 @@ impl Transcripts<'_> {
             Some(earlier) if earlier.path == path => earlier.from,
             _ => std::fs::metadata(path).map_or(0, |m| m.len()),
         };
-        let task = tokio::spawn(follow(
-            self.hub.clone(),
-            agent.to_owned(),
-            path.to_owned(),
-            from,
-        ));
+        let task = tokio::spawn(
+            self.clone()
+                .follow_file(agent.to_owned(), path.to_owned(), from),
+        );
         *slot = Some(Watching {
             path: path.to_owned(),
             task: task.abort_handle(),
             since: tokio::time::Instant::now(),
             from,
+        });
+    }
+
+    /// Follows one transcript from the offset `from` until the task is aborted (another path, or the hub ends).
+    async fn follow_file(self, agent: String, path: PathBuf, from: u64) {
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let file = path.clone();
+        let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+            if event.as_ref().map_or(true, |e| may_have_grown(e, &file)) {
+                let _ = tx.send(());
+            }
+        });
+        let folder = path.parent().map(Path::to_owned).unwrap_or_default();
+        let _watcher = match watcher.and_then(|mut w| {
+            w.watch(&folder, notify::RecursiveMode::NonRecursive)
+                .map(|()| w)
+        }) {
+            Ok(w) => w,
+            Err(e) => {
+                tracing::debug!(agent, path = %path.display(), error = %e, "cannot watch the transcript yet");
+                return;
+            }
+        };
+        let window = self.reorder_window;
+        let mut offset = from;
+        let mut lines = Lines::default();
+        loop {
+            let read_at = tokio::time::Instant::now();
+            let (bytes, next) = match read_from(&path, offset).await {
+                Ok(read) => read,
+                Err(e) => {
+                    tracing::debug!(agent, path = %path.display(), error = %e, "transcript not readable yet");
+                    (Vec::new(), offset)
+                }
+            };
+            if next < offset {
+                // Truncated or replaced: start over with the new file.
+                lines = Lines::default();
+            }
+            offset = next;
+            let (mut entries, answers) = entries_of(&agent, &mut lines, &bytes);
+            for (at, used) in answers {
+                self.usage.answered(&agent, &used, at).await;
+            }
+            if !entries.is_empty() {
+                tokio::time::sleep_until(read_at + window).await;
+                entries.sort_by_key(|(at, _)| *at);
+                for (at, entry) in entries {
+                    self.found(&agent, at, entry);
+                }
+            }
+            // More may have been written meanwhile: read again before sleeping on the watcher.
+            if bytes.len() == READ_CHUNK {
+                continue;
+            }
+            if rx.recv().await.is_none() {
+                return;
+            }
+            while rx.try_recv().is_ok() {}
+        }
+    }
+
+    /// An entry of `agent`'s transcript, for the state machine.
+    fn found(&self, agent: &str, at: Millis, entry: Entry) {
+        let payload = serde_json::to_vec(&entry).unwrap_or_default();
+        self.finds.send(Found {
+            agent: agent.to_owned(),
+            source: Source::Transcript,
+            event: Event::Transcript(entry),
+            payload,
+            at,
+            tell_status: false,
         });
     }
 }
@@ -106,65 +190,6 @@ impl Transcripts<'_> {
 fn covers(watching: &Watching, path: &Path) -> bool {
     watching.path == path
         && (!watching.task.is_finished() || watching.since.elapsed() < RETRY_WATCH)
-}
-
-/// Follows one transcript from the offset `from` until the task is aborted (another path, or the hub ends).
-async fn follow(hub: Hub, agent: String, path: PathBuf, from: u64) {
-    let (tx, mut rx) = mpsc::unbounded_channel();
-    let file = path.clone();
-    let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
-        if event.as_ref().map_or(true, |e| may_have_grown(e, &file)) {
-            let _ = tx.send(());
-        }
-    });
-    let folder = path.parent().map(Path::to_owned).unwrap_or_default();
-    let _watcher = match watcher.and_then(|mut w| {
-        w.watch(&folder, notify::RecursiveMode::NonRecursive)
-            .map(|()| w)
-    }) {
-        Ok(w) => w,
-        Err(e) => {
-            tracing::debug!(agent, path = %path.display(), error = %e, "cannot watch the transcript yet");
-            return;
-        }
-    };
-    let window = hub.options().reorder_window;
-    let mut offset = from;
-    let mut lines = Lines::default();
-    loop {
-        let read_at = tokio::time::Instant::now();
-        let (bytes, next) = match read_from(&path, offset).await {
-            Ok(read) => read,
-            Err(e) => {
-                tracing::debug!(agent, path = %path.display(), error = %e, "transcript not readable yet");
-                (Vec::new(), offset)
-            }
-        };
-        if next < offset {
-            // Truncated or replaced: start over with the new file.
-            lines = Lines::default();
-        }
-        offset = next;
-        let (mut entries, answers) = entries_of(&agent, &mut lines, &bytes);
-        for (at, used) in answers {
-            hub.usage().answered(&agent, &used, at).await;
-        }
-        if !entries.is_empty() {
-            tokio::time::sleep_until(read_at + window).await;
-            entries.sort_by_key(|(at, _)| *at);
-            for (at, entry) in entries {
-                apply_entry(&hub, &agent, at, &entry).await;
-            }
-        }
-        // More may have been written meanwhile: read again before sleeping on the watcher.
-        if bytes.len() == READ_CHUNK {
-            continue;
-        }
-        if rx.recv().await.is_none() {
-            return;
-        }
-        while rx.try_recv().is_ok() {}
-    }
 }
 
 /// What a read of the transcript brings: the entries for the machine, the answers' usage, each timed.
@@ -204,17 +229,6 @@ fn may_have_grown(event: &notify::Event, transcript: &Path) -> bool {
         | EventKind::Other => true,
     };
     relevant_kind && (event.paths.is_empty() || event.paths.iter().any(|p| p == transcript))
-}
-
-async fn apply_entry(hub: &Hub, agent: &str, at: Millis, entry: &Entry) {
-    let payload = serde_json::to_vec(entry).unwrap_or_default();
-    let event = Event::Transcript(entry.clone());
-    if let Err(e) = hub
-        .apply_at(agent, Source::Transcript, &event, &payload, at)
-        .await
-    {
-        tracing::warn!(agent, error = %e, "cannot apply a transcript entry");
-    }
 }
 
 /// Reads at most [`READ_CHUNK`] bytes from `offset` (from 0 if the file is now shorter); returns them and
@@ -272,15 +286,34 @@ mod tests {
     }
 
     /// What the agent writes once its hook is answered is read, however late the watch's task runs; what
-    /// the transcript held before is not replayed.
+    /// the transcript held before is not replayed. Its answers go to usage, its entries to the machine.
     #[tokio::test]
     async fn an_answer_written_right_after_the_hook_is_counted() {
         use std::io::Write;
         let dir = tempfile::tempdir().unwrap();
-        let hub = Hub::open_with(&dir.path().join("data"), crate::config::Options::from_env())
+        let store = clawmux_store::Store::open(&dir.path().join("db.sqlite"))
             .await
             .unwrap();
-        hub.add_agent("sky", None).await.unwrap();
+        store.add_agent("sky", "/w/sky", Millis(1)).await.unwrap();
+        let agents = Agents::default();
+        agents.insert("sky", "/w/sky".into(), clawmux_core::State::Idle);
+        let ui = tokio::sync::broadcast::channel(16).0;
+        let mut events = ui.subscribe();
+        let options = crate::config::Options::from_env();
+        let figures = crate::usage::figures::Figures::restore(&store)
+            .await
+            .unwrap();
+        let usage = Usage::new(
+            store,
+            agents.clone(),
+            ui,
+            figures,
+            mpsc::unbounded_channel().0,
+            &options,
+        );
+        let (finds, mut found) = Finds::channel();
+        let transcripts = Transcripts::new(agents, usage, finds, std::time::Duration::ZERO);
+
         let path = dir.path().join("sky.jsonl");
         let answer = |id: &str, output: u64| {
             format!(
@@ -289,19 +322,23 @@ mod tests {
             )
         };
         std::fs::write(&path, answer("before", 1000)).unwrap();
-        let mut events = hub.subscribe();
         let hook = clawmux_core::hook::parse_value(&serde_json::json!({
             "hook_event_name": "Notification", "message": "ready", "notification_type": "idle_prompt",
             "transcript_path": path,
         }))
         .unwrap();
-        Transcripts::of(&hub).follow("sky", &Event::Hook(hook));
-        // The agent answers before the watch's task has run (this runtime has one thread).
+        transcripts.follow("sky", &Event::Hook(hook));
+        // The agent answers before the watch's task has run (this runtime has one thread), then is
+        // interrupted.
         let mut file = std::fs::OpenOptions::new()
             .append(true)
             .open(&path)
             .unwrap();
         file.write_all(answer("after", 321).as_bytes()).unwrap();
+        file.write_all(
+            b"{\"type\":\"user\",\"timestamp\":\"2026-11-26T01:00:01Z\",\"message\":{\"content\":[{\"type\":\"text\",\"text\":\"[Request interrupted by user]\"}]}}\n",
+        )
+        .unwrap();
         let counted = async {
             loop {
                 if let crate::ui_event::UiEvent::Usage { usage } = events.recv().await.unwrap() {
@@ -313,6 +350,13 @@ mod tests {
             .await
             .expect("the answer written after the hook was never counted");
         assert_eq!(usage.sample.tokens.output, 321, "{usage:?}");
+        let entry = tokio::time::timeout(std::time::Duration::from_secs(10), found.recv())
+            .await
+            .expect("the interrupt was never found")
+            .unwrap();
+        assert_eq!(entry.agent, "sky");
+        assert_eq!(entry.source, Source::Transcript);
+        assert_eq!(entry.event, Event::Transcript(Entry::Interrupted));
     }
 
     #[test]

@@ -387,16 +387,25 @@ fn explain_and_status_print_the_hubs_typed_answers() {
     hub.add_agent("sky");
     let (status, _) = hub.hook(
         "sky",
-        permission("Bash", json!({"command": "rm -rf build\u{1b}]0;owned\u{7}"})),
+        permission(
+            "Bash",
+            json!({"command": "rm -rf build\u{1b}]0;owned\u{7}"}),
+        ),
     );
     assert_eq!(status, 200);
     let said = hub.run(None, &["explain", "sky"]);
     assert!(said.starts_with("sky: Needs you ("), "{said}");
     assert!(said.contains("  needs you: Permission: "), "{said}");
     assert!(said.contains("    ends with:\n      - "), "{said}");
-    assert!(said.contains("  latest decisions (newest first):\n    "), "{said}");
+    assert!(
+        said.contains("  latest decisions (newest first):\n    "),
+        "{said}"
+    );
     assert!(said.contains(" -> "), "{said}");
-    assert!(!said.contains('\u{1b}') && !said.contains('\u{7}'), "{said:?}");
+    assert!(
+        !said.contains('\u{1b}') && !said.contains('\u{7}'),
+        "{said:?}"
+    );
     let status = hub.run(None, &["status"]);
     let row = status.lines().find(|l| l.starts_with("sky ")).unwrap();
     assert!(row.split_whitespace().nth(1).is_some(), "{status}");

@@ -27,7 +27,6 @@ use crate::clock::now;
 use crate::error::HubError;
 use crate::hub::Hub;
 use crate::inbox::Inbox;
-use crate::transcript::Transcripts;
 use crate::ui_event::{SessionInfo, UiEvent};
 pub(crate) use payload::Payload;
 
@@ -179,7 +178,7 @@ impl Hooks<'_> {
         self.hub
             .apply(agent, Source::Hook, &payload.event, payload.body)
             .await?;
-        Transcripts::of(self.hub).follow(agent, &payload.event);
+        self.hub.transcripts().follow(agent, &payload.event);
         Ok(())
     }
 }

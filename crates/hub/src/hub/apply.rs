@@ -38,6 +38,26 @@ impl Hub {
         }
     }
 
+    /// Records what the features found (`found.rs`), in the order they found it, until they are all gone
+    /// (the task is aborted when `serve` ends).
+    pub(crate) async fn record_found(
+        self,
+        mut found: tokio::sync::mpsc::UnboundedReceiver<crate::found::Found>,
+    ) {
+        while let Some(f) = found.recv().await {
+            match self
+                .apply_at(&f.agent, f.source, &f.event, &f.payload, f.at)
+                .await
+            {
+                Ok(_) if f.tell_status => self.broadcast_status(&f.agent).await,
+                Ok(_) => {}
+                Err(e) => {
+                    tracing::warn!(agent = %f.agent, error = %e, source = ?f.source, "cannot record what was found")
+                }
+            }
+        }
+    }
+
     /// Stores an event that happened now, steps the agent's machine, tells the observers and the UI.
     pub async fn apply(
         &self,

@@ -68,10 +68,8 @@ struct Inner {
     port: AtomicU16,
     /// Voice: the recordings kept, the settings, speech to text on the device (`voice/`).
     voice: crate::voice::Voice,
-    /// Claude Code's own view of each session, beside ours (`opinion.rs`).
-    opinions: crate::opinion::judge::Opinions,
-    /// Wakes the watcher of Claude Code's sessions to look for its folder again (an agent started).
-    claude_poke: tokio::sync::Notify,
+    /// Claude Code's own view of each session (`opinion/`).
+    opinion: crate::opinion::SecondOpinion,
     /// The agents' worktrees and the conflict forecast between them (`worktree/`).
     worktrees: crate::worktree::Worktrees,
     /// What each agent costs and the account's limits (`usage/`).
@@ -84,6 +82,10 @@ struct Inner {
     import: crate::import::Import,
     /// Why an indicator says what it says, and the case files (`explain.rs`).
     explain: crate::explain::Explain,
+    /// Following the agents' transcripts (`transcript.rs`).
+    transcripts: crate::transcript::Transcripts,
+    /// What the features found for the state machine, until `serve` takes it to record it.
+    found: Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<crate::found::Found>>>,
     /// What the features ask of the lifecycle, until `serve` takes it to carry it out.
     errands: Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<crate::usage::Errand>>>,
 }
@@ -115,6 +117,9 @@ impl Hub {
         observers.subscribe(Box::new(metrics.clone()));
         let options_second_opinion = options.second_opinion_after;
         let ui = broadcast::channel(UI_BACKLOG).0;
+        let opinions: crate::opinion::judge::Opinions = std::sync::Arc::new(std::sync::Mutex::new(
+            crate::opinion::judge::Judge::new(options_second_opinion),
+        ));
         let voice = crate::voice::Voice::new(
             data_dir.to_owned(),
             crate::voice::device::DeviceVoice::new(
@@ -137,6 +142,19 @@ impl Hub {
             options.ssh_config.clone(),
             ui.clone(),
         );
+        let (finds, found) = crate::found::Finds::channel();
+        let transcripts = crate::transcript::Transcripts::new(
+            agents.clone(),
+            usage.clone(),
+            finds.clone(),
+            options.reorder_window,
+        );
+        let opinion = crate::opinion::SecondOpinion::new(
+            store.clone(),
+            ui.clone(),
+            opinions.clone(),
+            finds.clone(),
+        );
         let search = crate::search::Search::new(
             store.clone(),
             agents.clone(),
@@ -149,9 +167,6 @@ impl Hub {
             agents.clone(),
             ui.clone(),
         );
-        let opinions: crate::opinion::judge::Opinions = std::sync::Arc::new(std::sync::Mutex::new(
-            crate::opinion::judge::Judge::new(options_second_opinion),
-        ));
         let worktrees = crate::worktree::Worktrees::new(
             store.clone(),
             agents.clone(),
@@ -181,14 +196,15 @@ impl Hub {
                 options,
                 port: AtomicU16::new(0),
                 voice,
-                opinions,
-                claude_poke: tokio::sync::Notify::new(),
+                opinion,
                 worktrees,
                 usage,
                 machines,
                 search,
                 import,
                 explain,
+                transcripts,
+                found: Mutex::new(Some(found)),
                 errands: Mutex::new(Some(errands_in)),
             }),
         })
@@ -220,10 +236,6 @@ impl Hub {
         &self.inner.voice
     }
 
-    pub(crate) fn opinions(&self) -> &crate::opinion::judge::Opinions {
-        &self.inner.opinions
-    }
-
     /// The agents' worktrees.
     pub fn worktrees(&self) -> &crate::worktree::Worktrees {
         &self.inner.worktrees
@@ -232,6 +244,27 @@ impl Hub {
     /// What each agent costs and the account's limits.
     pub fn usage(&self) -> &crate::usage::Usage {
         &self.inner.usage
+    }
+
+    /// Claude Code's own view of each session.
+    pub(crate) fn opinion(&self) -> &crate::opinion::SecondOpinion {
+        &self.inner.opinion
+    }
+
+    /// Following the agents' transcripts.
+    pub(crate) fn transcripts(&self) -> &crate::transcript::Transcripts {
+        &self.inner.transcripts
+    }
+
+    /// What the features found for the state machine, for the one who records it (`serve`), once.
+    pub(crate) fn take_found(
+        &self,
+    ) -> Option<tokio::sync::mpsc::UnboundedReceiver<crate::found::Found>> {
+        self.inner
+            .found
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
     }
 
     /// What the features ask of the lifecycle, for the one who carries it out (`serve`), once.
@@ -265,14 +298,9 @@ impl Hub {
         &self.inner.import
     }
 
-    /// What the watcher of Claude Code's sessions waits on while their folder does not exist.
-    pub(crate) fn inner_poke(&self) -> &tokio::sync::Notify {
-        &self.inner.claude_poke
-    }
-
     /// An agent started or a session appeared: Claude Code's sessions folder may exist now.
     pub(crate) fn poke_claude_sessions(&self) {
-        self.inner.claude_poke.notify_one();
+        self.inner.opinion.poke();
     }
 
     pub(crate) fn tmux(&self) -> &Tmux {

@@ -16,15 +16,19 @@ pub(crate) mod judge;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use std::sync::Arc;
+
 use clawmux_core::opinion::ClaudeStatus;
 use clawmux_core::{Attention, Event, Source, State};
+use clawmux_store::Store;
 use notify::Watcher;
-use tokio::sync::mpsc;
+use tokio::sync::{broadcast, mpsc, Notify};
 use tokio::time::Instant;
 
-use crate::hub::Hub;
+use crate::clock::now;
+use crate::found::{Finds, Found};
 use crate::ui_event::UiEvent;
-pub(crate) use judge::{Due, Judge};
+pub(crate) use judge::{Due, Judge, Opinions};
 
 /// One session file, as much of it as the rule needs.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
@@ -64,32 +68,54 @@ enum Heard {
     Due(Due),
 }
 
-/// Watches Claude Code's session files for the rest of `hub`'s life. Until their folder exists, the nearest
-/// folder above it that does is watched for it to appear (and an agent's start pokes it).
-pub(crate) async fn watch(hub: Hub) {
-    SecondOpinion::of(&hub).watch_claude_sessions().await;
-}
-
 /// Claude Code's own view of each session, read beside ours: the watcher of its sessions folder and the
-/// disagreements worth recording.
-#[derive(Clone, Copy)]
-pub(crate) struct SecondOpinion<'h> {
-    hub: &'h Hub,
+/// disagreements worth recording. Made once with the store (which agent a session is), the window's feed
+/// (our side of each agent), the judge it shares with the explanation, and where a disagreement goes to be
+/// recorded (the state machine, one way).
+#[derive(Clone)]
+pub(crate) struct SecondOpinion {
+    store: Store,
+    ui: broadcast::Sender<UiEvent>,
+    opinions: Opinions,
+    finds: Finds,
+    /// Wakes the watcher to look for the sessions folder again (an agent started).
+    poke: Arc<Notify>,
 }
 
-impl<'h> SecondOpinion<'h> {
-    /// The feature as `hub` composes it.
-    pub(crate) fn of(hub: &'h Hub) -> SecondOpinion<'h> {
-        SecondOpinion { hub }
+impl SecondOpinion {
+    pub(crate) fn new(
+        store: Store,
+        ui: broadcast::Sender<UiEvent>,
+        opinions: Opinions,
+        finds: Finds,
+    ) -> SecondOpinion {
+        SecondOpinion {
+            store,
+            ui,
+            opinions,
+            finds,
+            poke: Arc::default(),
+        }
     }
-}
 
-impl SecondOpinion<'_> {
-    /// Watches Claude Code's session files for the rest of the hub's life (see [`watch`]).
+    /// An agent started or a session appeared: Claude Code's sessions folder may exist now.
+    pub(crate) fn poke(&self) {
+        self.poke.notify_one();
+    }
+
+    /// Watches Claude Code's session files until the hub stops (the handle aborts it). Until their folder
+    /// exists, the nearest folder above it that does is watched for it to appear (and an agent's start
+    /// pokes it).
+    pub(crate) fn start(&self) -> tokio::task::AbortHandle {
+        let watcher = self.clone();
+        tokio::spawn(async move { watcher.watch_claude_sessions().await }).abort_handle()
+    }
+
+    /// Watches Claude Code's session files (see [`SecondOpinion::start`]).
     /// Long: the watch's life (the folder awaited, watched, read again) as one loop.
     async fn watch_claude_sessions(&self) {
         let Some(dir) = sessions_dir() else { return };
-        let mut ours = self.hub.subscribe();
+        let mut ours = self.ui.subscribe();
         let (tx, mut rx) = mpsc::unbounded_channel::<Heard>();
         // What is watched: the sessions folder itself (true), or a folder above it (false).
         let mut watching: Option<(notify::RecommendedWatcher, PathBuf)> = None;
@@ -140,7 +166,7 @@ impl SecondOpinion<'_> {
                         self.session_file_changed(&path, &mut files, &tx).await;
                     }
                     Some(Heard::File(_)) => look = true,
-                    Some(Heard::Due(due)) => self.record_if_due(&due).await,
+                    Some(Heard::Due(due)) => self.record_if_due(&due),
                     None => return,
                 },
                 event = ours.recv() => match event {
@@ -152,7 +178,7 @@ impl SecondOpinion<'_> {
                     Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
                     Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
                 },
-                () = self.hub.inner_poke().notified() => look = true,
+                () = self.poke.notified() => look = true,
             }
         }
     }
@@ -181,7 +207,7 @@ impl SecondOpinion<'_> {
             },
             None => return,
         };
-        let Ok(Some(row)) = self.hub.store().agent_by_claude_session(&session).await else {
+        let Ok(Some(row)) = self.store.agent_by_claude_session(&session).await else {
             return;
         };
         if !self.judge().knows_ours(&row.name) {
@@ -208,32 +234,24 @@ impl SecondOpinion<'_> {
         schedule(due, tx);
     }
 
-    async fn record_if_due(&self, due: &Due) {
+    fn record_if_due(&self, due: &Due) {
         let opinion = self.judge().take_due(due, Instant::now());
         let Some(opinion) = opinion else { return };
         let payload = serde_json::to_vec(&opinion).unwrap_or_default();
         tracing::info!(agent = %due.agent, why = %opinion.why, "Claude Code's own view disagrees");
-        match self
-            .hub
-            .apply(
-                &due.agent,
-                Source::Hub,
-                &Event::SecondOpinion(opinion),
-                &payload,
-            )
-            .await
-        {
-            // The indicator is unchanged, but an open explanation has something new to show.
-            Ok(_) => self.hub.broadcast_status(&due.agent).await,
-            Err(e) => {
-                tracing::warn!(agent = %due.agent, error = %e, "cannot record Claude Code's view")
-            }
-        }
+        // The indicator does not move, but an open explanation has something new to show.
+        self.finds.send(Found {
+            agent: due.agent.clone(),
+            source: Source::Hub,
+            event: Event::SecondOpinion(opinion),
+            payload,
+            at: now(),
+            tell_status: true,
+        });
     }
 
-    pub(crate) fn judge(&self) -> std::sync::MutexGuard<'_, Judge> {
-        self.hub
-            .opinions()
+    fn judge(&self) -> std::sync::MutexGuard<'_, Judge> {
+        self.opinions
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
