@@ -101,7 +101,11 @@ pub fn spawn(s: &Spawn) -> Result<(), String> {
         worktree: s.worktree,
         base: s.base.clone(),
     };
-    let info: SessionInfo = client.command(&Command::Spawn(request))?;
+    // `POST /api/spawn` rather than the `spawn` command: a request's `command` (the executable) would
+    // clash with the command's own tag.
+    let body = serde_json::to_vec(&request).map_err(|e| e.to_string())?;
+    let info: SessionInfo = serde_json::from_value(client.post("/api/spawn", None, &body)?)
+        .map_err(|e| format!("the hub's answer to spawn does not read: {e}"))?;
     println!("{} is starting in {}", s.name, info.work_dir);
     println!("its terminal: clawmux attach {}", s.name);
     Ok(())
