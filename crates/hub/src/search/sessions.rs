@@ -93,7 +93,6 @@ fn read_added(path: &Path, known: u64, at: Millis) -> std::io::Result<Option<Add
 }
 
 /// Reads what the user's sessions added since the last scan, if they opted in; how many lines it kept.
-/// Long: one scan, file by file, each step's failure handled where it happens.
 pub(super) async fn scan(search: &Search) -> usize {
     let _one = search.scanning.lock().await;
     if !search.store.sessions_searched().await.unwrap_or(false) {
@@ -116,36 +115,8 @@ pub(super) async fn scan(search: &Search) -> usize {
         let known = read
             .get(&name)
             .map_or(0, |n| u64::try_from(*n).unwrap_or(0));
-        if size == known {
-            continue;
-        }
-        let at = now();
-        let added = {
-            let path = path.clone();
-            tokio::task::spawn_blocking(move || read_added(&path, known, at)).await
-        };
-        let added = match added {
-            Ok(Ok(Some(a))) => a,
-            Ok(Ok(None)) => continue,
-            Ok(Err(e)) => {
-                tracing::debug!(path = %path.display(), error = %e, "cannot read a session's transcript");
-                continue;
-            }
-            Err(_) => continue,
-        };
-        let keep = SessionRead {
-            path: &name,
-            session_id: &added.session_id,
-            folder: added.folder.as_deref(),
-            from: i64::try_from(added.from).unwrap_or(i64::MAX),
-            to: i64::try_from(added.to).unwrap_or(i64::MAX),
-            lines: added.lines,
-        };
-        match search.store.keep_session_read(&keep).await {
-            Ok(()) => kept += keep.lines.len(),
-            Err(e) => {
-                tracing::warn!(path = %path.display(), error = %e, "cannot keep a session's lines")
-            }
+        if size != known {
+            kept += keep_added(search, &path, &name, known).await;
         }
     }
     if kept > 0 {
@@ -154,6 +125,38 @@ pub(super) async fn scan(search: &Search) -> usize {
             .send(crate::ui_event::UiEvent::SessionsRead { lines: kept });
     }
     kept
+}
+
+/// Reads what the file at `path` (`name`) added after byte `known` and keeps it; how many lines it kept.
+async fn keep_added(search: &Search, path: &Path, name: &str, known: u64) -> usize {
+    let at = now();
+    let added = {
+        let path = path.to_owned();
+        tokio::task::spawn_blocking(move || read_added(&path, known, at)).await
+    };
+    let added = match added {
+        Ok(Ok(Some(a))) => a,
+        Ok(Ok(None)) | Err(_) => return 0,
+        Ok(Err(e)) => {
+            tracing::debug!(path = %path.display(), error = %e, "cannot read a session's transcript");
+            return 0;
+        }
+    };
+    let keep = SessionRead {
+        path: name,
+        session_id: &added.session_id,
+        folder: added.folder.as_deref(),
+        from: i64::try_from(added.from).unwrap_or(i64::MAX),
+        to: i64::try_from(added.to).unwrap_or(i64::MAX),
+        lines: added.lines,
+    };
+    match search.store.keep_session_read(&keep).await {
+        Ok(()) => keep.lines.len(),
+        Err(e) => {
+            tracing::warn!(path = %path.display(), error = %e, "cannot keep a session's lines");
+            0
+        }
+    }
 }
 
 /// Scans every [`SCAN_EVERY`] while the hub runs (each scan does nothing unless the user opted in).
