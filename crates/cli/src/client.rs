@@ -138,12 +138,6 @@ impl Client {
         })
     }
 
-    /// `GET path`.
-    pub fn get(&self, path: &str) -> Result<Value, CallError> {
-        let answer = self.call("GET", path, None, b"")?;
-        Self::json(answer)
-    }
-
     /// `GET path`, for an answer that is text rather than one JSON value (JSON lines).
     pub fn get_text(&self, path: &str) -> Result<String, CallError> {
         let answer = self.call("GET", path, None, b"")?;

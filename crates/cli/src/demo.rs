@@ -17,6 +17,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clawmux_core::wire::Code;
+use clawmux_hub::commands::Command as HubCommand;
+use clawmux_hub::ui_event::SessionInfo;
 use serde_json::{json, Value};
 
 use crate::client::{CallError, Client};
@@ -63,8 +65,11 @@ struct Demo {
 pub fn run(args: &HubArgs, name: &str, pace_ms: u64, limit: Option<u64>) -> Result<(), String> {
     let hub = args.resolve()?;
     let client = Client::new(&hub, Duration::from_secs(5));
-    let body = json!({ "name": name }).to_string();
-    match client.post("/api/agents", None, body.as_bytes()) {
+    let add = HubCommand::AddAgent {
+        name: name.to_owned(),
+        work_dir: None,
+    };
+    match client.command::<SessionInfo>(&add) {
         Ok(_)
         | Err(CallError::Api {
             code: Some(Code::AgentExists),
@@ -72,15 +77,12 @@ pub fn run(args: &HubArgs, name: &str, pace_ms: u64, limit: Option<u64>) -> Resu
         }) => {}
         Err(e) => return Err(e.to_string()),
     }
-    let sessions = client.get("/api/sessions").map_err(|e| e.to_string())?;
+    let sessions: Vec<SessionInfo> = client.command(&HubCommand::Sessions {})?;
     let work_dir = sessions
-        .as_array()
         .into_iter()
-        .flatten()
-        .find(|s| s.get("session_id").and_then(Value::as_str) == Some(name))
-        .and_then(|s| s.get("work_dir").and_then(Value::as_str))
+        .find(|s| s.session_id == name)
         .ok_or_else(|| format!("agent {name} vanished"))?
-        .to_owned();
+        .work_dir;
     let stop = Arc::new(AtomicBool::new(false));
     for s in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
         let _ = signal_hook::flag::register(s, stop.clone());

@@ -48,11 +48,10 @@ pub fn add(args: &HubArgs, name: &str, url: &str) -> Result<(), String> {
     }
     println!("added {machine} ({target})");
     let dial = Dial::new(machine, target, crate::client::MAX_ANSWER)?;
-    match Client::remote(dial, Duration::from_secs(30)).get("/api/sessions") {
-        Ok(sessions) => println!(
-            "reached: its hub runs, with {} agent(s)",
-            sessions.as_array().map_or(0, Vec::len)
-        ),
+    let sessions = Client::remote(dial, Duration::from_secs(30))
+        .command::<Vec<clawmux_hub::ui_event::SessionInfo>>(&Command::Sessions {});
+    match sessions {
+        Ok(sessions) => println!("reached: its hub runs, with {} agent(s)", sessions.len()),
         Err(e) => println!(
             "not reached yet: {}",
             crate::client::printable(&e.to_string())
