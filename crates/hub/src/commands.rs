@@ -18,7 +18,6 @@ use clawmux_voice::PublicSettings;
 use serde::{Deserialize, Serialize};
 
 use crate::asks::AnswerRequest;
-use crate::asks::Requests;
 use crate::diagnose::{decision_line, event_line, json_lines, Log, MAX_LOG_ROWS};
 use crate::error::HubError;
 use crate::explain::Report;
@@ -373,7 +372,7 @@ impl Hub {
                 Lifecycle::of(self).spawn(req).await?,
             ))),
             Command::Answer(answer) => {
-                Requests::of(self).answer(answer).await?;
+                self.requests().answer(answer).await?;
                 Ok(Reply::Done {})
             }
             Command::Terminate { session_id } => Ok(Reply::Session(Box::new(

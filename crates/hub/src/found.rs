@@ -1,6 +1,8 @@
-//! Events a feature finds for the state machine, sent one way: a line of an agent's transcript, Claude
-//! Code's own view of a session that disagrees with ours. The feature holds only the sending half; a task
-//! of `serve`'s records them in the order they were found (`Hub::apply_at`), so finding needs no hub.
+//! What a feature sends the hub, one way: events it finds for the state machine (a line of an agent's
+//! transcript, Claude Code's own view of a session that disagrees with ours, a held request its hook left),
+//! and agents whose status must be told again (a request opened or answered). The feature holds only the
+//! sending half; a task of `serve`'s carries them out in the order they came (`Hub::apply_at`, the status
+//! broadcast), so finding needs no hub.
 
 use clawmux_core::{Event, Millis, Source};
 use tokio::sync::mpsc;
@@ -23,19 +25,33 @@ pub struct Found {
     pub tell_status: bool,
 }
 
-/// The sending half: cheap to clone, one per feature that finds events.
+/// One thing for the hub to do.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ForHub {
+    /// Record an event found.
+    Found(Box<Found>),
+    /// Tell every client this agent's status as it is now (its open request changed).
+    Status(String),
+}
+
+/// The sending half: cheap to clone, one per feature that sends.
 #[derive(Clone)]
-pub struct Finds(mpsc::UnboundedSender<Found>);
+pub struct Finds(mpsc::UnboundedSender<ForHub>);
 
 impl Finds {
     /// The sending half, and the receiving half the hub records from.
-    pub fn channel() -> (Finds, mpsc::UnboundedReceiver<Found>) {
+    pub fn channel() -> (Finds, mpsc::UnboundedReceiver<ForHub>) {
         let (tx, rx) = mpsc::unbounded_channel();
         (Finds(tx), rx)
     }
 
     /// Hands `found` to the hub. The hub gone, nobody records it, and nobody is left to show it either.
     pub fn send(&self, found: Found) {
-        let _ = self.0.send(found);
+        let _ = self.0.send(ForHub::Found(Box::new(found)));
+    }
+
+    /// Asks the hub to tell every client `agent`'s status as it is now.
+    pub fn tell_status(&self, agent: &str) {
+        let _ = self.0.send(ForHub::Status(agent.to_owned()));
     }
 }

@@ -36,7 +36,6 @@ pub mod voice;
 mod work_dir;
 pub mod worktree;
 
-use crate::asks::Requests;
 use crate::lifecycle::Lifecycle;
 use std::future::{Future, IntoFuture};
 
@@ -102,7 +101,7 @@ pub async fn serve(
     let closer = tokio::spawn(async move {
         shutdown.await;
         // A held permission request would hold the graceful shutdown for as long as nobody answers it.
-        Requests::of(&closing).close_all();
+        closing.requests().close_all();
         let _ = stop.send(true);
     });
     let until = |mut stopping: tokio::sync::watch::Receiver<bool>| async move {

@@ -354,6 +354,9 @@ mod tests {
             .await
             .expect("the interrupt was never found")
             .unwrap();
+        let crate::found::ForHub::Found(entry) = entry else {
+            panic!("not an entry: {entry:?}");
+        };
         assert_eq!(entry.agent, "sky");
         assert_eq!(entry.source, Source::Transcript);
         assert_eq!(entry.event, Event::Transcript(Entry::Interrupted));

@@ -21,8 +21,10 @@ use clawmux_core::{Event, Source, ToolCall};
 use serde_json::{json, Value};
 use tokio::sync::oneshot;
 
+use crate::agents::Agents;
+use crate::clock::now;
 use crate::error::HubError;
-use crate::hub::Hub;
+use crate::found::{Finds, Found};
 pub use crate::ui_event::Request;
 use decision::decision;
 use request::NotPending;
@@ -38,14 +40,15 @@ pub(crate) struct Held {
 
 /// Closes its request when the hook that holds it goes away (Claude Code's timeout, a killed command).
 struct HeldBy {
-    hub: Hub,
+    agents: Agents,
+    finds: Finds,
     agent: String,
     id: String,
 }
 
 impl Drop for HeldBy {
     fn drop(&mut self) {
-        let Ok(live) = self.hub.live(&self.agent) else {
+        let Ok(live) = self.agents.live(&self.agent) else {
             return;
         };
         if live.asks.close_if(&self.id) {
@@ -54,37 +57,35 @@ impl Drop for HeldBy {
             // agent, taken to wait for the user, would never be reminded. (Answered in the terminal, the
             // tool's own end clears it; no interrupt came before.)
             let cancelled = live.run.pulse.borrow().interrupted;
-            let (hub, agent) = (self.hub.clone(), self.agent.clone());
-            tokio::spawn(async move {
-                if cancelled {
-                    if let Err(e) = hub
-                        .apply(&agent, Source::Hub, &Event::Interrupted, b"")
-                        .await
-                    {
-                        tracing::warn!(agent, error = %e, "could not end a cancelled request's need");
-                    }
-                }
-                hub.broadcast_status(&agent).await;
-            });
+            if cancelled {
+                self.finds.send(Found {
+                    agent: self.agent.clone(),
+                    source: Source::Hub,
+                    event: Event::Interrupted,
+                    payload: Vec::new(),
+                    at: now(),
+                    tell_status: true,
+                });
+            } else {
+                self.finds.tell_status(&self.agent);
+            }
         }
     }
 }
 
 /// Answering an agent's requests: holds a hook's request open, shows it, and takes the user's answer to it
-/// (each agent's open request is its [`Live`](crate::live)'s [`Asks`](request::Asks)).
-#[derive(Clone, Copy)]
-pub struct Requests<'h> {
-    hub: &'h Hub,
+/// (each agent's open request is its [`Live`](crate::live)'s [`Asks`](request::Asks)). Made once with the
+/// agents' registry and where it asks the hub to tell a status again or to record a cancelled request's end.
+pub struct Requests {
+    agents: Agents,
+    finds: Finds,
 }
 
-impl<'h> Requests<'h> {
-    /// The feature as `hub` composes it.
-    pub fn of(hub: &'h Hub) -> Requests<'h> {
-        Requests { hub }
+impl Requests {
+    pub(crate) fn new(agents: Agents, finds: Finds) -> Requests {
+        Requests { agents, finds }
     }
-}
 
-impl Requests<'_> {
     /// Opens a request for a PermissionRequest hook's call (before its event is applied, so the status
     /// that shows the need carries it).
     pub(crate) fn hold_request(
@@ -98,9 +99,10 @@ impl Requests<'_> {
             .and_then(Value::as_array)
             .cloned()
             .unwrap_or_default();
-        let (request, answered) = self.hub.live(agent)?.asks.open(call, suggestions);
+        let (request, answered) = self.agents.live(agent)?.asks.open(call, suggestions);
         let guard = HeldBy {
-            hub: self.hub.clone(),
+            agents: self.agents.clone(),
+            finds: self.finds.clone(),
             agent: agent.to_owned(),
             id: request.id.clone(),
         };
@@ -114,7 +116,7 @@ impl Requests<'_> {
     /// Shows a held request to every client and waits for the user's answer: Claude Code's decision, or
     /// nothing (`{}`) when the request ends unanswered.
     pub(crate) async fn await_answer(&self, agent: &str, held: Held) -> Result<Value, HubError> {
-        self.hub.broadcast_status(agent).await;
+        self.finds.tell_status(agent);
         match held.answered.await {
             Ok(reply) => Ok(decision(&held.request, &reply)),
             Err(_) => Ok(json!({})),
@@ -124,7 +126,7 @@ impl Requests<'_> {
     /// Ends every open request unanswered (the hub is stopping): their hooks answer nothing, and the
     /// dialogs stay in the agents' terminals.
     pub fn close_all(&self) {
-        for live in self.hub.lives() {
+        for live in self.agents.lives() {
             live.asks.close();
         }
     }
@@ -133,7 +135,7 @@ impl Requests<'_> {
     /// be it).
     pub async fn answer(&self, answer: AnswerRequest) -> Result<(), HubError> {
         let agent = answer.session_id.clone();
-        self.hub.live(&agent)?.asks.answer(answer).map_err(|NotPending| {
+        self.agents.live(&agent)?.asks.answer(answer).map_err(|NotPending| {
             HubError::new(
                 Code::NotPending,
                 format!(
@@ -142,7 +144,85 @@ impl Requests<'_> {
                 ),
             )
         })?;
-        self.hub.broadcast_status(&agent).await;
+        self.finds.tell_status(&agent);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::found::ForHub;
+
+    fn requests() -> (Requests, tokio::sync::mpsc::UnboundedReceiver<ForHub>) {
+        let agents = Agents::default();
+        agents.insert("sky", "/w/sky".into(), clawmux_core::State::Processing);
+        let (finds, sent) = Finds::channel();
+        (Requests::new(agents, finds), sent)
+    }
+
+    fn call() -> ToolCall {
+        ToolCall {
+            name: "Bash".to_owned(),
+            input: json!({"command": "ls"}),
+            id: Some("toolu_1".to_owned()),
+        }
+    }
+
+    fn answer(request_id: Option<String>) -> AnswerRequest {
+        AnswerRequest {
+            session_id: "sky".to_owned(),
+            request_id,
+            decision: Verdict::Allow,
+            message: None,
+            answers: None,
+            suggestion: None,
+            mode: None,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_held_request_is_shown_answered_once_and_a_late_click_decides_nothing() {
+        let (requests, mut sent) = requests();
+        let held = requests.hold_request("sky", &call(), None).unwrap();
+        let id = held.request.id.clone();
+        let waiting = requests.await_answer("sky", held);
+        let answering = async {
+            // Shown before the answer: the hub tells the status that carries the request.
+            assert_eq!(sent.recv().await, Some(ForHub::Status("sky".to_owned())));
+            requests.answer(answer(Some(id.clone()))).await.unwrap();
+        };
+        let (decision, ()) = tokio::join!(waiting, answering);
+        assert_eq!(
+            decision.unwrap()["hookSpecificOutput"]["decision"]["behavior"],
+            "allow"
+        );
+        assert_eq!(sent.recv().await, Some(ForHub::Status("sky".to_owned())));
+        let late = requests.answer(answer(Some(id))).await.unwrap_err();
+        assert_eq!(late.code, Code::NotPending);
+        assert!(sent.try_recv().is_err(), "a late click tells nothing");
+    }
+
+    #[tokio::test]
+    async fn a_request_whose_hook_went_away_ends_and_after_an_interrupt_its_need_too() {
+        let (requests, mut sent) = requests();
+        drop(requests.hold_request("sky", &call(), None).unwrap());
+        assert_eq!(sent.try_recv(), Ok(ForHub::Status("sky".to_owned())));
+        assert_eq!(
+            requests.answer(answer(None)).await.unwrap_err().code,
+            Code::NotPending
+        );
+
+        let live = requests.agents.live("sky").unwrap();
+        live.run.pulse.send_modify(|p| p.interrupted = true);
+        drop(requests.hold_request("sky", &call(), None).unwrap());
+        let Ok(ForHub::Found(found)) = sent.try_recv() else {
+            panic!("the cancelled request's need is not ended");
+        };
+        assert_eq!(
+            (found.event, found.source),
+            (Event::Interrupted, Source::Hub)
+        );
+        assert!(found.tell_status);
     }
 }

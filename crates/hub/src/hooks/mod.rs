@@ -22,7 +22,6 @@ use serde_json::{json, Value};
 
 pub(crate) mod payload;
 
-use crate::asks::Requests;
 use crate::clock::now;
 use crate::error::HubError;
 use crate::hub::Hub;
@@ -78,15 +77,17 @@ impl Hooks<'_> {
             Ok(Some(Hook {
                 kind: HookKind::PermissionRequest(call),
                 ..
-            })) => {
-                Some(Requests::of(self.hub).hold_request(&agent, call, payload.value.as_ref())?)
-            }
+            })) => Some(
+                self.hub
+                    .requests()
+                    .hold_request(&agent, call, payload.value.as_ref())?,
+            ),
             Ok(_) | Err(_) => None,
         };
         self.record_hook(&agent, &payload).await?;
         payload.usable()?;
         match held {
-            Some(held) => Requests::of(self.hub).await_answer(&agent, held).await,
+            Some(held) => self.hub.requests().await_answer(&agent, held).await,
             None => Ok(json!({})),
         }
     }

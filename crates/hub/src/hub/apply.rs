@@ -38,13 +38,21 @@ impl Hub {
         }
     }
 
-    /// Records what the features found (`found.rs`), in the order they found it, until they are all gone
+    /// Carries out what the features sent (`found.rs`), in the order they sent it, until they are all gone
     /// (the task is aborted when `serve` ends).
     pub(crate) async fn record_found(
         self,
-        mut found: tokio::sync::mpsc::UnboundedReceiver<crate::found::Found>,
+        mut found: tokio::sync::mpsc::UnboundedReceiver<crate::found::ForHub>,
     ) {
-        while let Some(f) = found.recv().await {
+        use crate::found::ForHub;
+        while let Some(next) = found.recv().await {
+            let f = match next {
+                ForHub::Status(agent) => {
+                    self.broadcast_status(&agent).await;
+                    continue;
+                }
+                ForHub::Found(f) => f,
+            };
             match self
                 .apply_at(&f.agent, f.source, &f.event, &f.payload, f.at)
                 .await

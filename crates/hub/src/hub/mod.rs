@@ -84,8 +84,10 @@ struct Inner {
     explain: crate::explain::Explain,
     /// Following the agents' transcripts (`transcript.rs`).
     transcripts: crate::transcript::Transcripts,
+    /// Answering what an agent needs from the app (`asks/`).
+    requests: crate::asks::Requests,
     /// What the features found for the state machine, until `serve` takes it to record it.
-    found: Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<crate::found::Found>>>,
+    found: Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<crate::found::ForHub>>>,
     /// What the features ask of the lifecycle, until `serve` takes it to carry it out.
     errands: Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<crate::usage::Errand>>>,
 }
@@ -155,6 +157,7 @@ impl Hub {
             opinions.clone(),
             finds.clone(),
         );
+        let requests = crate::asks::Requests::new(agents.clone(), finds.clone());
         let search = crate::search::Search::new(
             store.clone(),
             agents.clone(),
@@ -204,6 +207,7 @@ impl Hub {
                 import,
                 explain,
                 transcripts,
+                requests,
                 found: Mutex::new(Some(found)),
                 errands: Mutex::new(Some(errands_in)),
             }),
@@ -251,6 +255,11 @@ impl Hub {
         &self.inner.opinion
     }
 
+    /// Answering what an agent needs from the app.
+    pub fn requests(&self) -> &crate::asks::Requests {
+        &self.inner.requests
+    }
+
     /// Following the agents' transcripts.
     pub(crate) fn transcripts(&self) -> &crate::transcript::Transcripts {
         &self.inner.transcripts
@@ -259,7 +268,7 @@ impl Hub {
     /// What the features found for the state machine, for the one who records it (`serve`), once.
     pub(crate) fn take_found(
         &self,
-    ) -> Option<tokio::sync::mpsc::UnboundedReceiver<crate::found::Found>> {
+    ) -> Option<tokio::sync::mpsc::UnboundedReceiver<crate::found::ForHub>> {
         self.inner
             .found
             .lock()
@@ -380,11 +389,6 @@ impl Hub {
     pub(crate) fn broadcast(&self, event: UiEvent) {
         // No receiver means no UI is open: not an error.
         let _ = self.inner.ui.send(event);
-    }
-
-    /// Every agent's live state.
-    pub(crate) fn lives(&self) -> Vec<Arc<Live>> {
-        self.inner.agents.lives()
     }
 
     pub(crate) fn live(&self, agent: &str) -> Result<Arc<Live>, HubError> {
