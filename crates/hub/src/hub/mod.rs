@@ -4,7 +4,7 @@
 //! The hub is the one owner of the store and of each agent's live data (its waiter, its inbox lock). A
 //! `Hub` is a cheap-clone handle; the state behind it is shared by all connections.
 //!
-//! Long: the composition root and the agents' registry, until the lifecycle, the inbox and the requests are made once as search and usage are.
+//! Long: the composition root and the agents as the UI lists them, until the lifecycle, the inbox and the hooks are made once as search and usage are.
 
 mod apply;
 mod messages;
@@ -90,6 +90,13 @@ struct Inner {
     found: Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<crate::found::ForHub>>>,
     /// What the features ask of the lifecycle, until `serve` takes it to carry it out.
     errands: Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<crate::usage::Errand>>>,
+}
+
+/// What a slot held, taken out once (a channel's receiving half, for the task that serves it).
+fn take_once<T>(slot: &Mutex<Option<T>>) -> Option<T> {
+    slot.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .take()
 }
 
 impl Hub {
@@ -269,22 +276,14 @@ impl Hub {
     pub(crate) fn take_found(
         &self,
     ) -> Option<tokio::sync::mpsc::UnboundedReceiver<crate::found::ForHub>> {
-        self.inner
-            .found
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .take()
+        take_once(&self.inner.found)
     }
 
     /// What the features ask of the lifecycle, for the one who carries it out (`serve`), once.
     pub(crate) fn take_errands(
         &self,
     ) -> Option<tokio::sync::mpsc::UnboundedReceiver<crate::usage::Errand>> {
-        self.inner
-            .errands
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .take()
+        take_once(&self.inner.errands)
     }
 
     /// The other machines.

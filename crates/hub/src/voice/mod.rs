@@ -81,6 +81,14 @@ pub struct Spoken {
     pub text: String,
 }
 
+/// Writes a recording to `file` (0600), its folder made if missing.
+fn keep(file: &std::path::Path, audio: &[u8]) -> Result<(), HubError> {
+    file.parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|()| crate::config::write_private(file, audio))
+        .map_err(|e| HubError::new(Code::CannotSave, format!("cannot keep the recording: {e}")))
+}
+
 /// A recording kept on disk until the message it became is stored ([`Recording::delivered`]).
 #[derive(Debug)]
 pub struct Recording {
@@ -137,11 +145,8 @@ impl Voice {
         audio: &[u8],
     ) -> Result<PathBuf, HubError> {
         let file = self.kept_recording(recording, ext)?;
-        file.parent()
-            .map_or(Ok(()), std::fs::create_dir_all)
-            .and_then(|()| crate::config::write_private(&file, audio))
-            .map(|()| file)
-            .map_err(|e| HubError::new(Code::CannotSave, format!("cannot keep the recording: {e}")))
+        keep(&file, audio)?;
+        Ok(file)
     }
 
     fn voice_settings_path(&self) -> PathBuf {
@@ -220,16 +225,12 @@ impl Voice {
         }
         // 25 MiB at most, written off the async threads.
         let file = self.kept_recording(recording, ext)?;
-        let (file, audio) = tokio::task::spawn_blocking(move || {
-            file.parent()
-                .map_or(Ok(()), std::fs::create_dir_all)
-                .and_then(|()| crate::config::write_private(&file, &audio))
-                .map(|()| (file, audio))
-        })
-        .await
-        .map_err(std::io::Error::other)
-        .and_then(|kept| kept)
-        .map_err(|e| HubError::new(Code::CannotSave, format!("cannot keep the recording: {e}")))?;
+        let (file, audio) =
+            tokio::task::spawn_blocking(move || keep(&file, &audio).map(|()| (file, audio)))
+                .await
+                .map_err(|e| {
+                    HubError::new(Code::CannotSave, format!("cannot keep the recording: {e}"))
+                })??;
         Ok(Recording {
             id: recording.to_owned(),
             file,
