@@ -46,7 +46,7 @@ pub use inbox::Waiter;
 
 /// The hub's work beside its listeners, started when it serves and stopped when it stops: the agents'
 /// tmux sessions taken over, the waits checked after a start, Claude Code's own view watched, search's
-/// indexing and reading, and the features' errands.
+/// indexing and reading, what the features found recorded, and usage's errands carried out.
 fn background(hub: &Hub) -> Vec<tokio::task::AbortHandle> {
     let adopting = hub.clone();
     let adopt = tokio::spawn(async move {
