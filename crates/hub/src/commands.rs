@@ -23,7 +23,6 @@ use crate::error::HubError;
 use crate::explain::Report;
 use crate::hub::Hub;
 use crate::import::AgentImport;
-use crate::lifecycle::Lifecycle;
 use crate::lifecycle::{Capabilities, SpawnRequest};
 use crate::terminal::Viewer;
 use crate::ui_event::{MessageOut, SessionInfo};
@@ -368,21 +367,21 @@ impl Hub {
             Command::AddAgent { name, work_dir } => Ok(Reply::Session(Box::new(
                 self.add_agent(&name, work_dir.as_deref()).await?,
             ))),
-            Command::Spawn(req) => Ok(Reply::Session(Box::new(
-                Lifecycle::of(self).spawn(req).await?,
-            ))),
+            Command::Spawn(req) => Ok(Reply::Session(Box::new(self.lifecycle().spawn(req).await?))),
             Command::Answer(answer) => {
                 self.requests().answer(answer).await?;
                 Ok(Reply::Done {})
             }
-            Command::Terminate { session_id } => Ok(Reply::Session(Box::new(
-                Lifecycle::of(self).terminate(&session_id).await?,
-            ))),
-            Command::Restart { session_id } => Ok(Reply::Session(Box::new(
-                Lifecycle::of(self).restart(&session_id).await?,
-            ))),
+            Command::Terminate { session_id } => {
+                self.lifecycle().terminate(&session_id).await?;
+                Ok(Reply::Session(Box::new(self.session(&session_id).await?)))
+            }
+            Command::Restart { session_id } => {
+                self.lifecycle().restart(&session_id).await?;
+                Ok(Reply::Session(Box::new(self.session(&session_id).await?)))
+            }
             Command::Interrupt { session_id } => {
-                Lifecycle::of(self).interrupt(&session_id).await?;
+                self.lifecycle().interrupt(&session_id).await?;
                 Ok(Reply::Done {})
             }
             Command::Explain { session_id } => Ok(Reply::Explanation(Box::new(
@@ -393,9 +392,10 @@ impl Hub {
                 Ok(Reply::Done {})
             }
             Command::Report(req) => Ok(Reply::Report(Box::new(self.explain().report(req).await?))),
-            Command::Capabilities {} => Ok(Reply::Capabilities(
-                Lifecycle::of(self).capabilities().await,
-            )),
+            Command::Capabilities {} => Ok(Reply::Capabilities(crate::lifecycle::Capabilities {
+                to_import: self.import().not_imported(),
+                ..self.lifecycle().capabilities().await
+            })),
             Command::Import {} => Ok(Reply::Imported(self.import().original().await)),
             Command::VoiceSettings {} => Ok(Reply::VoiceSettings(
                 self.voice().settings().await?.public(),

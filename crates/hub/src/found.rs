@@ -1,7 +1,7 @@
 //! What a feature sends the hub, one way: events it finds for the state machine (a line of an agent's
 //! transcript, Claude Code's own view of a session that disagrees with ours, a held request its hook left),
 //! and agents whose status must be told again (a request opened or answered). The feature holds only the
-//! sending half; a task of `serve`'s carries them out in the order they came (`Hub::apply_at`, the status
+//! sending half; a task of `serve`'s carries them out in the order they came (`States::apply_at`, the status
 //! broadcast), so finding needs no hub.
 
 use clawmux_core::{Event, Millis, Source};

@@ -28,6 +28,7 @@ pub mod notice;
 pub mod observe;
 mod opinion;
 pub mod search;
+mod states;
 pub mod terminal;
 pub mod transcript;
 pub mod ui_event;
@@ -36,7 +37,6 @@ pub mod voice;
 mod work_dir;
 pub mod worktree;
 
-use crate::lifecycle::Lifecycle;
 use std::future::{Future, IntoFuture};
 
 pub use commands::Command;
@@ -48,15 +48,15 @@ pub use inbox::Waiter;
 /// tmux sessions taken over, the waits checked after a start, Claude Code's own view watched, search's
 /// indexing and reading, what the features found recorded, and usage's errands carried out.
 fn background(hub: &Hub) -> Vec<tokio::task::AbortHandle> {
-    let adopting = hub.clone();
+    let adopting = hub.lifecycle().clone();
     let adopt = tokio::spawn(async move {
-        if let Err(e) = Lifecycle::of(&adopting).adopt().await {
+        if let Err(e) = adopting.adopt().await {
             tracing::warn!(error = %e, "could not take over the agents' tmux sessions");
         }
     });
-    let settle = hub.clone();
+    let settle = hub.inbox().clone();
     let settle = tokio::spawn(async move {
-        if let Err(e) = settle.settle_waits_after_start().await {
+        if let Err(e) = settle.settle_waits_after_start(hub::WAIT_GRACE).await {
             tracing::warn!(error = %e, "could not check the agents' waits after start");
         }
     });
@@ -67,10 +67,12 @@ fn background(hub: &Hub) -> Vec<tokio::task::AbortHandle> {
     ];
     tasks.extend(hub.search().start());
     if let Some(found) = hub.take_found() {
-        tasks.push(tokio::spawn(hub.clone().record_found(found)).abort_handle());
+        tasks.push(tokio::spawn(hub.states().clone().record_found(found)).abort_handle());
     }
     if let Some(errands) = hub.take_errands() {
-        tasks.push(tokio::spawn(lifecycle::errands(hub.clone(), errands)).abort_handle());
+        tasks.push(
+            tokio::spawn(lifecycle::errands(hub.lifecycle().clone(), errands)).abort_handle(),
+        );
     }
     tasks
 }

@@ -6,7 +6,7 @@
 //! - [`Running`] (`lifecycle/running.rs`): the process, its end, its sign of life, its problem.
 //! - [`Asks`] (`asks/`): the permission, question or plan request a hook holds open.
 //! - the transcript being followed (`transcript.rs`).
-//! - `last_status`: the status last broadcast (`hub/apply.rs`, `Hub::step`).
+//! - `last_status`: the status last broadcast (`states.rs`, `States::apply`).
 //!
 //! Lock order, for code that holds more than one (the async locks may be held across awaits; the std
 //! mutexes never are, and none is taken while holding a std mutex):

@@ -8,6 +8,25 @@ use clawmux_core::wire::Code;
 
 use crate::error::HubError;
 
+/// What registering an agent and spawning one check first: a good name no agent in `agents` has, and a
+/// usable work folder (given, or the default one under `data_dir`); returns the folder, not created yet.
+pub(crate) fn check_new(
+    agents: &crate::agents::Agents,
+    data_dir: &Path,
+    name: &str,
+    work_dir: Option<&Path>,
+) -> Result<(PathBuf, String), HubError> {
+    clawmux_core::wire::check_agent_name(name)
+        .map_err(|e| HubError::new(Code::BadAgentName, e.to_string()))?;
+    if agents.live(name).is_ok() {
+        return Err(HubError::new(
+            Code::AgentExists,
+            format!("agent `{name}` already exists"),
+        ));
+    }
+    resolve(data_dir, name, work_dir)
+}
+
 /// An agent's work folder: `asked` if given (absolute), else `<data_dir>/agents/<name>`; as a path and as
 /// the UTF-8 text the store keeps. Refuses a relative path and a path that is not UTF-8.
 pub(crate) fn resolve(

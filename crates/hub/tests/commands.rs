@@ -7,7 +7,6 @@ use std::sync::Mutex;
 use clawmux_core::wire::Code;
 use clawmux_hub::commands::CommandName;
 use clawmux_hub::config::Options;
-use clawmux_hub::inbox::Inbox;
 use clawmux_hub::{Command, Hub};
 use serde_json::json;
 use strum::IntoEnumIterator;
@@ -260,7 +259,7 @@ async fn metrics_count_time_in_state_and_transitions() {
     let dir = tempfile::tempdir().unwrap();
     let hub = Hub::open(dir.path()).await.unwrap();
     hub.add_agent("sky", None).await.unwrap();
-    let waiter = Inbox::of(&hub).wait_open("sky").await.unwrap();
+    let waiter = hub.inbox().wait_open("sky").await.unwrap();
     waiter.close().await.unwrap();
     let text = hub.metrics_text().await.unwrap();
     assert!(text.contains("# TYPE clawmux_agent_state_seconds_total counter"));

@@ -12,8 +12,6 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use clawmux_hub::hooks::Hooks;
-use clawmux_hub::inbox::Inbox;
 use clawmux_hub::{Hub, Waiter};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
@@ -106,7 +104,8 @@ fn hook_body(op: Op) -> String {
 
 /// Runs one tool hook; the ids of the messages it handed over.
 async fn tool_hook(hub: &Hub, agent: &str, op: Op) -> Vec<String> {
-    let reply = Hooks::of(hub)
+    let reply = hub
+        .hooks()
         .tool(Some(agent), hook_body(op).as_bytes())
         .await
         .unwrap();
@@ -187,7 +186,8 @@ async fn run_case(hub: &Hub, agent: &str, ops: &[Op]) -> Result<(), TestCaseErro
             Op::Stop => {
                 // Whatever the user had finished sending before Claude tried to stop.
                 let before = sent.lock().unwrap().clone();
-                let verdict = Hooks::of(hub)
+                let verdict = hub
+                    .hooks()
                     .stop(agent, br#"{"hook_event_name":"Stop"}"#)
                     .await
                     .unwrap();
@@ -211,13 +211,13 @@ async fn run_case(hub: &Hub, agent: &str, ops: &[Op]) -> Result<(), TestCaseErro
             }
             Op::WaitConnect => {
                 if waiter.is_none() {
-                    waiter = Some(Inbox::of(hub).wait_open(agent).await.unwrap());
+                    waiter = Some(hub.inbox().wait_open(agent).await.unwrap());
                     claude.owes_answer = false;
                 }
             }
             Op::WaitDeliver | Op::WaitDies => {
                 // A connected waiter is offered whatever is pending, at once.
-                if waiter.is_some() && Inbox::of(hub).pending(agent).await.unwrap() > 0 {
+                if waiter.is_some() && hub.inbox().pending(agent).await.unwrap() > 0 {
                     let w = waiter.take().unwrap();
                     let offer = offered(&w).await?;
                     if matches!(op, Op::WaitDeliver) {
@@ -244,8 +244,8 @@ async fn run_case(hub: &Hub, agent: &str, ops: &[Op]) -> Result<(), TestCaseErro
     if let Some(w) = waiter.take() {
         w.close().await.unwrap();
     }
-    if Inbox::of(hub).pending(agent).await.unwrap() > 0 {
-        let w = Inbox::of(hub).wait_open(agent).await.unwrap();
+    if hub.inbox().pending(agent).await.unwrap() > 0 {
+        let w = hub.inbox().wait_open(agent).await.unwrap();
         let offer = offered(&w).await?;
         claude.receive(offer.messages.iter().map(|m| m.id.to_string()).collect());
         w.confirm(offer).await.unwrap();

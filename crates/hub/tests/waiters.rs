@@ -5,7 +5,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use clawmux_core::State;
-use clawmux_hub::inbox::Inbox;
 use clawmux_hub::Hub;
 
 #[test]
@@ -19,11 +18,11 @@ fn a_wait_closing_while_the_next_opens_leaves_the_agent_idle() {
     rt.block_on(async {
         let hub = Hub::open(dir.path()).await.unwrap();
         hub.add_agent("sky", None).await.unwrap();
-        let mut current = Inbox::of(&hub).wait_open("sky").await.unwrap();
+        let mut current = hub.inbox().wait_open("sky").await.unwrap();
         for round in 0..300 {
             let opening = {
                 let hub = hub.clone();
-                tokio::spawn(async move { Inbox::of(&hub).wait_open("sky").await.unwrap() })
+                tokio::spawn(async move { hub.inbox().wait_open("sky").await.unwrap() })
             };
             let closing = tokio::spawn(async move { current.close().await.unwrap() });
             closing.await.unwrap();

@@ -76,6 +76,7 @@ impl Drop for HeldBy {
 /// Answering an agent's requests: holds a hook's request open, shows it, and takes the user's answer to it
 /// (each agent's open request is its [`Live`](crate::live)'s [`Asks`](request::Asks)). Made once with the
 /// agents' registry and where it asks the hub to tell a status again or to record a cancelled request's end.
+#[derive(Clone)]
 pub struct Requests {
     agents: Agents,
     finds: Finds,

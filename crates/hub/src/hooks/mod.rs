@@ -22,28 +22,45 @@ use serde_json::{json, Value};
 
 pub(crate) mod payload;
 
+use crate::asks::Requests;
 use crate::clock::now;
 use crate::error::HubError;
-use crate::hub::Hub;
 use crate::inbox::Inbox;
+use crate::states::States;
+use crate::transcript::Transcripts;
 use crate::ui_event::{SessionInfo, UiEvent};
+use crate::worktree::Worktrees;
 pub(crate) use payload::Payload;
 
 /// The four hooks Claude Code runs, received in one place: each payload parsed once, recorded always, and
-/// what cannot be used answered alike.
-#[derive(Clone, Copy)]
-pub struct Hooks<'h> {
-    hub: &'h Hub,
+/// what cannot be used answered alike. Made once when the hub opens, with the features a hook reaches.
+#[derive(Clone)]
+pub struct Hooks {
+    states: States,
+    inbox: Inbox,
+    requests: Requests,
+    transcripts: Transcripts,
+    worktrees: Worktrees,
 }
 
-impl<'h> Hooks<'h> {
-    /// The feature as `hub` composes it.
-    pub fn of(hub: &'h Hub) -> Hooks<'h> {
-        Hooks { hub }
+impl Hooks {
+    /// The hooks, recorded in `states` and carried on to the features they concern.
+    pub(crate) fn new(
+        states: States,
+        inbox: Inbox,
+        requests: Requests,
+        transcripts: Transcripts,
+        worktrees: Worktrees,
+    ) -> Hooks {
+        Hooks {
+            states,
+            inbox,
+            requests,
+            transcripts,
+            worktrees,
+        }
     }
-}
 
-impl Hooks<'_> {
     /// A tool-status hook (`POST /api/hooks/tool-status`): records the event, steps the machine, and hands
     /// the inbox over as additionalContext when it may. `agent` is the `ClawMux-Session` header, if sent.
     pub async fn tool(&self, agent: Option<&str>, body: &[u8]) -> Result<Value, HubError> {
@@ -55,11 +72,9 @@ impl Hooks<'_> {
                 if let HookKind::PostToolUse { tool_name, .. }
                 | HookKind::PostToolUseFailure { tool_name, .. } = &hook.kind
                 {
-                    self.hub.worktrees().tool_ended(&agent, tool_name);
+                    self.worktrees.tool_ended(&agent, tool_name);
                 }
-                Inbox::of(self.hub)
-                    .answer_hook(&agent, hook, &payload)
-                    .await
+                self.inbox.answer_hook(&agent, hook, &payload).await
             }
             None => Ok(json!({})),
         }
@@ -78,8 +93,7 @@ impl Hooks<'_> {
                 kind: HookKind::PermissionRequest(call),
                 ..
             })) => Some(
-                self.hub
-                    .requests()
+                self.requests
                     .hold_request(&agent, call, payload.value.as_ref())?,
             ),
             Ok(_) | Err(_) => None,
@@ -87,7 +101,7 @@ impl Hooks<'_> {
         self.record_hook(&agent, &payload).await?;
         payload.usable()?;
         match held {
-            Some(held) => self.hub.requests().await_answer(&agent, held).await,
+            Some(held) => self.requests.await_answer(&agent, held).await,
             None => Ok(json!({})),
         }
     }
@@ -95,10 +109,10 @@ impl Hooks<'_> {
     /// The Stop hook (`clawmux hook stop`): records the event and decides whether Claude may stop.
     pub async fn stop(&self, agent: &str, body: &[u8]) -> Result<StopVerdict, HubError> {
         let payload = Payload::parse(body);
-        self.hub.live(agent)?;
+        self.states.live(agent)?;
         self.record_hook(agent, &payload).await?;
         match payload.usable()? {
-            Some(_) => Inbox::of(self.hub).stop_verdict(agent).await,
+            Some(_) => self.inbox.stop_verdict(agent).await,
             None => Ok(StopVerdict {
                 block: false,
                 reason: String::new(),
@@ -115,7 +129,7 @@ impl Hooks<'_> {
             payload.usable()?;
         }
         let (session_id, cwd) = crate::observe::identity(payload.value.as_ref())?;
-        let agent = match self.hub.store().observed_agent(session_id).await? {
+        let agent = match self.states.store().observed_agent(session_id).await? {
             Some(row) => row.name,
             None => {
                 let starts = payload
@@ -144,7 +158,7 @@ impl Hooks<'_> {
         }
         payload
             .text("cwd")
-            .and_then(|cwd| self.hub.agent_by_work_dir(cwd))
+            .and_then(|cwd| self.states.agents().working_in(std::path::Path::new(cwd)))
             .ok_or_else(|| {
                 HubError::new(
                     Code::UnknownAgent,
@@ -161,12 +175,12 @@ impl Hooks<'_> {
     ) -> Result<String, HubError> {
         let name = crate::observe::observed_name(cwd, session_id);
         let row = self
-            .hub
+            .states
             .store()
             .add_observed_agent(&name, cwd, session_id, now())
             .await?;
-        self.hub.insert_live(&name, cwd.into());
-        self.hub.broadcast(UiEvent::SessionSpawned {
+        self.states.insert_live(&name, cwd.into());
+        self.states.broadcast(UiEvent::SessionSpawned {
             session: SessionInfo::new(&row.name, &row.work_dir, &row.snapshot, 0),
         });
         tracing::info!(agent = %name, session_id, "observing a Claude Code session");
@@ -176,10 +190,138 @@ impl Hooks<'_> {
     /// Records a hook's event (the machine steps on it, or records why not) and follows the transcript it
     /// names.
     async fn record_hook(&self, agent: &str, payload: &Payload<'_>) -> Result<(), HubError> {
-        self.hub
+        self.states
             .apply(agent, Source::Hook, &payload.event, payload.body)
             .await?;
-        self.hub.transcripts().follow(agent, &payload.event);
+        self.transcripts.follow(agent, &payload.event);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::states::fixture::{fixture, Fixture};
+    use clawmux_core::wire::Kind;
+    use clawmux_core::State;
+    use clawmux_store::NewMessage;
+
+    fn hooks(f: &Fixture) -> Hooks {
+        let agents = f.states.agents().clone();
+        Hooks::new(
+            f.states.clone(),
+            Inbox::new(f.states.clone()),
+            Requests::new(agents.clone(), f.finds.clone()),
+            Transcripts::new(
+                agents.clone(),
+                f.usage.clone(),
+                f.finds.clone(),
+                std::time::Duration::ZERO,
+            ),
+            Worktrees::new(
+                f.states.store().clone(),
+                agents,
+                f.dir.path().to_owned(),
+                tokio::sync::broadcast::channel(4).0,
+            ),
+        )
+    }
+
+    fn pre_tool(cwd: &str) -> Vec<u8> {
+        json!({"hook_event_name": "PreToolUse", "tool_name": "Read", "tool_input": {"file_path": "/x"},
+            "tool_use_id": "t", "cwd": cwd})
+        .to_string()
+        .into_bytes()
+    }
+
+    async fn state(f: &Fixture) -> State {
+        f.states.store().agent("sky").await.unwrap().snapshot.state
+    }
+
+    #[tokio::test]
+    async fn a_tool_hook_is_known_by_its_folder_moves_the_agent_and_carries_the_inbox() {
+        let f = fixture().await;
+        let hooks = hooks(&f);
+        // Working, its wait gone: a tool call is its activity.
+        for event in [
+            clawmux_core::Event::WaitConnected,
+            clawmux_core::Event::WaitDisconnected,
+        ] {
+            f.states
+                .apply("sky", Source::Wait, &event, b"")
+                .await
+                .unwrap();
+        }
+        f.states
+            .append(&NewMessage {
+                agent: "sky",
+                kind: Kind::User,
+                sender: "user",
+                recipient: Some("sky"),
+                text: "also lint",
+                parent: None,
+                voice: false,
+                idem_key: None,
+                at: now(),
+            })
+            .await
+            .unwrap();
+        hooks.inbox.announce_pending("sky").await.unwrap();
+        let reply = hooks.tool(None, &pre_tool("/w/sky")).await.unwrap();
+        let context = reply["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap();
+        assert!(context.contains("also lint"), "{context}");
+        let stored = f.states.store().agent("sky").await.unwrap().snapshot;
+        assert_eq!(stored.state, State::Processing);
+        assert!(stored.activity.contains("Read"), "{}", stored.activity);
+        assert_eq!(hooks.inbox.pending("sky").await.unwrap(), 0);
+    }
+
+    #[tokio::test]
+    async fn what_cannot_be_used_is_refused_alike_and_moves_nothing() {
+        let f = fixture().await;
+        let hooks = hooks(&f);
+        let e = hooks.tool(None, &pre_tool("/elsewhere")).await.unwrap_err();
+        assert_eq!(e.code, Code::UnknownAgent);
+        let e = hooks.tool(Some("sky"), b"not json").await.unwrap_err();
+        assert_eq!(e.code, Code::MalformedJson);
+        let e = hooks
+            .stop("sky", b"{\"hook_event_name\": 7}")
+            .await
+            .unwrap_err();
+        assert_eq!(e.code, Code::MalformedEvent);
+        assert_eq!(state(&f).await, State::Starting);
+        // A kind of event ClawMux has no rule for is answered as if nothing had happened.
+        let reply = hooks
+            .tool(Some("sky"), br#"{"hook_event_name": "FromTheFuture"}"#)
+            .await
+            .unwrap();
+        assert_eq!(reply, json!({}));
+        assert_eq!(state(&f).await, State::Starting);
+    }
+
+    #[tokio::test]
+    async fn an_observed_session_is_registered_by_its_first_usable_hook_once() {
+        let mut f = fixture().await;
+        let hooks = hooks(&f);
+        let start =
+            json!({"hook_event_name": "SessionStart", "source": "startup", "session_id": "s-1",
+            "cwd": "/w/elsewhere"})
+            .to_string();
+        hooks.observe(start.as_bytes()).await.unwrap();
+        hooks.observe(start.as_bytes()).await.unwrap();
+        let spawned = crate::states::fixture::told(&mut f.events)
+            .into_iter()
+            .filter(|e| matches!(e, UiEvent::SessionSpawned { .. }))
+            .count();
+        assert_eq!(spawned, 1);
+        assert!(f
+            .states
+            .store()
+            .observed_agent("s-1")
+            .await
+            .unwrap()
+            .is_some());
     }
 }

@@ -16,7 +16,6 @@ use serde_json::{json, Value};
 use super::SESSION_HEADER;
 use crate::commands::{Command, Reply};
 use crate::error::HubError;
-use crate::hooks::Hooks;
 use crate::hub::Hub;
 
 fn body_json<T: DeserializeOwned>(body: Result<Bytes, BytesRejection>) -> Result<T, HubError> {
@@ -212,7 +211,7 @@ pub(super) async fn tool_status(
 ) -> Result<Response, HubError> {
     let agent = session_header(&headers)?;
     let body = body_bytes(body)?;
-    Ok(Json(Hooks::of(&hub).tool(agent.as_deref(), &body).await?).into_response())
+    Ok(Json(hub.hooks().tool(agent.as_deref(), &body).await?).into_response())
 }
 
 /// `POST /api/usage`: a status-line payload of the agent the `ClawMux-Session` header names (`clawmux
@@ -241,7 +240,7 @@ pub(super) async fn permission(
 ) -> Result<Response, HubError> {
     let agent = session_header(&headers)?;
     let body = body_bytes(body)?;
-    Ok(Json(Hooks::of(&hub).permission(agent.as_deref(), &body).await?).into_response())
+    Ok(Json(hub.hooks().permission(agent.as_deref(), &body).await?).into_response())
 }
 
 /// `POST /api/observe`: a hook of a session ClawMux did not start (`clawmux hook observe`).
@@ -250,7 +249,7 @@ pub(super) async fn observe(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<Value>, HubError> {
     let body = body_bytes(body)?;
-    Ok(Json(Hooks::of(&hub).observe(&body).await?))
+    Ok(Json(hub.hooks().observe(&body).await?))
 }
 
 #[derive(Deserialize)]
@@ -346,7 +345,7 @@ pub(super) async fn stop(
 ) -> Result<Response, HubError> {
     let agent = required_session(&headers)?;
     let body = body_bytes(body)?;
-    Ok(Json(Hooks::of(&hub).stop(&agent, &body).await?).into_response())
+    Ok(Json(hub.hooks().stop(&agent, &body).await?).into_response())
 }
 
 #[derive(Deserialize)]

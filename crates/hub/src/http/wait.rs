@@ -17,7 +17,6 @@ use tokio::time::{timeout, Instant};
 
 use super::MAX_BODY;
 use crate::hub::Hub;
-use crate::inbox::Inbox;
 use crate::inbox::{Offer, Waiter};
 
 /// How often the hub pings a waiter.
@@ -37,7 +36,7 @@ pub(super) async fn upgrade(
 }
 
 async fn run(hub: Hub, agent: String, mut socket: WebSocket) {
-    let waiter = match Inbox::of(&hub).wait_open(&agent).await {
+    let waiter = match hub.inbox().wait_open(&agent).await {
         Ok(w) => w,
         Err(e) => {
             let close = if e.code == Code::AgentDead {

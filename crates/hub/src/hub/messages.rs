@@ -1,7 +1,5 @@
 //! Messages: storing one, broadcasting it in seq order, and telling the agent's inbox.
 
-use std::sync::atomic::Ordering;
-
 use clawmux_core::wire::{Code, Kind, Message, MsgId};
 use clawmux_store::NewMessage;
 use sha2::{Digest, Sha256};
@@ -9,8 +7,6 @@ use sha2::{Digest, Sha256};
 use super::Hub;
 use crate::clock::now;
 use crate::error::HubError;
-use crate::inbox::Inbox;
-use crate::ui_event::UiEvent;
 
 /// The longest message text accepted (the body limit is 1 MiB; this leaves room for JSON escaping).
 pub const MAX_TEXT: usize = 512 * 1024;
@@ -18,21 +14,7 @@ pub const MAX_TEXT: usize = 512 * 1024;
 impl Hub {
     /// Appends a message and broadcasts it, in seq order with every other append.
     pub(crate) async fn append(&self, m: &NewMessage<'_>) -> Result<Message, HubError> {
-        let _order = self.inner.append_order.lock().await;
-        let appended = self.inner.store.append(m).await?;
-        if appended.created {
-            self.broadcast(UiEvent::message(&appended.message));
-        }
-        Ok(appended.message)
-    }
-
-    /// After a message for `agent`'s inbox was stored: flag it, wake the waiter, tell the UI.
-    async fn announce_pending(&self, agent: &str) -> Result<(), HubError> {
-        let live = self.live(agent)?;
-        live.mail.maybe_pending.store(true, Ordering::SeqCst);
-        live.mail.wake();
-        Inbox::of(self).changed(agent).await;
-        Ok(())
+        self.states().append(m).await
     }
 
     /// The user's message to an agent (typed, or transcribed speech when `voice`). `client_key` makes a
@@ -60,7 +42,7 @@ impl Hub {
                 at: now(),
             })
             .await?;
-        self.announce_pending(agent).await?;
+        self.inbox().announce_pending(agent).await?;
         Ok(m)
     }
 
@@ -120,7 +102,7 @@ impl Hub {
             })
             .await?;
         if kind == Kind::Agent {
-            self.announce_pending(to).await?;
+            self.inbox().announce_pending(to).await?;
         }
         Ok(m)
     }

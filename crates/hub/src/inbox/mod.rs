@@ -14,12 +14,12 @@
 
 mod rules;
 
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use clawmux_core::hook::HookKind;
 use clawmux_core::wire::{hook_context, Code, Message, StopVerdict};
-use clawmux_core::{Event, Hook, Source};
+use clawmux_core::{Event, Hook, Source, State};
 use clawmux_store::Channel;
 use serde_json::{json, Value};
 use tokio::sync::OwnedMutexGuard;
@@ -27,26 +27,29 @@ use tokio::sync::OwnedMutexGuard;
 use crate::clock::now;
 use crate::error::HubError;
 use crate::hooks::payload::Payload;
-use crate::hub::Hub;
 use crate::live::Live;
 use crate::mailbox::WaitSignals;
+use crate::states::States;
 use rules::{may_hand_over, stop_verdict, wait_call_returned};
 
 /// Each agent's unread messages and how they reach it: a hook that may carry them, the Stop hook's verdict,
-/// and `clawmux wait`.
-#[derive(Clone, Copy)]
-pub struct Inbox<'h> {
-    hub: &'h Hub,
+/// and `clawmux wait`. Made once when the hub opens; a cheap clone.
+#[derive(Clone)]
+pub struct Inbox {
+    states: States,
+    /// The next waiter's number: a waiter that leaves clears the slot only if it is still its own.
+    next_waiter: Arc<AtomicU64>,
 }
 
-impl<'h> Inbox<'h> {
-    /// The feature as `hub` composes it.
-    pub fn of(hub: &'h Hub) -> Inbox<'h> {
-        Inbox { hub }
+impl Inbox {
+    /// The inboxes of the agents `states` knows.
+    pub(crate) fn new(states: States) -> Inbox {
+        Inbox {
+            states,
+            next_waiter: Arc::new(AtomicU64::new(1)),
+        }
     }
-}
 
-impl Inbox<'_> {
     /// What a recorded tool hook does beside the state: it may end a backgrounded wait, name the Claude
     /// conversation, and hand the inbox over.
     pub(crate) async fn answer_hook(
@@ -57,7 +60,7 @@ impl Inbox<'_> {
     ) -> Result<Value, HubError> {
         let agent = agent.to_owned();
         if let (HookKind::PreToolUse(call), None) = (&hook.kind, &hook.subagent) {
-            self.hub
+            self.states
                 .live(&agent)?
                 .asks
                 .saw_call(&call.name, &call.input);
@@ -65,11 +68,14 @@ impl Inbox<'_> {
         if wait_call_returned(hook, payload.value.as_ref()) {
             // A wait still connected now runs in the background: a message it took would never reach
             // Claude. It ends; the messages stay for the next wait, or this hook.
-            self.hub.live(&agent)?.mail.release_waiter();
+            self.states.live(&agent)?.mail.release_waiter();
         }
         if let (HookKind::SessionStart { .. }, Some(session)) = (&hook.kind, &hook.session_id) {
             // The conversation exists now: a restart resumes it.
-            self.hub.store().set_claude_session(&agent, session).await?;
+            self.states
+                .store()
+                .set_claude_session(&agent, session)
+                .await?;
         }
         if !may_hand_over(hook) {
             return Ok(json!({}));
@@ -87,7 +93,7 @@ impl Inbox<'_> {
     }
 
     async fn hand_over_to_hook(&self, agent: &str) -> Result<Vec<Message>, HubError> {
-        let live = self.hub.live(agent)?;
+        let live = self.states.live(agent)?;
         if live.mail.has_waiter() || !live.mail.maybe_pending.load(Ordering::SeqCst) {
             return Ok(Vec::new());
         }
@@ -100,7 +106,7 @@ impl Inbox<'_> {
         }
         live.mail.maybe_pending.store(false, Ordering::SeqCst);
         let messages = self
-            .hub
+            .states
             .store()
             .take_inbox(agent, Channel::Hook, now())
             .await?;
@@ -114,14 +120,14 @@ impl Inbox<'_> {
     /// Whether Claude may stop (the Stop hook, its event recorded): not while a message waits or a hook
     /// hand-over is unanswered, and never to sit idle outside `clawmux wait`.
     pub(crate) async fn stop_verdict(&self, agent: &str) -> Result<StopVerdict, HubError> {
-        let live = self.hub.live(agent)?;
+        let live = self.states.live(agent)?;
         let _guard = live.mail.consumer.lock().await;
         if live.mail.hook_delivered.swap(false, Ordering::SeqCst) {
             return Ok(stop_verdict(true, &[], false));
         }
         live.mail.maybe_pending.store(false, Ordering::SeqCst);
         let messages = self
-            .hub
+            .states
             .store()
             .take_inbox(agent, Channel::StopHook, now())
             .await?;
@@ -133,42 +139,76 @@ impl Inbox<'_> {
 
     /// Tells the UI how many messages now wait in `agent`'s inbox.
     pub(crate) async fn changed(&self, agent: &str) {
-        if let Ok(pending) = self.hub.store().pending(agent).await {
-            self.hub.broadcast(crate::ui_event::UiEvent::InboxUpdate {
-                session_id: agent.to_owned(),
-                pending,
-            });
+        if let Ok(pending) = self.states.store().pending(agent).await {
+            self.states
+                .broadcast(crate::ui_event::UiEvent::InboxUpdate {
+                    session_id: agent.to_owned(),
+                    pending,
+                });
         }
     }
 
     /// How many messages wait in the agent's inbox.
     pub async fn pending(&self, agent: &str) -> Result<i64, HubError> {
-        Ok(self.hub.store().pending(agent).await?)
+        Ok(self.states.store().pending(agent).await?)
+    }
+
+    /// After a message for `agent`'s inbox was stored: flag it, wake the waiter, tell the UI.
+    pub(crate) async fn announce_pending(&self, agent: &str) -> Result<(), HubError> {
+        let live = self.states.live(agent)?;
+        live.mail.maybe_pending.store(true, Ordering::SeqCst);
+        live.mail.wake();
+        self.changed(agent).await;
+        Ok(())
+    }
+
+    /// After a start: an agent recorded IDLE whose wait did not come back within `grace` left its wait
+    /// while the hub was down. Record that (a wait disconnect, reported by the hub), so the sidebar does
+    /// not show it idle forever. Waits that reconnected are left alone.
+    pub(crate) async fn settle_waits_after_start(
+        &self,
+        grace: std::time::Duration,
+    ) -> Result<(), HubError> {
+        tokio::time::sleep(grace).await;
+        let store = self.states.store();
+        for row in store.agents().await? {
+            let Ok(live) = self.states.live(&row.name) else {
+                continue;
+            };
+            let _order = live.mail.wait_order.lock().await;
+            let idle = store.agent(&row.name).await?.snapshot.state == State::Idle;
+            if idle && !live.mail.has_waiter() {
+                self.states
+                    .apply(&row.name, Source::Hub, &Event::WaitDisconnected, b"")
+                    .await?;
+            }
+        }
+        Ok(())
     }
 
     /// A `clawmux wait` connected: the agent is IDLE. Refuses an unknown agent and a dead one.
     pub async fn wait_open(&self, agent: &str) -> Result<Waiter, HubError> {
-        let live = self.hub.live(agent)?;
-        if self.hub.is_dead(agent).await? {
+        let live = self.states.live(agent)?;
+        if self.states.is_dead(agent).await? {
             return Err(HubError::new(
                 Code::AgentDead,
                 format!("agent `{agent}` has been terminated"),
             ));
         }
         let order = live.mail.wait_order.lock().await;
-        let id = self.hub.next_waiter_id();
+        let id = self.next_waiter.fetch_add(1, Ordering::Relaxed);
         let signals = Arc::new(WaitSignals::default());
         // The first look at the inbox happens at once: messages may have arrived while it was away.
         signals.wake.notify_one();
         *live.mail.waiter() = Some((id, signals.clone()));
         // Entering the wait means Claude finished with whatever a hook handed it.
         live.mail.hook_delivered.store(false, Ordering::SeqCst);
-        self.hub
+        self.states
             .apply(agent, Source::Wait, &Event::WaitConnected, b"")
             .await?;
         drop(order);
         Ok(Waiter {
-            hub: self.hub.clone(),
+            inbox: self.clone(),
             agent: agent.to_owned(),
             live,
             id,
@@ -179,7 +219,7 @@ impl Inbox<'_> {
 
 /// A connected `clawmux wait`.
 pub struct Waiter {
-    hub: Hub,
+    inbox: Inbox,
     agent: String,
     live: Arc<Live>,
     id: u64,
@@ -200,7 +240,7 @@ impl Waiter {
             self.signals.wake.notified().await;
             let guard = self.live.mail.consumer.clone().lock_owned().await;
             self.live.mail.maybe_pending.store(false, Ordering::SeqCst);
-            let messages = self.hub.store().peek_inbox(&self.agent).await?;
+            let messages = self.inbox.states.store().peek_inbox(&self.agent).await?;
             if !messages.is_empty() {
                 return Ok(Offer { messages, guard });
             }
@@ -209,12 +249,13 @@ impl Waiter {
 
     /// The waiter printed the offered messages: record the hand-over.
     pub async fn confirm(&self, offer: Offer) -> Result<(), HubError> {
-        self.hub
+        self.inbox
+            .states
             .store()
             .hand_over(&self.agent, &offer.messages, Channel::Wait, now())
             .await?;
         drop(offer.guard);
-        Inbox::of(&self.hub).changed(&self.agent).await;
+        self.inbox.changed(&self.agent).await;
         Ok(())
     }
 
@@ -253,11 +294,115 @@ impl Waiter {
                 Some(_) | None => false,
             }
         };
-        if was_current && !self.hub.is_dead(&self.agent).await? {
-            self.hub
+        if was_current && !self.inbox.states.is_dead(&self.agent).await? {
+            self.inbox
+                .states
                 .apply(&self.agent, Source::Wait, &Event::WaitDisconnected, b"")
                 .await?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::states::fixture::fixture;
+    use clawmux_core::wire::Kind;
+    use clawmux_store::NewMessage;
+
+    async fn message_for_sky(states: &States, inbox: &Inbox, text: &str) {
+        states
+            .append(&NewMessage {
+                agent: "sky",
+                kind: Kind::User,
+                sender: "user",
+                recipient: Some("sky"),
+                text,
+                parent: None,
+                voice: false,
+                idem_key: None,
+                at: now(),
+            })
+            .await
+            .unwrap();
+        inbox.announce_pending("sky").await.unwrap();
+    }
+
+    async fn state(states: &States) -> State {
+        states.store().agent("sky").await.unwrap().snapshot.state
+    }
+
+    #[tokio::test]
+    async fn a_wait_is_offered_the_messages_and_takes_them_once_it_confirms() {
+        let f = fixture().await;
+        let inbox = Inbox::new(f.states.clone());
+        message_for_sky(&f.states, &inbox, "run the tests").await;
+        let waiter = inbox.wait_open("sky").await.unwrap();
+        assert_eq!(state(&f.states).await, State::Idle);
+        let offer = waiter.offer().await.unwrap();
+        assert_eq!(offer.messages[0].text, "run the tests");
+        // Declined (the wait died before printing): the message stays for the next consumer.
+        waiter.decline(offer);
+        assert_eq!(inbox.pending("sky").await.unwrap(), 1);
+        waiter.signals.wake.notify_one();
+        let offer = waiter.offer().await.unwrap();
+        waiter.confirm(offer).await.unwrap();
+        assert_eq!(inbox.pending("sky").await.unwrap(), 0);
+        waiter.close().await.unwrap();
+        assert_eq!(state(&f.states).await, State::Processing);
+    }
+
+    #[tokio::test]
+    async fn a_hook_takes_nothing_while_a_wait_is_connected_and_the_stop_hook_then_hands_it_over() {
+        let f = fixture().await;
+        let inbox = Inbox::new(f.states.clone());
+        let waiter = inbox.wait_open("sky").await.unwrap();
+        message_for_sky(&f.states, &inbox, "hello").await;
+        assert!(inbox.hand_over_to_hook("sky").await.unwrap().is_empty());
+        waiter.close().await.unwrap();
+        let taken = inbox.hand_over_to_hook("sky").await.unwrap();
+        assert_eq!(taken.len(), 1);
+        // Handed over by a hook and not answered yet: Claude may not stop.
+        assert!(inbox.stop_verdict("sky").await.unwrap().block);
+    }
+
+    #[tokio::test]
+    async fn an_idle_agent_whose_wait_did_not_come_back_after_a_start_is_taken_to_have_left_it() {
+        let f = fixture().await;
+        let inbox = Inbox::new(f.states.clone());
+        // Recorded IDLE by the hub before this one: its wait is gone.
+        f.states
+            .apply("sky", Source::Wait, &Event::WaitConnected, b"")
+            .await
+            .unwrap();
+        // (The grace a store on a real clock would give is the caller's; none is needed here.)
+        inbox
+            .settle_waits_after_start(std::time::Duration::ZERO)
+            .await
+            .unwrap();
+        assert_eq!(state(&f.states).await, State::Processing);
+        // A wait that came back is left alone.
+        let waiter = inbox.wait_open("sky").await.unwrap();
+        inbox
+            .settle_waits_after_start(std::time::Duration::ZERO)
+            .await
+            .unwrap();
+        assert_eq!(state(&f.states).await, State::Idle);
+        drop(waiter);
+    }
+
+    #[tokio::test]
+    async fn a_dead_or_unknown_agent_cannot_be_waited_for() {
+        let f = fixture().await;
+        let inbox = Inbox::new(f.states.clone());
+        let e = inbox.wait_open("nobody").await.err().unwrap();
+        assert_eq!(e.code, Code::UnknownAgent);
+        f.states
+            .apply("sky", Source::Hub, &Event::Terminated, b"")
+            .await
+            .unwrap();
+        let e = inbox.wait_open("sky").await.err().unwrap();
+        assert_eq!(e.code, Code::AgentDead);
     }
 }

@@ -14,12 +14,11 @@ use super::{process, pulse, supervise, END_GRACE};
 use crate::error::HubError;
 use crate::lifecycle::Lifecycle;
 use crate::live::Live;
-use crate::ui_event::SessionInfo;
 
-impl Lifecycle<'_> {
+impl Lifecycle {
     /// The launch spec of an agent the hub starts, or why it has none.
     async fn launch_of(&self, name: &str) -> Result<(clawmux_store::AgentRow, Launch), HubError> {
-        let row = self.hub.store().agent(name).await?;
+        let row = self.states.store().agent(name).await?;
         let launch = row
             .launch
             .as_deref()
@@ -40,7 +39,7 @@ impl Lifecycle<'_> {
     /// An agent the hub started and whose process runs now: its live data and the pid.
     async fn running(&self, name: &str) -> Result<(Arc<Live>, u32), HubError> {
         self.launch_of(name).await?;
-        let live = self.hub.live(name)?;
+        let live = self.states.live(name)?;
         let pid = *live.run.process();
         pid.map(|pid| (live, pid)).ok_or_else(|| {
             HubError::new(Code::NotRunning, format!("agent `{name}` is not running"))
@@ -48,7 +47,7 @@ impl Lifecycle<'_> {
     }
 
     /// Ends an agent's process tree; returns once it is recorded DEAD. Its history stays.
-    pub async fn terminate(&self, name: &str) -> Result<SessionInfo, HubError> {
+    pub async fn terminate(&self, name: &str) -> Result<(), HubError> {
         let (live, pid) = self.running(name).await?;
         let mut pulse = live.run.pulse.subscribe();
         live.run.ending.store(true, Ordering::SeqCst);
@@ -68,15 +67,15 @@ impl Lifecycle<'_> {
             )
         })?
         .map_err(|_| HubError::new(Code::TerminateFailed, "the hub is stopping".to_owned()))?;
-        self.hub.session(name).await
+        Ok(())
     }
 
     /// Starts an agent again, resuming its Claude conversation; ends it first if it runs.
-    pub async fn restart(&self, name: &str) -> Result<SessionInfo, HubError> {
+    pub async fn restart(&self, name: &str) -> Result<(), HubError> {
         // The conversation id only changes at a SessionStart, which a stopped agent cannot send: the row
         // read here still holds the right one after the terminate below.
         let (row, launch) = self.launch_of(name).await?;
-        let live = self.hub.live(name)?;
+        let live = self.states.live(name)?;
         if live.run.process().is_some() {
             self.terminate(name).await?;
         }
@@ -86,9 +85,9 @@ impl Lifecycle<'_> {
                 format!("{} is no longer installed", launch.program.display()),
             ));
         }
-        self.hub.tmux().check().await?;
+        self.tmux.check().await?;
         let _lifecycle = live.run.lifecycle.lock().await;
-        self.hub
+        self.states
             .apply(name, Source::Hub, &Event::Spawned, b"")
             .await?;
         let resume = row.claude_session_id;
@@ -103,23 +102,23 @@ impl Lifecycle<'_> {
             )
             .await
         {
-            self.hub
+            self.states
                 .apply(name, Source::Hub, &Event::Terminated, b"")
                 .await?;
             return Err(e);
         }
-        self.hub.set_problem(name, None);
-        self.hub.session(name).await
+        self.states.set_problem(name, None);
+        Ok(())
     }
 
     /// Presses Escape in the agent's terminal: Claude Code stops what it is doing.
     pub async fn interrupt(&self, name: &str) -> Result<(), HubError> {
         let (live, _) = self.running(name).await?;
-        self.hub.tmux().key(name, "Escape").await?;
+        self.tmux.key(name, "Escape").await?;
         // Claude Code fires no hook for an interrupt: the hub records its own, which ends the running
         // tool's activity and any wait for the user, and starts the short reminder clock.
         drop(live);
-        self.hub
+        self.states
             .apply(name, Source::Ui, &Event::Interrupted, b"")
             .await?;
         Ok(())
@@ -128,11 +127,11 @@ impl Lifecycle<'_> {
     /// After a start of the hub: takes over the agents it started earlier whose tmux sessions still run,
     /// and records DEAD for those whose process ended while the hub was away.
     pub async fn adopt(&self) -> Result<(), HubError> {
-        for row in self.hub.store().agents().await? {
+        for row in self.states.store().agents().await? {
             if row.launch.is_none() {
                 continue;
             }
-            let pane = match self.hub.tmux().pane(&row.name).await {
+            let pane = match self.tmux.pane(&row.name).await {
                 Ok(pane) => pane,
                 Err(e) => {
                     tracing::warn!(error = %e, "cannot look for the agents' tmux sessions");
@@ -141,7 +140,7 @@ impl Lifecycle<'_> {
             };
             match pane {
                 Some(p) if p.ended.is_none() => {
-                    let live = self.hub.live(&row.name)?;
+                    let live = self.states.live(&row.name)?;
                     *live.run.process() = Some(p.pid);
                     *live.run.last_screen() = None;
                     live.run
@@ -150,18 +149,13 @@ impl Lifecycle<'_> {
                     tracing::info!(agent = %row.name, pid = p.pid, "adopted a running agent");
                     // Held by the usage limit when the hub stopped: held again, and continued after
                     // the reset if the user asked (at once if it passed meanwhile).
-                    self.hub
-                        .usage()
-                        .need_is(&row.name, row.snapshot.attention.as_ref());
-                    tokio::spawn(supervise::supervise(
-                        self.hub.clone(),
-                        row.name.clone(),
-                        p.pid,
-                    ));
+                    self.states
+                        .held_at_start(&row.name, row.snapshot.attention.as_ref());
+                    tokio::spawn(supervise::supervise(self.clone(), row.name.clone(), p.pid));
                 }
                 Some(_) => self.process_ended(&row.name).await,
                 None if row.snapshot.state != State::Dead => {
-                    self.hub
+                    self.states
                         .apply(&row.name, Source::Hub, &Event::Terminated, b"")
                         .await?;
                     self.note(

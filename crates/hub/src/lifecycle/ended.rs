@@ -23,13 +23,13 @@ const PASTE_GAP: Duration = Duration::from_millis(300);
 /// How often Enter is pressed for one prompt.
 const SUBMIT_TRIES: u32 = 3;
 
-impl Lifecycle<'_> {
+impl Lifecycle {
     /// The agent's process has ended: records DEAD at once, closes its tmux session, ends what it left
     /// running, and, when nobody asked for the end, shows the user how it ended with the last lines of its
     /// terminal.
     /// Long: what an ended process leaves is undone in the order the user must see it.
     pub(crate) async fn process_ended(&self, name: &str) {
-        let Ok(live) = self.hub.live(name) else {
+        let Ok(live) = self.states.live(name) else {
             return;
         };
         // A restart waits for this to finish, so the session closed below is never the new one.
@@ -38,7 +38,7 @@ impl Lifecycle<'_> {
         *live.run.process() = None;
         let payload = json!({ "requested": requested }).to_string();
         if let Err(e) = self
-            .hub
+            .states
             .apply(name, Source::Hub, &Event::Terminated, payload.as_bytes())
             .await
         {
@@ -46,7 +46,7 @@ impl Lifecycle<'_> {
         }
         // After DEAD is recorded, so no wait can slip in between: a wait still open for it is closed.
         live.run.ended.notify_waiters();
-        self.hub.broadcast(UiEvent::SessionTerminated {
+        self.states.broadcast(UiEvent::SessionTerminated {
             session_id: name.to_owned(),
             reason: if requested {
                 EndReason::Terminated
@@ -57,7 +57,7 @@ impl Lifecycle<'_> {
         // What the agent left running (its tools, its `clawmux wait`) must not outlive it: an orphaned
         // wait would take the next agent's messages.
         // Reading every process's environment takes milliseconds: off the async threads.
-        let (agent, data_dir) = (name.to_owned(), self.hub.data_dir().to_owned());
+        let (agent, data_dir) = (name.to_owned(), self.data_dir.as_path().to_owned());
         let left = tokio::task::spawn_blocking(move || process::leftovers(&agent, &data_dir))
             .await
             .unwrap_or_default();
@@ -75,13 +75,14 @@ impl Lifecycle<'_> {
             self.how_it_ended(name).await
         };
         // What the terminal viewers keep once the session is gone (the last lines above are plain text).
-        *live.run.last_screen() = self.hub.tmux().screen(name).await.ok();
-        if let Err(e) = self.hub.tmux().kill(name).await {
+        *live.run.last_screen() = self.tmux.screen(name).await.ok();
+        if let Err(e) = self.tmux.kill(name).await {
             tracing::warn!(agent = name, error = %e, "cannot close the agent's tmux session");
         }
         if !requested {
             let how = format!("its process {}", ended.unwrap_or(tmux::Ended::Unknown));
-            self.hub.set_problem(name, Some(format!("Stopped: {how}")));
+            self.states
+                .set_problem(name, Some(format!("Stopped: {how}")));
             self.note(
                 name,
                 &with_lines(&format!("`{name}` stopped: {how}."), &lines),
@@ -94,7 +95,7 @@ impl Lifecycle<'_> {
     async fn how_it_ended(&self, name: &str) -> (Option<tmux::Ended>, String) {
         // The pidfd can report the exit before tmux has reaped the process and noted how it ended (its
         // pane reads dead before the status is known); give tmux a moment, bounded, so the user learns it.
-        let mut pane = self.hub.tmux().pane(name).await.ok().flatten();
+        let mut pane = self.tmux.pane(name).await.ok().flatten();
         for _ in 0..25 {
             let known = pane.is_none_or(|p| {
                 matches!(
@@ -106,14 +107,13 @@ impl Lifecycle<'_> {
                 break;
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
-            pane = self.hub.tmux().pane(name).await.ok().flatten();
+            pane = self.tmux.pane(name).await.ok().flatten();
         }
         let Some(pane) = pane else {
             return (None, String::new());
         };
         let lines = self
-            .hub
-            .tmux()
+            .tmux
             .last_lines(name, REPORT_LINES)
             .await
             .unwrap_or_default();
@@ -122,14 +122,13 @@ impl Lifecycle<'_> {
 
     /// The agent has not reached its first `clawmux wait` in time: show why, from its terminal.
     pub(crate) async fn report_slow_start(&self, name: &str) {
-        let secs = self.hub.options().start_timeout.as_secs_f64();
+        let secs = self.options.start_timeout.as_secs_f64();
         let lines = self
-            .hub
-            .tmux()
+            .tmux
             .last_lines(name, REPORT_LINES)
             .await
             .unwrap_or_default();
-        self.hub
+        self.states
             .set_problem(name, Some(format!("Not started after {secs:.0} s")));
         self.note(
             name,
@@ -146,7 +145,7 @@ impl Lifecycle<'_> {
 
     /// Reminds an agent out of the loop to run `clawmux wait`, by typing into its terminal.
     pub(crate) async fn nudge(&self, name: &str, n: u32) {
-        let max = self.hub.options().nudge_max;
+        let max = self.options.nudge_max;
         let text = "ClawMux: you stopped outside `clawmux wait`, so the user cannot reach you. \
                     Run `clawmux wait` now.";
         if let Err(e) = self.type_prompt(name, text).await {
@@ -164,15 +163,15 @@ impl Lifecycle<'_> {
     /// Types a prompt into the agent's terminal and makes sure it was submitted: the Enter goes apart from
     /// the text (together they are taken for a paste), and again if no event of the agent follows it.
     pub(crate) async fn type_prompt(&self, name: &str, text: &str) -> Result<(), HubError> {
-        let live = self.hub.live(name)?;
+        let live = self.states.live(name)?;
         let mut pulse = live.run.pulse.subscribe();
         pulse.borrow_and_update();
-        self.hub.tmux().type_text(name, text).await?;
+        self.tmux.type_text(name, text).await?;
         tokio::time::sleep(PASTE_GAP).await;
         for _ in 0..SUBMIT_TRIES {
-            self.hub.tmux().key(name, "Enter").await?;
+            self.tmux.key(name, "Enter").await?;
             // A submitted prompt fires UserPromptSubmit: any event of the agent says it was taken.
-            if tokio::time::timeout(self.hub.options().submit_wait, pulse.changed())
+            if tokio::time::timeout(self.options.submit_wait, pulse.changed())
                 .await
                 .is_ok()
             {
@@ -185,8 +184,8 @@ impl Lifecycle<'_> {
 
     /// Reminders did not bring the agent back: the user must look.
     pub(crate) async fn report_out_of_loop(&self, name: &str) {
-        let max = self.hub.options().nudge_max;
-        self.hub
+        let max = self.options.nudge_max;
+        self.states
             .set_problem(name, Some("Out of the loop".to_owned()));
         self.note(
             name,
@@ -211,7 +210,7 @@ impl Lifecycle<'_> {
             idem_key: None,
             at: now(),
         };
-        let stored: Result<Message, HubError> = self.hub.append(&note).await;
+        let stored: Result<Message, HubError> = self.states.append(&note).await;
         if let Err(e) = stored {
             tracing::warn!(agent, error = %e, "cannot store the hub's note");
         }

@@ -5,26 +5,24 @@
 use tokio::sync::mpsc;
 
 use super::Lifecycle;
-use crate::hub::Hub;
 use crate::usage::Errand;
 
 /// Carries out `errands` until every sender is gone (the task is aborted when `serve` ends).
-pub(crate) async fn errands(hub: Hub, mut errands: mpsc::UnboundedReceiver<Errand>) {
+pub(crate) async fn errands(lifecycle: Lifecycle, mut errands: mpsc::UnboundedReceiver<Errand>) {
     while let Some(errand) = errands.recv().await {
         match errand {
-            Errand::Note { agent, text } => Lifecycle::of(&hub).note(&agent, &text).await,
+            Errand::Note { agent, text } => lifecycle.note(&agent, &text).await,
             // Typing waits for the agent to take the prompt: the notes of others go on meanwhile.
             Errand::Continue { agent, prompt } => {
-                let hub = hub.clone();
-                tokio::spawn(async move { continue_after_reset(&hub, &agent, prompt).await });
+                let lifecycle = lifecycle.clone();
+                tokio::spawn(async move { continue_after_reset(&lifecycle, &agent, prompt).await });
             }
         }
     }
 }
 
 /// Types `prompt` into `agent`'s terminal, and says in its conversation whether that worked.
-async fn continue_after_reset(hub: &Hub, agent: &str, prompt: &str) {
-    let lifecycle = Lifecycle::of(hub);
+async fn continue_after_reset(lifecycle: &Lifecycle, agent: &str, prompt: &str) {
     if let Err(e) = lifecycle.type_prompt(agent, prompt).await {
         tracing::warn!(agent, error = %e, "cannot continue the agent after the reset");
         lifecycle

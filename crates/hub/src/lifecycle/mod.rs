@@ -5,9 +5,10 @@
 //! the work folder), and what was created is removed again if the start itself fails, so a failed spawn
 //! leaves nothing behind. A spawn returns as soon as tmux has started the process; the agent then shows
 //! STARTING until its first `clawmux wait` connects. The process is watched by [`supervise`] from start
-//! to end; after an app restart the hub finds the tmux sessions again and adopts them ([`Hub::adopt`]).
+//! to end; after an app restart the hub finds the tmux sessions again and adopts them ([`Lifecycle::adopt`]).
 //!
-//! Long: the lifecycle still reaches through the hub; it is split as it is made once with what it needs.
+//! Spawning is here; starting a process (its files, tmux, the supervisor) is in `start.rs`; controlling a
+//! running agent in `control.rs`; what happens when one ends or strays in `ended.rs`.
 
 mod control;
 mod deadlines;
@@ -17,27 +18,32 @@ pub mod launch;
 pub mod process;
 pub mod pulse;
 pub(crate) mod running;
+mod start;
 mod supervise;
+#[cfg(test)]
+mod tests;
 pub mod tmux;
 pub mod trust;
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU16, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use clawmux_core::wire::Code;
-use clawmux_core::State;
 use serde::{Deserialize, Serialize};
 
 use crate::clock::now;
+use crate::config::Options;
 use crate::error::HubError;
-use crate::hub::Hub;
+use crate::states::States;
 use crate::ui_event::{SessionInfo, UiEvent};
 use crate::work_dir::cannot_create;
 use crate::worktree::repo;
 use crate::worktree::spec::WorktreeSpec;
 pub(crate) use errands::errands;
-use launch::{Launch, Start};
-use tmux::TmuxError;
+use launch::Launch;
+use tmux::{Tmux, TmuxError};
 
 /// How long an agent has to end on SIGTERM before it is killed.
 const END_GRACE: Duration = Duration::from_secs(3);
@@ -138,27 +144,59 @@ pub struct Capabilities {
 
 /// The agents ClawMux starts: spawning, restarting, interrupting and terminating them, taking over their
 /// tmux sessions after a restart of the hub, and what is done when one is slow, strays from its loop or ends.
-#[derive(Clone, Copy)]
-pub struct Lifecycle<'h> {
-    hub: &'h Hub,
+/// Made once when the hub opens, with the agents' states, tmux, the options and the data folder; a cheap
+/// clone, one per agent's supervisor.
+#[derive(Clone)]
+pub struct Lifecycle {
+    states: States,
+    tmux: Tmux,
+    options: Arc<Options>,
+    data_dir: Arc<PathBuf>,
+    /// The port the hub serves on (0 until it serves): agents are told it.
+    port: Arc<AtomicU16>,
 }
 
-impl<'h> Lifecycle<'h> {
-    /// The feature as `hub` composes it.
-    pub fn of(hub: &'h Hub) -> Lifecycle<'h> {
-        Lifecycle { hub }
+impl Lifecycle {
+    /// The agents' lifecycle: their states in `states`, their terminals in `tmux`, started as `options`
+    /// say with their files under `data_dir`, told the hub's `port` once it serves.
+    pub(crate) fn new(
+        states: States,
+        tmux: Tmux,
+        options: Arc<Options>,
+        data_dir: PathBuf,
+        port: Arc<AtomicU16>,
+    ) -> Lifecycle {
+        Lifecycle {
+            states,
+            tmux,
+            options,
+            data_dir: Arc::new(data_dir),
+            port,
+        }
+    }
+
+    /// The port the hub serves on; starting agents needs it.
+    fn port(&self) -> Result<u16, HubError> {
+        match self.port.load(Ordering::SeqCst) {
+            0 => Err(HubError::new(
+                Code::NotServing,
+                "the hub is not serving yet, so agents could not reach it",
+            )),
+            port => Ok(port),
+        }
     }
 }
 
-impl Lifecycle<'_> {
+impl Lifecycle {
     /// Whether Claude Code and tmux can be found: the UI offers the demo agent when Claude Code cannot.
+    /// What there is to import is the import's to say (`to_import` is 0 here).
     pub async fn capabilities(&self) -> Capabilities {
-        let claude = launch::resolve_program(&self.hub.options().claude);
+        let claude = launch::resolve_program(&self.options.claude);
         Capabilities {
             claude: claude.map(|p| p.display().to_string()),
-            tmux: self.hub.tmux().check().await.is_ok(),
-            tmux_socket: self.hub.tmux().socket().display().to_string(),
-            to_import: self.hub.import().not_imported(),
+            tmux: self.tmux.check().await.is_ok(),
+            tmux_socket: self.tmux.socket().display().to_string(),
+            to_import: 0,
         }
     }
 
@@ -167,13 +205,18 @@ impl Lifecycle<'_> {
     /// cannot be made, a missing Claude Code or a missing tmux.
     pub async fn spawn(&self, req: SpawnRequest) -> Result<SessionInfo, HubError> {
         let name = req.name.as_str();
-        let (asked_dir, asked_text) = self.hub.check_new_agent(name, req.work_dir.as_deref())?;
-        self.hub.port()?;
+        let (asked_dir, asked_text) = crate::work_dir::check_new(
+            self.states.agents(),
+            &self.data_dir,
+            name,
+            req.work_dir.as_deref(),
+        )?;
+        self.port()?;
         let program = self.program_for(&req)?;
-        self.hub.tmux().check().await?;
+        self.tmux.check().await?;
         let worktree = self.worktree_for(&req, &asked_dir).await?;
         let (work_dir, work_str) = match &worktree {
-            Some((_, path)) => crate::work_dir::resolve(self.hub.data_dir(), name, Some(path))?,
+            Some((_, path)) => crate::work_dir::resolve(self.data_dir.as_path(), name, Some(path))?,
             None => (asked_dir.clone(), asked_text),
         };
         let launch = Launch {
@@ -231,8 +274,13 @@ impl Lifecycle<'_> {
                 ),
             ));
         }
-        let made =
-            repo::create(self.hub.data_dir(), &req.name, folder, req.base.as_deref()).await?;
+        let made = repo::create(
+            self.data_dir.as_path(),
+            &req.name,
+            folder,
+            req.base.as_deref(),
+        )
+        .await?;
         Ok(Some(made))
     }
 
@@ -254,166 +302,25 @@ impl Lifecycle<'_> {
         let launch_json = serde_json::to_string(launch)
             .map_err(|e| HubError::new(Code::Internal, e.to_string()))?;
         let row = self
-            .hub
+            .states
             .store()
             .add_launched_agent(name, work_str, Some(&launch_json), now())
             .await?;
-        self.hub.insert_live(name, work_dir.to_owned());
+        self.states.insert_live(name, work_dir.to_owned());
         if let Err(e) = self
             .start_process(name, work_dir, launch, None, created)
             .await
         {
-            self.hub.remove_live(name);
-            let _ = self.hub.store().forget_new_agent(name).await;
+            self.states.remove_live(name);
+            let _ = self.states.store().forget_new_agent(name).await;
             return Err(e);
         }
         let mut info = SessionInfo::new(&row.name, &row.work_dir, &row.snapshot, 0)
             .with_launch(Some(launch.kind()), None);
         info.branch = launch.worktree.as_ref().map(|w| w.branch.clone());
-        self.hub.broadcast(UiEvent::SessionSpawned {
+        self.states.broadcast(UiEvent::SessionSpawned {
             session: info.clone(),
         });
         Ok(info)
-    }
-
-    /// What a spawn runs: `clawmux` itself for the demo agent, else Claude Code (the one asked for, or the
-    /// hub's), which must be installed.
-    fn program_for(&self, req: &SpawnRequest) -> Result<PathBuf, HubError> {
-        if req.demo {
-            return Ok(self.hub.options().clawmux.clone());
-        }
-        let wanted = req.command.as_deref().unwrap_or(&self.hub.options().claude);
-        launch::resolve_program(wanted).ok_or_else(|| {
-            HubError::new(
-                Code::ClaudeMissing,
-                format!(
-                    "Claude Code (`{wanted}`) is not installed or not executable; install it, \
-                     name its path, or start the demo agent"
-                ),
-            )
-        })
-    }
-
-    /// Claude Code's trust of `folder`: there already, or given now by the user (recorded), or asked for.
-    /// A default work folder (`<data dir>/agents/<name>`) is ClawMux's own, made empty for the agent: it is
-    /// trusted without asking.
-    fn check_trust(&self, folder: &Path, given: bool) -> Result<(), HubError> {
-        let config = trust::config_file();
-        if trust::trusted(&config, folder) {
-            return Ok(());
-        }
-        let ours = folder.parent() == Some(self.hub.data_dir().join("agents").as_path());
-        if !given && !ours {
-            return Err(HubError::new(
-                Code::FolderNotTrusted,
-                format!(
-                    "Claude Code has not been trusted with {}: it would ask at start, and exit unless told \
-                     yes. Trust the folder to start the agent there",
-                    folder.display()
-                ),
-            ));
-        }
-        trust::trust(&config, folder).map_err(|e| {
-            HubError::new(
-                Code::CannotSave,
-                format!(
-                    "cannot record the trust of {} in {}: {e}",
-                    folder.display(),
-                    config.display()
-                ),
-            )
-        })
-    }
-
-    /// Writes the agent's instructions and settings and starts its process in tmux, with `resume` the
-    /// Claude conversation to continue (a new one otherwise). Starts the supervisor.
-    async fn start_process(
-        &self,
-        name: &str,
-        work_dir: &Path,
-        launch: &Launch,
-        resume: Option<&str>,
-        created: &mut Created,
-    ) -> Result<(), HubError> {
-        let port = self.hub.port()?;
-        let clawmux = self.hub.options().clawmux.clone();
-        let (settings, append_prompt) =
-            self.write_launch_files(name, work_dir, launch.worktree.is_some(), created)?;
-        let session = resume.map_or_else(|| uuid::Uuid::new_v4().to_string(), str::to_owned);
-        let argv = launch::argv(&Start {
-            name,
-            launch,
-            settings: &settings,
-            claude_session: &session,
-            resume: resume.is_some(),
-            append_prompt: append_prompt.as_deref(),
-            clawmux: &clawmux,
-        });
-        let env = launch::env(name, port, work_dir, self.hub.data_dir(), &clawmux);
-        // A dead pane of an earlier run may still hold the name.
-        self.hub.tmux().kill(name).await?;
-        let pid = self.hub.tmux().start(name, work_dir, &env, &argv).await?;
-        tracing::info!(
-            agent = name,
-            pid,
-            resume = resume.is_some(),
-            "agent started"
-        );
-        let live = self.hub.live(name)?;
-        *live.run.process() = Some(pid);
-        *live.run.last_screen() = None;
-        live.run
-            .pulse
-            .send_modify(|p| *p = pulse::Pulse::new(State::Starting));
-        tokio::spawn(supervise::supervise(self.hub.clone(), name.to_owned(), pid));
-        Ok(())
-    }
-
-    /// Writes the agent's settings file (0600, in the hub's folder) and its instructions: its CLAUDE.md
-    /// when that is ours or missing (never in a worktree), else the text to append to Claude's system
-    /// prompt, returned.
-    fn write_launch_files(
-        &self,
-        name: &str,
-        work_dir: &Path,
-        in_worktree: bool,
-        created: &mut Created,
-    ) -> Result<(PathBuf, Option<String>), HubError> {
-        let clawmux = &self.hub.options().clawmux;
-        let launch_dir = launch::launch_dir(self.hub.data_dir(), name);
-        let io = |what: &str, path: &Path, e: std::io::Error| {
-            HubError::new(
-                Code::BadWorkDir,
-                format!("cannot write {what} {}: {e}", path.display()),
-            )
-        };
-        create_dir(&launch_dir, created).map_err(|e| io("the folder", &launch_dir, e))?;
-        let settings = launch_dir.join("settings.json");
-        crate::config::write_private(
-            &settings,
-            launch::settings(
-                clawmux,
-                self.hub.options().bash_timeout,
-                crate::usage::bridge::users_command(&crate::usage::bridge::claude_dir(), work_dir)
-                    .as_deref(),
-            )
-            .to_string()
-            .as_bytes(),
-        )
-        .map_err(|e| io("the settings", &settings, e))?;
-        let instructions = launch::instructions(name);
-        let claude_md = work_dir.join("CLAUDE.md");
-        let existing = std::fs::read_to_string(&claude_md).ok();
-        // In a worktree a CLAUDE.md of ours would be one more change of the agent's to review and merge.
-        if !in_worktree && launch::instructions_ours(existing.as_deref()) {
-            if existing.is_none() {
-                created.0.push(claude_md.clone());
-            }
-            std::fs::write(&claude_md, &instructions)
-                .map_err(|e| io("the instructions", &claude_md, e))?;
-            Ok((settings, None))
-        } else {
-            Ok((settings, Some(instructions)))
-        }
     }
 }

@@ -11,10 +11,9 @@ use tokio::time::Instant;
 use super::deadlines::{Deadlines, Due, Limits};
 use super::process;
 use super::pulse::Pulse;
-use crate::hub::Hub;
 use crate::lifecycle::Lifecycle;
 
-/// What the supervisor acts on: the hub, in life; a recorder in the tests.
+/// What the supervisor acts on: the lifecycle, in life; a recorder in the tests.
 pub(crate) trait Supervised {
     /// The agent is idle: whatever problem it had is over.
     fn idle(&self);
@@ -24,38 +23,36 @@ pub(crate) trait Supervised {
     fn due(&self, due: Due) -> impl Future<Output = ()> + Send;
 }
 
-/// The hub, as the supervisor of its agent `name`.
+/// The lifecycle, as the supervisor of its agent `name`.
 struct Agent {
-    hub: Hub,
+    lifecycle: Lifecycle,
     name: String,
 }
 
 impl Supervised for Agent {
     fn idle(&self) {
-        self.hub.set_problem(&self.name, None);
+        self.lifecycle.states.set_problem(&self.name, None);
     }
 
     async fn ended(&self) {
-        Lifecycle::of(&self.hub).process_ended(&self.name).await;
+        self.lifecycle.process_ended(&self.name).await;
     }
 
     async fn due(&self, due: Due) {
         match due {
-            Due::SlowStart => Lifecycle::of(&self.hub).report_slow_start(&self.name).await,
-            Due::Nudge(n) => Lifecycle::of(&self.hub).nudge(&self.name, n).await,
-            Due::GiveUp => {
-                Lifecycle::of(&self.hub)
-                    .report_out_of_loop(&self.name)
-                    .await
-            }
+            Due::SlowStart => self.lifecycle.report_slow_start(&self.name).await,
+            Due::Nudge(n) => self.lifecycle.nudge(&self.name, n).await,
+            Due::GiveUp => self.lifecycle.report_out_of_loop(&self.name).await,
         }
     }
 }
 
 /// Watches agent `name`, whose process is `pid`, until that process ends and its end is recorded.
-pub(crate) async fn supervise(hub: Hub, name: String, pid: u32) {
-    let Ok(live) = hub.live(&name) else { return };
-    let opts = hub.options().clone();
+pub(crate) async fn supervise(lifecycle: Lifecycle, name: String, pid: u32) {
+    let Ok(live) = lifecycle.states.live(&name) else {
+        return;
+    };
+    let opts = &lifecycle.options;
     let limits = Limits {
         start_timeout: opts.start_timeout,
         nudge_quiet: opts.nudge_quiet,
@@ -64,7 +61,7 @@ pub(crate) async fn supervise(hub: Hub, name: String, pid: u32) {
     };
     let pulse = live.run.pulse.subscribe();
     let agent = Agent {
-        hub,
+        lifecycle: lifecycle.clone(),
         name: name.clone(),
     };
     let exit = async move {

@@ -1,0 +1,89 @@
+//! The agents as the UI lists them (each row joined with what the features know of it: its worktree's
+//! overlaps, its usage, its open request), and registering one by hand.
+
+use std::path::{Path, PathBuf};
+
+use super::Hub;
+use crate::clock::now;
+use crate::error::HubError;
+use crate::lifecycle::launch::Launch;
+use crate::ui_event::{Needs, SessionInfo, UiEvent};
+
+impl Hub {
+    /// The agent whose work folder is `cwd` (hooks without the session header).
+    pub fn agent_by_work_dir(&self, cwd: &str) -> Option<String> {
+        self.inner.states.agents().working_in(Path::new(cwd))
+    }
+
+    /// Every agent as the sidebar shows it.
+    pub async fn sessions(&self) -> Result<Vec<SessionInfo>, HubError> {
+        let mut out = Vec::new();
+        for row in self.inner.store.agents().await? {
+            out.push(self.info(&row).await?);
+        }
+        Ok(out)
+    }
+
+    /// One agent as the sidebar shows it.
+    pub async fn session(&self, agent: &str) -> Result<SessionInfo, HubError> {
+        self.info(&self.inner.store.agent(agent).await?).await
+    }
+
+    async fn info(&self, row: &clawmux_store::AgentRow) -> Result<SessionInfo, HubError> {
+        let unread = self.inner.store.unread(&row.name).await?;
+        let launch = row
+            .launch
+            .as_deref()
+            .and_then(|l| serde_json::from_str::<Launch>(l).ok());
+        let live = self.live(&row.name).ok();
+        let problem = live.as_ref().and_then(|l| l.run.problem().clone());
+        let mut info = SessionInfo::new(&row.name, &row.work_dir, &row.snapshot, unread)
+            .with_launch(launch.as_ref().map(Launch::kind), problem);
+        info.overlaps = self.inner.worktrees.overlaps(&row.name);
+        info.usage = self.inner.usage.of_agent(&row.name).map(Box::new);
+        // A worktree removed (`clawmux worktree remove`) has no changes to show.
+        info.branch = launch
+            .and_then(|l| l.worktree)
+            .filter(|_| Path::new(&row.work_dir).is_dir())
+            .map(|w| w.branch);
+        info.needs = Needs::of(
+            row.snapshot.attention.as_ref(),
+            live.and_then(|l| l.asks.current()),
+        );
+        Ok(info)
+    }
+
+    /// What registering an agent and spawning one check first: a good name no agent has, and a usable
+    /// work folder (given, or the default one); returns the folder, not created yet.
+    pub(crate) fn check_new_agent(
+        &self,
+        name: &str,
+        work_dir: Option<&Path>,
+    ) -> Result<(PathBuf, String), HubError> {
+        crate::work_dir::check_new(
+            self.inner.states.agents(),
+            &self.inner.data_dir,
+            name,
+            work_dir,
+        )
+    }
+
+    /// Registers an agent (STARTING, no process) with its work folder, created if missing. The default
+    /// folder is `<data dir>/agents/<name>`.
+    pub async fn add_agent(
+        &self,
+        name: &str,
+        work_dir: Option<&Path>,
+    ) -> Result<SessionInfo, HubError> {
+        let (work_dir, work_str) = self.check_new_agent(name, work_dir)?;
+        std::fs::create_dir_all(&work_dir)
+            .map_err(|e| crate::work_dir::cannot_create(&work_dir, &e))?;
+        let row = self.inner.store.add_agent(name, &work_str, now()).await?;
+        self.insert_live(name, work_dir);
+        let info = SessionInfo::new(&row.name, &row.work_dir, &row.snapshot, 0);
+        self.broadcast(UiEvent::SessionSpawned {
+            session: info.clone(),
+        });
+        Ok(info)
+    }
+}
