@@ -188,6 +188,7 @@ export const Command = Object.freeze({
   DOWNLOAD_MODEL: 'download_model',
   CANCEL_DOWNLOAD: 'cancel_download',
   WARM_VOICE: 'warm_voice',
+  HEAR: 'hear',
   HISTORY: 'history',
   CHANGES: 'changes',
   REPOSITORY: 'repository',

@@ -23,6 +23,7 @@ pub mod replay;
 pub mod report;
 pub mod search;
 pub mod shell;
+pub mod spoken;
 pub mod state;
 pub mod time;
 pub mod transcript;

@@ -134,6 +134,16 @@ pub enum Command {
     CancelDownload {},
     /// Loads the speech model now: the user has started talking.
     WarmVoice {},
+    /// Hands-free: what the user said (its words), understood without a model: a question the app
+    /// answers, words for an agent (named first, else the one shown), or the answer to the open request.
+    Hear {
+        /// The words heard.
+        text: String,
+        /// The agent on screen, if any.
+        shown: Option<String>,
+        /// The client's id for this utterance: a retry with it stores no second message.
+        client_id: Option<String>,
+    },
     /// A page of a conversation: the latest, after a cursor, or before one.
     History {
         /// The agent.
@@ -285,9 +295,44 @@ pub enum Reply {
     Machines(Vec<crate::machines::MachineInfo>),
     /// `on_machine`: the other hub's answer.
     Forwarded(serde_json::Value),
+    /// `hear`: what the app made of an utterance.
+    Heard(crate::hands_free::Heard),
     /// Done, nothing to tell (`{}`): `answer`, `interrupt`, `dismiss`, `mark_read`, `cancel_download`,
     /// `warm_voice`.
     Done {},
+}
+
+/// Carries out what hands-free decided for `text`, through the paths a typed message and a click take.
+async fn hear(
+    hub: &Hub,
+    text: &str,
+    shown: Option<&str>,
+    client_id: Option<&str>,
+) -> Result<crate::hands_free::Heard, HubError> {
+    use crate::hands_free::{Act, Done};
+    if text.len() > crate::hub::MAX_TEXT {
+        return Err(HubError::new(
+            Code::MessageTooLarge,
+            format!("an utterance may be at most {} bytes", crate::hub::MAX_TEXT),
+        ));
+    }
+    let sessions = hub.sessions().await?;
+    let (mut heard, act) = hub.hands_free().decide(text, shown, &sessions).await?;
+    match act {
+        Act::None => {}
+        Act::Send { agent, text } => {
+            let key = client_id.map(|k| format!("hear:{k}"));
+            let m = hub
+                .user_message(&agent, &text, true, key.as_deref())
+                .await?;
+            heard.done = Done::Sent {
+                session_id: agent,
+                id: m.id,
+            };
+        }
+        Act::Answer(answer) => hub.requests().answer(answer).await?,
+    }
+    Ok(heard)
 }
 
 fn message_id(s: &str, code: Code) -> Result<MsgId, HubError> {
@@ -416,6 +461,13 @@ impl Hub {
                 self.voice().warm().await?;
                 Ok(Reply::Done {})
             }
+            Command::Hear {
+                text,
+                shown,
+                client_id,
+            } => Ok(Reply::Heard(
+                hear(self, &text, shown.as_deref(), client_id.as_deref()).await?,
+            )),
             Command::UserMessage {
                 session_id,
                 text,

@@ -14,6 +14,7 @@ pub mod diagnose;
 pub mod error;
 pub mod explain;
 pub mod found;
+pub mod hands_free;
 pub mod hooks;
 pub mod http;
 pub mod hub;

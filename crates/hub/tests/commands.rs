@@ -226,6 +226,8 @@ fn every_command_runs_through_dispatch() {
             Err(e) => assert_eq!(e.code, Code::NotPending, "the download had failed already"),
         }
         run(&hub, command(json!({"command": "warm_voice"}))).await.unwrap();
+        let heard = run(&hub, command(json!({"command": "hear", "text": "Who needs me?"}))).await.unwrap();
+        assert_eq!(heard["done"], "said", "{heard}");
 
         // Other machines: one where nothing listens is kept, listed down, and a command for it refused.
         let listed = run(&hub, command(json!({"command": "machine_add", "name": "gpu", "url": "ssh://127.0.0.1:9"}))).await.unwrap();

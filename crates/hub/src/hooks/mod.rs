@@ -74,7 +74,9 @@ impl Hooks {
                 {
                     self.worktrees.tool_ended(&agent, tool_name);
                 }
-                self.inbox.answer_hook(&agent, hook, &payload).await
+                self.inbox
+                    .answer_hook(&agent, hook, payload.value.as_ref())
+                    .await
             }
             None => Ok(json!({})),
         }

@@ -58,6 +58,8 @@ struct Inner {
     inbox: crate::inbox::Inbox,
     /// Where every hook is received (`hooks/`).
     hooks: crate::hooks::Hooks,
+    /// What the user says hands-free (`hands_free/`).
+    hands_free: crate::hands_free::HandsFree,
     /// How agents are started and looked after.
     options: Arc<Options>,
     /// The agents' terminals.
@@ -106,12 +108,10 @@ impl Hub {
     /// The metrics page (`GET /metrics`).
     pub async fn metrics_text(&self) -> Result<String, HubError> {
         let agents = self.store().agents().await?;
-        Ok(self.inner.metrics.render(&agents, now(), self.started_at()))
-    }
-
-    /// When this hub started.
-    pub fn started_at(&self) -> Millis {
-        self.inner.started_at
+        Ok(self
+            .inner
+            .metrics
+            .render(&agents, now(), self.inner.started_at))
     }
 
     /// How agents are started and looked after.
@@ -188,6 +188,11 @@ impl Hub {
         &self.inner.lifecycle
     }
 
+    /// What the user says hands-free.
+    pub fn hands_free(&self) -> &crate::hands_free::HandsFree {
+        &self.inner.hands_free
+    }
+
     /// Where every hook is received.
     pub fn hooks(&self) -> &crate::hooks::Hooks {
         &self.inner.hooks
@@ -219,10 +224,6 @@ impl Hub {
         }
     }
 
-    pub(crate) fn insert_live(&self, agent: &str, work_dir: PathBuf) {
-        self.inner.states.insert_live(agent, work_dir);
-    }
-
     /// The data folder.
     pub fn data_dir(&self) -> &Path {
         &self.inner.data_dir
@@ -236,10 +237,6 @@ impl Hub {
     /// Receives every UI event from now on.
     pub fn subscribe(&self) -> broadcast::Receiver<UiEvent> {
         self.inner.ui.subscribe()
-    }
-
-    pub(crate) fn broadcast(&self, event: UiEvent) {
-        self.inner.states.broadcast(event);
     }
 
     pub(crate) fn live(&self, agent: &str) -> Result<Arc<Live>, HubError> {

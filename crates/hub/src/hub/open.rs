@@ -136,6 +136,7 @@ impl Hub {
             options.start_timeout,
             data_dir,
         );
+        let hands_free = crate::hands_free::HandsFree::new(store.clone());
         Ok(Hub {
             inner: Arc::new(Inner {
                 store,
@@ -147,6 +148,7 @@ impl Hub {
                 started_at: now(),
                 inbox,
                 hooks,
+                hands_free,
                 tmux,
                 options,
                 port,

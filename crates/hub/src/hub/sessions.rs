@@ -79,9 +79,9 @@ impl Hub {
         std::fs::create_dir_all(&work_dir)
             .map_err(|e| crate::work_dir::cannot_create(&work_dir, &e))?;
         let row = self.inner.store.add_agent(name, &work_str, now()).await?;
-        self.insert_live(name, work_dir);
+        self.states().insert_live(name, work_dir);
         let info = SessionInfo::new(&row.name, &row.work_dir, &row.snapshot, 0);
-        self.broadcast(UiEvent::SessionSpawned {
+        self.states().broadcast(UiEvent::SessionSpawned {
             session: info.clone(),
         });
         Ok(info)

@@ -26,7 +26,6 @@ use tokio::sync::OwnedMutexGuard;
 
 use crate::clock::now;
 use crate::error::HubError;
-use crate::hooks::payload::Payload;
 use crate::live::Live;
 use crate::mailbox::WaitSignals;
 use crate::states::States;
@@ -56,7 +55,7 @@ impl Inbox {
         &self,
         agent: &str,
         hook: &Hook,
-        payload: &Payload<'_>,
+        payload: Option<&Value>,
     ) -> Result<Value, HubError> {
         let agent = agent.to_owned();
         if let (HookKind::PreToolUse(call), None) = (&hook.kind, &hook.subagent) {
@@ -65,7 +64,7 @@ impl Inbox {
                 .asks
                 .saw_call(&call.name, &call.input);
         }
-        if wait_call_returned(hook, payload.value.as_ref()) {
+        if wait_call_returned(hook, payload) {
             // A wait still connected now runs in the background: a message it took would never reach
             // Claude. It ends; the messages stay for the next wait, or this hook.
             self.states.live(&agent)?.mail.release_waiter();

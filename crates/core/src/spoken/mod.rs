@@ -1,0 +1,109 @@
+//! What the user says to the app hands-free, understood without a model: the words of an utterance as
+//! speech to text gave them (cleaned of what the recognizer makes up), who they are for, a question the
+//! app answers itself, and an answer to an open request judged by a closed grammar.
+//!
+//! Pure functions over text, so every rule is unit-tested with the phrases that must and must not pass;
+//! the hub's `hands_free` feature applies them to its agents and requests. A mishearing fails safe: what is
+//! not clearly an approval is asked again, never taken as one.
+
+pub mod approval;
+pub mod intent;
+pub mod prose;
+
+pub use approval::{danger, judge, Danger, Judged};
+pub use intent::{understand, Query, Understood};
+pub use prose::Spoken;
+
+/// The words of an utterance: lower case, letters and digits (an apostrophe dropped, so "don't" is
+/// `dont`), everything else a separator.
+pub fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '\u{2019}'))
+        .map(|w| {
+            w.chars()
+                .filter(|c| c.is_alphanumeric())
+                .flat_map(char::to_lowercase)
+                .collect::<String>()
+        })
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// What the recognizer heard, without what it makes up: bracketed non-speech (`[BLANK_AUDIO]`, `(music)`,
+/// `*coughs*`) removed, and a phrase it repeated over and over (a known failure of small models on short
+/// or noisy clips: "maybe a loud traitor, maybe a loud traitor, ...") kept once.
+pub fn clean(text: &str) -> String {
+    let mut kept = String::with_capacity(text.len());
+    let mut closing = None;
+    for c in text.chars() {
+        match (closing, c) {
+            (None, '[') => closing = Some(']'),
+            (None, '(') => closing = Some(')'),
+            (None, '*') => closing = Some('*'),
+            (Some(close), c) if c == close => closing = None,
+            (Some(_), _) => {}
+            (None, c) => kept.push(c),
+        }
+    }
+    let kept = kept.split_whitespace().collect::<Vec<_>>().join(" ");
+    once(&kept)
+}
+
+/// `text` with a phrase said three times or more in a row kept once (twice may be meant: "no, no").
+fn once(text: &str) -> String {
+    let tokens: Vec<&str> = text.split(' ').filter(|t| !t.is_empty()).collect();
+    let key = |t: &str| words(t).join(" ");
+    let mut out: Vec<&str> = Vec::with_capacity(tokens.len());
+    let mut i = 0;
+    'outer: while i < tokens.len() {
+        for len in 1..=(tokens.len() - i) / 3 {
+            let phrase: Vec<String> = tokens[i..i + len].iter().map(|t| key(t)).collect();
+            let mut repeats = 1;
+            while i + (repeats + 1) * len <= tokens.len()
+                && tokens[i + repeats * len..i + (repeats + 1) * len]
+                    .iter()
+                    .map(|t| key(t))
+                    .eq(phrase.iter().cloned())
+            {
+                repeats += 1;
+            }
+            if repeats >= 3 && phrase.iter().any(|w| !w.is_empty()) {
+                out.extend(&tokens[i..i + len]);
+                i += repeats * len;
+                continue 'outer;
+            }
+        }
+        out.push(tokens[i]);
+        i += 1;
+    }
+    let joined = out.join(" ");
+    // The phrase kept once may end on the comma that joined the repeats.
+    joined.trim_end_matches([',', ';']).trim().to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_are_lower_case_and_contractions_one_word() {
+        assert_eq!(
+            words("Okay, wait — don't run that!"),
+            ["okay", "wait", "dont", "run", "that"]
+        );
+        assert_eq!(words("  ...  "), Vec::<String>::new());
+    }
+
+    #[test]
+    fn what_the_recognizer_makes_up_is_dropped() {
+        assert_eq!(
+            clean("maybe a loud traitor, maybe a loud traitor, maybe a loud traitor, maybe a loud traitor,"),
+            "maybe a loud traitor"
+        );
+        assert_eq!(clean("[BLANK_AUDIO]"), "");
+        assert_eq!(clean("(music) Who needs me?"), "Who needs me?");
+        assert_eq!(clean("allow allow allow allow"), "allow");
+        // Said twice is kept: it may be meant.
+        assert_eq!(clean("No, no. Deny."), "No, no. Deny.");
+        assert_eq!(clean("sky, run the tests"), "sky, run the tests");
+    }
+}

@@ -1,0 +1,323 @@
+//! Hands-free: what the user says, understood and carried out without a model. An utterance (its words
+//! from speech to text) is a question the app answers from the hub's state ("who needs me?", "what is sky
+//! doing?", "read that again", "more"), words for an agent (named first, or the one shown), or the answer to
+//! the open request, judged by the closed grammar of `core::spoken::approval`: what is not clearly an
+//! approval is asked again, never taken as one.
+//!
+//! The rules are the core's pure functions; this feature holds the store (an agent's last answer, to read
+//! it again) and what is being read (for "more"), and decides. The router carries a decision out through
+//! the same paths as a typed message and a click (`Hub::user_message`, `Requests::answer`), so a voice
+//! message is stored once like a typed one and a request is answered once, whichever surface answers first.
+
+mod answer;
+pub(crate) mod say;
+
+use std::sync::{Arc, Mutex};
+
+use clawmux_core::spoken::{self, Query, Spoken, Understood};
+use clawmux_core::wire::{Kind, MsgId};
+use clawmux_store::Store;
+use serde::{Deserialize, Serialize};
+
+use crate::asks::{AnswerRequest, Verdict};
+use crate::error::HubError;
+use crate::ui_event::{Request, SessionInfo};
+use answer::answer;
+
+/// What the app made of an utterance: what it heard, what it says back, and what it did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Heard {
+    /// The words heard, cleaned of what the recognizer makes up.
+    pub heard: String,
+    /// What the app says back (empty: nothing).
+    pub say: String,
+    /// What it did (`done`, and what it names).
+    #[serde(flatten)]
+    pub done: Done,
+}
+
+/// What the app did with an utterance.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "done", rename_all = "snake_case")]
+pub enum Done {
+    /// Nothing was heard.
+    Nothing,
+    /// A question was answered (in `say`).
+    Said,
+    /// The words were stored as the user's message to an agent.
+    Sent {
+        /// The agent.
+        session_id: String,
+        /// The message.
+        id: MsgId,
+    },
+    /// The open request was answered.
+    Answered {
+        /// The agent.
+        session_id: String,
+        /// The request.
+        request_id: String,
+        /// The answer.
+        decision: Verdict,
+    },
+    /// A request is open and the words were no answer to it: it is asked again.
+    AskedAgain {
+        /// The agent whose request it is.
+        session_id: String,
+    },
+    /// A name was heard that sounds like several agents': the user is asked which.
+    Which {
+        /// The agents it may be.
+        agents: Vec<String>,
+    },
+    /// Stop speaking.
+    Stop,
+    /// Leave the current announcement (a request stays open).
+    Skip,
+    /// Show this agent (the next that needs the user, or one named alone).
+    Show {
+        /// The agent.
+        session_id: String,
+    },
+}
+
+/// What the router carries out for a decision.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Act {
+    /// Nothing beyond saying.
+    None,
+    /// Store the words as the user's voice message to `agent`.
+    Send {
+        /// The agent.
+        agent: String,
+        /// The words.
+        text: String,
+    },
+    /// Answer the open request.
+    Answer(AnswerRequest),
+}
+
+/// An answer being read aloud, for "more".
+struct Reading {
+    rest: String,
+}
+
+/// Hands-free: made once with the store, holding what is being read.
+#[derive(Clone)]
+pub struct HandsFree {
+    store: Store,
+    reading: Arc<Mutex<Option<Reading>>>,
+}
+
+impl HandsFree {
+    pub(crate) fn new(store: Store) -> HandsFree {
+        HandsFree {
+            store,
+            reading: Arc::new(Mutex::new(None)),
+        }
+    }
+
+    fn reading(&self) -> std::sync::MutexGuard<'_, Option<Reading>> {
+        self.reading
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Decides what `text` (as heard) means with the agent `shown` on screen and the agents as `sessions`
+    /// list them: what to say, and what the router must do.
+    pub(crate) async fn decide(
+        &self,
+        text: &str,
+        shown: Option<&str>,
+        sessions: &[SessionInfo],
+    ) -> Result<(Heard, Act), HubError> {
+        let names: Vec<&str> = sessions.iter().map(|s| s.session_id.as_str()).collect();
+        let understood = spoken::understand(text, &names);
+        let heard = spoken::clean(text);
+        let reply = |say: String, done: Done| Heard {
+            heard: heard.clone(),
+            say,
+            done,
+        };
+        if let Some((info, request)) = open_request(sessions, shown) {
+            match &understood {
+                Understood::ToShown { text } => {
+                    return Ok(answer(info, request, text, reply));
+                }
+                Understood::Query(Query::Skip) => {
+                    return Ok((reply(String::new(), Done::Skip), Act::None));
+                }
+                Understood::Nothing
+                | Understood::Query(_)
+                | Understood::ToAgent { .. }
+                | Understood::Which { .. } => {}
+            }
+        }
+        let (say, done, act) = match understood {
+            Understood::Query(q) => {
+                let (say, done) = self.query(q, shown, sessions).await?;
+                (say, done, Act::None)
+            }
+            other @ (Understood::Nothing
+            | Understood::ToAgent { .. }
+            | Understood::ToShown { .. }
+            | Understood::Which { .. }) => for_agent(other, shown, sessions),
+        };
+        Ok((reply(say, done), act))
+    }
+
+    /// A question for the app, answered from the hub's state.
+    async fn query(
+        &self,
+        q: Query,
+        shown: Option<&str>,
+        sessions: &[SessionInfo],
+    ) -> Result<(String, Done), HubError> {
+        Ok(match q {
+            Query::WhoNeedsMe => {
+                let needs: Vec<String> = waiting(sessions)
+                    .into_iter()
+                    .filter_map(say::need)
+                    .collect();
+                let say = if needs.is_empty() {
+                    "Nobody needs you.".to_owned()
+                } else {
+                    needs.join(" ")
+                };
+                (say, Done::Said)
+            }
+            Query::WhatIsDoing(agent) => (
+                sessions
+                    .iter()
+                    .find(|s| s.session_id == agent)
+                    .map(say::doing)
+                    .unwrap_or_default(),
+                Done::Said,
+            ),
+            Query::ReadAgain => (self.read_again(shown).await?, Done::Said),
+            Query::More => {
+                let rest = self.reading().take().map(|r| r.rest).unwrap_or_default();
+                let say = if rest.is_empty() {
+                    "There is no more.".to_owned()
+                } else {
+                    rest
+                };
+                (say, Done::Said)
+            }
+            Query::Stop => (String::new(), Done::Stop),
+            Query::Skip => (String::new(), Done::Skip),
+            Query::Next => match waiting(sessions)
+                .into_iter()
+                .find(|s| Some(s.session_id.as_str()) != shown)
+            {
+                Some(next) => (
+                    say::need(next).unwrap_or_default(),
+                    Done::Show {
+                        session_id: next.session_id.clone(),
+                    },
+                ),
+                None => ("Nobody else needs you.".to_owned(), Done::Said),
+            },
+        })
+    }
+
+    /// The shown agent's last answer, its first paragraph; the rest kept for "more".
+    async fn read_again(&self, shown: Option<&str>) -> Result<String, HubError> {
+        let Some(agent) = shown else {
+            return Ok("Which agent? Say its name first.".to_owned());
+        };
+        let last = self
+            .store
+            .latest(agent, 50)
+            .await?
+            .into_iter()
+            .rev()
+            .find(|m| m.kind == Kind::Assistant);
+        let Some(last) = last else {
+            return Ok(format!("{agent} has said nothing yet."));
+        };
+        let spoken = Spoken::of(&last.text);
+        *self.reading() = Some(Reading {
+            rest: spoken.rest(),
+        });
+        Ok(format!("{agent} said: {}", spoken.first()))
+    }
+}
+
+/// What words for an agent (or none, or for a name heard alike) mean: what to say, and to do.
+fn for_agent(
+    understood: Understood,
+    shown: Option<&str>,
+    sessions: &[SessionInfo],
+) -> (String, Done, Act) {
+    match understood {
+        Understood::Nothing => (String::new(), Done::Nothing, Act::None),
+        Understood::Query(_) => (String::new(), Done::Said, Act::None),
+        Understood::ToAgent { agent, text } if text.is_empty() => {
+            let info = sessions.iter().find(|s| s.session_id == agent);
+            let say = info.map(say::doing).unwrap_or_default();
+            (say, Done::Show { session_id: agent }, Act::None)
+        }
+        Understood::ToAgent { agent, text } => (
+            format!("To {agent}."),
+            Done::Said,
+            Act::Send { agent, text },
+        ),
+        Understood::ToShown { text } => match shown {
+            Some(agent) => (
+                String::new(),
+                Done::Said,
+                Act::Send {
+                    agent: agent.to_owned(),
+                    text,
+                },
+            ),
+            None => (
+                "Who is it for? Say an agent's name first.".to_owned(),
+                Done::Said,
+                Act::None,
+            ),
+        },
+        Understood::Which { heard, agents } => (
+            format!(
+                "\"{heard}\" sounds like {}. Say the name again.",
+                agents.join(", or ")
+            ),
+            Done::Which { agents },
+            Act::None,
+        ),
+    }
+}
+
+/// The agents that need the user, the longest waiting first.
+fn waiting(sessions: &[SessionInfo]) -> Vec<&SessionInfo> {
+    let mut w: Vec<&SessionInfo> = sessions.iter().filter(|s| say::need(s).is_some()).collect();
+    w.sort_by_key(|s| s.needs.as_ref().map_or(s.since, |n| n.attention.since));
+    w
+}
+
+/// The request an answer is for: the shown agent's, else the one open longest.
+fn open_request<'s>(
+    sessions: &'s [SessionInfo],
+    shown: Option<&str>,
+) -> Option<(&'s SessionInfo, &'s Request)> {
+    let with_request = |s: &'s SessionInfo| {
+        s.needs
+            .as_ref()
+            .and_then(|n| n.request.as_ref())
+            .map(|r| (s, r))
+    };
+    sessions
+        .iter()
+        .filter(|s| Some(s.session_id.as_str()) == shown)
+        .find_map(with_request)
+        .or_else(|| {
+            sessions
+                .iter()
+                .filter_map(with_request)
+                .min_by_key(|(s, _)| s.needs.as_ref().map(|n| n.attention.since))
+        })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,243 @@
+//! Hands-free decisions over a temporary store: the agents as the sidebar lists them, built by hand.
+
+use clawmux_core::wire::Kind;
+use clawmux_core::{Attention, Millis, Need, State};
+use clawmux_store::{NewMessage, Store};
+use serde_json::{json, Value};
+
+use super::*;
+use crate::ui_event::Needs;
+
+struct Fixture {
+    hands_free: HandsFree,
+    store: Store,
+    sessions: Vec<SessionInfo>,
+    _dir: tempfile::TempDir,
+}
+
+async fn fixture() -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("db.sqlite")).await.unwrap();
+    let mut sessions = Vec::new();
+    for name in ["sky", "rain"] {
+        let row = store.add_agent(name, "/w", Millis(1)).await.unwrap();
+        let mut info = SessionInfo::new(&row.name, &row.work_dir, &row.snapshot, 0);
+        info.state = State::Processing;
+        info.activity = "Running cargo test".into();
+        sessions.push(info);
+    }
+    Fixture {
+        hands_free: HandsFree::new(store.clone()),
+        store,
+        sessions,
+        _dir: dir,
+    }
+}
+
+/// `sky` asks, since `since`, to run `command` (or, for another tool, with that input).
+fn asks(info: &mut SessionInfo, need: Need, tool: &str, input: Value, since: i64) {
+    info.needs = Some(Needs {
+        attention: Attention {
+            need,
+            reason: format!("Permission: {tool}"),
+            tool_use_id: None,
+            tool_name: Some(tool.into()),
+            since: Millis(since),
+            notice: false,
+        },
+        request: Some(Request {
+            id: format!("req-{}", info.session_id),
+            tool_name: tool.into(),
+            tool_input: input,
+            suggestions: Vec::new(),
+        }),
+    });
+}
+
+async fn decide(f: &Fixture, text: &str, shown: Option<&str>) -> (Heard, Act) {
+    f.hands_free.decide(text, shown, &f.sessions).await.unwrap()
+}
+
+#[tokio::test]
+async fn a_permission_is_answered_only_by_the_closed_grammar() {
+    let mut f = fixture().await;
+    asks(
+        &mut f.sessions[0],
+        Need::Permission,
+        "Bash",
+        json!({"command": "npm test"}),
+        5,
+    );
+    let (heard, act) = decide(&f, "Allow.", Some("rain")).await;
+    assert_eq!(heard.say, "sky: allowed.");
+    let Act::Answer(answer) = act else {
+        panic!("{act:?}")
+    };
+    assert_eq!(answer.session_id, "sky");
+    assert_eq!(answer.request_id.as_deref(), Some("req-sky"));
+    assert_eq!(answer.decision, Verdict::Allow);
+    for never in [
+        "Okay, wait, don't run that.",
+        "allow... no, deny",
+        "I would not allow that",
+        "Allow or deny?",
+        "below.",
+    ] {
+        let (heard, act) = decide(&f, never, None).await;
+        assert_eq!(act, Act::None, "`{never}`");
+        assert_eq!(
+            heard.done,
+            Done::AskedAgain {
+                session_id: "sky".into()
+            },
+            "`{never}`"
+        );
+        assert!(
+            heard
+                .say
+                .ends_with("sky asks to run npm test. Allow, or deny?"),
+            "{}",
+            heard.say
+        );
+    }
+    let (_, act) = decide(&f, "deny", None).await;
+    assert!(matches!(
+        act,
+        Act::Answer(AnswerRequest {
+            decision: Verdict::Deny,
+            ..
+        })
+    ));
+}
+
+#[tokio::test]
+async fn a_dangerous_command_needs_its_phrase_and_words_for_an_agent_named_go_to_it() {
+    let mut f = fixture().await;
+    asks(
+        &mut f.sessions[0],
+        Need::Permission,
+        "Bash",
+        json!({"command": "git push origin main"}),
+        5,
+    );
+    let (heard, act) = decide(&f, "allow", Some("sky")).await;
+    assert_eq!(act, Act::None);
+    assert!(
+        heard.say.contains("say \"allow git push\""),
+        "{}",
+        heard.say
+    );
+    let (_, act) = decide(&f, "Allow git push.", Some("sky")).await;
+    assert!(matches!(
+        act,
+        Act::Answer(AnswerRequest {
+            decision: Verdict::Allow,
+            ..
+        })
+    ));
+    // Addressed by name, words are a message even while a request waits: they approve nothing.
+    let (heard, act) = decide(&f, "Rain, allow", Some("sky")).await;
+    assert_eq!(
+        act,
+        Act::Send {
+            agent: "rain".into(),
+            text: "allow".into()
+        }
+    );
+    assert_eq!(heard.say, "To rain.");
+}
+
+#[tokio::test]
+async fn a_question_is_answered_by_an_options_label_said_whole() {
+    let mut f = fixture().await;
+    let input = json!({"questions": [{"question": "Which colour?", "options": [{"label": "Blue"}, {"label": "Green"}]}]});
+    asks(
+        &mut f.sessions[1],
+        Need::Answer,
+        "AskUserQuestion",
+        input,
+        5,
+    );
+    let (heard, _) = decide(&f, "who needs me?", None).await;
+    assert_eq!(heard.say, "rain asks: Which colour? Blue, or Green?");
+    let (heard, act) = decide(&f, "Green.", None).await;
+    assert_eq!(heard.say, "rain: Green.");
+    let Act::Answer(answer) = act else {
+        panic!("{act:?}")
+    };
+    assert_eq!(answer.answers.unwrap()["Which colour?"], "Green");
+    let (heard, act) = decide(&f, "green or blue", None).await;
+    assert_eq!(act, Act::None);
+    assert!(heard.say.starts_with("Not one of the options."));
+}
+
+#[tokio::test]
+async fn the_apps_questions_are_answered_from_the_state_and_the_last_answer() {
+    let mut f = fixture().await;
+    let (heard, _) = decide(&f, "Who needs me?", None).await;
+    assert_eq!(heard.say, "Nobody needs you.");
+    let (heard, _) = decide(&f, "What is sky doing?", None).await;
+    assert_eq!(heard.say, "sky is working: Running cargo test.");
+    f.sessions[1].state = State::Idle;
+    f.sessions[1].unread_count = 1;
+    let (heard, act) = decide(&f, "next", Some("sky")).await;
+    assert_eq!(
+        heard.done,
+        Done::Show {
+            session_id: "rain".into()
+        }
+    );
+    assert_eq!(heard.say, "rain finished, and has an answer for you.");
+    assert_eq!(act, Act::None);
+    f.store
+        .append(&NewMessage {
+            agent: "rain",
+            kind: Kind::Assistant,
+            sender: "rain",
+            recipient: Some("user"),
+            text: "All green.\n\n```\nok\n```\n\nNext I will lint.",
+            parent: None,
+            voice: false,
+            idem_key: None,
+            at: Millis(9),
+        })
+        .await
+        .unwrap();
+    let (heard, _) = decide(&f, "Read that again.", Some("rain")).await;
+    assert_eq!(heard.say, "rain said: All green. Say more for the rest.");
+    let (heard, _) = decide(&f, "More.", Some("rain")).await;
+    assert_eq!(heard.say, "There is code on screen. Next I will lint.");
+    let (heard, _) = decide(&f, "More.", Some("rain")).await;
+    assert_eq!(heard.say, "There is no more.");
+    let (heard, _) = decide(&f, "stop", Some("rain")).await;
+    assert_eq!(heard.done, Done::Stop);
+}
+
+#[tokio::test]
+async fn words_go_to_the_agent_shown_and_a_name_alike_is_asked_about() {
+    let mut f = fixture().await;
+    let (_, act) = decide(&f, "run the tests", Some("sky")).await;
+    assert_eq!(
+        act,
+        Act::Send {
+            agent: "sky".into(),
+            text: "run the tests".into()
+        }
+    );
+    let (heard, act) = decide(&f, "run the tests", None).await;
+    assert_eq!(act, Act::None);
+    assert!(heard.say.starts_with("Who is it for?"));
+    let row = f.store.add_agent("skye", "/w", Millis(1)).await.unwrap();
+    f.sessions
+        .push(SessionInfo::new(&row.name, &row.work_dir, &row.snapshot, 0));
+    let (heard, act) = decide(&f, "Sky, push.", None).await;
+    assert_eq!(act, Act::None);
+    assert_eq!(
+        heard.done,
+        Done::Which {
+            agents: vec!["sky".into(), "skye".into()]
+        }
+    );
+    let (heard, _) = decide(&f, "[BLANK_AUDIO]", Some("sky")).await;
+    assert_eq!(heard.done, Done::Nothing);
+}
