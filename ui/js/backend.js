@@ -115,6 +115,11 @@ class DesktopBackend {
     return invoke('speech', { text });
   }
 
+  /** Hands-free listens in a browser for now: the window's webview cannot stream the microphone here. */
+  hear() {
+    return Promise.reject(new Error('Hands-free listens in the browser UI for now (the window cannot stream its microphone yet).'));
+  }
+
   dropConnection() {}
 
   history(sessionId, { before, limit = 100 } = {}) {
@@ -260,6 +265,22 @@ class BrowserBackend {
     const response = await fetch(`/api/sessions/${encodeURIComponent(agent)}/voice?recording=${encodeURIComponent(recording)}`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${this.token}`, 'Content-Type': blob.type || 'application/octet-stream' },
+      body: blob,
+    });
+    const data = await response.json().catch(() => ({}));
+    if (!response.ok) throw new HubError(response.status, data.code ?? 'http_error', data.message ?? response.statusText);
+    return data;
+  }
+
+  /** One hands-free utterance (a WAV), heard on the device with `shown` on screen: what the hub made of
+   * it. `said` is what the app said last, so that its own speech heard back is not taken for the user's. */
+  async hear(blob, recording, shown, said) {
+    const query = new URLSearchParams({ recording });
+    if (shown) query.set('shown', shown);
+    if (said) query.set('said', said.slice(0, 500));
+    const response = await fetch(`/api/voice/hear?${query}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${this.token}`, 'Content-Type': blob.type || 'audio/wav' },
       body: blob,
     });
     const data = await response.json().catch(() => ({}));

@@ -396,7 +396,7 @@ function start() {
     upsertSession(info);
     select(info.session_id);
   }, () => [...sidebar.machines.keys()].sort());
-  voice = new VoicePanel(backend, { current: () => current, session: (agent) => sessions.get(agent) });
+  voice = new VoicePanel(backend, { current: () => current, session: (agent) => sessions.get(agent), select });
   terminal = new TerminalPanel(backend);
   explanation = new ExplainPanel(backend);
   terminating = new TerminateAsk(backend, notice);

@@ -5,7 +5,8 @@
 
 import { $, notice } from './dom.js';
 import { Code, Command, Kind, Launch, UiEvent } from './names.js';
-import { Listener, Speaker } from './voice.js';
+import { HandsFree } from './hands-free.js';
+import { Listener, Speaker, speakable } from './voice.js';
 import { VoiceSettingsForm } from './voice-settings.js';
 
 const READ_ALOUD_KEY = 'clawmux.readAloud';
@@ -16,8 +17,8 @@ function readAloudSet() {
 }
 
 export class VoicePanel {
-  /** `current()` is the agent on screen, `session(agent)` its row. */
-  constructor(backend, { current, session }) {
+  /** `current()` is the agent on screen, `session(agent)` its row, `select(agent)` shows one. */
+  constructor(backend, { current, session, select }) {
     this.events = { [UiEvent.MODEL_DOWNLOAD]: (e) => this.downloadProgress(e) };
     this.backend = backend;
     this.current = current;
@@ -35,18 +36,41 @@ export class VoicePanel {
       onProblem: notice,
       onRecording: (clip) => { if (this.current()) this.sendRecording(this.current(), clip); },
     });
+    this.handsFree = new HandsFree({
+      backend,
+      speaker: this.speaker,
+      shown: () => this.current(),
+      onHeard: (heard) => this.heard(heard, select),
+      onChange: () => this.show(),
+      onProblem: notice,
+    });
     this.wire();
     this.show();
   }
 
-  /** Whether an agent's answers are read aloud: voice mode, or its own toggle. */
-  readsAloud(agent) {
-    return localStorage.getItem(VOICE_MODE_KEY) === 'on' || readAloudSet().has(agent);
+  /** What the hub made of a hands-free utterance: shown under the toggle; an agent to show is shown. */
+  heard(heard, select) {
+    this.lastHeard = heard.heard ? `“${heard.heard}”` : '';
+    if (heard.done === 'show' && heard.session_id) select?.(heard.session_id);
+    this.show();
   }
 
-  /** An agent's answer arrived: read it if it should be. */
+  /** Whether an agent's answers are read aloud: hands-free or voice mode, or its own toggle. */
+  readsAloud(agent) {
+    return this.handsFree?.on || localStorage.getItem(VOICE_MODE_KEY) === 'on' || readAloudSet().has(agent);
+  }
+
+  /** An agent's answer arrived: read it if it should be; hands-free reads its first paragraph, with
+   * "say more" for the rest. */
   answered(agent, text) {
-    if (text && this.readsAloud(agent)) this.speaker.enqueue(text);
+    if (!text || !this.readsAloud(agent)) return;
+    if (!this.handsFree.on) {
+      this.speaker.enqueue(text);
+      return;
+    }
+    const paragraphs = text.split(/\n\s*\n/).map(speakable).filter(Boolean);
+    const first = paragraphs[0] ?? '';
+    this.handsFree.say(`${agent}: ${first}${paragraphs.length > 1 ? ' Say more for the rest.' : ''}`);
   }
 
   /** A message arrived: an answer is read aloud if it should be. */
@@ -64,7 +88,9 @@ export class VoicePanel {
   needed(agent, needs) {
     if (!this.readsAloud(agent)) return;
     const questions = (needs.request?.tool_input?.questions ?? []).map((q) => q.question).join(' ');
-    this.speaker.enqueue(`${agent} needs you. ${needs.reason ?? ''} ${questions}`.trim());
+    const sentence = `${agent} needs you. ${needs.reason ?? ''} ${questions}`.trim();
+    if (this.handsFree.on) this.handsFree.say(`${sentence} Allow, or deny?`);
+    else this.speaker.enqueue(sentence);
   }
 
   show() {
@@ -78,6 +104,14 @@ export class VoicePanel {
     $('speak-stop').hidden = !speaker.speaking;
     $('speak-skip').hidden = !speaker.speaking;
     $('mic').setAttribute('aria-pressed', String(listener.listening));
+    const hands = this.handsFree;
+    $('hands-free').setAttribute('aria-pressed', String(hands.on));
+    $('hands-free-mute').hidden = !hands.on;
+    $('hands-free-mute').textContent = hands.muted ? 'Unmute' : 'Mute';
+    const words = { starting: 'Starting the microphone…', listening: 'Listening', hearing: 'Hearing you…',
+      thinking: 'Understanding…', muted: 'Muted', off: '' };
+    $('hands-free-state').textContent = hands.on ? `${words[hands.state] ?? ''} ${this.lastHeard ?? ''}`.trim() : '';
+    $('hands-free-state').classList.toggle('on', hands.on && !hands.muted);
     $('act-speak').hidden = !current;
     $('act-speak').setAttribute('aria-pressed', String(Boolean(current) && readAloudSet().has(current)));
   }
@@ -134,6 +168,14 @@ export class VoicePanel {
     $('mic').addEventListener('click', () => {
       if (listener.listening) listener.stop();
       else if (agentOnScreen()) this.talk();
+    });
+    const handsFree = () => (this.handsFree.on ? this.handsFree.stop() : this.handsFree.start());
+    $('hands-free').addEventListener('click', handsFree);
+    $('hands-free-mute').addEventListener('click', () => this.handsFree.toggleMute());
+    document.addEventListener('keydown', (e) => {
+      if (!e.ctrlKey || !e.shiftKey) return;
+      if (e.code === 'KeyH') { e.preventDefault(); handsFree(); }
+      if (e.code === 'KeyM' && this.handsFree.on) { e.preventDefault(); this.handsFree.toggleMute(); }
     });
     $('speak-stop').addEventListener('click', () => speaker.stop());
     $('speak-skip').addEventListener('click', () => speaker.skip());

@@ -132,9 +132,8 @@ export class Speaker {
   }
 }
 
-/** Records in the page: getUserMedia + MediaRecorder (a plain browser). Its clip is a Blob. */
 /** 16-bit mono PCM WAV of `chunks` (Float32Arrays) at `rate`. */
-function wav(chunks, rate) {
+export function wavOf(chunks, rate) {
   const count = chunks.reduce((n, c) => n + c.length, 0);
   const out = new DataView(new ArrayBuffer(44 + count * 2));
   const text = (at, s) => [...s].forEach((ch, i) => out.setUint8(at + i, ch.charCodeAt(0)));
@@ -207,7 +206,7 @@ export class PageRecorder {
     await this.release();
     const samples = this.chunks.reduce((n, c) => n + c.length, 0);
     if (!samples) throw new Error('Nothing was recorded: is the microphone on?');
-    return wav(this.chunks, rate);
+    return wavOf(this.chunks, rate);
   }
 
   async cancel() {

@@ -21,6 +21,7 @@ use crate::asks::AnswerRequest;
 use crate::diagnose::{decision_line, event_line, json_lines, Log, MAX_LOG_ROWS};
 use crate::error::HubError;
 use crate::explain::Report;
+use crate::hands_free::HandsFree;
 use crate::hub::Hub;
 use crate::import::AgentImport;
 use crate::lifecycle::{Capabilities, SpawnRequest};
@@ -143,6 +144,8 @@ pub enum Command {
         shown: Option<String>,
         /// The client's id for this utterance: a retry with it stores no second message.
         client_id: Option<String>,
+        /// What the app said last: its own speech heard back is not the user's.
+        said: Option<String>,
     },
     /// A page of a conversation: the latest, after a cursor, or before one.
     History {
@@ -302,14 +305,48 @@ pub enum Reply {
     Done {},
 }
 
+/// Hands-free speech: a recording of one utterance (sent whole, or kept earlier by the desktop app), heard
+/// on the device with the words expected as the recognizer's prompt, then carried out as [`hear`] does.
+/// The recording is gone once carried out (nothing of what was said is kept but the message it became);
+/// until then a failure says why and keeps it for a retry.
+pub async fn hear_voice(
+    hub: &Hub,
+    recording: &str,
+    content_type: &str,
+    audio: Option<Vec<u8>>,
+    shown: Option<&str>,
+    said: Option<&str>,
+) -> Result<crate::hands_free::Heard, HubError> {
+    let mut kept = match audio {
+        Some(audio) => hub.voice().take(recording, content_type, audio).await?,
+        None => hub.voice().kept(recording, content_type).await?,
+    };
+    let sessions = hub.sessions().await?;
+    let expected = HandsFree::expected(&sessions, shown);
+    let (content_type, audio) = kept.audio();
+    let (content_type, audio) = (content_type.to_owned(), audio.to_vec());
+    let text = hub.voice().hear(&mut kept, Some(expected)).await?;
+    let (mut heard, mut act) = hub
+        .hands_free()
+        .decide(&text, shown, &sessions, said)
+        .await?;
+    if HandsFree::approves(&act) {
+        let (plain, seconds) = hub.voice().plain(&content_type, audio).await;
+        (heard, act) = HandsFree::check(heard, act, &sessions, plain.as_deref(), seconds);
+    }
+    carry_out(hub, &mut heard, act, Some(&kept.client_key())).await?;
+    kept.delivered().await;
+    Ok(heard)
+}
+
 /// Carries out what hands-free decided for `text`, through the paths a typed message and a click take.
 async fn hear(
     hub: &Hub,
     text: &str,
     shown: Option<&str>,
     client_id: Option<&str>,
+    said: Option<&str>,
 ) -> Result<crate::hands_free::Heard, HubError> {
-    use crate::hands_free::{Act, Done};
     if text.len() > crate::hub::MAX_TEXT {
         return Err(HubError::new(
             Code::MessageTooLarge,
@@ -317,7 +354,23 @@ async fn hear(
         ));
     }
     let sessions = hub.sessions().await?;
-    let (mut heard, act) = hub.hands_free().decide(text, shown, &sessions).await?;
+    let (mut heard, act) = hub
+        .hands_free()
+        .decide(text, shown, &sessions, said)
+        .await?;
+    carry_out(hub, &mut heard, act, client_id).await?;
+    Ok(heard)
+}
+
+/// Does what hands-free decided: the words stored as the user's voice message (once per client key), or
+/// the request answered as a click answers it.
+async fn carry_out(
+    hub: &Hub,
+    heard: &mut crate::hands_free::Heard,
+    act: crate::hands_free::Act,
+    client_id: Option<&str>,
+) -> Result<(), HubError> {
+    use crate::hands_free::{Act, Done};
     match act {
         Act::None => {}
         Act::Send { agent, text } => {
@@ -332,7 +385,7 @@ async fn hear(
         }
         Act::Answer(answer) => hub.requests().answer(answer).await?,
     }
-    Ok(heard)
+    Ok(())
 }
 
 fn message_id(s: &str, code: Code) -> Result<MsgId, HubError> {
@@ -360,7 +413,7 @@ impl Hub {
             Some(audio) => self.voice().take(recording, content_type, audio).await?,
             None => self.voice().kept(recording, content_type).await?,
         };
-        let text = self.voice().hear(&mut kept).await?;
+        let text = self.voice().hear(&mut kept, None).await?;
         let key = kept.client_key();
         let sent = match address.machine {
             Some(machine) => {
@@ -465,8 +518,16 @@ impl Hub {
                 text,
                 shown,
                 client_id,
+                said,
             } => Ok(Reply::Heard(
-                hear(self, &text, shown.as_deref(), client_id.as_deref()).await?,
+                hear(
+                    self,
+                    &text,
+                    shown.as_deref(),
+                    client_id.as_deref(),
+                    said.as_deref(),
+                )
+                .await?,
             )),
             Command::UserMessage {
                 session_id,

@@ -36,7 +36,7 @@ fn real_speech_is_heard() {
     assert_ne!(rate, 16_000, "espeak-ng speaks at its own rate");
     let audio = to_16k(&samples, rate).unwrap();
     let engine = Engine::load(&model(), 2).unwrap();
-    let text = engine.transcribe(&audio).unwrap().to_lowercase();
+    let text = engine.transcribe(&audio, None).unwrap().to_lowercase();
     assert!(
         text.contains("run the tests") && text.contains("result"),
         "heard: {text}"
@@ -46,7 +46,7 @@ fn real_speech_is_heard() {
 #[test]
 fn silence_is_nothing_heard_and_a_broken_model_is_refused() {
     let engine = Engine::load(&model(), 2).unwrap();
-    let err = engine.transcribe(&vec![0.0; 32_000]).unwrap_err();
+    let err = engine.transcribe(&vec![0.0; 32_000], None).unwrap_err();
     assert_eq!(err.code, Code::NothingHeard, "{}", err.message);
     let dir = tempfile::tempdir().unwrap();
     let broken = dir.path().join("ggml-broken.bin");

@@ -98,6 +98,29 @@ pub fn judge(text: &str, danger: Option<&Danger>) -> Judged {
     }
 }
 
+/// How long an approval may take to say, per word of it, and at least: speech much longer than its words
+/// held more than they say. (Said clearly, "allow" takes 0.4-0.7 s, "always allow" and "allow git push"
+/// 0.7-1.1 s.)
+const SECONDS_PER_WORD: f32 = 0.6;
+const SECONDS_AT_LEAST: f32 = 1.0;
+
+/// Whether an approval heard with the recognizer's prompt (`prompted`) stands against what the same
+/// speech gives without the prompt (`plain`) and how long it lasted (`seconds`, from its first to its
+/// last loud moment). A prompt biases the recognizer towards the answers, and on a small model it can
+/// drop the rest of what was said ("Allow, but not the push." heard as "Allow."): the plain words must
+/// hold no negation or hesitation and not be longer than the answer by more than a word, and the speech
+/// must not last longer than its words take.
+pub fn confirmed(prompted: &str, plain: Option<&str>, seconds: Option<f32>) -> bool {
+    let answer = words(&clean(prompted)).len();
+    if let Some(plain) = plain {
+        let plain = words(&clean(plain));
+        if plain.iter().any(|w| UNSURE.contains(&w.as_str())) || plain.len() > answer + 1 {
+            return false;
+        }
+    }
+    seconds.is_none_or(|s| s <= (answer as f32 * SECONDS_PER_WORD).max(SECONDS_AT_LEAST))
+}
+
 /// Programs whose every run is dangerous: what they do cannot be taken back.
 const DANGEROUS_PROGRAMS: &[&str] = &["rm", "rmdir", "shred", "dd", "mkfs", "truncate", "unlink"];
 /// Words that make a command dangerous wherever they are in it (`npm publish`, `kubectl delete`).
@@ -215,6 +238,38 @@ mod tests {
         }
         assert_eq!(judge("[BLANK_AUDIO]", None), Judged::Again(Why::Nothing));
         assert_eq!(judge("no, don't", None), Judged::Again(Why::Unsure));
+    }
+
+    #[test]
+    fn an_approval_heard_with_the_prompt_must_agree_with_the_plain_words_and_the_speechs_length() {
+        // As measured (tiny.en, espeak-ng): the prompt made these "Allow."
+        assert!(!confirmed(
+            "Allow.",
+            Some("allow, but not in the bush."),
+            Some(1.36)
+        ));
+        assert!(!confirmed(
+            "Allow.",
+            Some("allow, but out of the push."),
+            Some(1.66)
+        ));
+        assert!(!confirmed("Allow.", Some("loud"), Some(1.46)));
+        // Real answers, heard badly without the prompt.
+        assert!(confirmed("Allow.", Some("below."), Some(0.38)));
+        assert!(confirmed("Allow.", Some("Allows"), Some(0.68)));
+        assert!(confirmed(
+            "Allow git push.",
+            Some("I'll get push."),
+            Some(0.80)
+        ));
+        assert!(confirmed(
+            "Always allow.",
+            Some("Always allow."),
+            Some(1.10)
+        ));
+        // Nothing to check against (typed, or a service's words): the grammar alone decides.
+        assert!(confirmed("Allow.", None, None));
+        assert!(!confirmed("Allow.", Some("no"), None));
     }
 
     #[test]

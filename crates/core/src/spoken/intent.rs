@@ -66,9 +66,12 @@ pub fn understand(text: &str, names: &[&str]) -> Understood {
     if let Some(query) = query(&said, names) {
         return query;
     }
-    // "hey sky, ...", "tell sky to ...", "ask sky to ..."
+    // "hey sky, ...", "tell sky to ...", "ask sky to ...", and a word the recognizer put before the name
+    // ("for rain, ..." where "rain, ..." was said).
     let (lead, verb) = match said.first().map(String::as_str) {
-        Some("hey" | "ok" | "okay") => (1, false),
+        Some("hey" | "ok" | "okay" | "so" | "and" | "oh" | "um" | "uh" | "well" | "for") => {
+            (1, false)
+        }
         Some("tell" | "ask") => (1, true),
         _ => (0, false),
     };

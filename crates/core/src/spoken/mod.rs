@@ -10,7 +10,7 @@ pub mod approval;
 pub mod intent;
 pub mod prose;
 
-pub use approval::{danger, judge, Danger, Judged};
+pub use approval::{confirmed, danger, judge, Danger, Judged};
 pub use intent::{understand, Query, Understood};
 pub use prose::Spoken;
 
@@ -26,6 +26,16 @@ pub fn words(text: &str) -> Vec<String> {
         })
         .filter(|w| !w.is_empty())
         .collect()
+}
+
+/// Whether `heard` is the app's own speech (`said`) heard back through the speakers rather than the
+/// user: three words or more, three in five of them the app's. A short answer ("allow") is never taken for an echo:
+/// the grammar judges it.
+pub fn is_echo(heard: &str, said: &str) -> bool {
+    let heard = words(&clean(heard));
+    let said = words(said);
+    let own = heard.iter().filter(|w| said.contains(w)).count();
+    heard.len() >= 3 && own * 10 >= heard.len() * 6
 }
 
 /// What the recognizer heard, without what it makes up: bracketed non-speech (`[BLANK_AUDIO]`, `(music)`,
@@ -48,8 +58,12 @@ pub fn clean(text: &str) -> String {
     once(&kept)
 }
 
-/// `text` with a phrase said three times or more in a row kept once (twice may be meant: "no, no").
+/// `text` with a phrase said three times or more in a row kept once (twice may be meant: "no, no"), and
+/// an utterance that is one phrase over and over kept once however often.
 fn once(text: &str) -> String {
+    if let Some(phrase) = whole_repeat(text) {
+        return phrase;
+    }
     let tokens: Vec<&str> = text.split(' ').filter(|t| !t.is_empty()).collect();
     let key = |t: &str| words(t).join(" ");
     let mut out: Vec<&str> = Vec::with_capacity(tokens.len());
@@ -80,6 +94,29 @@ fn once(text: &str) -> String {
     joined.trim_end_matches([',', ';']).trim().to_owned()
 }
 
+/// The phrase `text` is, said two times or more and nothing else (the last time maybe cut short: a
+/// recognizer stopped at its limit of words).
+fn whole_repeat(text: &str) -> Option<String> {
+    let tokens: Vec<&str> = text.split(' ').filter(|t| !t.is_empty()).collect();
+    let said = words(text);
+    (1..=said.len() / 2)
+        .find(|len| said.chunks(*len).all(|c| said[..*len].starts_with(c)))
+        .and_then(|len| {
+            // The phrase as first said: as many tokens as hold its words.
+            let mut seen = 0;
+            let end = tokens.iter().position(|t| {
+                seen += words(t).len();
+                seen >= len
+            })?;
+            Some(
+                tokens[..=end]
+                    .join(" ")
+                    .trim_end_matches([',', ';'])
+                    .to_owned(),
+            )
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -94,6 +131,19 @@ mod tests {
     }
 
     #[test]
+    fn the_apps_own_speech_heard_back_is_told_from_the_user() {
+        let said = "sky asks to run npm test. Allow, or deny?";
+        assert!(is_echo(
+            "Sky asks to run and PM test. Allow. Organize.",
+            said
+        ));
+        assert!(is_echo("allow or deny", said));
+        assert!(!is_echo("Allow.", said));
+        assert!(!is_echo("Rain, run the tests please.", said));
+        assert!(!is_echo("who needs me", ""));
+    }
+
+    #[test]
     fn what_the_recognizer_makes_up_is_dropped() {
         assert_eq!(
             clean("maybe a loud traitor, maybe a loud traitor, maybe a loud traitor, maybe a loud traitor,"),
@@ -102,7 +152,14 @@ mod tests {
         assert_eq!(clean("[BLANK_AUDIO]"), "");
         assert_eq!(clean("(music) Who needs me?"), "Who needs me?");
         assert_eq!(clean("allow allow allow allow"), "allow");
-        // Said twice is kept: it may be meant.
+        assert_eq!(clean("Allow git push. Allow git push."), "Allow git push.");
+        assert_eq!(clean("Always allow. Always allow. Always"), "Always allow.");
+        assert_eq!(clean("Did I? Did I? Did"), "Did I?");
+        assert_eq!(
+            clean("- Don't allow it. - Don't allow it."),
+            "- Don't allow it."
+        );
+        // Said twice within more is kept: it may be meant.
         assert_eq!(clean("No, no. Deny."), "No, no. Deny.");
         assert_eq!(clean("sky, run the tests"), "sky, run the tests");
     }

@@ -10,12 +10,13 @@
 //! message is stored once like a typed one and a request is answered once, whichever surface answers first.
 
 mod answer;
+mod query;
 pub(crate) mod say;
 
 use std::sync::{Arc, Mutex};
 
-use clawmux_core::spoken::{self, Query, Spoken, Understood};
-use clawmux_core::wire::{Kind, MsgId};
+use clawmux_core::spoken::{self, Query, Understood};
+use clawmux_core::wire::MsgId;
 use clawmux_store::Store;
 use serde::{Deserialize, Serialize};
 
@@ -97,8 +98,9 @@ pub(crate) enum Act {
     Answer(AnswerRequest),
 }
 
-/// An answer being read aloud, for "more".
+/// An answer being read aloud, for "more": which message, and what of it is left to say.
 struct Reading {
+    id: MsgId,
     rest: String,
 }
 
@@ -124,16 +126,26 @@ impl HandsFree {
     }
 
     /// Decides what `text` (as heard) means with the agent `shown` on screen and the agents as `sessions`
-    /// list them: what to say, and what the router must do.
+    /// list them: what to say, and what the router must do. `said` is what the app said last: its own
+    /// speech heard back is nothing.
     pub(crate) async fn decide(
         &self,
         text: &str,
         shown: Option<&str>,
         sessions: &[SessionInfo],
+        said: Option<&str>,
     ) -> Result<(Heard, Act), HubError> {
         let names: Vec<&str> = sessions.iter().map(|s| s.session_id.as_str()).collect();
-        let understood = spoken::understand(text, &names);
         let heard = spoken::clean(text);
+        if said.is_some_and(|said| spoken::is_echo(&heard, said)) {
+            let nothing = Heard {
+                heard,
+                say: String::new(),
+                done: Done::Nothing,
+            };
+            return Ok((nothing, Act::None));
+        }
+        let understood = spoken::understand(text, &names);
         let reply = |say: String, done: Done| Heard {
             heard: heard.clone(),
             say,
@@ -166,81 +178,67 @@ impl HandsFree {
         Ok((reply(say, done), act))
     }
 
-    /// A question for the app, answered from the hub's state.
-    async fn query(
-        &self,
-        q: Query,
-        shown: Option<&str>,
+    /// An approval heard from speech, checked (`core::spoken::confirmed`) against the `plain` words of the
+    /// same speech and its length in `seconds`: one that does not stand is asked again, and approves
+    /// nothing.
+    pub(crate) fn check(
+        heard: Heard,
+        act: Act,
         sessions: &[SessionInfo],
-    ) -> Result<(String, Done), HubError> {
-        Ok(match q {
-            Query::WhoNeedsMe => {
-                let needs: Vec<String> = waiting(sessions)
-                    .into_iter()
-                    .filter_map(say::need)
-                    .collect();
-                let say = if needs.is_empty() {
-                    "Nobody needs you.".to_owned()
-                } else {
-                    needs.join(" ")
-                };
-                (say, Done::Said)
-            }
-            Query::WhatIsDoing(agent) => (
-                sessions
-                    .iter()
-                    .find(|s| s.session_id == agent)
-                    .map(say::doing)
-                    .unwrap_or_default(),
-                Done::Said,
-            ),
-            Query::ReadAgain => (self.read_again(shown).await?, Done::Said),
-            Query::More => {
-                let rest = self.reading().take().map(|r| r.rest).unwrap_or_default();
-                let say = if rest.is_empty() {
-                    "There is no more.".to_owned()
-                } else {
-                    rest
-                };
-                (say, Done::Said)
-            }
-            Query::Stop => (String::new(), Done::Stop),
-            Query::Skip => (String::new(), Done::Skip),
-            Query::Next => match waiting(sessions)
-                .into_iter()
-                .find(|s| Some(s.session_id.as_str()) != shown)
-            {
-                Some(next) => (
-                    say::need(next).unwrap_or_default(),
-                    Done::Show {
-                        session_id: next.session_id.clone(),
-                    },
-                ),
-                None => ("Nobody else needs you.".to_owned(), Done::Said),
+        plain: Option<&str>,
+        seconds: Option<f32>,
+    ) -> (Heard, Act) {
+        let Act::Answer(answer) = &act else {
+            return (heard, act);
+        };
+        let approves = matches!(answer.decision, Verdict::Allow | Verdict::AllowAlways);
+        if !approves || spoken::confirmed(&heard.heard, plain, seconds) {
+            return (heard, act);
+        }
+        let info = sessions.iter().find(|s| s.session_id == answer.session_id);
+        let asked = info.and_then(say::need).unwrap_or_default();
+        let say = format!("That was not clearly an answer. {asked}");
+        (
+            Heard {
+                heard: heard.heard,
+                say: say.trim().to_owned(),
+                done: Done::AskedAgain {
+                    session_id: answer.session_id.clone(),
+                },
             },
-        })
+            Act::None,
+        )
     }
 
-    /// The shown agent's last answer, its first paragraph; the rest kept for "more".
-    async fn read_again(&self, shown: Option<&str>) -> Result<String, HubError> {
-        let Some(agent) = shown else {
-            return Ok("Which agent? Say its name first.".to_owned());
-        };
-        let last = self
-            .store
-            .latest(agent, 50)
-            .await?
-            .into_iter()
-            .rev()
-            .find(|m| m.kind == Kind::Assistant);
-        let Some(last) = last else {
-            return Ok(format!("{agent} has said nothing yet."));
-        };
-        let spoken = Spoken::of(&last.text);
-        *self.reading() = Some(Reading {
-            rest: spoken.rest(),
-        });
-        Ok(format!("{agent} said: {}", spoken.first()))
+    /// Whether an act approves a request (an approval heard from speech is checked first).
+    pub(crate) fn approves(act: &Act) -> bool {
+        matches!(act, Act::Answer(a) if matches!(a.decision, Verdict::Allow | Verdict::AllowAlways))
+    }
+
+    /// The words the recognizer should expect (its prompt): the agents' names, and while a request is open
+    /// its answers (every one alike, so that none is favoured) with the words that undo one, a dangerous
+    /// command's phrase, a question's options.
+    pub(crate) fn expected(sessions: &[SessionInfo], shown: Option<&str>) -> String {
+        let names: Vec<&str> = sessions.iter().map(|s| s.session_id.as_str()).collect();
+        let mut expected = format!("{}.", names.join(", "));
+        if let Some((info, request)) = open_request(sessions, shown) {
+            let question = info
+                .needs
+                .as_ref()
+                .is_some_and(|n| n.attention.need == clawmux_core::Need::Answer);
+            match say::question(request).filter(|_| question) {
+                Some((_, labels)) => expected.push_str(&format!(" {}.", labels.join(". "))),
+                None => {
+                    // Negations too: a prompt of answers alone made "allow... no, deny" "Allow."
+                    expected
+                        .push_str(" Allow. Always allow. Deny. Skip. No. Wait. Don't. Not. But.");
+                    if let Some(d) = spoken::danger(&request.tool_name, &request.tool_input) {
+                        expected.push_str(&format!(" {}.", d.phrase()));
+                    }
+                }
+            }
+        }
+        expected
     }
 }
 

@@ -55,7 +55,10 @@ fn asks(info: &mut SessionInfo, need: Need, tool: &str, input: Value, since: i64
 }
 
 async fn decide(f: &Fixture, text: &str, shown: Option<&str>) -> (Heard, Act) {
-    f.hands_free.decide(text, shown, &f.sessions).await.unwrap()
+    f.hands_free
+        .decide(text, shown, &f.sessions, None)
+        .await
+        .unwrap()
 }
 
 #[tokio::test]
@@ -203,6 +206,9 @@ async fn the_apps_questions_are_answered_from_the_state_and_the_last_answer() {
         })
         .await
         .unwrap();
+    // Its first paragraph was read by the window: "more" is the rest.
+    let (heard, _) = decide(&f, "More.", Some("rain")).await;
+    assert_eq!(heard.say, "There is code on screen. Next I will lint.");
     let (heard, _) = decide(&f, "Read that again.", Some("rain")).await;
     assert_eq!(heard.say, "rain said: All green. Say more for the rest.");
     let (heard, _) = decide(&f, "More.", Some("rain")).await;
@@ -211,6 +217,37 @@ async fn the_apps_questions_are_answered_from_the_state_and_the_last_answer() {
     assert_eq!(heard.say, "There is no more.");
     let (heard, _) = decide(&f, "stop", Some("rain")).await;
     assert_eq!(heard.done, Done::Stop);
+}
+
+#[tokio::test]
+async fn the_apps_own_speech_heard_back_does_nothing() {
+    let mut f = fixture().await;
+    asks(
+        &mut f.sessions[0],
+        Need::Permission,
+        "Bash",
+        json!({"command": "npm test"}),
+        5,
+    );
+    let said = "sky asks to run npm test. Allow, or deny?";
+    let (heard, act) = f
+        .hands_free
+        .decide(
+            "Sky asks to run and PM test. Allow.",
+            Some("sky"),
+            &f.sessions,
+            Some(said),
+        )
+        .await
+        .unwrap();
+    assert_eq!((heard.done, act), (Done::Nothing, Act::None));
+    // The user's own short answer after it is judged.
+    let (_, act) = f
+        .hands_free
+        .decide("Allow.", Some("sky"), &f.sessions, Some(said))
+        .await
+        .unwrap();
+    assert!(HandsFree::approves(&act));
 }
 
 #[tokio::test]
@@ -240,4 +277,59 @@ async fn words_go_to_the_agent_shown_and_a_name_alike_is_asked_about() {
     );
     let (heard, _) = decide(&f, "[BLANK_AUDIO]", Some("sky")).await;
     assert_eq!(heard.done, Done::Nothing);
+}
+
+#[tokio::test]
+async fn an_approval_heard_from_speech_stands_only_if_its_plain_words_and_length_agree() {
+    let mut f = fixture().await;
+    asks(
+        &mut f.sessions[0],
+        Need::Permission,
+        "Bash",
+        json!({"command": "npm test"}),
+        5,
+    );
+    let (heard, act) = decide(&f, "Allow.", Some("sky")).await;
+    assert!(HandsFree::approves(&act));
+    // The prompt made "Allow, but not the push" "Allow." (measured on tiny.en): not an approval.
+    let (checked, act2) = HandsFree::check(
+        heard.clone(),
+        act.clone(),
+        &f.sessions,
+        Some("allow, but not in the bush."),
+        Some(1.36),
+    );
+    assert_eq!(act2, Act::None);
+    assert_eq!(
+        checked.done,
+        Done::AskedAgain {
+            session_id: "sky".into()
+        }
+    );
+    assert!(checked.say.starts_with("That was not clearly an answer."));
+    // "allow", heard as "below." without the prompt, said in 0.4 s: it stands.
+    let (_, act3) = HandsFree::check(heard, act.clone(), &f.sessions, Some("below."), Some(0.4));
+    assert_eq!(act3, act);
+    // A denial is never second-guessed.
+    let (_, deny) = decide(&f, "deny", Some("sky")).await;
+    assert!(!HandsFree::approves(&deny));
+}
+
+#[test]
+fn the_recognizer_expects_the_names_and_while_a_request_is_open_every_answer_alike() {
+    let info =
+        |name: &str| SessionInfo::new(name, "/w", &clawmux_core::Snapshot::new(Millis(1)), 0);
+    let mut sessions = vec![info("sky"), info("rain")];
+    assert_eq!(HandsFree::expected(&sessions, None), "sky, rain.");
+    asks(
+        &mut sessions[0],
+        Need::Permission,
+        "Bash",
+        json!({"command": "git push"}),
+        5,
+    );
+    assert_eq!(
+        HandsFree::expected(&sessions, None),
+        "sky, rain. Allow. Always allow. Deny. Skip. No. Wait. Don't. Not. But. allow git push."
+    );
 }

@@ -18,13 +18,15 @@ use crate::commands::{Command, Reply};
 use crate::error::HubError;
 use crate::hub::Hub;
 
-fn body_json<T: DeserializeOwned>(body: Result<Bytes, BytesRejection>) -> Result<T, HubError> {
+pub(super) fn body_json<T: DeserializeOwned>(
+    body: Result<Bytes, BytesRejection>,
+) -> Result<T, HubError> {
     let bytes = body_bytes(body)?;
     serde_json::from_slice(&bytes)
         .map_err(|e| HubError::new(Code::MalformedJson, format!("bad request body: {e}")))
 }
 
-fn body_bytes(body: Result<Bytes, BytesRejection>) -> Result<Bytes, HubError> {
+pub(super) fn body_bytes(body: Result<Bytes, BytesRejection>) -> Result<Bytes, HubError> {
     body.map_err(|e| {
         let code = if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
             Code::BodyTooLarge
@@ -250,65 +252,6 @@ pub(super) async fn observe(
 ) -> Result<Json<Value>, HubError> {
     let body = body_bytes(body)?;
     Ok(Json(hub.hooks().observe(&body).await?))
-}
-
-#[derive(Deserialize)]
-pub(super) struct VoiceQuery {
-    recording: String,
-}
-
-/// `POST /api/sessions/{id}/voice?recording=ID`: a recording (body: the audio, `Content-Type` its type),
-/// transcribed and stored as the user's voice message.
-pub(super) async fn voice(
-    State(hub): State<Hub>,
-    Path(session_id): Path<String>,
-    Query(q): Query<VoiceQuery>,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-) -> Result<Json<Value>, HubError> {
-    let audio = body_bytes(body)?;
-    let content_type = headers
-        .get(axum::http::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    let spoken = hub
-        .voice_message(
-            &session_id,
-            &q.recording,
-            content_type,
-            Some(audio.to_vec()),
-        )
-        .await?;
-    Ok(Json(json!(spoken)))
-}
-
-#[derive(Deserialize)]
-pub(super) struct SpeechRequest {
-    text: String,
-}
-
-/// `POST /api/speech {"text"}`: the speech service's audio for the text.
-pub(super) async fn speech(
-    State(hub): State<Hub>,
-    body: Result<Bytes, BytesRejection>,
-) -> Result<Response, HubError> {
-    let req: SpeechRequest = body_json(body)?;
-    let (ctype, audio) = hub.voice().speech(&req.text).await?;
-    Ok(([(axum::http::header::CONTENT_TYPE, ctype)], audio).into_response())
-}
-
-pub(super) async fn voice_settings(State(hub): State<Hub>) -> Result<Json<Reply>, HubError> {
-    Ok(Json(hub.dispatch(Command::VoiceSettings {}).await?))
-}
-
-pub(super) async fn set_voice_settings(
-    State(hub): State<Hub>,
-    body: Result<Bytes, BytesRejection>,
-) -> Result<Json<Reply>, HubError> {
-    let settings = body_json(body)?;
-    Ok(Json(
-        hub.dispatch(Command::SetVoiceSettings { settings }).await?,
-    ))
 }
 
 #[derive(Deserialize)]

@@ -16,6 +16,7 @@ pub mod peers;
 mod status;
 mod terminal;
 mod ui;
+mod voice;
 mod wait;
 
 use std::sync::Arc;
@@ -216,7 +217,8 @@ fn agent_route(path: &str) -> bool {
 
 /// The largest body a path takes: recordings up to the transcription limit, anything else [`MAX_BODY`].
 fn body_limit(path: &str) -> usize {
-    if path.starts_with("/api/sessions/") && path.ends_with("/voice") {
+    if (path.starts_with("/api/sessions/") && path.ends_with("/voice")) || path == "/api/voice/hear"
+    {
         crate::voice::MAX_AUDIO
     } else {
         MAX_BODY
@@ -265,12 +267,16 @@ fn routes(hub: Hub, guard_state: Guard) -> Router {
         .route("/api/usage", post(api::usage))
         .route(
             "/api/sessions/{id}/voice",
-            post(api::voice).layer(DefaultBodyLimit::max(crate::voice::MAX_AUDIO)),
+            post(voice::voice).layer(DefaultBodyLimit::max(crate::voice::MAX_AUDIO)),
         )
-        .route("/api/speech", post(api::speech))
+        .route("/api/speech", post(voice::speech))
+        .route(
+            "/api/voice/hear",
+            post(voice::hear).layer(DefaultBodyLimit::max(crate::voice::MAX_AUDIO)),
+        )
         .route(
             "/api/voice/settings",
-            get(api::voice_settings).post(api::set_voice_settings),
+            get(voice::voice_settings).post(voice::set_voice_settings),
         )
         .route("/api/sessions/{id}/log/{stream}", get(api::log))
         .route("/api/history/{id}", get(api::history))

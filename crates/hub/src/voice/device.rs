@@ -174,6 +174,7 @@ impl DeviceVoice {
         model: LocalModel,
         content_type: &str,
         audio: Vec<u8>,
+        prompt: Option<String>,
     ) -> Result<String, HubError> {
         if !content_type.starts_with("audio/wav") && !content_type.starts_with("audio/x-wav") {
             return Err(HubError::new(
@@ -185,7 +186,7 @@ impl DeviceVoice {
         let _one = self.running.lock().await;
         tokio::task::spawn_blocking(move || {
             let (samples, rate) = local::decode_wav(&audio)?;
-            engine.transcribe(&local::to_16k(&samples, rate)?)
+            engine.transcribe(&local::to_16k(&samples, rate)?, prompt.as_deref())
         })
         .await
         .map_err(|e| HubError::new(Code::Internal, format!("the transcription failed: {e}")))?
@@ -372,7 +373,7 @@ mod tests {
             e.message
         );
         let e = voice
-            .transcribe(LocalModel::BaseEn, "audio/webm", vec![1, 2, 3])
+            .transcribe(LocalModel::BaseEn, "audio/webm", vec![1, 2, 3], None)
             .await
             .unwrap_err();
         assert_eq!(e.code, Code::NotAudio);

@@ -99,6 +99,11 @@ pub struct Recording {
 }
 
 impl Recording {
+    /// Its audio and content type, as they are now (before it is heard).
+    pub fn audio(&self) -> (&str, &[u8]) {
+        (&self.content_type, &self.audio)
+    }
+
     /// The recording's id, the message's client key once it is one (`voice:<id>`).
     pub fn client_key(&self) -> String {
         format!("voice:{}", self.id)
@@ -273,14 +278,19 @@ impl Voice {
     }
 
     /// The words of a kept recording, on the device or by the service the settings name (its audio is
-    /// handed over: the file stays for a retry until [`Recording::delivered`]).
-    pub async fn hear(&self, recording: &mut Recording) -> Result<String, HubError> {
+    /// handed over: the file stays for a retry until [`Recording::delivered`]). `prompt`, the words
+    /// expected, biases the device's recognizer towards them (a service is not told).
+    pub async fn hear(
+        &self,
+        recording: &mut Recording,
+        prompt: Option<String>,
+    ) -> Result<String, HubError> {
         let settings = self.settings().await?;
         let audio = std::mem::take(&mut recording.audio);
         match settings.speech_to_text() {
             clawmux_voice::SpeechToText::Device => {
                 self.device
-                    .transcribe(settings.local_model, &recording.content_type, audio)
+                    .transcribe(settings.local_model, &recording.content_type, audio, prompt)
                     .await
             }
             clawmux_voice::SpeechToText::Service => {
@@ -295,6 +305,25 @@ impl Voice {
                     .await
             }
         }
+    }
+
+    /// What an approval heard with a prompt is checked against (`core::spoken::confirmed`): the same
+    /// speech's words without the prompt (on the device only: a service is given no prompt), and how long
+    /// the speech lasts (for a WAV recording).
+    pub async fn plain(&self, content_type: &str, audio: Vec<u8>) -> (Option<String>, Option<f32>) {
+        let seconds = clawmux_voice::local::decode_wav(&audio)
+            .ok()
+            .map(|(samples, rate)| clawmux_voice::local::speech_seconds(&samples, rate));
+        let plain = match self.settings().await {
+            Ok(settings) if settings.speech_to_text() == clawmux_voice::SpeechToText::Device => {
+                self.device
+                    .transcribe(settings.local_model, content_type, audio, None)
+                    .await
+                    .ok()
+            }
+            Ok(_) | Err(_) => None,
+        };
+        (plain, seconds)
     }
 
     /// Speech for `text` from the speech service: the audio and its content type.
@@ -354,7 +383,7 @@ mod tests {
         );
         assert_eq!(taken.client_key(), "voice:r1");
         // No model on the device: the words cannot be heard, and the recording stays for a retry.
-        let e = voice.hear(&mut taken).await.unwrap_err();
+        let e = voice.hear(&mut taken, None).await.unwrap_err();
         assert_eq!(e.code, Code::ModelNotDownloaded);
         let again = voice.kept("r1", "audio/wav").await.unwrap();
         assert_eq!(again.audio, vec![7; 100]);

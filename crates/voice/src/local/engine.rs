@@ -42,8 +42,10 @@ impl Engine {
         })
     }
 
-    /// The words in `samples` (16 kHz mono); an empty result is `nothing_heard`.
-    pub fn transcribe(&self, samples: &[f32]) -> Result<String, VoiceError> {
+    /// The words in `samples` (16 kHz mono); an empty result is `nothing_heard`. A `prompt` (the words
+    /// expected: the agents' names, the answers to an open request) biases the recognizer towards them,
+    /// which short answers need ("allow" is otherwise heard as "below").
+    pub fn transcribe(&self, samples: &[f32], prompt: Option<&str>) -> Result<String, VoiceError> {
         let mut state = self
             .context
             .create_state()
@@ -59,6 +61,13 @@ impl Engine {
         params.set_print_special(false);
         params.set_print_timestamps(false);
         params.set_suppress_blank(true);
+        if let Some(prompt) = prompt.filter(|p| !p.is_empty()) {
+            params.set_initial_prompt(prompt);
+            // A prompt invites the small models to say the answer over and over, and each repeat costs a
+            // decoding step: an utterance's words are bounded by its length.
+            let seconds = samples.len() as f32 / SAMPLE_RATE as f32;
+            params.set_max_tokens((16.0 + seconds * 8.0) as i32);
+        }
         // The clip's length and a second more, not the whole 30 s window.
         let seconds = samples.len() as f32 / SAMPLE_RATE as f32;
         let positions = ((seconds + 1.0) * POSITIONS_PER_SECOND).ceil() as i32;
@@ -94,6 +103,27 @@ impl Engine {
 fn is_only_a_tag(text: &str) -> bool {
     let t = text.trim();
     (t.starts_with('[') && t.ends_with(']')) || (t.starts_with('(') && t.ends_with(')'))
+}
+
+/// How long the speech in `samples` (at `rate`) lasts: from the first to the last 20 ms frame within 30 dB
+/// of the loudest. Silence is 0.
+pub fn speech_seconds(samples: &[f32], rate: u32) -> f32 {
+    let frame = (rate / 50).max(1) as usize;
+    let loudness: Vec<f32> = samples
+        .chunks(frame)
+        .map(|f| (f.iter().map(|s| s * s).sum::<f32>() / f.len() as f32).sqrt())
+        .collect();
+    let loudest = loudness.iter().copied().fold(0.0, f32::max);
+    if loudest <= 1e-4 {
+        return 0.0;
+    }
+    let loud = |l: &&f32| **l > loudest * 0.0316;
+    let first = loudness.iter().position(|l| loud(&l));
+    let last = loudness.iter().rposition(|l| loud(&l));
+    match (first, last) {
+        (Some(a), Some(b)) => (b - a + 1) as f32 * frame as f32 / rate as f32,
+        _ => 0.0,
+    }
 }
 
 /// A WAV recording's samples as mono f32, and its rate.
@@ -164,6 +194,22 @@ pub fn to_16k(samples: &[f32], rate: u32) -> Result<Vec<f32>, VoiceError> {
     let delay = resampler.output_delay();
     let wanted = samples.len() * SAMPLE_RATE as usize / rate as usize;
     Ok(out.into_iter().skip(delay).take(wanted).collect())
+}
+
+#[cfg(test)]
+mod speech_tests {
+    use super::*;
+
+    #[test]
+    fn speech_is_measured_from_its_first_to_its_last_loud_moment() {
+        let mut clip = vec![0.0f32; 16_000];
+        for (i, s) in clip.iter_mut().enumerate().skip(4_000).take(8_000) {
+            *s = ((i as f32) * 0.3).sin() * 0.5;
+        }
+        let seconds = speech_seconds(&clip, 16_000);
+        assert!((seconds - 0.5).abs() < 0.03, "{seconds}");
+        assert_eq!(speech_seconds(&[0.0; 16_000], 16_000), 0.0);
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,192 @@
+// Hands-free mode in a browser: the page listens continuously (the microphone's samples through an
+// AudioWorklet), finds each utterance with a voice-activity detector of its own (loudness against the
+// room's noise floor), and sends it to the hub as a WAV (`POST /api/voice/hear`), which hears it on the
+// device and answers what it made of it; the answer is spoken. Nothing is recorded or sent while nobody
+// speaks. The user speaking stops the app's speech at once (barge-in); the app's own speech heard back is
+// told to the hub, which drops an utterance made of its words.
+
+import { Command } from './names.js';
+import { wavOf } from './voice.js';
+
+/** A frame of the detector: 20 ms. */
+const FRAME_S = 0.02;
+/** Speech starts after this many loud frames in a row (60 ms), and ends after this many quiet ones. */
+const START_FRAMES = 3;
+const END_FRAMES = 35;
+/** Audio kept from before the speech started, so its first syllable is not cut. */
+const PRE_ROLL_S = 0.3;
+/** The shortest utterance sent, and the longest (then it is sent as it is and a new one starts). */
+const MIN_S = 0.25;
+const MAX_S = 30;
+/** Loud means this far above the noise floor, and at least this loud (RMS of samples in [-1, 1]). */
+const OVER_FLOOR = 3;
+const AT_LEAST = 0.01;
+/** While the app speaks, the user must be this much louder still to be heard over it (barge-in). */
+const OVER_OWN_SPEECH = 2.5;
+
+/** Loudness of one frame. */
+function rms(samples) {
+  let sum = 0;
+  for (const x of samples) sum += x * x;
+  return Math.sqrt(sum / Math.max(1, samples.length));
+}
+
+/**
+ * The detector as a pure state machine over frames, so it is tested without a microphone:
+ * `push(frame)` returns `'start'`, `'end'` or nothing; `speaking` says whether the app's voice is on.
+ */
+export class Detector {
+  constructor() {
+    this.floor = null;
+    this.loud = 0;
+    this.quiet = 0;
+    this.inSpeech = false;
+    this.frames = 0;
+  }
+
+  push(level, appSpeaking = false) {
+    // The floor follows the room slowly up and quickly down, and only outside speech.
+    if (!this.inSpeech) {
+      this.floor = this.floor === null ? level : Math.min(level, this.floor * 0.98 + level * 0.02);
+    }
+    const threshold = Math.max(AT_LEAST, (this.floor ?? 0) * OVER_FLOOR) * (appSpeaking ? OVER_OWN_SPEECH : 1);
+    if (!this.inSpeech) {
+      this.loud = level > threshold ? this.loud + 1 : 0;
+      if (this.loud >= START_FRAMES) {
+        this.inSpeech = true;
+        this.quiet = 0;
+        this.frames = this.loud;
+        return 'start';
+      }
+      return null;
+    }
+    this.frames += 1;
+    this.quiet = level > threshold ? 0 : this.quiet + 1;
+    if (this.quiet >= END_FRAMES || this.frames * FRAME_S >= MAX_S) {
+      this.inSpeech = false;
+      this.loud = 0;
+      return 'end';
+    }
+    return null;
+  }
+}
+
+export class HandsFree {
+  /**
+   * `shown()` is the agent on screen; `speaker` says the answers (and is stopped by the user's voice);
+   * `onHeard(heard)` gets what the hub made of each utterance; `onChange()` redraws the indicator.
+   */
+  constructor({ backend, speaker, shown, onHeard, onChange, onProblem }) {
+    Object.assign(this, { backend, speaker, shown, onHeard, onChange, onProblem });
+    this.on = false;
+    this.muted = false;
+    this.state = 'off'; // off | starting | listening | hearing | thinking
+    this.lastSaid = '';
+  }
+
+  async start() {
+    if (this.on) return;
+    this.on = true;
+    this.set('starting');
+    try {
+      if (!navigator.mediaDevices?.getUserMedia || !window.AudioWorkletNode) {
+        throw new Error('This window cannot listen: no microphone access here.');
+      }
+      this.stream = await navigator.mediaDevices.getUserMedia({
+        audio: { channelCount: 1, echoCancellation: true, noiseSuppression: true },
+      }).catch((e) => {
+        throw new Error(e.name === 'NotAllowedError'
+          ? 'The microphone was not allowed: allow it for this page to use hands-free.'
+          : `No microphone: ${e.message || e.name}`);
+      });
+      this.context = new AudioContext();
+      await this.context.audioWorklet.addModule(new URL('./pcm-worklet.js', import.meta.url));
+      this.node = new AudioWorkletNode(this.context, 'clawmux-pcm');
+      this.listen(this.context.sampleRate);
+      this.context.createMediaStreamSource(this.stream).connect(this.node);
+      this.node.connect(this.context.destination);
+      await this.context.resume();
+      this.backend.command({ command: Command.WARM_VOICE }).catch(() => {});
+      this.set('listening');
+    } catch (e) {
+      await this.stop();
+      this.onProblem(e.message);
+    }
+  }
+
+  /** Frames the samples, runs the detector, keeps the pre-roll and the utterance, sends it at its end. */
+  listen(rate) {
+    const frameLength = Math.round(rate * FRAME_S);
+    const detector = new Detector();
+    let pending = [];
+    let preRoll = [];
+    let utterance = null;
+    this.node.port.onmessage = (e) => {
+      pending.push(...e.data);
+      while (pending.length >= frameLength) {
+        const frame = Float32Array.from(pending.splice(0, frameLength));
+        if (this.muted) continue;
+        const edge = detector.push(rms(frame), this.speaker.speaking);
+        if (edge === 'start') {
+          // Barge-in: the user speaks, the app stops at once.
+          this.speaker.stop();
+          utterance = [...preRoll];
+          this.set('hearing');
+        }
+        if (utterance) utterance.push(frame);
+        else {
+          preRoll.push(frame);
+          if (preRoll.length * FRAME_S > PRE_ROLL_S) preRoll.shift();
+        }
+        if (edge === 'end') {
+          const frames = utterance;
+          utterance = null;
+          preRoll = [];
+          if (frames.length * FRAME_S >= MIN_S) this.send(wavOf(frames, rate));
+          else this.set('listening');
+        }
+      }
+    };
+  }
+
+  async send(blob) {
+    this.set('thinking');
+    try {
+      const heard = await this.backend.hear(blob, crypto.randomUUID(), this.shown(), this.lastSaid);
+      this.onHeard(heard);
+      if (heard.say) this.say(heard.say);
+    } catch (e) {
+      this.onProblem(`Not heard: ${e.message}`);
+    }
+    if (this.on) this.set(this.muted ? 'muted' : 'listening');
+  }
+
+  /** Says `text` (and remembers it: heard back through the speakers, it is not the user's). */
+  say(text) {
+    this.lastSaid = text;
+    this.speaker.enqueue(text);
+  }
+
+  /** Mutes or unmutes at once: a muted microphone sends nothing. */
+  toggleMute() {
+    this.muted = !this.muted;
+    if (this.on) this.set(this.muted ? 'muted' : 'listening');
+  }
+
+  async stop() {
+    this.on = false;
+    if (this.node) this.node.port.onmessage = null;
+    this.node?.disconnect();
+    for (const t of this.stream?.getTracks() ?? []) t.stop();
+    await this.context?.close().catch(() => {});
+    this.node = null;
+    this.stream = null;
+    this.context = null;
+    this.set('off');
+  }
+
+  set(state) {
+    this.state = state;
+    this.onChange();
+  }
+}
