@@ -179,6 +179,9 @@ export class MachinesBackend {
 
   speech(text) { return this.backend.speech(text); }
 
+  /** Hands-free is heard by this machine's hub, among its own agents. */
+  hear(blob, recording, shown, said) { return this.backend.hear(blob, recording, shown, said); }
+
   dropConnection() { return this.backend.dropConnection(); }
 
   openLink(url) { return this.backend.openLink(url); }

@@ -133,6 +133,51 @@ fn main() {
                 ms(pct(&mut times, 100)),
             );
         }
+        if name == "tiny.en" {
+            hands_free(&hub, &http, dir_path(&hub));
+        }
         println!("  hub peak memory (VmHWM): {:.0} MB", hub.peak_mb());
+    }
+}
+
+fn dir_path(hub: &Hub) -> PathBuf {
+    hub.dir.path().to_owned()
+}
+
+/// Hands-free through the hub (`POST /api/voice/hear`): an utterance addressed to an agent, from the end
+/// of speech (the clip posted whole) to the words stored for that agent; and "who needs me?" to the
+/// answer's words (what the window then speaks).
+fn hands_free(hub: &Hub, http: &ureq::Agent, dir: PathBuf) {
+    hub.add(http, "rain");
+    for (what, words) in [
+        (
+            "an utterance for an agent (\"Rain, run the tests.\")",
+            "Rain, run the tests.",
+        ),
+        ("\"Who needs me?\" to its answer", "Who needs me?"),
+    ] {
+        let (audio, seconds) = speech(&dir, "hands-free.wav", words);
+        let mut times: Vec<Duration> = Vec::new();
+        let mut reply = String::new();
+        for run in 0..RUNS {
+            let started = Instant::now();
+            let mut resp = http
+                .post(format!(
+                    "http://127.0.0.1:{}/api/voice/hear?recording=hf{run}{}&shown=sky",
+                    hub.port,
+                    words.len()
+                ))
+                .header("Authorization", format!("Bearer {}", hub.token))
+                .header("Content-Type", "audio/wav")
+                .send(audio.as_slice())
+                .unwrap();
+            times.push(started.elapsed());
+            reply = resp.body_mut().read_to_string().unwrap_or_default();
+        }
+        println!(
+            "  hands-free, {what} ({seconds:.1} s of speech): p50 {}, max {}; {reply}",
+            ms(pct(&mut times, 50)),
+            ms(pct(&mut times, 100)),
+        );
     }
 }
