@@ -54,6 +54,17 @@ fn asks(info: &mut SessionInfo, need: Need, tool: &str, input: Value, since: i64
     });
 }
 
+/// `info`'s agent asks, since 5, to run `command`.
+fn asks_to_run(info: &mut SessionInfo, command: &str) {
+    asks(
+        info,
+        Need::Permission,
+        "Bash",
+        json!({ "command": command }),
+        5,
+    );
+}
+
 async fn decide(f: &Fixture, text: &str, shown: Option<&str>) -> (Heard, Act) {
     f.hands_free
         .decide(text, shown, &f.sessions, None)
@@ -64,13 +75,7 @@ async fn decide(f: &Fixture, text: &str, shown: Option<&str>) -> (Heard, Act) {
 #[tokio::test]
 async fn a_permission_is_answered_only_by_the_closed_grammar() {
     let mut f = fixture().await;
-    asks(
-        &mut f.sessions[0],
-        Need::Permission,
-        "Bash",
-        json!({"command": "npm test"}),
-        5,
-    );
+    asks_to_run(&mut f.sessions[0], "npm test");
     let (heard, act) = decide(&f, "Allow.", Some("rain")).await;
     assert_eq!(heard.say, "sky: allowed.");
     let Act::Answer(answer) = act else {
@@ -116,13 +121,7 @@ async fn a_permission_is_answered_only_by_the_closed_grammar() {
 #[tokio::test]
 async fn a_dangerous_command_needs_its_phrase_and_words_for_an_agent_named_go_to_it() {
     let mut f = fixture().await;
-    asks(
-        &mut f.sessions[0],
-        Need::Permission,
-        "Bash",
-        json!({"command": "git push origin main"}),
-        5,
-    );
+    asks_to_run(&mut f.sessions[0], "git push origin main");
     let (heard, act) = decide(&f, "allow", Some("sky")).await;
     assert_eq!(act, Act::None);
     assert!(
@@ -222,13 +221,7 @@ async fn the_apps_questions_are_answered_from_the_state_and_the_last_answer() {
 #[tokio::test]
 async fn the_apps_own_speech_heard_back_does_nothing() {
     let mut f = fixture().await;
-    asks(
-        &mut f.sessions[0],
-        Need::Permission,
-        "Bash",
-        json!({"command": "npm test"}),
-        5,
-    );
+    asks_to_run(&mut f.sessions[0], "npm test");
     let said = "sky asks to run npm test. Allow, or deny?";
     let (heard, act) = f
         .hands_free
@@ -282,13 +275,7 @@ async fn words_go_to_the_agent_shown_and_a_name_alike_is_asked_about() {
 #[tokio::test]
 async fn an_approval_heard_from_speech_stands_only_if_its_plain_words_and_length_agree() {
     let mut f = fixture().await;
-    asks(
-        &mut f.sessions[0],
-        Need::Permission,
-        "Bash",
-        json!({"command": "npm test"}),
-        5,
-    );
+    asks_to_run(&mut f.sessions[0], "npm test");
     let (heard, act) = decide(&f, "Allow.", Some("sky")).await;
     assert!(HandsFree::approves(&act));
     // The prompt made "Allow, but not the push" "Allow." (measured on tiny.en): not an approval.

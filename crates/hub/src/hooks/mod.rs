@@ -204,9 +204,7 @@ impl Hooks {
 mod tests {
     use super::*;
     use crate::states::fixture::{fixture, Fixture};
-    use clawmux_core::wire::Kind;
     use clawmux_core::State;
-    use clawmux_store::NewMessage;
 
     fn hooks(f: &Fixture) -> Hooks {
         let agents = f.states.agents().clone();
@@ -254,21 +252,7 @@ mod tests {
                 .await
                 .unwrap();
         }
-        f.states
-            .append(&NewMessage {
-                agent: "sky",
-                kind: Kind::User,
-                sender: "user",
-                recipient: Some("sky"),
-                text: "also lint",
-                parent: None,
-                voice: false,
-                idem_key: None,
-                at: now(),
-            })
-            .await
-            .unwrap();
-        hooks.inbox.announce_pending("sky").await.unwrap();
+        crate::inbox::testing::message_for_sky(&f.states, &hooks.inbox, "also lint").await;
         let reply = hooks.tool(None, &pre_tool("/w/sky")).await.unwrap();
         let context = reply["hookSpecificOutput"]["additionalContext"]
             .as_str()

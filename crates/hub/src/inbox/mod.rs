@@ -303,14 +303,15 @@ impl Waiter {
     }
 }
 
+/// What the tests of the features that take messages share.
 #[cfg(test)]
-mod tests {
+pub(crate) mod testing {
     use super::*;
-    use crate::states::fixture::fixture;
     use clawmux_core::wire::Kind;
     use clawmux_store::NewMessage;
 
-    async fn message_for_sky(states: &States, inbox: &Inbox, text: &str) {
+    /// The user's message `text` stored for `sky`, and its inbox told.
+    pub(crate) async fn message_for_sky(states: &States, inbox: &Inbox, text: &str) {
         states
             .append(&NewMessage {
                 agent: "sky",
@@ -327,6 +328,13 @@ mod tests {
             .unwrap();
         inbox.announce_pending("sky").await.unwrap();
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::message_for_sky;
+    use super::*;
+    use crate::states::fixture::fixture;
 
     async fn state(states: &States) -> State {
         states.store().agent("sky").await.unwrap().snapshot.state
