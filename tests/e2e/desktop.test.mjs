@@ -5,14 +5,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import {
   APP, APP_ARGS, BUS, DISPLAY, OPENED, PICK, SPEECH, SSH_CONFIG, WINDOW_STATE, browser, children, data, dir, launchApp, listening,
   notifications, painted, quitApp, start, until, useApp, windowHub,
 } from './desktop-harness.mjs';
-import { ARTIFACTS, BIN, ROOT, TEST_MODEL as MODEL, startHub } from './harness.mjs';
+import { ARTIFACTS, BIN, ROOT, startHub, withTestModel } from './harness.mjs';
 import { sshKeys, startSshd } from './sshd.mjs';
 import { filePart, readWav, startService } from './voice-service.mjs';
 
@@ -255,8 +255,7 @@ test('push-to-talk in the window: the app records real speech, the agent gets it
 test('voice on the device in the window: Talk held, whisper.cpp in the app hears it, the agent\'s wait prints the words', async (t) => {
   const { api, env } = await windowHub();
   // The model as a finished download leaves it (the test model, tiny.en; scripts/voice-test-model).
-  mkdirSync(join(data, 'models'), { recursive: true });
-  copyFileSync(MODEL, join(data, 'models', 'ggml-tiny.en.bin'));
+  withTestModel(data);
   t.after(() => rmSync(join(data, 'models'), { recursive: true, force: true }));
   // The user's own service, as the test before set it, comes back after this one.
   const before = await api('GET', '/api/voice/settings');

@@ -7,10 +7,10 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { TEST_MODEL as MODEL, openBrowser, openUi, startHub, within } from './harness.mjs';
+import { openBrowser, openUi, startHub, withTestModel, within } from './harness.mjs';
 
 /** espeak-ng's `words` and `silence` seconds of nothing after them, as one WAV. */
 function utterance(file, words, silence) {
@@ -35,12 +35,7 @@ before(async () => {
 after(async () => { await browser?.close(); });
 
 test('hands-free hears an utterance addressed by name and the agent named gets it; the indicator shows it listening until muted', async () => {
-  const hub = await startHub({
-    prepare: (data) => {
-      mkdirSync(join(data, 'models'), { recursive: true });
-      copyFileSync(MODEL, join(data, 'models', 'ggml-tiny.en.bin'));
-    },
-  });
+  const hub = await startHub({ prepare: withTestModel });
   const { page, errors } = await openUi(browser, hub);
   try {
     await hub.api('POST', '/api/voice/settings', { local_model: 'tiny.en' });

@@ -2,7 +2,7 @@
 // real `clawmux` binary, and Debian's Chromium driven by playwright-core (no browser is downloaded).
 
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -26,6 +26,12 @@ export const STAND_IN = join(ROOT, 'tests/stand-in/claude');
 /** The whisper.cpp model the voice tests hear with (Whisper tiny.en, made by scripts/voice-test-model,
  * which scripts/test runs). */
 export const TEST_MODEL = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'clawmux-tests/whisper/ggml-tiny.en.bin');
+
+/** Puts the test model in a hub's data folder `data`, as a finished download leaves it. */
+export function withTestModel(data) {
+  mkdirSync(join(data, 'models'), { recursive: true });
+  copyFileSync(TEST_MODEL, join(data, 'models', 'ggml-tiny.en.bin'));
+}
 
 /** Starts `clawmux serve` on `port` (0: a free one); resolves with the child and its port. */
 async function serve(data, dir, port, extraEnv) {

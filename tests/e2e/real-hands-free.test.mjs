@@ -8,14 +8,11 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { startHub } from './harness.mjs';
+import { TEST_MODEL as MODEL, startHub, withTestModel } from './harness.mjs';
 import { bash, claudeBinary, claudeEnv, prepareHome, startModel } from './real-claude.mjs';
-
-const MODEL = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'clawmux-tests/whisper/ggml-tiny.en.bin');
 
 let claude;
 before(() => {
@@ -65,8 +62,7 @@ test('spoken words reach the agent named, "who needs me" is answered, and a perm
   });
   const hub = await startHub({ env: { CLAWMUX_CLAUDE: claude, ...claudeEnv(model.port) } });
   prepareHome(hub.dir, [join(hub.data, 'agents', 'sky'), join(hub.data, 'agents', 'rain')]);
-  mkdirSync(join(hub.data, 'models'), { recursive: true });
-  copyFileSync(MODEL, join(hub.data, 'models', 'ggml-tiny.en.bin'));
+  withTestModel(hub.data);
   await hub.api('POST', '/api/voice/settings', { speech_to_text: 'device', local_model: 'tiny.en' });
   const ev = await hub.events();
   const work = join(hub.data, 'agents', 'sky');

@@ -8,11 +8,11 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { ARTIFACTS, TEST_MODEL as MODEL, openBrowser, openUi, startHub, within } from './harness.mjs';
+import { ARTIFACTS, TEST_MODEL as MODEL, openBrowser, openUi, startHub, withTestModel, within } from './harness.mjs';
 import { filePart, startService } from './voice-service.mjs';
 
 const SPEECH = join(tmpdir(), `clawmux-voice-${process.pid}.wav`);
@@ -83,12 +83,7 @@ test('held Space records real speech, the hub transcribes it, the agent gets a v
 });
 
 test('speech is heard on the device: held Space, whisper.cpp in the hub, the agent gets the words', async () => {
-  const hub = await startHub({
-    prepare: (data) => {
-      mkdirSync(join(data, 'models'), { recursive: true });
-      copyFileSync(MODEL, join(data, 'models', 'ggml-tiny.en.bin'));
-    },
-  });
+  const hub = await startHub({ prepare: withTestModel });
   const { page, errors } = await openUi(browser, hub);
   try {
     // The default is the device; the test model is tiny.en.
