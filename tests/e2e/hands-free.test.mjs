@@ -64,3 +64,22 @@ test('hands-free hears an utterance addressed by name and the agent named gets i
     hub.stop();
   }
 });
+
+test('the detector starts an utterance 60 ms into a voice, ends it after 0.7 s of quiet, and is not started by the app\'s own quieter speech', async () => {
+  const { Detector } = await import('../../ui/js/hands-free.js');
+  const run = (levels, appSpeaking = false) => {
+    const d = new Detector();
+    return levels.map((level) => d.push(level, appSpeaking)).flatMap((edge, i) => (edge ? [[edge, i]] : []));
+  };
+  const room = Array(50).fill(0.002);
+  const voice = Array(40).fill(0.1);
+  const quiet = Array(40).fill(0.002);
+  // The third loud frame of 20 ms starts it: 60 ms after the voice begins, the app's speech is stopped.
+  assert.deepEqual(run([...room, ...voice, ...quiet]), [['start', 52], ['end', 124]]);
+  // While the app speaks, its echo (ten times the room) starts nothing; the user's voice over it does.
+  const echo = Array(40).fill(0.02);
+  assert.deepEqual(run([...room, ...echo], true), []);
+  assert.deepEqual(run([...room, ...echo, ...voice], true).map(([edge]) => edge), ['start']);
+  // A room that gets louder (a fan) moves the floor: steady noise is never speech.
+  assert.deepEqual(run(Array(400).fill(0.004)), []);
+});

@@ -45,11 +45,12 @@ export class Detector {
   }
 
   push(level, appSpeaking = false) {
-    // The floor follows the room slowly up and quickly down, and only outside speech.
-    if (!this.inSpeech) {
+    const threshold = Math.max(AT_LEAST, (this.floor ?? level) * OVER_FLOOR) * (appSpeaking ? OVER_OWN_SPEECH : 1);
+    // The floor follows the room slowly up and quickly down, from quiet frames outside speech only: a
+    // voice (or the app's echo) does not raise it.
+    if (!this.inSpeech && (this.floor === null || level <= threshold)) {
       this.floor = this.floor === null ? level : Math.min(level, this.floor * 0.98 + level * 0.02);
     }
-    const threshold = Math.max(AT_LEAST, (this.floor ?? 0) * OVER_FLOOR) * (appSpeaking ? OVER_OWN_SPEECH : 1);
     if (!this.inSpeech) {
       this.loud = level > threshold ? this.loud + 1 : 0;
       if (this.loud >= START_FRAMES) {
