@@ -237,7 +237,10 @@ test('push-to-talk in the window: the app records real speech, the agent gets it
   const page = await api('GET', '/api/history/sky?limit=20');
   const voiced = page.messages.filter((m) => m.voice && m.text === 'please run the tests');
   assert.equal(voiced.length, 1, 'stored once, though sent twice');
-  assert.match(await (await said.$('.meta')).getText(), /You \(voice\)/);
+  // Shown as the user's voice message (the article may exist a frame before it is drawn: WebDriver reads
+  // no text of what is not displayed yet).
+  const meta = await said.$('.meta');
+  await browser.waitUntil(async () => /You \(voice\)/.test(await meta.getText()), { timeout: 5000, timeoutMsg: 'the message is not shown as the user\'s voice message' });
   assert.deepEqual(readdirSync(join(data, 'voice')), [], 'the kept recording is gone once stored');
 
   // Escape cancels: nothing is sent or kept, and the next press records afresh.
