@@ -17,8 +17,8 @@ const YELLOW = 'rgb(227, 179, 65)';
 const BLUE = 'rgb(79, 143, 247)';
 const GRAY = 'rgb(139, 148, 158)';
 
-async function indicatorIs(page, agent, cls, colour) {
-  await page.waitForSelector(`[data-agent="${agent}"].${cls}`, { timeout: 5000 });
+async function indicatorIs(page, agent, cls, colour, timeout = 5000) {
+  await page.waitForSelector(`[data-agent="${agent}"].${cls}`, { timeout });
   assert.equal(await dotColour(page, agent), colour);
 }
 
@@ -288,7 +288,8 @@ test('agents are started, ended and started again from the UI; the demo agent st
 
     await page.fill('#spawn-name', 'demo1');
     await page.click('#spawn-form button[type=submit]');
-    await indicatorIs(page, 'demo1', 'indicator-idle', GREEN);
+    // A process started in tmux reaching its first wait: seconds on a busy machine, not a UI's moment.
+    await indicatorIs(page, 'demo1', 'indicator-idle', GREEN, 30000);
     assert.match(await page.textContent('[data-agent="demo1"] .name'), /\(demo\)/, 'labelled as the demo agent');
     assert.equal(await page.textContent('#chat-title'), 'demo1');
     await page.fill('#input', 'hello demo');
@@ -304,7 +305,7 @@ test('agents are started, ended and started again from the UI; the demo agent st
     await page.screenshot({ path: join(ARTIFACTS, 'agents-2-offline.png') });
 
     await page.click('#act-restart');
-    await indicatorIs(page, 'demo1', 'indicator-idle', GREEN);
+    await indicatorIs(page, 'demo1', 'indicator-idle', GREEN, 30000);
     assert.equal(await page.$$eval('#chats .msg.kind-user', (els) => els.length), 1, 'the history stayed, once');
     assert.deepEqual(errors, []);
   } finally {

@@ -141,9 +141,13 @@ function onEvent(e) {
       if (!current && e.sessions.length) select(e.sessions[0].session_id);
       welcome();
       break;
-    case UiEvent.SESSION_SPAWNED:
-      upsertSession(e.session);
+    case UiEvent.SESSION_SPAWNED: {
+      // The row is made when the process starts; a status the agent's first wait sent meanwhile may have
+      // come first, and is the newer: it is kept.
+      const seen = sessions.get(e.session.session_id);
+      upsertSession(seen?.state ? { ...e.session, state: seen.state, activity: seen.activity, needs: seen.needs } : e.session);
       break;
+    }
     case UiEvent.SESSION_STATUS:
       upsertSession({ session_id: e.session_id, state: e.state, activity: e.activity, needs: e.needs ?? null });
       break;
