@@ -7,7 +7,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { openBrowser, openUi, startHub, withTestModel, within } from './harness.mjs';
@@ -60,6 +60,23 @@ test('hands-free hears an utterance addressed by name and the agent named gets i
     assert.equal(await page.textContent('#hands-free-state'), '');
     assert.equal(await page.isHidden('#hands-free-mute'), true);
     assert.deepEqual(errors, []);
+  } finally {
+    hub.stop();
+  }
+});
+
+test('without the speech model, hands-free says so at the first utterance, stops listening, and the hub keeps nothing', async () => {
+  const hub = await startHub();
+  const { page } = await openUi(browser, hub);
+  try {
+    await hub.api('POST', '/api/voice/settings', { local_model: 'tiny.en' });
+    hub.addAgent('sky');
+    await page.click('[data-agent="sky"]');
+    await page.click('#hands-free');
+    await page.waitForFunction(() => /speech model/.test(document.querySelector('#notice').textContent), null, { timeout: 30000 });
+    assert.equal(await page.getAttribute('#hands-free', 'aria-pressed'), 'false');
+    assert.equal(await page.textContent('#hands-free-state'), '');
+    assert.deepEqual(readdirSync(join(hub.data, 'voice')), [], 'no recording kept');
   } finally {
     hub.stop();
   }

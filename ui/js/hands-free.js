@@ -5,7 +5,7 @@
 // speaks. The user speaking stops the app's speech at once (barge-in); the app's own speech heard back is
 // told to the hub, which drops an utterance made of its words.
 
-import { Command } from './names.js';
+import { Code, Command } from './names.js';
 import { wavOf } from './voice.js';
 
 /** A frame of the detector: 20 ms. */
@@ -158,6 +158,11 @@ export class HandsFree {
       if (heard.say) this.say(heard.say);
     } catch (e) {
       this.onProblem(`Not heard: ${e.message}`);
+      // Without the speech model nothing can be heard: listening on would only send every word in vain.
+      if (e.code === Code.MODEL_NOT_DOWNLOADED) {
+        await this.stop();
+        this.onProblem('Hands-free needs the speech model: get it in the voice settings.');
+      }
     }
     if (this.on) this.set(this.muted ? 'muted' : 'listening');
   }

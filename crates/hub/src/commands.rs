@@ -307,8 +307,8 @@ pub enum Reply {
 
 /// Hands-free speech: a recording of one utterance (sent whole, or kept earlier by the desktop app), heard
 /// on the device with the words expected as the recognizer's prompt, then carried out as [`hear`] does.
-/// The recording is gone once carried out (nothing of what was said is kept but the message it became);
-/// until then a failure says why and keeps it for a retry.
+/// The recording is gone once this returns, whatever happened: nothing of what was said is kept but the
+/// message it became, and a failure says why (hands-free offers no retry: the user says it again).
 pub async fn hear_voice(
     hub: &Hub,
     recording: &str,
@@ -321,22 +321,27 @@ pub async fn hear_voice(
         Some(audio) => hub.voice().take(recording, content_type, audio).await?,
         None => hub.voice().kept(recording, content_type).await?,
     };
-    let sessions = hub.sessions().await?;
-    let expected = HandsFree::expected(&sessions, shown);
     let (content_type, audio) = kept.audio();
     let (content_type, audio) = (content_type.to_owned(), audio.to_vec());
-    let text = hub.voice().hear(&mut kept, Some(expected)).await?;
-    let (mut heard, mut act) = hub
-        .hands_free()
-        .decide(&text, shown, &sessions, said)
-        .await?;
-    if HandsFree::approves(&act) {
-        let (plain, seconds) = hub.voice().plain(&content_type, audio).await;
-        (heard, act) = HandsFree::check(heard, act, &sessions, plain.as_deref(), seconds);
+    let key = kept.client_key();
+    let heard = async {
+        let sessions = hub.sessions().await?;
+        let expected = HandsFree::expected(&sessions, shown);
+        let text = hub.voice().hear(&mut kept, Some(expected)).await?;
+        let (mut heard, mut act) = hub
+            .hands_free()
+            .decide(&text, shown, &sessions, said)
+            .await?;
+        if HandsFree::approves(&act) {
+            let (plain, seconds) = hub.voice().plain(&content_type, audio).await;
+            (heard, act) = HandsFree::check(heard, act, &sessions, plain.as_deref(), seconds);
+        }
+        carry_out(hub, &mut heard, act, Some(&key)).await?;
+        Ok(heard)
     }
-    carry_out(hub, &mut heard, act, Some(&kept.client_key())).await?;
+    .await;
     kept.delivered().await;
-    Ok(heard)
+    heard
 }
 
 /// Carries out what hands-free decided for `text`, through the paths a typed message and a click take.

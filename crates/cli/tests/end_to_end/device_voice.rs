@@ -112,6 +112,38 @@ fn real_speech_is_heard_on_the_device_and_reaches_the_agent_once() {
 }
 
 /// A server that sends `body` for any request, whole.
+#[test]
+fn a_hands_free_utterance_without_the_model_says_why_and_keeps_nothing() {
+    let hub = TestHub::start();
+    hub.add_agent("sky");
+    let audio = speech(&hub, "sky, run the tests");
+    let (status, _) = hub.post(
+        "/api/voice/settings",
+        None,
+        &json!({"speech_to_text": "device", "local_model": "tiny.en"}).to_string(),
+    );
+    assert_eq!(status, 200);
+    let mut resp = hub
+        .http()
+        .post(hub.url("/api/voice/hear?recording=hf-1&shown=sky"))
+        .header("Authorization", format!("Bearer {}", hub.token))
+        .header("Content-Type", "audio/wav")
+        .send(&audio[..])
+        .unwrap();
+    let status = resp.status().as_u16();
+    let v: serde_json::Value =
+        serde_json::from_str(&resp.body_mut().read_to_string().unwrap_or_default())
+            .unwrap_or_default();
+    assert_eq!(
+        (status, v["code"].as_str()),
+        (409, Some("model_not_downloaded")),
+        "{v}"
+    );
+    // Hands-free offers no retry (the user says it again): what was said is not kept on disk.
+    assert!(!hub.data().join("voice/hf-1.wav").exists());
+    assert!(hub.history("sky").is_empty());
+}
+
 fn serve(body: Vec<u8>) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
