@@ -5,7 +5,7 @@
 // hub's state; a permission is answered by voice through the path a click takes, and phrases that are not
 // clearly an approval are asked again and run nothing.
 
-import { after, before, test } from 'node:test';
+import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -19,7 +19,6 @@ before(() => {
   claude = claudeBinary();
   assert.ok(existsSync(MODEL), `the test model ${MODEL} is missing: run scripts/voice-test-model`);
 });
-after(() => {});
 
 /** `words` spoken by espeak-ng, as a WAV. */
 function speech(dir, words) {
