@@ -317,26 +317,23 @@ pub async fn hear_voice(
     shown: Option<&str>,
     said: Option<&str>,
 ) -> Result<crate::hands_free::Heard, HubError> {
-    let mut kept = match audio {
-        Some(audio) => hub.voice().take(recording, content_type, audio).await?,
-        None => hub.voice().kept(recording, content_type).await?,
-    };
-    let (content_type, audio) = kept.audio();
-    let (content_type, audio) = (content_type.to_owned(), audio.to_vec());
-    let key = kept.client_key();
+    let kept = hub
+        .voice()
+        .recording(recording, content_type, audio)
+        .await?;
     let heard = async {
         let sessions = hub.sessions().await?;
         let expected = HandsFree::expected(&sessions, shown);
-        let text = hub.voice().hear(&mut kept, Some(expected)).await?;
+        let text = hub.voice().hear(&kept, Some(expected)).await?;
         let (mut heard, mut act) = hub
             .hands_free()
             .decide(&text, shown, &sessions, said)
             .await?;
         if HandsFree::approves(&act) {
-            let (plain, seconds) = hub.voice().plain(&content_type, audio).await;
+            let (plain, seconds) = hub.voice().plain(&kept).await;
             (heard, act) = HandsFree::check(heard, act, &sessions, plain.as_deref(), seconds);
         }
-        carry_out(hub, &mut heard, act, Some(&key)).await?;
+        carry_out(hub, &mut heard, act, Some(&kept.client_key())).await?;
         Ok(heard)
     }
     .await;
@@ -414,11 +411,11 @@ impl Hub {
             Some(machine) => self.machines().check(machine)?,
             None => drop(self.live(agent)?),
         }
-        let mut kept = match audio {
-            Some(audio) => self.voice().take(recording, content_type, audio).await?,
-            None => self.voice().kept(recording, content_type).await?,
-        };
-        let text = self.voice().hear(&mut kept, None).await?;
+        let kept = self
+            .voice()
+            .recording(recording, content_type, audio)
+            .await?;
+        let text = self.voice().hear(&kept, None).await?;
         let key = kept.client_key();
         let sent = match address.machine {
             Some(machine) => {

@@ -2,7 +2,6 @@
 //! `core::spoken::approval` for a permission or a plan. Whatever is not clearly an answer is asked again.
 
 use clawmux_core::spoken::{self, approval::Why, Judged};
-use clawmux_core::Need;
 use serde_json::{Map, Value};
 
 use super::{say, Act, Done, Heard};
@@ -17,23 +16,9 @@ pub(super) fn answer(
     reply: impl Fn(String, Done) -> Heard,
 ) -> (Heard, Act) {
     let agent = info.session_id.clone();
-    let again = |why: String| {
-        let asked = say::need(info).unwrap_or_default();
-        (
-            reply(
-                format!("{why} {asked}").trim().to_owned(),
-                Done::AskedAgain {
-                    session_id: agent.clone(),
-                },
-            ),
-            Act::None,
-        )
-    };
-    let is_question = info
-        .needs
-        .as_ref()
-        .is_some_and(|n| n.attention.need == Need::Answer);
-    if is_question {
+    let asked = say::need(info).unwrap_or_default();
+    let again = |why: &str| asked_again(&agent, &asked, why, &reply);
+    if say::asks_a_question(info) {
         return match chosen(request, text) {
             Some((question, label)) => {
                 let mut answers = Map::new();
@@ -47,7 +32,7 @@ pub(super) fn answer(
                     reply,
                 )
             }
-            None => again("Not one of the options.".to_owned()),
+            None => again("Not one of the options."),
         };
     }
     let danger = spoken::danger(&request.tool_name, &request.tool_input);
@@ -57,17 +42,31 @@ pub(super) fn answer(
         Judged::Deny => (Verdict::Deny, "denied"),
         Judged::Skip => return (reply(String::new(), Done::Skip), Act::None),
         Judged::Again(Why::SayThePhrase(phrase)) => {
-            return again(format!(
+            return again(&format!(
                 "That is a dangerous command: to allow it, say \"{phrase}\"."
             ))
         }
-        Judged::Again(Why::Nothing) => return again(String::new()),
-        Judged::Again(Why::Unsure | Why::NotAnAnswer) => {
-            return again("That was not an answer.".to_owned())
-        }
+        Judged::Again(Why::Nothing) => return again(""),
+        Judged::Again(Why::Unsure | Why::NotAnAnswer) => return again("That was not an answer."),
     };
     let say = format!("{agent}: {said}.");
     decided(&agent, request, decision, None, say, reply)
+}
+
+/// Not an answer: why, then what `agent` asks (`asked`), said again; nothing is done.
+pub(super) fn asked_again(
+    agent: &str,
+    asked: &str,
+    why: &str,
+    reply: impl Fn(String, Done) -> Heard,
+) -> (Heard, Act) {
+    let again = Done::AskedAgain {
+        session_id: agent.to_owned(),
+    };
+    (
+        reply(format!("{why} {asked}").trim().to_owned(), again),
+        Act::None,
+    )
 }
 
 /// An answer decided: the router gives it through the same path as a click.

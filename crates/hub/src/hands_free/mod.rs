@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use crate::asks::{AnswerRequest, Verdict};
 use crate::error::HubError;
 use crate::ui_event::{Request, SessionInfo};
-use answer::answer;
+use answer::{answer, asked_again};
 
 /// What the app made of an utterance: what it heard, what it says back, and what it did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -191,23 +191,18 @@ impl HandsFree {
         let Act::Answer(answer) = &act else {
             return (heard, act);
         };
-        let approves = matches!(answer.decision, Verdict::Allow | Verdict::AllowAlways);
-        if !approves || spoken::confirmed(&heard.heard, plain, seconds) {
+        if !Self::approves(&act) || spoken::confirmed(&heard.heard, plain, seconds) {
             return (heard, act);
         }
         let info = sessions.iter().find(|s| s.session_id == answer.session_id);
         let asked = info.and_then(say::need).unwrap_or_default();
-        let say = format!("That was not clearly an answer. {asked}");
-        (
-            Heard {
-                heard: heard.heard,
-                say: say.trim().to_owned(),
-                done: Done::AskedAgain {
-                    session_id: answer.session_id.clone(),
-                },
-            },
-            Act::None,
-        )
+        let reply = |say: String, done: Done| Heard {
+            heard: heard.heard.clone(),
+            say,
+            done,
+        };
+        let why = "That was not clearly an answer.";
+        asked_again(&answer.session_id, &asked, why, reply)
     }
 
     /// Whether an act approves a request (an approval heard from speech is checked first).
@@ -222,11 +217,7 @@ impl HandsFree {
         let names: Vec<&str> = sessions.iter().map(|s| s.session_id.as_str()).collect();
         let mut expected = format!("{}.", names.join(", "));
         if let Some((info, request)) = open_request(sessions, shown) {
-            let question = info
-                .needs
-                .as_ref()
-                .is_some_and(|n| n.attention.need == clawmux_core::Need::Answer);
-            match say::question(request).filter(|_| question) {
+            match say::question(request).filter(|_| say::asks_a_question(info)) {
                 Some((_, labels)) => expected.push_str(&format!(" {}.", labels.join(". "))),
                 None => {
                     // Negations too: a prompt of answers alone made "allow... no, deny" "Allow."

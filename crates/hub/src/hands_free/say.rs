@@ -35,6 +35,13 @@ pub(crate) fn request(request: &Request) -> String {
     }
 }
 
+/// Whether `info`'s agent waits for the answer to a question (AskUserQuestion), not a permission or a plan.
+pub(crate) fn asks_a_question(info: &SessionInfo) -> bool {
+    info.needs
+        .as_ref()
+        .is_some_and(|n| n.attention.need == Need::Answer)
+}
+
 /// The first question of an AskUserQuestion request, and its options' labels.
 pub(crate) fn question(request: &Request) -> Option<(String, Vec<String>)> {
     let q = request.tool_input.get("questions")?.get(0)?;

@@ -173,7 +173,7 @@ impl DeviceVoice {
         &self,
         model: LocalModel,
         content_type: &str,
-        audio: Vec<u8>,
+        audio: std::sync::Arc<Vec<u8>>,
         prompt: Option<String>,
     ) -> Result<String, HubError> {
         if !content_type.starts_with("audio/wav") && !content_type.starts_with("audio/x-wav") {
@@ -373,7 +373,7 @@ mod tests {
             e.message
         );
         let e = voice
-            .transcribe(LocalModel::BaseEn, "audio/webm", vec![1, 2, 3], None)
+            .transcribe(LocalModel::BaseEn, "audio/webm", vec![1, 2, 3].into(), None)
             .await
             .unwrap_err();
         assert_eq!(e.code, Code::NotAudio);

@@ -14,6 +14,7 @@
 pub mod device;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use clawmux_core::wire::Code;
 pub use clawmux_voice::local::LocalModel;
@@ -95,15 +96,11 @@ pub struct Recording {
     id: String,
     file: PathBuf,
     content_type: String,
-    audio: Vec<u8>,
+    /// Shared, not copied, with each transcription of it (hands-free hears an approval twice).
+    audio: Arc<Vec<u8>>,
 }
 
 impl Recording {
-    /// Its audio and content type, as they are now (before it is heard).
-    pub fn audio(&self) -> (&str, &[u8]) {
-        (&self.content_type, &self.audio)
-    }
-
     /// The recording's id, the message's client key once it is one (`voice:<id>`).
     pub fn client_key(&self) -> String {
         format!("voice:{}", self.id)
@@ -240,8 +237,22 @@ impl Voice {
             id: recording.to_owned(),
             file,
             content_type: content_type.to_owned(),
-            audio,
+            audio: Arc::new(audio),
         })
+    }
+
+    /// A recording sent whole (`audio`: [`Voice::take`]) or, with none, kept earlier by the desktop app
+    /// ([`Voice::kept`]).
+    pub async fn recording(
+        &self,
+        recording: &str,
+        content_type: &str,
+        audio: Option<Vec<u8>>,
+    ) -> Result<Recording, HubError> {
+        match audio {
+            Some(audio) => self.take(recording, content_type, audio).await,
+            None => self.kept(recording, content_type).await,
+        }
     }
 
     /// A recording kept earlier with [`Voice::keep_recording`] (the desktop app records into the hub's
@@ -259,7 +270,7 @@ impl Voice {
             id: recording.to_owned(),
             file,
             content_type: content_type.to_owned(),
-            audio,
+            audio: Arc::new(audio),
         })
     }
 
@@ -277,16 +288,16 @@ impl Voice {
         }
     }
 
-    /// The words of a kept recording, on the device or by the service the settings name (its audio is
-    /// handed over: the file stays for a retry until [`Recording::delivered`]). `prompt`, the words
-    /// expected, biases the device's recognizer towards them (a service is not told).
+    /// The words of a kept recording, on the device or by the service the settings name (the file stays
+    /// for a retry until [`Recording::delivered`]). `prompt`, the words expected, biases the device's
+    /// recognizer towards them (a service is not told).
     pub async fn hear(
         &self,
-        recording: &mut Recording,
+        recording: &Recording,
         prompt: Option<String>,
     ) -> Result<String, HubError> {
         let settings = self.settings().await?;
-        let audio = std::mem::take(&mut recording.audio);
+        let audio = Arc::clone(&recording.audio);
         match settings.speech_to_text() {
             clawmux_voice::SpeechToText::Device => {
                 self.device
@@ -310,14 +321,15 @@ impl Voice {
     /// What an approval heard with a prompt is checked against (`core::spoken::confirmed`): the same
     /// speech's words without the prompt (on the device only: a service is given no prompt), and how long
     /// the speech lasts (for a WAV recording).
-    pub async fn plain(&self, content_type: &str, audio: Vec<u8>) -> (Option<String>, Option<f32>) {
-        let seconds = clawmux_voice::local::decode_wav(&audio)
+    pub async fn plain(&self, recording: &Recording) -> (Option<String>, Option<f32>) {
+        let seconds = clawmux_voice::local::decode_wav(&recording.audio)
             .ok()
             .map(|(samples, rate)| clawmux_voice::local::speech_seconds(&samples, rate));
         let plain = match self.settings().await {
             Ok(settings) if settings.speech_to_text() == clawmux_voice::SpeechToText::Device => {
+                let audio = Arc::clone(&recording.audio);
                 self.device
-                    .transcribe(settings.local_model, content_type, audio, None)
+                    .transcribe(settings.local_model, &recording.content_type, audio, None)
                     .await
                     .ok()
             }
@@ -375,7 +387,7 @@ mod tests {
         }
         assert_eq!(kept_files(), 0);
 
-        let mut taken = voice.take("r1", "audio/wav", vec![7; 100]).await.unwrap();
+        let taken = voice.take("r1", "audio/wav", vec![7; 100]).await.unwrap();
         let file = dir.path().join("voice/r1.wav");
         assert_eq!(
             std::fs::metadata(&file).unwrap().permissions().mode() & 0o777,
@@ -383,10 +395,10 @@ mod tests {
         );
         assert_eq!(taken.client_key(), "voice:r1");
         // No model on the device: the words cannot be heard, and the recording stays for a retry.
-        let e = voice.hear(&mut taken, None).await.unwrap_err();
+        let e = voice.hear(&taken, None).await.unwrap_err();
         assert_eq!(e.code, Code::ModelNotDownloaded);
         let again = voice.kept("r1", "audio/wav").await.unwrap();
-        assert_eq!(again.audio, vec![7; 100]);
+        assert_eq!(*again.audio, vec![7; 100]);
         again.delivered().await;
         assert_eq!(kept_files(), 0);
         assert_eq!(
