@@ -6,7 +6,7 @@
 // told to the hub, which drops an utterance made of its words.
 
 import { Code, Command } from './names.js';
-import { wavOf } from './voice.js';
+import { openMicrophone, wavOf } from './voice.js';
 
 /** A frame of the detector: 20 ms. */
 const FRAME_S = 0.02;
@@ -90,23 +90,13 @@ export class HandsFree {
     this.on = true;
     this.set('starting');
     try {
-      if (!navigator.mediaDevices?.getUserMedia || !window.AudioWorkletNode) {
-        throw new Error('This window cannot listen: no microphone access here.');
-      }
-      this.stream = await navigator.mediaDevices.getUserMedia({
-        audio: { channelCount: 1, echoCancellation: true, noiseSuppression: true },
-      }).catch((e) => {
-        throw new Error(e.name === 'NotAllowedError'
-          ? 'The microphone was not allowed: allow it for this page to use hands-free.'
-          : `No microphone: ${e.message || e.name}`);
+      let frames = null;
+      this.microphone = await openMicrophone((block) => frames?.(block), {
+        audio: { echoCancellation: true, noiseSuppression: true },
+        verb: 'listen',
+        then: 'to use hands-free',
       });
-      this.context = new AudioContext();
-      await this.context.audioWorklet.addModule(new URL('./pcm-worklet.js', import.meta.url));
-      this.node = new AudioWorkletNode(this.context, 'clawmux-pcm');
-      this.listen(this.context.sampleRate);
-      this.context.createMediaStreamSource(this.stream).connect(this.node);
-      this.node.connect(this.context.destination);
-      await this.context.resume();
+      frames = this.framer(this.microphone.rate);
       this.backend.command({ command: Command.WARM_VOICE }).catch(() => {});
       this.set('listening');
     } catch (e) {
@@ -115,15 +105,16 @@ export class HandsFree {
     }
   }
 
-  /** Frames the samples, runs the detector, keeps the pre-roll and the utterance, sends it at its end. */
-  listen(rate) {
+  /** What takes the samples: frames them, runs the detector, keeps the pre-roll and the utterance, and
+   * sends it at its end. */
+  framer(rate) {
     const frameLength = Math.round(rate * FRAME_S);
     const detector = new Detector();
-    let pending = [];
+    const pending = [];
     let preRoll = [];
     let utterance = null;
-    this.node.port.onmessage = (e) => {
-      pending.push(...e.data);
+    return (block) => {
+      pending.push(...block);
       while (pending.length >= frameLength) {
         const frame = Float32Array.from(pending.splice(0, frameLength));
         if (this.muted) continue;
@@ -181,13 +172,8 @@ export class HandsFree {
 
   async stop() {
     this.on = false;
-    if (this.node) this.node.port.onmessage = null;
-    this.node?.disconnect();
-    for (const t of this.stream?.getTracks() ?? []) t.stop();
-    await this.context?.close().catch(() => {});
-    this.node = null;
-    this.stream = null;
-    this.context = null;
+    await this.microphone?.close().catch(() => {});
+    this.microphone = null;
     this.set('off');
   }
 

@@ -160,49 +160,71 @@ export function wavOf(chunks, rate) {
 }
 
 /**
- * Push-to-talk in a browser: the microphone's samples, as the page hears them (an AudioWorklet), made a
- * WAV at the device's rate. A WAV is what every transcriber takes, the hub's own on-device engine
- * included (it resamples to 16 kHz). `start()` resolves once samples flow: "Listening" means it.
+ * The page's microphone as raw samples (getUserMedia and an AudioWorklet): `onSamples(block)` gets each
+ * block of the first channel. `verb` and `then` finish what a refusal says ("cannot record", "allow it for
+ * this page and try again"). Resolves once the audio graph runs, with the device's rate and `close()`.
+ */
+export async function openMicrophone(onSamples, { audio = {}, verb = 'record', then = 'and try again' } = {}) {
+  if (!navigator.mediaDevices?.getUserMedia || !window.AudioWorkletNode) {
+    throw new Error(`This window cannot ${verb}: no microphone access here.`);
+  }
+  let stream;
+  try {
+    stream = await navigator.mediaDevices.getUserMedia({ audio: { channelCount: 1, ...audio } });
+  } catch (e) {
+    throw new Error(e.name === 'NotAllowedError'
+      ? `The microphone was not allowed: allow it for this page ${then}.`
+      : `No microphone: ${e.message || e.name}`);
+  }
+  const context = new AudioContext();
+  let node = null;
+  const close = () => {
+    if (node) {
+      node.port.onmessage = null;
+      node.disconnect();
+    }
+    for (const t of stream.getTracks()) t.stop();
+    return context.close();
+  };
+  try {
+    await context.audioWorklet.addModule(new URL('./pcm-worklet.js', import.meta.url));
+    node = new AudioWorkletNode(context, 'clawmux-pcm');
+    node.port.onmessage = (e) => onSamples(e.data);
+    context.createMediaStreamSource(stream).connect(node);
+    // Pulled by the output (the node writes nothing to it: silence), so it runs.
+    node.connect(context.destination);
+    await context.resume();
+  } catch (e) {
+    await close().catch(() => {});
+    throw e;
+  }
+  return { rate: context.sampleRate, close };
+}
+
+/**
+ * Push-to-talk in a browser: the microphone's samples, as the page hears them, made a WAV at the
+ * device's rate. A WAV is what every transcriber takes, the hub's own on-device engine included (it
+ * resamples to 16 kHz). `start()` resolves once samples flow: "Listening" means it.
  */
 export class PageRecorder {
   async start() {
-    if (!navigator.mediaDevices?.getUserMedia || !window.AudioWorkletNode) {
-      throw new Error('This window cannot record: no microphone access here.');
-    }
-    try {
-      this.stream = await navigator.mediaDevices.getUserMedia({ audio: { channelCount: 1 } });
-    } catch (e) {
-      throw new Error(e.name === 'NotAllowedError'
-        ? 'The microphone was not allowed: allow it for this page and try again.'
-        : `No microphone: ${e.message || e.name}`);
-    }
-    this.context = new AudioContext();
-    await this.context.audioWorklet.addModule(new URL('./pcm-worklet.js', import.meta.url));
-    this.node = new AudioWorkletNode(this.context, 'clawmux-pcm');
     this.chunks = [];
-    const flowing = new Promise((ok) => {
-      this.node.port.onmessage = (e) => {
-        this.chunks.push(e.data);
-        ok();
-      };
+    let flowing;
+    const first = new Promise((ok) => { flowing = ok; });
+    this.microphone = await openMicrophone((block) => {
+      this.chunks.push(block);
+      flowing();
     });
-    this.context.createMediaStreamSource(this.stream).connect(this.node);
-    // Pulled by the output (the node writes nothing to it: silence), so it runs.
-    this.node.connect(this.context.destination);
-    await this.context.resume();
-    await flowing;
+    await first;
   }
 
   release() {
-    this.node.port.onmessage = null;
-    this.node.disconnect();
-    for (const t of this.stream.getTracks()) t.stop();
-    return this.context.close();
+    return this.microphone.close();
   }
 
   /** Resolves with the recording (a WAV blob). */
   async stop() {
-    const rate = this.context.sampleRate;
+    const { rate } = this.microphone;
     await this.release();
     const samples = this.chunks.reduce((n, c) => n + c.length, 0);
     if (!samples) throw new Error('Nothing was recorded: is the microphone on?');
