@@ -4,7 +4,7 @@
 // screen to be sent again under the same id.
 
 import { $, notice } from './dom.js';
-import { Code, Command, Kind, Launch, UiEvent } from './names.js';
+import { Code, Command, Kind, Launch, Need, UiEvent } from './names.js';
 import { HandsFree } from './hands-free.js';
 import { Listener, Speaker, speakable } from './voice.js';
 import { VoiceSettingsForm } from './voice-settings.js';
@@ -89,7 +89,10 @@ export class VoicePanel {
     if (!this.readsAloud(agent)) return;
     const questions = (needs.request?.tool_input?.questions ?? []).map((q) => q.question).join(' ');
     const sentence = `${agent} needs you. ${needs.reason ?? ''} ${questions}`.trim();
-    if (this.handsFree.on) this.handsFree.say(`${sentence} Allow, or deny?`);
+    // Hands-free says what can be answered aloud: a question's options, else allow or deny.
+    const options = needs.request?.tool_input?.questions?.[0]?.options?.map((o) => o.label) ?? [];
+    const answers = needs.need === Need.ANSWER ? `${options.join(', or ')}?` : 'Allow, or deny?';
+    if (this.handsFree.on) this.handsFree.say(`${sentence} ${answers}`);
     else this.speaker.enqueue(sentence);
   }
 
