@@ -492,10 +492,11 @@ impl Hub {
                 Ok(Reply::Done {})
             }
             Command::Report(req) => Ok(Reply::Report(Box::new(self.explain().report(req).await?))),
-            Command::Capabilities {} => Ok(Reply::Capabilities(crate::lifecycle::Capabilities {
-                to_import: self.import().not_imported(),
-                ..self.lifecycle().capabilities().await
-            })),
+            Command::Capabilities {} => Ok(Reply::Capabilities(
+                self.lifecycle()
+                    .capabilities(self.import().not_imported())
+                    .await,
+            )),
             Command::Import {} => Ok(Reply::Imported(self.import().original().await)),
             Command::VoiceSettings {} => Ok(Reply::VoiceSettings(
                 self.voice().settings().await?.public(),

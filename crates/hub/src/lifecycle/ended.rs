@@ -57,7 +57,7 @@ impl Lifecycle {
         // What the agent left running (its tools, its `clawmux wait`) must not outlive it: an orphaned
         // wait would take the next agent's messages.
         // Reading every process's environment takes milliseconds: off the async threads.
-        let (agent, data_dir) = (name.to_owned(), self.data_dir.as_path().to_owned());
+        let (agent, data_dir) = (name.to_owned(), self.data_dir.to_path_buf());
         let left = tokio::task::spawn_blocking(move || process::leftovers(&agent, &data_dir))
             .await
             .unwrap_or_default();

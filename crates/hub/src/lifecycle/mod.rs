@@ -151,7 +151,7 @@ pub struct Lifecycle {
     states: States,
     tmux: Tmux,
     options: Arc<Options>,
-    data_dir: Arc<PathBuf>,
+    data_dir: Arc<Path>,
     /// The port the hub serves on (0 until it serves): agents are told it.
     port: Arc<AtomicU16>,
 }
@@ -170,7 +170,7 @@ impl Lifecycle {
             states,
             tmux,
             options,
-            data_dir: Arc::new(data_dir),
+            data_dir: Arc::from(data_dir),
             port,
         }
     }
@@ -189,14 +189,14 @@ impl Lifecycle {
 
 impl Lifecycle {
     /// Whether Claude Code and tmux can be found: the UI offers the demo agent when Claude Code cannot.
-    /// What there is to import is the import's to say (`to_import` is 0 here).
-    pub async fn capabilities(&self) -> Capabilities {
+    /// How many agents there are `to_import` is the import's to say.
+    pub async fn capabilities(&self, to_import: usize) -> Capabilities {
         let claude = launch::resolve_program(&self.options.claude);
         Capabilities {
             claude: claude.map(|p| p.display().to_string()),
             tmux: self.tmux.check().await.is_ok(),
             tmux_socket: self.tmux.socket().display().to_string(),
-            to_import: 0,
+            to_import,
         }
     }
 
@@ -216,7 +216,7 @@ impl Lifecycle {
         self.tmux.check().await?;
         let worktree = self.worktree_for(&req, &asked_dir).await?;
         let (work_dir, work_str) = match &worktree {
-            Some((_, path)) => crate::work_dir::resolve(self.data_dir.as_path(), name, Some(path))?,
+            Some((_, path)) => crate::work_dir::resolve(&self.data_dir, name, Some(path))?,
             None => (asked_dir.clone(), asked_text),
         };
         let launch = Launch {
@@ -274,13 +274,7 @@ impl Lifecycle {
                 ),
             ));
         }
-        let made = repo::create(
-            self.data_dir.as_path(),
-            &req.name,
-            folder,
-            req.base.as_deref(),
-        )
-        .await?;
+        let made = repo::create(&self.data_dir, &req.name, folder, req.base.as_deref()).await?;
         Ok(Some(made))
     }
 

@@ -37,7 +37,7 @@ impl Lifecycle {
         if trust::trusted(&config, folder) {
             return Ok(());
         }
-        let ours = folder.parent() == Some(self.data_dir.as_path().join("agents").as_path());
+        let ours = folder.parent() == Some(self.data_dir.join("agents").as_path());
         if !given && !ours {
             return Err(HubError::new(
                 Code::FolderNotTrusted,
@@ -84,7 +84,7 @@ impl Lifecycle {
             append_prompt: append_prompt.as_deref(),
             clawmux: &clawmux,
         });
-        let env = launch::env(name, port, work_dir, self.data_dir.as_path(), &clawmux);
+        let env = launch::env(name, port, work_dir, &self.data_dir, &clawmux);
         // A dead pane of an earlier run may still hold the name.
         self.tmux.kill(name).await?;
         let pid = self.tmux.start(name, work_dir, &env, &argv).await?;
@@ -115,7 +115,7 @@ impl Lifecycle {
         created: &mut Created,
     ) -> Result<(PathBuf, Option<String>), HubError> {
         let clawmux = &self.options.clawmux;
-        let launch_dir = launch::launch_dir(self.data_dir.as_path(), name);
+        let launch_dir = launch::launch_dir(&self.data_dir, name);
         let io = |what: &str, path: &Path, e: std::io::Error| {
             HubError::new(
                 Code::BadWorkDir,
