@@ -12,11 +12,6 @@ use crate::error::HubError;
 pub const MAX_TEXT: usize = 512 * 1024;
 
 impl Hub {
-    /// Appends a message and broadcasts it, in seq order with every other append.
-    pub(crate) async fn append(&self, m: &NewMessage<'_>) -> Result<Message, HubError> {
-        self.states().append(m).await
-    }
-
     /// The user's message to an agent (typed, or transcribed speech when `voice`). `client_key` makes a
     /// retried send store nothing new.
     pub async fn user_message(
@@ -30,6 +25,7 @@ impl Hub {
         self.live(agent)?;
         let key = client_key.map(|k| format!("user:{agent}:{k}"));
         let m = self
+            .states()
             .append(&NewMessage {
                 agent,
                 kind: Kind::User,
@@ -89,6 +85,7 @@ impl Hub {
             ),
         };
         let m = self
+            .states()
             .append(&NewMessage {
                 agent,
                 kind,
