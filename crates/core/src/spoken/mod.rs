@@ -58,6 +58,10 @@ pub fn clean(text: &str) -> String {
     once(&kept)
 }
 
+/// The longest phrase, in words, looked for as a recognizer's loop: its loops repeat a few words, and
+/// looking further would cost time quadratic in the text.
+const LOOP_AT_MOST: usize = 64;
+
 /// `text` with a phrase said three times or more in a row kept once (twice may be meant: "no, no"), and
 /// an utterance that is one phrase over and over kept once however often.
 fn once(text: &str) -> String {
@@ -65,33 +69,39 @@ fn once(text: &str) -> String {
         return phrase;
     }
     let tokens: Vec<&str> = text.split(' ').filter(|t| !t.is_empty()).collect();
-    let key = |t: &str| words(t).join(" ");
+    // Each token's words, once: the phrases are compared by them.
+    let keys: Vec<String> = tokens.iter().map(|t| words(t).join(" ")).collect();
     let mut out: Vec<&str> = Vec::with_capacity(tokens.len());
     let mut i = 0;
-    'outer: while i < tokens.len() {
-        for len in 1..=(tokens.len() - i) / 3 {
-            let phrase: Vec<String> = tokens[i..i + len].iter().map(|t| key(t)).collect();
-            let mut repeats = 1;
-            while i + (repeats + 1) * len <= tokens.len()
-                && tokens[i + repeats * len..i + (repeats + 1) * len]
-                    .iter()
-                    .map(|t| key(t))
-                    .eq(phrase.iter().cloned())
-            {
-                repeats += 1;
-            }
-            if repeats >= 3 && phrase.iter().any(|w| !w.is_empty()) {
+    while i < tokens.len() {
+        match repeated(&keys[i..]) {
+            Some((len, repeats)) => {
                 out.extend(&tokens[i..i + len]);
                 i += repeats * len;
-                continue 'outer;
+            }
+            None => {
+                out.push(tokens[i]);
+                i += 1;
             }
         }
-        out.push(tokens[i]);
-        i += 1;
     }
     let joined = out.join(" ");
     // The phrase kept once may end on the comma that joined the repeats.
     joined.trim_end_matches([',', ';']).trim().to_owned()
+}
+
+/// The shortest phrase `keys` begin with that is said three times or more in a row: its length in
+/// tokens, and how often it is said.
+fn repeated(keys: &[String]) -> Option<(usize, usize)> {
+    (1..=(keys.len() / 3).min(LOOP_AT_MOST)).find_map(|len| {
+        let phrase = &keys[..len];
+        // The phrase, then as many copies of it as follow.
+        let repeats = 1 + keys[len..]
+            .chunks_exact(len)
+            .take_while(|chunk| *chunk == phrase)
+            .count();
+        (repeats >= 3 && phrase.iter().any(|w| !w.is_empty())).then_some((len, repeats))
+    })
 }
 
 /// The phrase `text` is, said two times or more and nothing else (the last time maybe cut short: a
@@ -100,7 +110,11 @@ fn whole_repeat(text: &str) -> Option<String> {
     let tokens: Vec<&str> = text.split(' ').filter(|t| !t.is_empty()).collect();
     let said = words(text);
     (1..=said.len() / 2)
-        .find(|len| said.chunks(*len).all(|c| said[..*len].starts_with(c)))
+        .find(|len| {
+            said[*len..]
+                .chunks(*len)
+                .all(|c| said[..*len].starts_with(c))
+        })
         .and_then(|len| {
             // The phrase as first said: as many tokens as hold its words.
             let mut seen = 0;
