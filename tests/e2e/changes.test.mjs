@@ -175,7 +175,8 @@ test('the Changes panel shows an agent\'s worktree live, sends a review and merg
     const spawned = await events.event('session_spawned', 'moon', mark);
     assert.equal(spawned.session.branch, 'clawmux/moon');
     assert.equal(git(join(hub.data, 'worktrees/moon'), ['symbolic-ref', '--short', 'HEAD']).trim(), 'clawmux/moon');
-    assert.equal(await page.isHidden('#spawn-repo'), true, 'the form starts over');
+    // The form starts over when the page has the spawn's answer, which may come after the feed's event.
+    await page.waitForSelector('#spawn-repo', { state: 'hidden', timeout: 5000 });
 
     // The conflict forecast: moon edits README, which sky's unmerged commit changes too (and the user's
     // commit moon started from). Both rows say so, before either merges.
