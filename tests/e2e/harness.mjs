@@ -104,9 +104,17 @@ export async function startHub({ env: extraEnv = {}, prepare } = {}) {
     },
     /** Stops the hub (SIGTERM, as a user quitting) and starts it again on the same port and folder. */
     async restart() {
+      await this.halt();
+      await this.resume();
+    },
+    /** Stops the hub (SIGTERM) and leaves it down, its agents running. */
+    async halt() {
       const exited = new Promise((ok) => child.once('exit', ok));
       child.kill('SIGTERM');
       await exited;
+    },
+    /** Starts a halted hub again on the same port and folder. */
+    async resume() {
       ({ child } = await serve(data, dir, port, extraEnv));
     },
     /** A live view of the hub's UI events (the browser WebSocket). */

@@ -125,7 +125,7 @@ export async function startModel(rules, { usage = USAGE, headers = () => ({}) } 
   const server = createServer((req, res) => {
     let raw = '';
     req.on('data', (d) => { raw += d; });
-    req.on('end', () => {
+    req.on('end', async () => {
       let body = {};
       try { body = JSON.parse(raw || '{}'); } catch { /* not JSON: answered by default */ }
       model.requests.push({ url: req.url, body });
@@ -149,7 +149,8 @@ export async function startModel(rules, { usage = USAGE, headers = () => ({}) } 
       let reply = { text: 'OK.' };
       if (main) {
         model.turns.push({ at: Date.now(), last });
-        reply = rules({ body, last }) ?? reply;
+        // A rule may take its time (a promise): the model is then slow to answer, as a real one can be.
+        reply = (await rules({ body, last })) ?? reply;
       }
       if (reply.rejected) {
         res.writeHead(429, { 'Content-Type': 'application/json', 'x-should-retry': 'false', ...reply.rejected });

@@ -20,14 +20,22 @@ const HOOK_TIMEOUT: Duration = Duration::from_secs(1);
 const MAX_STDIN: u64 = 512 * 1024 * 1024;
 
 /// A hook's payload as read: whole, or, over the hub's limit, its shape with previews.
-enum Payload {
+pub(crate) enum Payload {
     Whole(Vec<u8>),
     Shrunk(preview::Shrunk),
 }
 
 impl Payload {
+    /// A payload as Claude Code sent it, made small enough for the hub (`clawmux_core::hook::preview`).
+    pub(crate) fn new(raw: Vec<u8>) -> Payload {
+        match preview::shrink(&raw, clawmux_hub::http::MAX_BODY) {
+            Some(shrunk) => Payload::Shrunk(shrunk),
+            None => Payload::Whole(raw),
+        }
+    }
+
     /// What goes to the hub.
-    fn sent(&self) -> &[u8] {
+    pub(crate) fn sent(&self) -> &[u8] {
         match self {
             Payload::Whole(bytes) => bytes,
             Payload::Shrunk(shrunk) => &shrunk.bytes,
@@ -35,14 +43,11 @@ impl Payload {
     }
 }
 
-/// Reads the whole payload and makes it small enough for the hub (`clawmux_core::hook::preview`).
+/// Reads the whole payload from stdin.
 fn payload() -> Payload {
     let mut raw = Vec::new();
     let _ = std::io::stdin().take(MAX_STDIN).read_to_end(&mut raw);
-    match preview::shrink(&raw, clawmux_hub::http::MAX_BODY) {
-        Some(shrunk) => Payload::Shrunk(shrunk),
-        None => Payload::Whole(raw),
-    }
+    Payload::new(raw)
 }
 
 fn agent_env() -> Option<AgentEnv> {
@@ -123,7 +128,7 @@ pub fn permission() -> ExitCode {
 
 /// The hub's decision for a permission, with the tool's whole input wherever it hands back the input it
 /// was sent (a plan approved, questions answered): a preview never reaches Claude as the input.
-fn whole(mut answer: serde_json::Value, payload: &Payload) -> serde_json::Value {
+pub(crate) fn whole(mut answer: serde_json::Value, payload: &Payload) -> serde_json::Value {
     let Payload::Shrunk(shrunk) = payload else {
         return answer;
     };

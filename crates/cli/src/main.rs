@@ -17,6 +17,7 @@ mod explain;
 mod hook;
 mod install;
 mod lifecycle;
+mod relay;
 mod remote;
 mod replay;
 mod search;
@@ -324,6 +325,15 @@ enum HookCommand {
     ToolStatus,
     /// The PermissionRequest hook: wait for the user's answer from the app; print it for Claude.
     Permission,
+    /// The HTTP door of a spawned agent's hooks, started by the hub with the agent (its key on stdin).
+    #[command(hide = true)]
+    Relay {
+        /// The agent it serves.
+        agent: String,
+        /// The hub's data folder (where its private socket is).
+        #[arg(long, env = "CLAWMUX_HOME")]
+        data_dir: Option<PathBuf>,
+    },
     /// A hook of a session ClawMux did not start (installed by `clawmux hooks install`).
     Observe {
         /// The hub's data folder (default: ~/.clawmux or CLAWMUX_HOME).
@@ -386,6 +396,10 @@ fn run_hook(hook: HookCommand) -> ExitCode {
         HookCommand::Stop => hook::stop(),
         HookCommand::ToolStatus => hook::tool_status(),
         HookCommand::Permission => hook::permission(),
+        HookCommand::Relay { agent, data_dir } => relay::run(
+            agent,
+            data_dir.unwrap_or_else(clawmux_hub::config::default_data_dir),
+        ),
         HookCommand::Observe { data_dir } => hook::observe(data_dir.as_deref()),
     }
 }

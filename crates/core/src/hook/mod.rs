@@ -6,6 +6,7 @@
 
 mod event;
 pub mod preview;
+pub mod relay;
 
 pub use event::HookEvent;
 

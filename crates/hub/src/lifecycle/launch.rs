@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use clawmux_core::hook::relay::{HookKey, Relayed, KEY_HEADER};
 use clawmux_core::HookEvent;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -115,53 +116,67 @@ pub fn instructions_ours(existing: Option<&str>) -> bool {
     existing.is_none_or(|text| text.starts_with(INSTRUCTIONS_MARKER))
 }
 
+/// Where an agent's Claude Code posts its hooks: its relay's port, with its key.
+#[derive(Debug, Clone, Copy)]
+pub struct HttpHooks<'a> {
+    /// The relay's loopback port.
+    pub port: u16,
+    /// The agent's hook key.
+    pub key: &'a HookKey,
+}
+
 /// The per-agent Claude Code settings: the hooks of the protocol, the status line that reports usage
 /// (chaining `users_status_line`, the user's own), a day for a Bash call, and permission for the `clawmux`
-/// commands the agent lives on. No token is written here, nor needed: the hooks are `clawmux` commands, and
-/// what an agent does needs none on the hub's private socket.
+/// commands the agent lives on. With `http`, every hook Claude Code lets post to a URL posts to the
+/// agent's relay with the agent's key (no process per hook); SessionStart, which must be a command, and
+/// every hook without `http` are `clawmux hook` commands, which need no key on the hub's private socket.
+/// The hub's token is never written here.
 /// Long: the settings file Claude Code reads, written as one JSON value.
 pub fn settings(
     clawmux: &Path,
     bash_timeout: std::time::Duration,
     users_status_line: Option<&str>,
+    http: Option<HttpHooks<'_>>,
 ) -> Value {
     let bash_timeout_ms = bash_timeout.as_millis().to_string();
     let clawmux = clawmux_core::shell::quote(&clawmux.display().to_string());
     let status_line = crate::usage::bridge::setting(&clawmux, users_status_line);
-    let command = json!({
-        "type": "command",
-        "command": format!("{clawmux} hook tool-status"),
-        "timeout": 10,
-    });
-    let stop = json!([{ "hooks": [{
-        "type": "command",
-        "command": format!("{clawmux} hook stop"),
-        "timeout": 30,
-    }] }]);
+    // One handler: a post to the relay where there is one, else the `clawmux hook` command.
+    let handler = |relayed: Relayed, timeout: u64| match http {
+        Some(HttpHooks { port, key }) => json!({
+            "type": "http",
+            "url": format!("http://127.0.0.1:{port}{}", relayed.path()),
+            "headers": { KEY_HEADER: key.as_str() },
+            "timeout": timeout,
+        }),
+        None => command(&clawmux, relayed, timeout),
+    };
+    let tool = handler(Relayed::ToolStatus, 10);
+    let stop = json!([{ "hooks": [handler(Relayed::Stop, 30)] }]);
     // The user answers a permission, a question or a plan from the app: the hook waits as long as a wait
     // may. At its end Claude Code cancels it with no decision, and the dialog stays in the terminal.
-    let permission = json!([{ "matcher": "*", "hooks": [{
-        "type": "command",
-        "command": format!("{clawmux} hook permission"),
-        "timeout": bash_timeout.as_secs().max(1),
-    }] }]);
+    let permission = json!([{ "matcher": "*", "hooks": [
+        handler(Relayed::Permission, bash_timeout.as_secs().max(1)),
+    ] }]);
     let hooks: serde_json::Map<String, Value> = HookEvent::ALL
         .into_iter()
         .map(|event| {
-            // Stop's command decides whether Claude may stop and PermissionRequest's carries the user's
-            // answer; every other event only reports.
+            // Stop's hook decides whether Claude may stop and PermissionRequest's carries the user's
+            // answer; every other event only reports. SessionStart can only be a command.
             let group = match event {
                 HookEvent::Stop => stop.clone(),
                 HookEvent::PermissionRequest => permission.clone(),
-                HookEvent::SessionStart
-                | HookEvent::UserPromptSubmit
+                HookEvent::SessionStart => json!([{ "matcher": "*", "hooks": [
+                    command(&clawmux, Relayed::ToolStatus, 10),
+                ] }]),
+                HookEvent::UserPromptSubmit
                 | HookEvent::PreToolUse
                 | HookEvent::PostToolUse
                 | HookEvent::PostToolUseFailure
                 | HookEvent::PreCompact
                 | HookEvent::Notification
                 | HookEvent::StopFailure
-                | HookEvent::SessionEnd => json!([{ "matcher": "*", "hooks": [command.clone()] }]),
+                | HookEvent::SessionEnd => json!([{ "matcher": "*", "hooks": [tool.clone()] }]),
             };
             (event.name().to_owned(), group)
         })
@@ -180,6 +195,20 @@ pub fn settings(
                 "Bash(clawmux send *)",
             ],
         },
+    })
+}
+
+/// The command-form handler of a hook: `clawmux hook tool-status|permission|stop`.
+fn command(clawmux: &str, relayed: Relayed, timeout: u64) -> Value {
+    let which = match relayed {
+        Relayed::ToolStatus => "tool-status",
+        Relayed::Permission => "permission",
+        Relayed::Stop => "stop",
+    };
+    json!({
+        "type": "command",
+        "command": format!("{clawmux} hook {which}"),
+        "timeout": timeout,
     })
 }
 
@@ -305,6 +334,7 @@ mod tests {
             Path::new("/opt/claw mux/clawmux"),
             std::time::Duration::from_millis(BASH_TIMEOUT_MS),
             None,
+            None,
         );
         assert_eq!(
             s["statusLine"]["command"],
@@ -317,10 +347,7 @@ mod tests {
             |e: &HookEvent| !matches!(e, HookEvent::Stop | HookEvent::PermissionRequest);
         for event in HookEvent::ALL.into_iter().filter(reporting) {
             let h = &hooks[event.name()][0]["hooks"][0];
-            assert_eq!(
-                h["type"], "command",
-                "{event}: never an HTTP hook to a port"
-            );
+            assert_eq!(h["type"], "command", "{event}: no relay, no HTTP hook");
             assert_eq!(h["command"], "'/opt/claw mux/clawmux' hook tool-status");
         }
         assert_eq!(
@@ -342,6 +369,47 @@ mod tests {
         assert_eq!(s["env"]["BASH_DEFAULT_TIMEOUT_MS"], "86400000");
         assert_eq!(s["env"]["BASH_MAX_TIMEOUT_MS"], "86400000");
         assert!(instructions("sky").contains("no timeout"));
+    }
+
+    #[test]
+    fn with_a_relay_every_hook_but_session_start_posts_to_it_with_the_key() {
+        let key = HookKey::from_bytes([7; 32]);
+        let http = HttpHooks {
+            port: 41234,
+            key: &key,
+        };
+        let s = settings(
+            Path::new("/usr/bin/clawmux"),
+            std::time::Duration::from_millis(BASH_TIMEOUT_MS),
+            None,
+            Some(http),
+        );
+        let hooks = s["hooks"].as_object().unwrap();
+        assert_eq!(hooks.len(), HookEvent::ALL.len());
+        for event in HookEvent::ALL {
+            let h = &hooks[event.name()][0]["hooks"][0];
+            if event == HookEvent::SessionStart {
+                assert_eq!(h["type"], "command", "Claude Code runs SessionStart only as a command");
+                assert_eq!(h["command"], "'/usr/bin/clawmux' hook tool-status");
+                continue;
+            }
+            let relayed = if event == HookEvent::Stop {
+                Relayed::Stop
+            } else if event == HookEvent::PermissionRequest {
+                Relayed::Permission
+            } else {
+                Relayed::ToolStatus
+            };
+            assert_eq!(h["type"], "http", "{event}");
+            assert_eq!(
+                h["url"],
+                format!("http://127.0.0.1:41234{}", relayed.path()),
+                "{event}: the relay's port on loopback, never the hub's"
+            );
+            assert_eq!(h["headers"][KEY_HEADER], key.as_str(), "{event}");
+        }
+        assert_eq!(hooks["PermissionRequest"][0]["hooks"][0]["timeout"], 86_400);
+        assert!(!s.to_string().contains("Bearer"), "the hub's token is never written");
     }
 
     #[test]

@@ -17,6 +17,7 @@ mod errands;
 pub mod launch;
 pub mod process;
 pub mod pulse;
+mod relay;
 pub(crate) mod running;
 mod start;
 mod supervise;

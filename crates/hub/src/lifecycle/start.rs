@@ -7,6 +7,7 @@ use clawmux_core::wire::Code;
 use clawmux_core::State;
 
 use super::launch::{self, Launch, Start};
+use super::relay::Relay;
 use super::{create_dir, pulse, supervise, trust, Created, Lifecycle, SpawnRequest};
 use crate::error::HubError;
 
@@ -72,8 +73,18 @@ impl Lifecycle {
     ) -> Result<(), HubError> {
         let port = self.port()?;
         let clawmux = self.options.clawmux.clone();
+        // Claude Code's hooks post to a relay of the agent's own; the demo agent reads no settings.
+        let relay = if launch.demo {
+            None
+        } else {
+            Some(Relay::start(&clawmux, &self.data_dir, name).await?)
+        };
+        let http = relay.as_ref().map(|r| launch::HttpHooks {
+            port: r.port,
+            key: &r.key,
+        });
         let (settings, append_prompt) =
-            self.write_launch_files(name, work_dir, launch.worktree.is_some(), created)?;
+            self.write_launch_files(name, work_dir, launch.worktree.is_some(), http, created)?;
         let session = resume.map_or_else(|| uuid::Uuid::new_v4().to_string(), str::to_owned);
         let argv = launch::argv(&Start {
             name,
@@ -88,6 +99,9 @@ impl Lifecycle {
         // A dead pane of an earlier run may still hold the name.
         self.tmux.kill(name).await?;
         let pid = self.tmux.start(name, work_dir, &env, &argv).await?;
+        if let Some(relay) = relay {
+            relay.watch(pid).await;
+        }
         tracing::info!(
             agent = name,
             pid,
@@ -112,6 +126,7 @@ impl Lifecycle {
         name: &str,
         work_dir: &Path,
         in_worktree: bool,
+        http: Option<launch::HttpHooks<'_>>,
         created: &mut Created,
     ) -> Result<(PathBuf, Option<String>), HubError> {
         let clawmux = &self.options.clawmux;
@@ -131,6 +146,7 @@ impl Lifecycle {
                 self.options.bash_timeout,
                 crate::usage::bridge::users_command(&crate::usage::bridge::claude_dir(), work_dir)
                     .as_deref(),
+                http,
             )
             .to_string()
             .as_bytes(),
