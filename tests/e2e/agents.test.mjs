@@ -84,17 +84,21 @@ test('a spawned agent runs with our hooks, answers, ends cleanly and resumes', a
     assert.ok(agentProcesses(h.data).length > 0);
     assert.deepEqual(holders, [], 'agent processes with the token in their environment');
 
-    // The hooks really ran, every one a `clawmux` command that reaches the hub through its private socket
-    // (an HTTP hook could only name the TCP port, which anyone can take while the hub is down).
+    // The hooks really ran: SessionStart a `clawmux` command (the only kind Claude Code runs for it), every
+    // other one posted to the agent's relay, on a port it holds for the agent's life (never the hub's
+    // TCP port, which anyone can take while the hub is down), with the agent's key.
     let entries = readLog(log);
     const first = entries.find((e) => e.argv);
     assert.deepEqual(first.argv.slice(0, 3), ['--settings', settingsFile, '--session-id']);
     const session = first.argv[3];
     assert.equal(entries.find((e) => e.event === 'SessionStart')?.code, 0);
-    const commands = entries.filter((e) => e.type === 'command');
-    assert.ok(commands.some((e) => e.event === 'PreToolUse'), 'PreToolUse ran');
-    assert.deepEqual(commands.filter((e) => e.code !== 0 && !(e.event === 'Stop' && e.code === 2)), [], 'every hook succeeded');
-    assert.deepEqual(entries.filter((e) => e.type === 'http'), [], 'no HTTP hook');
+    assert.deepEqual(entries.filter((e) => e.type === 'command').map((e) => e.event), ['SessionStart'], 'one command hook');
+    const posts = entries.filter((e) => e.type === 'http');
+    assert.ok(posts.some((e) => e.event === 'PreToolUse'), 'PreToolUse ran');
+    assert.deepEqual(posts.filter((e) => e.status !== 200), [], 'every hook succeeded');
+    const url = new URL(JSON.parse(readFileSync(settingsFile, 'utf8')).hooks.PreToolUse[0].hooks[0].url);
+    assert.equal(url.hostname, '127.0.0.1');
+    assert.notEqual(url.port, String(h.port), 'the relay\'s port, not the hub\'s');
     const received = await (await fetch(`http://127.0.0.1:${h.port}/api/sessions/sky/log/events`, { headers: { Authorization: `Bearer ${h.token}` } })).text();
     assert.match(received, /hook:PreToolUse/, 'the hub received the tool hooks');
 

@@ -122,7 +122,10 @@ async fn agent_ended() {
         let pid = rustix::process::Pid::from_raw(line.trim().parse::<i32>().ok()?)?;
         let fd = rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()).ok()?;
         // A pidfd turns readable once its process has ended.
-        let mut fds = [rustix::event::PollFd::new(&fd, rustix::event::PollFlags::IN)];
+        let mut fds = [rustix::event::PollFd::new(
+            &fd,
+            rustix::event::PollFlags::IN,
+        )];
         while let Err(e) = rustix::event::poll(&mut fds, None) {
             if e != rustix::io::Errno::INTR {
                 break;
@@ -134,7 +137,12 @@ async fn agent_ended() {
 }
 
 /// Any request: a relayed hook with the agent's key, forwarded; anything else refused.
-async fn hook(State(relay): State<Arc<Relay>>, uri: Uri, headers: HeaderMap, body: Bytes) -> Response {
+async fn hook(
+    State(relay): State<Arc<Relay>>,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
     let Some(kind) = Relayed::from_path(uri.path()) else {
         return refused(StatusCode::NOT_FOUND, "no such hook");
     };

@@ -83,7 +83,8 @@ impl HookKey {
     /// Whether `given` is this key, compared in a time that does not tell how much of it was right.
     pub fn matches(&self, given: &[u8]) -> bool {
         let key = self.0.as_bytes();
-        key.len() == given.len() && key.iter().zip(given).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0
+        key.len() == given.len()
+            && key.iter().zip(given).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0
     }
 }
 
@@ -117,7 +118,12 @@ mod tests {
         assert!(!key.matches(HookKey::from_bytes([0xac; 32]).as_str().as_bytes()));
         assert!(!key.matches(&key.as_str().as_bytes()[..63]));
         assert!(!key.matches(b""));
-        for bad in ["", "AB".repeat(32).as_str(), &"a".repeat(63), &"g".repeat(64)] {
+        for bad in [
+            "",
+            "AB".repeat(32).as_str(),
+            &"a".repeat(63),
+            &"g".repeat(64),
+        ] {
             assert!(HookKey::parse(bad).is_err(), "{bad:?}");
         }
         assert_eq!(format!("{key:?}"), "HookKey(..)");

@@ -389,7 +389,10 @@ mod tests {
         for event in HookEvent::ALL {
             let h = &hooks[event.name()][0]["hooks"][0];
             if event == HookEvent::SessionStart {
-                assert_eq!(h["type"], "command", "Claude Code runs SessionStart only as a command");
+                assert_eq!(
+                    h["type"], "command",
+                    "Claude Code runs SessionStart only as a command"
+                );
                 assert_eq!(h["command"], "'/usr/bin/clawmux' hook tool-status");
                 continue;
             }
@@ -409,7 +412,10 @@ mod tests {
             assert_eq!(h["headers"][KEY_HEADER], key.as_str(), "{event}");
         }
         assert_eq!(hooks["PermissionRequest"][0]["hooks"][0]["timeout"], 86_400);
-        assert!(!s.to_string().contains("Bearer"), "the hub's token is never written");
+        assert!(
+            !s.to_string().contains("Bearer"),
+            "the hub's token is never written"
+        );
     }
 
     #[test]

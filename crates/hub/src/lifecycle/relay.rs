@@ -34,7 +34,11 @@ pub(crate) struct Relay {
 impl Relay {
     /// Starts `clawmux hook relay NAME` for the hub of `data_dir` and waits for its port. Dropped without
     /// [`Relay::watch`] (the agent did not start), the relay ends by itself.
-    pub(crate) async fn start(clawmux: &Path, data_dir: &Path, name: &str) -> Result<Relay, HubError> {
+    pub(crate) async fn start(
+        clawmux: &Path,
+        data_dir: &Path,
+        name: &str,
+    ) -> Result<Relay, HubError> {
         let failed = |why: String| {
             HubError::new(
                 Code::Internal,
@@ -66,11 +70,8 @@ impl Relay {
             .await
             .map_err(|e| failed(e.to_string()))?;
         let mut line = String::new();
-        let said = tokio::time::timeout(
-            READY_WITHIN,
-            BufReader::new(stdout).read_line(&mut line),
-        )
-        .await;
+        let said =
+            tokio::time::timeout(READY_WITHIN, BufReader::new(stdout).read_line(&mut line)).await;
         let port = match said {
             Ok(Ok(_)) => line.trim().parse::<u16>().ok().filter(|p| *p != 0),
             Ok(Err(_)) | Err(_) => None,
