@@ -8,7 +8,8 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startHub } from './harness.mjs';
+import { createServer } from 'node:http';
+import { BIN, startHub } from './harness.mjs';
 import { claudeBinary, claudeEnv, prepareHome, startModel } from './real-claude.mjs';
 
 const CALLS = Number(process.env.CALLS ?? 200);
@@ -48,8 +49,18 @@ const until = async (check, ms, what) => {
   }
 };
 
-/** One turn with no hooks: claude in a tmux session of its own, given the prompt at start. */
-async function bare() {
+/** The tool hooks of a settings file: PreToolUse and PostToolUse run `handler`. */
+const toolHooks = (handler) => ({ hooks: { PreToolUse: [{ matcher: '*', hooks: [handler] }], PostToolUse: [{ matcher: '*', hooks: [handler] }] } });
+
+/** A server that answers every post `{}` at once: what any HTTP hook costs Claude Code. */
+async function trivialServer() {
+  const server = createServer((req, res) => { req.resume(); req.on('end', () => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{}'); }); });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  return server;
+}
+
+/** One turn of claude in a tmux session of its own, given the prompt at start, with `settings`. */
+async function bare(settings = {}) {
   const times = {};
   let folder;
   const model = await startModel(timedReader(() => folder, times));
@@ -58,7 +69,7 @@ async function bare() {
   mkdirSync(folder, { recursive: true });
   writeFileSync(join(folder, 'small.txt'), 'hello\n');
   prepareHome(hub.dir, [folder]);
-  writeFileSync(join(hub.dir, 'none.json'), '{}');
+  writeFileSync(join(hub.dir, 'none.json'), JSON.stringify(settings));
   const env = { HOME: hub.dir, PATH: process.env.PATH, ...claudeEnv(model.port) };
   const sock = join(hub.dir, 'bare.sock');
   try {
@@ -99,16 +110,24 @@ async function spawned() {
   }
 }
 
-const none = [];
-const ours = [];
+const trivial = await trivialServer();
+const modes = {
+  'no hooks': () => bare(),
+  'two HTTP hooks answered {} at once (what any HTTP hook costs Claude Code)': () => bare(toolHooks({ type: 'http', url: `http://127.0.0.1:${trivial.address().port}/`, timeout: 10 })),
+  'two `clawmux hook tool-status` commands (before: the process alone, outside an agent it calls no hub)': () => bare(toolHooks({ type: 'command', command: `${BIN} hook tool-status`, timeout: 10 })),
+};
+const results = Object.fromEntries([...Object.keys(modes), 'spawned'].map((k) => [k, []]));
 for (let i = 0; i < RUNS; i++) {
-  none.push(await bare());
-  ours.push(await spawned());
+  for (const [name, run] of Object.entries(modes)) results[name].push(await run());
+  results.spawned.push(await spawned());
 }
+trivial.close();
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const noneMs = median(none);
-const oursMs = median(ours.map((o) => o.perCall));
-console.log(`tool call, no hooks: ${noneMs.toFixed(2)} ms (runs: ${none.map((x) => x.toFixed(2)).join(', ')})`);
-console.log(`tool call, ClawMux's hooks over HTTP: ${oursMs.toFixed(2)} ms (runs: ${ours.map((o) => o.perCall.toFixed(2)).join(', ')})`);
-console.log(`ClawMux's added time per tool call: ${(oursMs - noneMs).toFixed(2)} ms`);
-console.log(`hub CPU per hook: ${median(ours.map((o) => o.hubCpu)).toFixed(3)} ms; relay CPU per hook: ${median(ours.map((o) => o.relayCpu)).toFixed(3)} ms (tick ${TICK_MS} ms, over ${2 * CALLS} hooks)`);
+const none = median(results['no hooks']);
+for (const name of Object.keys(modes)) {
+  const ms = median(results[name]);
+  console.log(`tool call, ${name}: ${ms.toFixed(2)} ms (+${(ms - none).toFixed(2)}; runs: ${results[name].map((x) => x.toFixed(2)).join(', ')})`);
+}
+const ours = median(results.spawned.map((o) => o.perCall));
+console.log(`tool call, an agent ClawMux spawned (its hooks to its relay, its status line): ${ours.toFixed(2)} ms (+${(ours - none).toFixed(2)}; runs: ${results.spawned.map((o) => o.perCall.toFixed(2)).join(', ')})`);
+console.log(`hub CPU per hook, all it does in the turn (transcript, status line included): ${median(results.spawned.map((o) => o.hubCpu)).toFixed(3)} ms; relay CPU per hook: ${median(results.spawned.map((o) => o.relayCpu)).toFixed(3)} ms (tick ${TICK_MS} ms, ${2 * CALLS} hooks)`);

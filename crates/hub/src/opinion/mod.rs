@@ -50,6 +50,20 @@ pub fn sessions_dir() -> Option<PathBuf> {
     }
 }
 
+/// Whether an event may have changed what a folder holds. Opening, reading and closing a file are events
+/// too: heard, the file read again would be heard again, a loop that kept a core busy for as long as a
+/// Claude Code session file existed.
+fn may_change(kind: notify::EventKind) -> bool {
+    match kind {
+        notify::EventKind::Access(_) => false,
+        notify::EventKind::Any
+        | notify::EventKind::Create(_)
+        | notify::EventKind::Modify(_)
+        | notify::EventKind::Remove(_)
+        | notify::EventKind::Other => true,
+    }
+}
+
 /// Reads one session file; `None` for anything that is not one (a key file, half written, too large).
 fn read_session(path: &Path) -> Option<SessionFile> {
     if path.extension().is_none_or(|e| e != "json") {
@@ -134,7 +148,13 @@ impl SecondOpinion {
                     let send = tx.clone();
                     let made =
                         notify::recommended_watcher(move |e: notify::Result<notify::Event>| {
-                            if let Ok(e) = e {
+                            if let Ok(e) = e.map_err(drop).and_then(|e| {
+                                if may_change(e.kind) {
+                                    Ok(e)
+                                } else {
+                                    Err(())
+                                }
+                            }) {
                                 for p in e.paths {
                                     let _ = send.send(Heard::File(p));
                                 }
@@ -270,6 +290,32 @@ fn schedule(due: Option<Due>, tx: &mpsc::UnboundedSender<Heard>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reading_a_session_file_is_no_change_to_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("12.json");
+        std::fs::write(&file, r#"{"pid":12,"sessionId":"abc","status":"busy"}"#).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let mut watcher = notify::recommended_watcher(move |e| {
+            let _ = tx.send(e);
+        })
+        .unwrap();
+        watcher
+            .watch(dir.path(), notify::RecursiveMode::NonRecursive)
+            .unwrap();
+        let next = || {
+            rx.recv_timeout(std::time::Duration::from_secs(10))
+                .unwrap()
+                .unwrap()
+        };
+        // The hub's own read is heard (as an open, an access, a close), and none of it is a change.
+        assert!(read_session(&file).is_some());
+        let heard = next();
+        assert!(!may_change(heard.kind), "{heard:?}");
+        std::fs::write(&file, r#"{"pid":12,"sessionId":"abc","status":"idle"}"#).unwrap();
+        while !may_change(next().kind) {}
+    }
 
     #[test]
     fn only_session_files_are_read() {
