@@ -3,7 +3,7 @@
 // request after the last, with no hooks at all and as an agent the hub spawned (its hooks posted to its
 // relay). Also the CPU the hub and the relay spend per hook, from /proc.
 //
-// Run: node tests/e2e/bench-hooks.mjs   (RUNS=3 CALLS=200 by default)
+// Run: CLAWMUX_BIN=$PWD/target/release/clawmux node tests/e2e/bench-hooks.mjs   (RUNS=3 CALLS=200 by default)
 
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -14,6 +14,7 @@ import { claudeBinary, claudeEnv, prepareHome, startModel } from './real-claude.
 
 const CALLS = Number(process.env.CALLS ?? 200);
 const RUNS = Number(process.env.RUNS ?? 3);
+const PATH_HOOKS = 3000;
 const claude = claudeBinary();
 const TICK_MS = 1000 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
 
@@ -102,7 +103,20 @@ async function spawned() {
     await until(() => times.last, 120000, 'the spawned turn');
     // Each tool call runs PreToolUse and PostToolUse.
     const hooks = 2 * CALLS;
-    return { perCall: (times.last - times.first) / CALLS, hubCpu: (cpu(hub.pid) - hub0) / hooks, relayCpu: (cpu(relay) - relay0) / hooks };
+    const turn = { perCall: (times.last - times.first) / CALLS, hubCpu: (cpu(hub.pid) - hub0) / hooks, relayCpu: (cpu(relay) - relay0) / hooks };
+    // The hook path alone: the same PostToolUse Claude Code posts, to the relay with the key, one after another.
+    const hook = JSON.parse(readFileSync(join(hub.data, 'launch', 'sky', 'settings.json'), 'utf8')).hooks.PostToolUse[0].hooks[0];
+    const body = JSON.stringify({ session_id: 'bench', transcript_path: '/nonexistent.jsonl', cwd: join(hub.data, 'agents', 'sky'), hook_event_name: 'PostToolUse', tool_name: 'Read', tool_input: { file_path: 'small.txt' }, tool_response: { type: 'text', file: { content: 'hello' } }, tool_use_id: 'toolu_bench' });
+    const [hub1, relay1] = [cpu(hub.pid), cpu(relay)];
+    const started = performance.now();
+    for (let i = 0; i < PATH_HOOKS; i++) {
+      const r = await fetch(hook.url, { method: 'POST', headers: { 'content-type': 'application/json', ...hook.headers }, body });
+      await r.text();
+    }
+    turn.pathMs = (performance.now() - started) / PATH_HOOKS;
+    turn.pathHubCpu = (cpu(hub.pid) - hub1) / PATH_HOOKS;
+    turn.pathRelayCpu = (cpu(relay) - relay1) / PATH_HOOKS;
+    return turn;
   } finally {
     ev.close();
     hub.stop();
@@ -131,3 +145,5 @@ for (const name of Object.keys(modes)) {
 const ours = median(results.spawned.map((o) => o.perCall));
 console.log(`tool call, an agent ClawMux spawned (its hooks to its relay, its status line): ${ours.toFixed(2)} ms (+${(ours - none).toFixed(2)}; runs: ${results.spawned.map((o) => o.perCall.toFixed(2)).join(', ')})`);
 console.log(`hub CPU per hook, all it does in the turn (transcript, status line included): ${median(results.spawned.map((o) => o.hubCpu)).toFixed(3)} ms; relay CPU per hook: ${median(results.spawned.map((o) => o.relayCpu)).toFixed(3)} ms (tick ${TICK_MS} ms, ${2 * CALLS} hooks)`);
+const path = (k) => median(results.spawned.map((o) => o[k]));
+console.log(`the hook path alone (${PATH_HOOKS} PostToolUse posts to the relay, one at a time): ${path('pathMs').toFixed(3)} ms each; hub CPU per hook ${path('pathHubCpu').toFixed(3)} ms, relay CPU per hook ${path('pathRelayCpu').toFixed(3)} ms`);
