@@ -93,6 +93,10 @@ export class HandsFree {
       let frames = null;
       this.microphone = await openMicrophone((block) => frames?.(block), {
         audio: { echoCancellation: true, noiseSuppression: true },
+        // Two detector frames a message, and the audio thread's larger buffers: listening for hours
+        // wakes the page 25 times a second, and a barge-in is still heard within 100 ms.
+        frameSeconds: 2 * FRAME_S,
+        latencyHint: 'playback',
         verb: 'listen',
         then: 'to use hands-free',
       });
@@ -110,13 +114,20 @@ export class HandsFree {
   framer(rate) {
     const frameLength = Math.round(rate * FRAME_S);
     const detector = new Detector();
-    const pending = [];
+    let pending = new Float32Array(0);
     let preRoll = [];
     let utterance = null;
     return (block) => {
-      pending.push(...block);
-      while (pending.length >= frameLength) {
-        const frame = Float32Array.from(pending.splice(0, frameLength));
+      // Each block is a fresh buffer (handed over by the worklet), so frames may be views into it.
+      let data = block;
+      if (pending.length) {
+        data = new Float32Array(pending.length + block.length);
+        data.set(pending);
+        data.set(block, pending.length);
+      }
+      let at = 0;
+      for (; at + frameLength <= data.length; at += frameLength) {
+        const frame = data.subarray(at, at + frameLength);
         if (this.muted) continue;
         const edge = detector.push(rms(frame), this.speaker.speaking);
         if (edge === 'start') {
@@ -138,6 +149,7 @@ export class HandsFree {
           else this.set('listening');
         }
       }
+      pending = data.slice(at);
     };
   }
 

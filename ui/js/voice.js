@@ -161,10 +161,11 @@ export function wavOf(chunks, rate) {
 
 /**
  * The page's microphone as raw samples (getUserMedia and an AudioWorklet): `onSamples(block)` gets each
- * block of the first channel. `verb` and `then` finish what a refusal says ("cannot record", "allow it for
+ * block of the first channel, as it comes or, with `frameSeconds`, gathered into blocks that long
+ * (`latencyHint` is the AudioContext's). `verb` and `then` finish what a refusal says ("cannot record", "allow it for
  * this page and try again"). Resolves once the audio graph runs, with the device's rate and `close()`.
  */
-export async function openMicrophone(onSamples, { audio = {}, verb = 'record', then = 'and try again' } = {}) {
+export async function openMicrophone(onSamples, { audio = {}, verb = 'record', then = 'and try again', frameSeconds = 0, latencyHint } = {}) {
   if (!navigator.mediaDevices?.getUserMedia || !window.AudioWorkletNode) {
     throw new Error(`This window cannot ${verb}: no microphone access here.`);
   }
@@ -176,7 +177,7 @@ export async function openMicrophone(onSamples, { audio = {}, verb = 'record', t
       ? `The microphone was not allowed: allow it for this page ${then}.`
       : `No microphone: ${e.message || e.name}`);
   }
-  const context = new AudioContext();
+  const context = new AudioContext(latencyHint ? { latencyHint } : undefined);
   let node = null;
   const close = () => {
     if (node) {
@@ -188,7 +189,7 @@ export async function openMicrophone(onSamples, { audio = {}, verb = 'record', t
   };
   try {
     await context.audioWorklet.addModule(new URL('./pcm-worklet.js', import.meta.url));
-    node = new AudioWorkletNode(context, 'clawmux-pcm');
+    node = new AudioWorkletNode(context, 'clawmux-pcm', { processorOptions: { frameSeconds } });
     node.port.onmessage = (e) => onSamples(e.data);
     context.createMediaStreamSource(stream).connect(node);
     // Pulled by the output (the node writes nothing to it: silence), so it runs.
