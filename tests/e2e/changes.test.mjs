@@ -180,9 +180,10 @@ test('the Changes panel shows an agent\'s worktree live, sends a review and merg
 
     // The conflict forecast: moon edits README, which sky's unmerged commit changes too (and the user's
     // commit moon started from). Both rows say so, before either merges.
+    // Marked before the edit: whatever looks next (this tool's end, or moon's own start) tells it, once.
     const moonWt = join(hub.data, 'worktrees/moon');
-    writeFileSync(join(moonWt, 'README'), 'moon\n');
     mark = events.mark();
+    writeFileSync(join(moonWt, 'README'), 'moon\n');
     await hub.api('POST', '/api/hooks/tool-status', { ...hook, cwd: moonWt, tool_use_id: 'toolu_6' }, 'moon');
     await events.event('forecast', 'sky', mark, (e) => e.overlaps.length > 0);
     await page.waitForSelector('[data-agent="sky"][data-overlap="conflict"]');

@@ -36,7 +36,8 @@ export function withTestModel(data) {
 /** Starts `clawmux serve` on `port` (0: a free one); resolves with the child and its port. */
 async function serve(data, dir, port, extraEnv) {
   const child = spawn(BIN, ['serve', '--port', String(port), '--data-dir', data], {
-    env: { HOME: dir, PATH: process.env.PATH, RUST_LOG: 'warn', ...extraEnv },
+    // The hub's log: warnings, or what CLAWMUX_TEST_LOG asks for (a RUST_LOG filter) when a test is looked into.
+    env: { HOME: dir, PATH: process.env.PATH, RUST_LOG: process.env.CLAWMUX_TEST_LOG ?? 'warn', ...extraEnv },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const line = await new Promise((ok, fail) => {
