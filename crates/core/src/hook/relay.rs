@@ -82,9 +82,7 @@ impl HookKey {
 
     /// Whether `given` is this key, compared in a time that does not tell how much of it was right.
     pub fn matches(&self, given: &[u8]) -> bool {
-        let key = self.0.as_bytes();
-        key.len() == given.len()
-            && key.iter().zip(given).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0
+        crate::http1::constant_time_eq(self.0.as_bytes(), given)
     }
 }
 

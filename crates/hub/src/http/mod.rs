@@ -19,6 +19,7 @@ mod ui;
 mod voice;
 mod wait;
 
+use clawmux_core::http1::constant_time_eq;
 use std::sync::Arc;
 
 use axum::extract::{DefaultBodyLimit, Request, State};
@@ -113,11 +114,6 @@ impl Guard {
             .or(from_protocol)
             .is_some_and(|given| constant_time_eq(given.as_bytes(), self.token.as_bytes()))
     }
-}
-
-/// Compares without leaking, through timing, how much of a guessed token was right.
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 async fn guard(State(g): State<Guard>, req: Request, next: Next) -> Response {
