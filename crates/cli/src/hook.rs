@@ -14,10 +14,10 @@ use crate::env::{AgentEnv, HubAddr};
 
 /// How long a hook waits for the hub. Loopback answers in well under a millisecond; a refused
 /// connection fails at once; only a hung hub makes this matter.
-const HOOK_TIMEOUT: Duration = Duration::from_secs(1);
+pub(crate) const HOOK_TIMEOUT: Duration = Duration::from_secs(1);
 /// The most of stdin read: far past any payload Claude Code sends (a Write of a large file, a long
 /// output); what the hub is sent of it is made small enough by [`payload`].
-const MAX_STDIN: u64 = 512 * 1024 * 1024;
+pub(crate) const MAX_STDIN: u64 = 512 * 1024 * 1024;
 
 /// A hook's payload as read: whole, or, over the hub's limit, its shape with previews.
 pub(crate) enum Payload {

@@ -32,12 +32,8 @@ use hyper::client::conn::http1::SendRequest;
 use hyper_util::rt::TokioIo;
 use serde_json::{json, Value};
 
-use crate::hook::Payload;
+use crate::hook::{Payload, HOOK_TIMEOUT, MAX_STDIN};
 
-/// How long a reporting hook waits for the hub (as the command-form hook does).
-const HOOK_TIMEOUT: Duration = Duration::from_secs(1);
-/// The most of a payload taken: as much as the command-form hook reads from its stdin.
-const MAX_PAYLOAD: usize = 512 * 1024 * 1024;
 /// Connections held at once: Claude Code runs an event's hooks in parallel, a few at a time.
 const MAX_CONNECTIONS: usize = 64;
 
@@ -100,7 +96,8 @@ async fn serve(relay: Arc<Relay>) -> std::io::Result<()> {
     drop(stdout);
     let app = axum::Router::new()
         .fallback(hook)
-        .layer(DefaultBodyLimit::max(MAX_PAYLOAD))
+        // As much as the command-form hook reads from its stdin.
+        .layer(DefaultBodyLimit::max(MAX_STDIN as usize))
         .with_state(relay);
     let listener = UserOnly::new(
         listener,
