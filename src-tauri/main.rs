@@ -12,6 +12,7 @@ mod desktop;
 mod events;
 mod geometry;
 mod links;
+mod listening;
 mod notices;
 mod recorder;
 mod recording;
@@ -50,6 +51,10 @@ fn main() {
             recording::record_stop,
             recording::record_cancel,
             recording::send_recording,
+            listening::listen_start,
+            listening::listen_hint,
+            listening::listen_stop,
+            listening::hear_recording,
             terminals::terminal_open,
             terminals::terminal_input,
             terminals::terminal_resize,

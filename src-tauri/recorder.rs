@@ -1,17 +1,20 @@
-//! The desktop app's push-to-talk recorder: where it records from (the microphone, or a WAV file given
-//! with `--microphone-file`) and the one recording under way. The window's commands drive it
-//! (`recording.rs`); it knows nothing of them, or of the app's state.
+//! The desktop app's recorder: where it records from (the microphone, or a WAV file given with
+//! `--microphone-file`), the one push-to-talk recording under way and the hands-free listening. The
+//! window's commands drive it (`recording.rs`, `listening.rs`); it knows nothing of them, or of the app's
+//! state.
 
 use std::sync::{Arc, Mutex, PoisonError};
 
+use clawmux_capture::listen::{self, Heard, Listening};
 use clawmux_capture::{Recording, Source};
 use clawmux_core::wire::Code;
 use clawmux_hub::HubError;
 
-/// The app's recorder: where it records from, and the recording under way.
+/// The app's recorder: where it records from, the recording under way and the listening.
 pub struct Recorder {
     source: Source,
     current: Mutex<Option<(String, Recording)>>,
+    listening: Mutex<Option<Listening>>,
 }
 
 impl Recorder {
@@ -20,6 +23,7 @@ impl Recorder {
         Arc::new(Recorder {
             source,
             current: Mutex::new(None),
+            listening: Mutex::new(None),
         })
     }
 
@@ -45,5 +49,35 @@ impl Recorder {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .take()
+    }
+
+    /// Listens hands-free until [`Recorder::stop_listening`], giving `on` what is heard (on the
+    /// listener's thread); a listening already under way stops first. Blocking: it opens the device.
+    pub fn listen(&self, on: impl FnMut(Heard) + Send + 'static) -> Result<(), HubError> {
+        self.stop_listening();
+        let listening = listen::listen(&self.source, on)
+            .map_err(|e| HubError::new(Code::NoMicrophone, e.to_string()))?;
+        *self.listening() = Some(listening);
+        Ok(())
+    }
+
+    /// What the window says while it listens: the app is speaking, the user muted it.
+    pub fn hint(&self, speaking: bool, muted: bool) {
+        if let Some(listening) = self.listening().as_ref() {
+            listening.hints.set_speaking(speaking);
+            listening.hints.set_muted(muted);
+        }
+    }
+
+    /// Stops listening; what was being said is dropped. Blocking: it joins the listener's thread.
+    pub fn stop_listening(&self) {
+        let listening = self.listening().take();
+        drop(listening);
+    }
+
+    fn listening(&self) -> std::sync::MutexGuard<'_, Option<Listening>> {
+        self.listening
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 }

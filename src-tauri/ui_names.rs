@@ -44,3 +44,30 @@ fn the_window_listens_to_the_events_this_crate_emits() {
         .into();
     assert_eq!(called(BACKEND_JS, "listen"), emitted);
 }
+
+#[test]
+fn the_page_and_the_app_find_speech_alike() {
+    use clawmux_capture::detector as app;
+    let page = include_str!("../ui/js/hands-free.js");
+    let value = |name: &str| -> f32 {
+        let at = page
+            .find(&format!("const {name} = "))
+            .unwrap_or_else(|| panic!("hands-free.js has no {name}"));
+        let rest = &page[at + name.len() + 9..];
+        rest[..rest.find(';').unwrap_or(0)].trim().parse().unwrap()
+    };
+    let figures = [
+        ("FRAME_S", app::FRAME_SECONDS),
+        ("START_FRAMES", app::START_FRAMES as f32),
+        ("END_FRAMES", app::END_FRAMES as f32),
+        ("PRE_ROLL_S", app::PRE_ROLL_SECONDS),
+        ("MIN_S", app::MIN_SECONDS),
+        ("MAX_S", app::MAX_SECONDS),
+        ("OVER_FLOOR", app::OVER_FLOOR),
+        ("AT_LEAST", app::AT_LEAST),
+        ("OVER_OWN_SPEECH", app::OVER_OWN_SPEECH),
+    ];
+    for (name, figure) in figures {
+        assert_eq!(value(name), figure, "{name}");
+    }
+}

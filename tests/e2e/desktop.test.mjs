@@ -288,6 +288,91 @@ test('voice on the device in the window: Talk held, whisper.cpp in the app hears
   console.log(`Talk released to the words printed by the agent's wait (tiny.en, in the app): ${Date.now() - released} ms`);
 });
 
+/**
+ * A WAV at espeak's rate: `lead` seconds of a quiet room (white noise about 50 dB under the voice), the
+ * words, and `tail` seconds of the room. Returns where the voice starts, in seconds.
+ */
+function roomWithWords(file, words, lead, tail) {
+  execFileSync('espeak-ng', ['-w', file, words]);
+  const spoken = readWav(readFileSync(file));
+  const room = (seconds) => Int16Array.from({ length: Math.round(spoken.rate * seconds) }, () => Math.round((Math.random() - 0.5) * 200));
+  const samples = Int16Array.from([...room(lead), ...spoken.samples, ...room(tail)]);
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0); header.writeUInt32LE(36 + samples.length * 2, 4); header.write('WAVEfmt ', 8);
+  header.writeUInt32LE(16, 16); header.writeUInt16LE(1, 20); header.writeUInt16LE(1, 22);
+  header.writeUInt32LE(spoken.rate, 24); header.writeUInt32LE(spoken.rate * 2, 28); header.writeUInt16LE(2, 32);
+  header.writeUInt16LE(16, 34); header.write('data', 36); header.writeUInt32LE(samples.length * 2, 40);
+  writeFileSync(file, Buffer.concat([header, Buffer.from(samples.buffer)]));
+  const first = spoken.samples.findIndex((x) => Math.abs(x) > 1000);
+  return lead + first / spoken.rate;
+}
+
+test('hands-free in the window: the app listens, the user speaking stops its speech at once, and the words addressed by name reach that agent', async (t) => {
+  // The app listens to this file as its microphone: a quiet room, "Sky, run the tests.", the room again.
+  const file = join(dir, 'hands-free.wav');
+  const onset = roomWithWords(file, 'Sky, please run the tests.', 2.0, 2.5);
+  await quitApp();
+  await launchApp(['--data-dir', data, '--microphone-file', file]);
+  t.after(async () => {
+    await quitApp();
+    await launchApp(APP_ARGS);
+    await (await browser.$('#connection.online')).waitForExist({ timeout: 20000 });
+  });
+  await (await browser.$('#connection.online')).waitForExist({ timeout: 20000 });
+  const { api, env } = await windowHub();
+  withTestModel(data);
+  t.after(() => rmSync(join(data, 'models'), { recursive: true, force: true }));
+  const before = await api('GET', '/api/voice/settings');
+  t.after(() => api('POST', '/api/voice/settings', { transcription_url: before.transcription_url }));
+  await api('POST', '/api/voice/settings', { speech_to_text: 'device', local_model: 'tiny.en' });
+  // Moon is on screen; the words name sky.
+  await (await browser.$('[data-agent="moon"]')).click();
+  const wait = spawn(BIN, ['wait'], { env: env('sky'), stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(wait);
+  let printed = '';
+  wait.stdout.on('data', (d) => { printed += d; });
+  await (await browser.$('[data-agent="sky"].indicator-idle')).waitForExist({ timeout: 10000 });
+  assert.equal(await (await browser.$('#hands-free-state')).getText(), '', 'off by default');
+
+  // The app is reading something long aloud when hands-free starts; the user's voice stops it.
+  const started = await browser.execute(() => {
+    const { speaker, handsFree } = window.clawmux;
+    const stop = speaker.stop.bind(speaker);
+    speaker.stop = () => { window.stoppedAt ??= Date.now(); stop(); };
+    speaker.enqueue('This is a long answer read aloud, sentence after sentence, so that it is still being read when the user speaks over it. '.repeat(4));
+    const at = Date.now();
+    document.getElementById('hands-free').click();
+    return { at, speaking: handsFree.speaker.speaking };
+  });
+  assert.equal(started.speaking, true, 'the app speaks');
+  await browser.waitUntil(async () => /Listening/.test(await (await browser.$('#hands-free-state')).getText()), { timeout: 10000, timeoutMsg: 'never listened' });
+  assert.equal(await browser.execute(() => speechSynthesis.speaking), true, 'still speaking while nobody else does');
+  await browser.waitUntil(() => browser.execute(() => window.stoppedAt !== undefined), { timeout: 10000, timeoutMsg: 'the user spoke and the app went on' });
+  const stoppedAt = await browser.execute(() => window.stoppedAt);
+  const bargeIn = stoppedAt - started.at - onset * 1000;
+  console.log(`barge-in in the window (the voice's start in the microphone file to the app's speech stopped; an upper bound, from the toggle's click): ${bargeIn} ms`);
+  assert.ok(bargeIn > 0, `the speech stopped ${-bargeIn} ms before the voice began`);
+  assert.ok(bargeIn < 1000, `the speech stopped ${bargeIn} ms after the voice began`);
+  await browser.waitUntil(() => browser.execute(() => !speechSynthesis.speaking), { timeout: 2000, timeoutMsg: 'the webview still speaks' });
+
+  await until('sky\'s wait printed the words', () => /\[VOICE id:msg-[0-9a-f]{8} from:user\] .*run the tests?\b/i.test(printed), 30000)
+    .catch(async (e) => {
+      const shown = await browser.execute(() => [document.getElementById('hands-free-state').textContent, document.getElementById('notice').textContent]);
+      throw new Error(`${e.message}: the window shows ${JSON.stringify(shown)}, sky's wait printed ${JSON.stringify(printed)}`);
+    });
+  assert.doesNotMatch(printed, /from:user\] sky/i, 'the name is taken off');
+  let state = '';
+  await browser.waitUntil(async () => /run the tests?\b/i.test((state = await (await browser.$('#hands-free-state')).getText())), { timeout: 5000 })
+    .catch(() => assert.fail(`the words heard are not shown: ${state}`));
+  assert.deepEqual(readdirSync(join(data, 'voice')), [], 'the utterance is not kept once heard');
+  await (await browser.$('#hands-free-mute')).click();
+  assert.match(await (await browser.$('#hands-free-state')).getText(), /^Muted/);
+  await (await browser.$('#hands-free')).click();
+  assert.equal(await (await browser.$('#hands-free-state')).getText(), '');
+  await painted();
+  await browser.saveScreenshot(join(ARTIFACTS, 'desktop-hands-free.png'));
+});
+
 test('a speech service set in the voice settings form reads the answers instead of the voices of the window', async (t) => {
   const { api, clawmux } = await windowHub();
   const asked = [];

@@ -87,6 +87,7 @@ class DesktopBackend {
     // A recording a previous page left running (a reload while Talk was held) ends unkept, and its
     // terminal viewers close.
     await invoke('record_cancel').catch(() => {});
+    await invoke('listen_stop').catch(() => {});
     await invoke('terminal_close_all').catch(() => {});
     await window.__TAURI__.event.listen('hub', (e) => this.onEvent(e.payload));
     // A notification was clicked: its agent comes on screen.
@@ -115,9 +116,24 @@ class DesktopBackend {
     return invoke('speech', { text });
   }
 
-  /** Hands-free listens in a browser for now: the window's webview cannot stream the microphone here. */
-  hear() {
-    return Promise.reject(new Error('Hands-free listens in the browser UI for now (the window cannot stream its microphone yet).'));
+  /**
+   * Hands-free in the window: the webview cannot stream the microphone here, so the app listens and
+   * tells `on` what it heard (`Listened`: a start, an utterance it keeps, ...). Resolves once the
+   * microphone runs with `{hint({speaking, muted}), close()}`.
+   */
+  async listen(on) {
+    const channel = new window.__TAURI__.core.Channel();
+    channel.onmessage = on;
+    await invoke('listen_start', { events: channel });
+    return {
+      hint: ({ speaking, muted }) => invoke('listen_hint', { speaking, muted }).catch(() => {}),
+      close: () => invoke('listen_stop').catch(() => {}),
+    };
+  }
+
+  /** Hears an utterance the app kept (`{recording}` from `listen`), with `shown` on screen. */
+  hear(utterance, shown, said) {
+    return invoke('hear_recording', { recording: utterance.recording, shown, said: said || null });
   }
 
   dropConnection() {}
@@ -272,9 +288,10 @@ class BrowserBackend {
     return data;
   }
 
-  /** One hands-free utterance (a WAV), heard on the device with `shown` on screen: what the hub made of
-   * it. `said` is what the app said last, so that its own speech heard back is not taken for the user's. */
-  async hear(blob, recording, shown, said) {
+  /** One hands-free utterance (`{blob, recording}`: a WAV and its id), heard on the device with `shown` on
+   * screen: what the hub made of it. `said` is what the app said last, so that its own speech heard back
+   * is not taken for the user's. */
+  async hear({ blob, recording }, shown, said) {
     const query = new URLSearchParams({ recording });
     if (shown) query.set('shown', shown);
     if (said) query.set('said', said.slice(0, 500));

@@ -1,11 +1,13 @@
-// Hands-free mode in a browser: the page listens continuously (the microphone's samples through an
-// AudioWorklet), finds each utterance with a voice-activity detector of its own (loudness against the
-// room's noise floor), and sends it to the hub as a WAV (`POST /api/voice/hear`), which hears it on the
-// device and answers what it made of it; the answer is spoken. Nothing is recorded or sent while nobody
+// Hands-free mode: listening continuously, each utterance found by a voice-activity detector (loudness
+// against the room's noise floor) and heard by the hub on the device, which answers what it made of it;
+// the answer is spoken. In a browser the page listens (the microphone's samples through an AudioWorklet)
+// and sends each utterance as a WAV (`POST /api/voice/hear`); in the desktop window, whose webview cannot
+// stream a microphone, the app listens with the same detector (`clawmux_capture::listen`) and keeps each
+// utterance for the page to have heard. Nothing is recorded or sent while nobody
 // speaks. The user speaking stops the app's speech at once (barge-in); the app's own speech heard back is
 // told to the hub, which drops an utterance made of its words.
 
-import { Code, Command } from './names.js';
+import { Code, Command, Listened } from './names.js';
 import { openMicrophone, wavOf } from './voice.js';
 
 /** A frame of the detector: 20 ms. */
@@ -15,7 +17,8 @@ const START_FRAMES = 3;
 const END_FRAMES = 35;
 /** Audio kept from before the speech started, so its first syllable is not cut. */
 const PRE_ROLL_S = 0.3;
-/** The shortest utterance sent, and the longest (then it is sent as it is and a new one starts). */
+/** The shortest utterance sent, voiced (a click is shorter), and the longest (then it is sent as it is and
+ * a new one starts). */
 const MIN_S = 0.25;
 const MAX_S = 30;
 /** Loud means this far above the noise floor, and at least this loud (RMS of samples in [-1, 1]). */
@@ -42,6 +45,7 @@ export class Detector {
     this.quiet = 0;
     this.inSpeech = false;
     this.frames = 0;
+    this.voiced = 0; // frames from the start to the last loud one
   }
 
   push(level, appSpeaking = false) {
@@ -57,12 +61,16 @@ export class Detector {
         this.inSpeech = true;
         this.quiet = 0;
         this.frames = this.loud;
+        this.voiced = this.loud;
         return 'start';
       }
       return null;
     }
     this.frames += 1;
-    this.quiet = level > threshold ? 0 : this.quiet + 1;
+    if (level > threshold) {
+      this.quiet = 0;
+      this.voiced = this.frames;
+    } else this.quiet += 1;
     if (this.quiet >= END_FRAMES || this.frames * FRAME_S >= MAX_S) {
       this.inSpeech = false;
       this.loud = 0;
@@ -90,23 +98,61 @@ export class HandsFree {
     this.on = true;
     this.set('starting');
     try {
-      let frames = null;
-      this.microphone = await openMicrophone((block) => frames?.(block), {
-        audio: { echoCancellation: true, noiseSuppression: true },
-        // Two detector frames a message, and the audio thread's larger buffers: listening for hours
-        // wakes the page 25 times a second, and a barge-in is still heard within 100 ms.
-        frameSeconds: 2 * FRAME_S,
-        latencyHint: 'playback',
-        verb: 'listen',
-        then: 'to use hands-free',
-      });
-      frames = this.framer(this.microphone.rate);
+      this.ears = this.backend.listen ? await this.appEars() : await this.pageEars();
+      this.hinted = null;
+      this.hint();
       this.backend.command({ command: Command.WARM_VOICE }).catch(() => {});
       this.set('listening');
     } catch (e) {
       await this.stop();
       this.onProblem(e.message);
     }
+  }
+
+  /** The desktop window: the app listens (its webview cannot stream the microphone) and cuts the
+   * utterances with the same detector; the page is told when speech starts and what the app kept. */
+  appEars() {
+    return this.backend.listen((heard) => {
+      if (!this.on) return;
+      if (heard.type === Listened.START) this.heardStart();
+      else if (heard.type === Listened.UTTERANCE) this.send({ recording: heard.recording });
+      else if (heard.type === Listened.DROPPED) this.set(this.muted ? 'muted' : 'listening');
+      else if (heard.type === Listened.MICROPHONE_LOST) {
+        this.stop();
+        this.onProblem(heard.message);
+      }
+    });
+  }
+
+  /** A browser: the page listens, through an AudioWorklet, and runs the detector itself. */
+  async pageEars() {
+    let frames = null;
+    const microphone = await openMicrophone((block) => frames?.(block), {
+      audio: { echoCancellation: true, noiseSuppression: true },
+      // Two detector frames a message, and the audio thread's larger buffers: listening for hours
+      // wakes the page 25 times a second, and a barge-in is still heard within 100 ms.
+      frameSeconds: 2 * FRAME_S,
+      latencyHint: 'playback',
+      verb: 'listen',
+      then: 'to use hands-free',
+    });
+    frames = this.framer(microphone.rate);
+    return { hint() {}, close: () => microphone.close() };
+  }
+
+  /** Tells the ears what they cannot hear: whether the app speaks (its echo is not the user) and whether
+   * the user muted them. Called when either changes. */
+  hint() {
+    const now = { speaking: this.speaker.speaking, muted: this.muted };
+    if (!this.ears || (this.hinted?.speaking === now.speaking && this.hinted?.muted === now.muted)) return;
+    this.hinted = now;
+    this.ears.hint(now);
+  }
+
+  /** Someone speaks: the app stops its own speech at once (barge-in). */
+  heardStart() {
+    this.speaker.stop();
+    this.set('hearing');
   }
 
   /** What takes the samples: frames them, runs the detector, keeps the pre-roll and the utterance, and
@@ -131,10 +177,8 @@ export class HandsFree {
         if (this.muted) continue;
         const edge = detector.push(rms(frame), this.speaker.speaking);
         if (edge === 'start') {
-          // Barge-in: the user speaks, the app stops at once.
-          this.speaker.stop();
+          this.heardStart();
           utterance = [...preRoll];
-          this.set('hearing');
         }
         if (utterance) utterance.push(frame);
         else {
@@ -145,7 +189,7 @@ export class HandsFree {
           const frames = utterance;
           utterance = null;
           preRoll = [];
-          if (frames.length * FRAME_S >= MIN_S) this.send(wavOf(frames, rate));
+          if (detector.voiced * FRAME_S >= MIN_S) this.send({ blob: wavOf(frames, rate), recording: crypto.randomUUID() });
           else this.set('listening');
         }
       }
@@ -153,10 +197,11 @@ export class HandsFree {
     };
   }
 
-  async send(blob) {
+  /** Has an utterance heard: `{blob, recording}` from the page, `{recording}` kept by the app. */
+  async send(utterance) {
     this.set('thinking');
     try {
-      const heard = await this.backend.hear(blob, crypto.randomUUID(), this.shown(), this.lastSaid);
+      const heard = await this.backend.hear(utterance, this.shown(), this.lastSaid);
       this.onHeard(heard);
       if (heard.say) this.say(heard.say);
     } catch (e) {
@@ -179,13 +224,15 @@ export class HandsFree {
   /** Mutes or unmutes at once: a muted microphone sends nothing. */
   toggleMute() {
     this.muted = !this.muted;
+    this.hint();
     if (this.on) this.set(this.muted ? 'muted' : 'listening');
   }
 
   async stop() {
     this.on = false;
-    await this.microphone?.close().catch(() => {});
-    this.microphone = null;
+    const ears = this.ears;
+    this.ears = null;
+    await ears?.close().catch(() => {});
     this.set('off');
   }
 

@@ -180,7 +180,10 @@ export class MachinesBackend {
   speech(text) { return this.backend.speech(text); }
 
   /** Hands-free is heard by this machine's hub, among its own agents. */
-  hear(blob, recording, shown, said) { return this.backend.hear(blob, recording, shown, said); }
+  hear(utterance, shown, said) { return this.backend.hear(utterance, shown, said); }
+
+  /** Hands-free listened to by this machine's app, where it listens itself (the desktop window). */
+  get listen() { return this.backend.listen?.bind(this.backend); }
 
   dropConnection() { return this.backend.dropConnection(); }
 

@@ -418,7 +418,7 @@ function start() {
   $('machine-form').addEventListener('submit', addMachine);
   Promise.resolve(backend.connect()).catch((e) => fatal(e.message ?? String(e)));
   // For tests and debugging: the live objects, read-only in spirit.
-  window.clawmux = { backend, store, conversations, terminal, explanation, changes, usageView, searchPanel, speaker: voice.speaker, listener: voice.listener };
+  window.clawmux = { backend, store, conversations, terminal, explanation, changes, usageView, searchPanel, speaker: voice.speaker, listener: voice.listener, handsFree: voice.handsFree };
 }
 
 start();

@@ -284,6 +284,14 @@ export const TerminalNotice = Object.freeze({
   ENDED: 'ended',
 });
 
+/** What the desktop app's hands-free listener heard (`ListenedType`). */
+export const Listened = Object.freeze({
+  START: 'start',
+  UTTERANCE: 'utterance',
+  DROPPED: 'dropped',
+  MICROPHONE_LOST: 'microphone_lost',
+});
+
 /** The `type` of what a terminal viewer sends besides keys (`TerminalInputType`). */
 export const TerminalInput = Object.freeze({
   INPUT: 'input',

@@ -23,7 +23,11 @@ export class VoicePanel {
     this.backend = backend;
     this.current = current;
     this.session = session;
-    this.speaker = new Speaker({ backend, onChange: () => this.show(), onProblem: notice });
+    this.speaker = new Speaker({
+      backend,
+      onChange: () => { this.handsFree?.hint(); this.show(); },
+      onProblem: notice,
+    });
     backend.command({ command: Command.VOICE_SETTINGS })
       .then((settings) => { this.speaker.preferService = Boolean(settings.speech_url); })
       .catch(() => {});

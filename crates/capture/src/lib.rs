@@ -11,7 +11,9 @@
 //! The source runs on a thread of its own (cpal streams are not `Send` everywhere), which also keeps the
 //! async runtime free. This crate knows nothing of Tauri or the hub.
 
+pub mod detector;
 mod file;
+pub mod listen;
 mod microphone;
 mod tape;
 
@@ -32,7 +34,7 @@ pub enum Source {
 }
 
 /// Why a recording could not start or be kept. The messages are for the user.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
 pub enum CaptureError {
     /// The system has no input device.
     #[error("No microphone was found: plug one in or check the sound settings.")]
@@ -54,7 +56,7 @@ pub enum CaptureError {
 }
 
 /// A finished recording.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct Clip {
     /// A WAV file: 16-bit PCM, mono, at the source's rate.
     pub wav: Vec<u8>,
@@ -62,6 +64,16 @@ pub struct Clip {
     pub millis: u64,
     /// Whether it reached [`MAX_WAV_BYTES`] and the rest was not kept.
     pub truncated: bool,
+}
+
+impl std::fmt::Debug for Clip {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Clip")
+            .field("wav_bytes", &self.wav.len())
+            .field("millis", &self.millis)
+            .field("truncated", &self.truncated)
+            .finish()
+    }
 }
 
 /// A recording under way. Dropping it stops the source and keeps nothing.

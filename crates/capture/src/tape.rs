@@ -65,6 +65,19 @@ impl Tape {
         self.inner().failure.get_or_insert(why);
     }
 
+    /// Takes what was recorded since the last drain (hands-free listening keeps no tape), and whether
+    /// the source failed since (then nothing more will come).
+    pub fn drain(&self) -> (Vec<i16>, Option<String>) {
+        let mut inner = self.inner();
+        let samples = std::mem::take(&mut inner.samples);
+        (samples, inner.failure.clone())
+    }
+
+    /// The source's rate, samples per second.
+    pub fn rate(&self) -> u32 {
+        self.inner().rate
+    }
+
     /// The recording as a WAV file.
     pub fn to_clip(&self) -> Result<Clip, CaptureError> {
         let inner = self.inner();
@@ -77,29 +90,39 @@ impl Tape {
         if let Some(why) = &inner.failure {
             tracing::warn!(%why, "the microphone failed during the recording; keeping what it heard");
         }
-        let spec = hound::WavSpec {
-            channels: 1,
-            sample_rate: inner.rate,
-            bits_per_sample: 16,
-            sample_format: hound::SampleFormat::Int,
-        };
-        let mut wav = Vec::with_capacity(WAV_HEADER + inner.samples.len() * 2);
-        let written = (|| {
-            let mut writer = hound::WavWriter::new(Cursor::new(&mut wav), spec)?;
-            let mut samples = writer.get_i16_writer(inner.samples.len() as u32);
-            for &s in &inner.samples {
-                samples.write_sample(s);
-            }
-            samples.flush()?;
-            writer.finalize()
-        })();
-        written.map_err(|e| CaptureError::Device(format!("cannot write the WAV: {e}")))?;
         Ok(Clip {
-            wav,
-            millis: inner.samples.len() as u64 * 1000 / u64::from(inner.rate.max(1)),
+            wav: wav(inner.rate, &inner.samples)?,
+            millis: millis(inner.rate, inner.samples.len()),
             truncated: inner.truncated,
         })
     }
+}
+
+/// `samples` at `rate` as a WAV file: 16-bit PCM, mono.
+pub fn wav(rate: u32, samples: &[i16]) -> Result<Vec<u8>, CaptureError> {
+    let spec = hound::WavSpec {
+        channels: 1,
+        sample_rate: rate,
+        bits_per_sample: 16,
+        sample_format: hound::SampleFormat::Int,
+    };
+    let mut wav = Vec::with_capacity(WAV_HEADER + samples.len() * 2);
+    let written = (|| {
+        let mut writer = hound::WavWriter::new(Cursor::new(&mut wav), spec)?;
+        let mut out = writer.get_i16_writer(samples.len() as u32);
+        for &s in samples {
+            out.write_sample(s);
+        }
+        out.flush()?;
+        writer.finalize()
+    })();
+    written.map_err(|e| CaptureError::Device(format!("cannot write the WAV: {e}")))?;
+    Ok(wav)
+}
+
+/// How long `count` samples at `rate` last, in milliseconds.
+pub fn millis(rate: u32, count: usize) -> u64 {
+    count as u64 * 1000 / u64::from(rate.max(1))
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use clawmux_core::changes::{FileStatus, MergeMode, Shown};
 use clawmux_core::usage::Window;
-use clawmux_core::wire::{Code, Kind, TerminalInputType, TerminalNoticeType};
+use clawmux_core::wire::{Code, Kind, ListenedType, TerminalInputType, TerminalNoticeType};
 use clawmux_core::{Need, State};
 use clawmux_hub::asks::Verdict;
 use clawmux_hub::commands::CommandName;
@@ -69,6 +69,7 @@ fn lists() -> Vec<(&'static str, BTreeSet<String>)> {
         ("LocalModel", rust_list(LocalModel::ALL)),
         ("TerminalNotice", rust_list(TerminalNoticeType::iter())),
         ("TerminalInput", rust_list(TerminalInputType::iter())),
+        ("Listened", rust_list(ListenedType::iter())),
         ("MergeMode", rust_list(MergeMode::iter())),
         ("FileStatus", rust_list(FileStatus::iter())),
         ("Shown", rust_list(Shown::iter())),

@@ -4,10 +4,12 @@
 use serde::{Deserialize, Serialize};
 
 mod code;
+mod listened;
 mod terminal;
 mod wait;
 
 pub use code::Code;
+pub use listened::{Listened, ListenedType};
 pub use terminal::{
     TermSize, TerminalInput, TerminalInputType, TerminalNotice, TerminalNoticeType,
     TERMINAL_PROTOCOL, TOKEN_PROTOCOL,
