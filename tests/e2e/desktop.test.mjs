@@ -192,6 +192,49 @@ test('the window reads an answer aloud with its own voices, and says when it is 
   assert.equal(await (await browser.$('#notice')).getText(), '', 'no error while speaking');
 });
 
+test('each agent speaks with a voice of its own in the window, and a voice chosen for one in the settings is its voice from then on', async () => {
+  const { clawmux } = await windowHub();
+  // What the webview is asked to say, and how: every utterance's text, voice and pitch.
+  await browser.execute(() => {
+    window.spoken = [];
+    const speak = speechSynthesis.speak.bind(speechSynthesis);
+    speechSynthesis.speak = (u) => { window.spoken.push({ text: u.text, voice: u.voice?.name ?? null, pitch: u.pitch }); speak(u); };
+    localStorage.setItem('clawmux.readAloud', JSON.stringify(['sky', 'moon']));
+  });
+  const said = async (words) => {
+    let spoken = [];
+    await browser.waitUntil(async () => (spoken = await browser.execute(() => window.spoken)).some((s) => s.text.includes(words)), { timeout: 20000 })
+      .catch(async () => assert.fail(`never said "${words}": ${JSON.stringify(spoken)} ${JSON.stringify(await browser.execute(() => ({ queue: window.clawmux.speaker.queue, speaking: speechSynthesis.speaking, pending: speechSynthesis.pending })))}`));
+    // Heard: the user skips to the next (the webview's voices take seconds a sentence here).
+    await browser.execute(() => window.clawmux.speaker.skip());
+    return spoken.find((s) => s.text.includes(words));
+  };
+  clawmux('sky', ['send', '--to', 'user', 'Sky here: the build is green.']);
+  const sky = await said('Sky here');
+  clawmux('moon', ['send', '--to', 'user', 'Moon here: the docs are written.']);
+  const moon = await said('Moon here');
+  clawmux('sky', ['send', '--to', 'user', 'Sky again: merged.']);
+  const skyAgain = await said('Sky again');
+  assert.ok(sky.voice, 'a voice of the webview\'s is chosen for sky');
+  assert.deepEqual([skyAgain.voice, skyAgain.pitch], [sky.voice, sky.pitch], 'sky keeps its voice');
+  assert.notDeepEqual([moon.voice, moon.pitch], [sky.voice, sky.pitch], 'moon does not sound like sky');
+
+  // The settings list each agent with its automatic voice; one chosen for sky is sky's from then on.
+  await (await browser.$('#voice-settings-open')).click();
+  const select = await browser.$('#vs-agent-voices select[data-agent="sky"]');
+  await select.waitForDisplayed({ timeout: 5000 });
+  assert.match(await (await select.$('option[value=""]')).getText(), new RegExp(`^Automatic: ${sky.voice.replace(/[()]/g, '.')}, pitch ${Math.round(sky.pitch * 10) / 10}`));
+  const other = await browser.execute(() => speechSynthesis.getVoices().map((v) => v.name)).then((names) => names.find((n) => n !== sky.voice));
+  await select.selectByAttribute('value', other);
+  await (await browser.$('#voice-settings button[type=submit]')).click();
+  await browser.waitUntil(async () => !(await (await browser.$('#voice-settings')).isDisplayed()), { timeout: 5000, timeoutMsg: 'the form stayed open' });
+  clawmux('sky', ['send', '--to', 'user', 'Sky once more: deployed.']);
+  const chosen = await said('Sky once more');
+  assert.deepEqual([chosen.voice, chosen.pitch], [other, 1], "the voice chosen, at its own pitch");
+  await browser.execute(() => { localStorage.removeItem('clawmux.agentVoices'); localStorage.setItem('clawmux.readAloud', JSON.stringify(['sky'])); });
+  await browser.waitUntil(() => browser.execute(() => !speechSynthesis.speaking && !window.clawmux.speaker.speaking), { timeout: 30000, timeoutMsg: 'still speaking' });
+});
+
 test('push-to-talk in the window: the app records real speech, the agent gets it as a voice message once; a failure keeps it for a retry; Escape keeps nothing', async (t) => {
   const { api } = await windowHub();
   // The transcription service checks it got the speech itself: a WAV of espeak's format that starts with

@@ -215,10 +215,11 @@ export class HandsFree {
     if (this.on) this.set(this.muted ? 'muted' : 'listening');
   }
 
-  /** Says `text` (and remembers it: heard back through the speakers, it is not the user's). */
-  say(text) {
+  /** Says `text`, in `agent`'s voice if it is an agent's (and remembers it: heard back through the
+   * speakers, it is not the user's). */
+  say(text, agent = null) {
     this.lastSaid = text;
-    this.speaker.enqueue(text);
+    this.speaker.enqueue(text, agent);
   }
 
   /** Mutes or unmutes at once: a muted microphone sends nothing. */

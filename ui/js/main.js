@@ -400,7 +400,9 @@ function start() {
     upsertSession(info);
     select(info.session_id);
   }, () => [...sidebar.machines.keys()].sort());
-  voice = new VoicePanel(backend, { current: () => current, session: (agent) => sessions.get(agent), select });
+  voice = new VoicePanel(backend, {
+    current: () => current, session: (agent) => sessions.get(agent), agents: () => [...sessions.keys()], select,
+  });
   terminal = new TerminalPanel(backend);
   explanation = new ExplainPanel(backend);
   terminating = new TerminateAsk(backend, notice);

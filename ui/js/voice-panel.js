@@ -17,8 +17,9 @@ function readAloudSet() {
 }
 
 export class VoicePanel {
-  /** `current()` is the agent on screen, `session(agent)` its row, `select(agent)` shows one. */
-  constructor(backend, { current, session, select }) {
+  /** `current()` is the agent on screen, `session(agent)` its row, `agents()` every agent listed,
+   * `select(agent)` shows one. */
+  constructor(backend, { current, session, agents, select }) {
     this.events = { [UiEvent.MODEL_DOWNLOAD]: (e) => this.downloadProgress(e) };
     this.backend = backend;
     this.current = current;
@@ -33,7 +34,7 @@ export class VoicePanel {
       .catch(() => {});
     this.settings = new VoiceSettingsForm(backend, (saved) => {
       this.speaker.preferService = Boolean(saved.speech_url);
-    });
+    }, agents);
     this.listener = new Listener({
       backend,
       onChange: () => this.show(),
@@ -69,12 +70,12 @@ export class VoicePanel {
   answered(agent, text) {
     if (!text || !this.readsAloud(agent)) return;
     if (!this.handsFree.on) {
-      this.speaker.enqueue(text);
+      this.speaker.enqueue(text, agent);
       return;
     }
     const paragraphs = text.split(/\n\s*\n/).map(speakable).filter(Boolean);
     const first = paragraphs[0] ?? '';
-    this.handsFree.say(`${agent}: ${first}${paragraphs.length > 1 ? ' Say more for the rest.' : ''}`);
+    this.handsFree.say(`${agent}: ${first}${paragraphs.length > 1 ? ' Say more for the rest.' : ''}`, agent);
   }
 
   /** A message arrived: an answer is read aloud if it should be. */
@@ -96,8 +97,8 @@ export class VoicePanel {
     // Hands-free says what can be answered aloud: a question's options, else allow or deny.
     const options = needs.request?.tool_input?.questions?.[0]?.options?.map((o) => o.label) ?? [];
     const answers = needs.need === Need.ANSWER ? `${options.join(', or ')}?` : 'Allow, or deny?';
-    if (this.handsFree.on) this.handsFree.say(`${sentence} ${answers}`);
-    else this.speaker.enqueue(sentence);
+    if (this.handsFree.on) this.handsFree.say(`${sentence} ${answers}`, agent);
+    else this.speaker.enqueue(sentence, agent);
   }
 
   show() {

@@ -5,6 +5,7 @@
 // The device's models are listed with the disk each takes and whether it is here; a download shows its
 // progress (the hub's `model_download` events) and can be cancelled, keeping what came for the next try.
 
+import { chosenVoices, keepVoices, voiceOf } from './agent-voices.js';
 import { $ } from './dom.js';
 import { Command, DownloadState, LocalModel, SpeechToText } from './names.js';
 
@@ -16,8 +17,9 @@ const LABELS = {
 };
 
 export class VoiceSettingsForm {
-  /** `onSaved(settings)` gets what the hub saved. */
-  constructor(backend, onSaved) {
+  /** `onSaved(settings)` gets what the hub saved; `agents()` lists the agents, each given a voice here. */
+  constructor(backend, onSaved, agents = () => []) {
+    this.agents = agents;
     this.backend = backend;
     this.onSaved = onSaved;
     this.loaded = {};
@@ -40,6 +42,7 @@ export class VoiceSettingsForm {
     try {
       const settings = await this.backend.command({ command: Command.VOICE_SETTINGS });
       this.loaded = settings;
+      this.showAgentVoices();
       $('vs-stt').value = settings.speech_to_text;
       $('vs-transcription').value = settings.transcription_url ?? '';
       $('vs-speech').value = settings.speech_url ?? '';
@@ -119,7 +122,38 @@ export class VoiceSettingsForm {
     if (!$('voice-settings').hidden) this.loadModels().catch(() => {});
   }
 
+  /** A voice per agent among this page's voices: automatic (the one it gets by its name) or one chosen. */
+  showAgentVoices() {
+    const voices = 'speechSynthesis' in window ? speechSynthesis.getVoices() : [];
+    const chosen = chosenVoices();
+    const list = $('vs-agent-voices');
+    list.replaceChildren();
+    $('vs-agents').hidden = voices.length === 0;
+    for (const agent of [...this.agents()].sort()) {
+      const select = document.createElement('select');
+      select.dataset.agent = agent;
+      const auto = voiceOf(agent, voices, { chosen: {} });
+      select.append(new Option(`Automatic: ${auto.voice?.name ?? 'default'}, pitch ${auto.pitch}`, ''));
+      for (const v of voices) select.append(new Option(`${v.name} (${v.lang})`, v.name));
+      select.value = voices.some((v) => v.name === chosen[agent]) ? chosen[agent] : '';
+      const label = document.createElement('label');
+      label.append(agent, select);
+      list.append(label);
+    }
+  }
+
+  /** Keeps the voices chosen for the agents listed (others keep theirs). */
+  keepAgentVoices() {
+    const chosen = chosenVoices();
+    for (const select of $('vs-agent-voices').querySelectorAll('select')) {
+      if (select.value) chosen[select.dataset.agent] = select.value;
+      else delete chosen[select.dataset.agent];
+    }
+    keepVoices(chosen);
+  }
+
   async save() {
+    this.keepAgentVoices();
     const { api_key_set: _set, ...loaded } = this.loaded;
     const value = (id) => $(id).value.trim() || null;
     const settings = {

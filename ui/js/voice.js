@@ -10,6 +10,7 @@
 // hub, which transcribes it and stores a voice message. A recording that fails is kept on screen with a
 // Retry button and sent again under the same id, so it is stored once.
 
+import { voiceOf } from './agent-voices.js';
 import { Code } from './names.js';
 
 /** What a markdown message sounds like: words, not symbols. */
@@ -44,10 +45,11 @@ export class Speaker {
     return this.current !== null;
   }
 
-  enqueue(text) {
+  /** Reads `text` after what is queued, in `agent`'s voice (none: the app's own). */
+  enqueue(text, agent = null) {
     const words = speakable(text);
     if (!words) return;
-    this.queue.push(words);
+    this.queue.push({ words, agent });
     if (!this.current) this.next();
   }
 
@@ -63,8 +65,8 @@ export class Speaker {
   }
 
   next() {
-    const words = this.queue.shift();
-    if (words === undefined) {
+    const item = this.queue.shift();
+    if (item === undefined) {
       this.current = null;
       this.onChange();
       return;
@@ -72,7 +74,8 @@ export class Speaker {
     const done = () => {
       if (this.current === playing) this.next();
     };
-    const playing = !this.preferService && this.hasVoices() ? this.browserVoice(words, done) : this.hubVoice(words, done);
+    const { words, agent } = item;
+    const playing = !this.preferService && this.hasVoices() ? this.browserVoice(words, agent, done) : this.hubVoice(words, done);
     this.current = playing;
     this.onChange();
   }
@@ -81,8 +84,11 @@ export class Speaker {
     return 'speechSynthesis' in window && speechSynthesis.getVoices().length > 0;
   }
 
-  browserVoice(words, done) {
+  browserVoice(words, agent, done) {
     const u = new SpeechSynthesisUtterance(words);
+    const { voice, pitch } = voiceOf(agent, speechSynthesis.getVoices());
+    if (voice) u.voice = voice;
+    u.pitch = pitch;
     u.onend = done;
     u.onerror = (e) => {
       if (e.error !== 'interrupted' && e.error !== 'canceled') this.onProblem(`Could not speak: ${e.error}`);
