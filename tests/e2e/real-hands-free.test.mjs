@@ -85,7 +85,8 @@ test('spoken words reach the agent named, "who needs me" is answered, and a perm
     const stored = await ev.event('user_text', 'rain', m, (e) => /run the tests/i.test(e.text), 30000);
     assert.equal(stored.voice, true);
     assert.ok(!/^rain/i.test(stored.text), `the name is taken off: ${stored.text}`);
-    await read(/from:user\] .*run the tests/i, 60000);
+    // The real Claude Code reads it as spoken hands-free, a spoken answer asked.
+    await read(/\[VOICE id:msg-[0-9a-f]{8} from:user aloud\] .*run the tests/i, 60000);
 
     // A permission: what is not clearly an approval is asked again, and runs nothing.
     m = ev.mark();

@@ -47,6 +47,7 @@ export class VoiceSettingsForm {
       $('vs-transcription').value = settings.transcription_url ?? '';
       $('vs-speech').value = settings.speech_url ?? '';
       $('vs-voice').value = settings.speech_voice ?? '';
+      $('vs-spoken').checked = settings.spoken_answers !== false;
       $('vs-key').value = '';
       $('vs-key').placeholder = settings.api_key_set ? 'set (leave empty to keep it)' : 'none';
       await this.loadModels(settings.local_model);
@@ -163,6 +164,7 @@ export class VoiceSettingsForm {
       transcription_url: value('vs-transcription'),
       speech_url: value('vs-speech'),
       speech_voice: value('vs-voice') ?? loaded.speech_voice ?? 'af_sky',
+      spoken_answers: $('vs-spoken').checked,
     };
     if (value('vs-key')) settings.api_key = value('vs-key');
     try {

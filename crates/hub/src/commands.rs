@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 use clawmux_core::explain::Explanation;
 use clawmux_core::wire::Code;
-use clawmux_core::wire::{MsgId, TermSize, TerminalNotice};
+use clawmux_core::wire::{MsgId, Said, TermSize, TerminalNotice};
 use clawmux_voice::local::LocalModel;
 use clawmux_voice::PublicSettings;
 use serde::{Deserialize, Serialize};
@@ -377,8 +377,14 @@ async fn carry_out(
         Act::None => {}
         Act::Send { agent, text } => {
             let key = client_id.map(|k| format!("hear:{k}"));
+            // The user is listening: the agent is asked for a spoken answer, unless the settings say not.
+            let said = if hub.voice().settings().await?.spoken_answers {
+                Said::Aloud
+            } else {
+                Said::Spoken
+            };
             let m = hub
-                .user_message(&agent, &text, true, key.as_deref())
+                .user_message(&agent, &text, said, key.as_deref())
                 .await?;
             heard.done = Done::Sent {
                 session_id: agent,
@@ -436,7 +442,9 @@ impl Hub {
                 })?
             }
             None => {
-                let m = self.user_message(agent, &text, true, Some(&key)).await?;
+                let m = self
+                    .user_message(agent, &text, Said::Spoken, Some(&key))
+                    .await?;
                 Sent {
                     id: m.id,
                     seq: m.seq,
@@ -539,7 +547,7 @@ impl Hub {
                 client_id,
             } => {
                 let m = self
-                    .user_message(&session_id, &text, voice, client_id.as_deref())
+                    .user_message(&session_id, &text, Said::voice(voice), client_id.as_deref())
                     .await?;
                 Ok(Reply::Sent(Sent {
                     id: m.id,

@@ -211,6 +211,7 @@ mod tests {
             text: text.to_owned(),
             parent: None,
             voice: false,
+            aloud: false,
             at: Millis(0),
         };
         let latest = [

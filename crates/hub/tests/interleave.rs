@@ -140,7 +140,10 @@ fn user(
             for _ in 0..gap {
                 tokio::task::yield_now().await;
             }
-            let m = hub.user_message(&agent, "hi", false, None).await.unwrap();
+            let m = hub
+                .user_message(&agent, "hi", clawmux_core::wire::Said::Typed, None)
+                .await
+                .unwrap();
             done.lock().unwrap().push(m.id.to_string());
         }
     });

@@ -155,6 +155,7 @@ async fn appends(store: &Store, senders: usize) -> f64 {
                             text: &text,
                             parent: None,
                             voice: false,
+                            aloud: false,
                             idem_key: None,
                             at: Millis(i as i64),
                         })

@@ -73,6 +73,7 @@ async fn run() {
             text: &text,
             parent: None,
             voice: false,
+            aloud: false,
             idem_key: None,
             at: Millis(i as i64),
         };

@@ -57,6 +57,7 @@ pub(crate) struct Pending {
     text: String,
     parent: Option<MsgId>,
     voice: bool,
+    aloud: bool,
     idem_key: Option<String>,
     at: Millis,
     /// The id to try first (the importer keeps the original ids).
@@ -74,6 +75,7 @@ impl Pending {
             text: &self.text,
             parent: self.parent.as_ref(),
             voice: self.voice,
+            aloud: self.aloud,
             idem_key: self.idem_key.as_deref(),
             at: self.at,
         }
@@ -121,6 +123,7 @@ impl Store {
                 text: m.text.to_owned(),
                 parent: m.parent.cloned(),
                 voice: m.voice,
+                aloud: m.aloud,
                 idem_key: m.idem_key.map(str::to_owned),
                 at: m.at,
                 preferred: preferred.cloned(),
@@ -138,8 +141,8 @@ impl Store {
 
 /// The columns of an INSERT of messages, and the placeholders of one row.
 const INSERT: &str =
-    "INSERT INTO messages (id, agent, kind, sender, recipient, text, parent, voice, idem_key, at) VALUES ";
-const ROW: &str = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    "INSERT INTO messages (id, agent, kind, sender, recipient, text, parent, voice, aloud, idem_key, at) VALUES ";
+const ROW: &str = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 const UPSERT: &str = " ON CONFLICT(idem_key) DO NOTHING RETURNING seq, id";
 
 /// Stores a batch and answers each caller: all of it in one statement, else each message alone.
@@ -257,7 +260,7 @@ async fn insert(
 }
 
 /// A message's values in [`ROW`]'s order, stored under `id`.
-fn row(m: &NewMessage<'_>, id: &MsgId) -> [rusqlite::types::Value; 10] {
+fn row(m: &NewMessage<'_>, id: &MsgId) -> [rusqlite::types::Value; 11] {
     use rusqlite::types::Value;
     let text = |s: &str| Value::Text(s.to_owned());
     let maybe = |s: Option<&str>| s.map_or(Value::Null, text);
@@ -270,6 +273,7 @@ fn row(m: &NewMessage<'_>, id: &MsgId) -> [rusqlite::types::Value; 10] {
         text(m.text),
         maybe(m.parent.map(MsgId::as_str)),
         Value::Integer(i64::from(m.voice)),
+        Value::Integer(i64::from(m.aloud)),
         maybe(m.idem_key),
         Value::Integer(m.at.0),
     ]
@@ -294,7 +298,8 @@ async fn earlier_by_key(
         && earlier.recipient.as_deref() == m.recipient
         && earlier.text == m.text
         && earlier.parent.as_ref() == m.parent
-        && earlier.voice == m.voice;
+        && earlier.voice == m.voice
+        && earlier.aloud == m.aloud;
     if !same {
         return Err(StoreError::KeyReused(key.to_owned()));
     }
@@ -321,6 +326,7 @@ mod tests {
             text,
             parent: None,
             voice: false,
+            aloud: false,
             idem_key: key,
             at: Millis(1),
         }

@@ -186,6 +186,7 @@ impl Store {
                     text: &m.text,
                     parent: parent.as_ref(),
                     voice: false,
+                    aloud: false,
                     idem_key: Some(&key),
                     at: m.at,
                 },

@@ -12,12 +12,12 @@ use sqlx::Row;
 use crate::{Store, StoreError};
 
 pub(crate) const MESSAGE_COLUMNS: &str =
-    "seq, id, agent, kind, sender, recipient, text, parent, voice, at";
+    "seq, id, agent, kind, sender, recipient, text, parent, voice, aloud, at";
 
 /// One message as a JSON object, aggregated in `seq` order into one array per page.
 const PAGE: &str = "COALESCE(json_group_array(json_object('seq', seq, 'id', id, 'agent', agent, \
      'kind', kind, 'sender', sender, 'recipient', recipient, 'text', text, 'parent', parent, \
-     'voice', voice, 'at', at) ORDER BY seq), '[]')";
+     'voice', voice, 'aloud', aloud, 'at', at) ORDER BY seq), '[]')";
 
 /// `SELECT <page> FROM (<inner>)`: `inner` selects the rows (any order, with its LIMIT).
 pub(crate) fn page_sql(inner: &str) -> String {
@@ -36,6 +36,7 @@ struct Stored {
     text: String,
     parent: Option<String>,
     voice: i64,
+    aloud: i64,
     at: i64,
 }
 
@@ -55,6 +56,7 @@ impl Stored {
                 .map(|p| MsgId::parse(&p).map_err(|_| corrupt("parent id", &p)))
                 .transpose()?,
             voice: self.voice != 0,
+            aloud: self.aloud != 0,
             at: Millis(self.at),
         })
     }
@@ -71,6 +73,7 @@ pub(crate) fn message_from_row(row: &SqliteRow) -> Result<Message, StoreError> {
         text: row.try_get("text")?,
         parent: row.try_get("parent")?,
         voice: row.try_get("voice")?,
+        aloud: row.try_get("aloud")?,
         at: row.try_get("at")?,
     }
     .check()
@@ -100,6 +103,8 @@ pub struct NewMessage<'a> {
     pub parent: Option<&'a MsgId>,
     /// Spoken rather than typed.
     pub voice: bool,
+    /// Spoken hands-free, a spoken answer asked.
+    pub aloud: bool,
     /// The client's key: a retry with the same key returns the first message instead of storing another.
     pub idem_key: Option<&'a str>,
     /// When it was sent.
@@ -128,6 +133,7 @@ impl NewMessage<'_> {
             text: self.text.to_owned(),
             parent: self.parent.cloned(),
             voice: self.voice,
+            aloud: self.aloud,
             at: self.at,
         }
     }

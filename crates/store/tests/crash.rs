@@ -36,6 +36,7 @@ async fn crash_child_writer() {
                 text: &text,
                 parent: None,
                 voice: false,
+                aloud: false,
                 idem_key: Some(&key),
                 at: Millis(i),
             })

@@ -17,6 +17,7 @@ fn message<'a>(agent: &'a str, kind: Kind, text: &'a str, at: i64) -> NewMessage
         text,
         parent: None,
         voice: false,
+        aloud: false,
         idem_key: None,
         at: Millis(at),
     }

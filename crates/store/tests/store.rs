@@ -24,6 +24,7 @@ fn user_to(agent: &str, text: &str) -> NewMessage<'static> {
         text,
         parent: None,
         voice: false,
+        aloud: false,
         idem_key: None,
         at: Millis(10),
     }
@@ -256,7 +257,8 @@ async fn the_database_is_in_wal_mode_and_migrated() {
             20_261_125_100_000,
             20_261_125_200_000,
             20_261_126_000_000,
-            20_261_127_000_000
+            20_261_127_000_000,
+            20_261_128_000_000
         ]
     );
 }

@@ -46,6 +46,10 @@ pub struct VoiceSettings {
     /// The model the device uses.
     #[serde(default = "default_local_model")]
     pub local_model: LocalModel,
+    /// With hands-free on, agents are asked for short spoken answers (code and tables sent apart): the
+    /// user is listening, not reading.
+    #[serde(default = "yes")]
+    pub spoken_answers: bool,
     /// A bearer key for the services, if they want one. Never sent back to the UI.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api_key: Option<String>,
@@ -68,8 +72,14 @@ pub struct PublicSettings {
     pub speech_to_text: SpeechToText,
     /// The model the device uses.
     pub local_model: LocalModel,
+    /// With hands-free on, agents are asked for short spoken answers.
+    pub spoken_answers: bool,
     /// Whether a key is saved (the key itself never leaves the hub).
     pub api_key_set: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 fn default_local_model() -> LocalModel {
@@ -96,6 +106,7 @@ impl Default for VoiceSettings {
             speech_voice: default_voice(),
             speech_to_text: None,
             local_model: default_local_model(),
+            spoken_answers: true,
             api_key: None,
         }
     }
@@ -139,6 +150,7 @@ impl VoiceSettings {
             speech_voice: self.speech_voice.clone(),
             speech_to_text: self.speech_to_text(),
             local_model: self.local_model,
+            spoken_answers: self.spoken_answers,
             api_key_set: self.api_key.is_some(),
         }
     }

@@ -50,6 +50,32 @@ fn wait_prints_the_message_with_its_id_and_sender_then_exits() {
             v["id"].as_str().unwrap()
         )
     );
+
+    // Said hands-free: the user is listening, so the agent reads that a spoken answer is asked; unless
+    // the voice settings say not to ask.
+    for (spoken_answers, mark) in [(true, " aloud"), (false, "")] {
+        let (status, _) = hub.post(
+            "/api/voice/settings",
+            None,
+            &json!({ "spoken_answers": spoken_answers }).to_string(),
+        );
+        assert_eq!(status, 200);
+        let wait = start_wait(&hub, &mut feed, "sky");
+        let (_, heard) = hub.post(
+            "/api/command",
+            None,
+            &json!({"command": "hear", "text": "Sky, run the tests."}).to_string(),
+        );
+        assert_eq!(heard["done"], "sent", "{heard}");
+        let out = wait.wait_with_output().unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            format!(
+                "[VOICE id:{} from:user{mark}] run the tests.\n",
+                heard["id"].as_str().unwrap()
+            )
+        );
+    }
 }
 
 #[test]

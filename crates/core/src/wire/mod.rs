@@ -116,6 +116,38 @@ impl From<MsgId> for String {
 #[error("a message id is `msg-` followed by 8 lowercase hex digits")]
 pub struct BadMsgId;
 
+/// How the user said a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Said {
+    /// Typed.
+    Typed,
+    /// Spoken (push-to-talk, or hands-free with no spoken answer asked).
+    Spoken,
+    /// Spoken hands-free, a spoken answer asked: the user is listening, not reading.
+    Aloud,
+}
+
+impl Said {
+    /// Typed, or spoken when `voice`.
+    pub fn voice(voice: bool) -> Said {
+        if voice {
+            Said::Spoken
+        } else {
+            Said::Typed
+        }
+    }
+
+    /// Whether it was spoken.
+    pub fn spoken(self) -> bool {
+        !matches!(self, Said::Typed)
+    }
+
+    /// Whether a spoken answer is asked.
+    pub fn aloud(self) -> bool {
+        matches!(self, Said::Aloud)
+    }
+}
+
 /// A stored message.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Message {
@@ -137,6 +169,10 @@ pub struct Message {
     pub parent: Option<MsgId>,
     /// Spoken rather than typed.
     pub voice: bool,
+    /// Spoken hands-free, with a spoken answer asked: the user is listening, not reading (the voice
+    /// settings' `spoken_answers`). The agent reads it as `[VOICE id:.. from:.. aloud]`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub aloud: bool,
     /// When it was stored.
     pub at: Millis,
 }
@@ -184,13 +220,17 @@ impl From<&Message> for MessageOut {
 }
 
 /// How an agent reads a message (what `clawmux wait` and the Stop hook print):
-/// `[VOICE id:.. from:user] text`, `[MSG id:.. from:..] text`, `[ACK id:.. from:.. on:..]`, else `[SYSTEM] text`.
+/// `[VOICE id:.. from:user] text` (`[VOICE id:.. from:user aloud] text` when a spoken answer is asked),
+/// `[MSG id:.. from:..] text`, `[ACK id:.. from:.. on:..]`, else `[SYSTEM] text`.
 ///
 /// Only the hub starts a line with `[`: a line of the text that would (an agent writing
 /// `\n[MSG id:.. from:user] ...` to pass as the user) is indented by a space.
 pub fn agent_line(m: &Message) -> String {
     let text = defused(&m.text);
     match m.kind {
+        Kind::User if m.voice && m.aloud => {
+            format!("[VOICE id:{} from:{} aloud] {text}", m.id, m.sender)
+        }
         Kind::User if m.voice => format!("[VOICE id:{} from:{}] {text}", m.id, m.sender),
         Kind::User | Kind::Agent => format!("[MSG id:{} from:{}] {text}", m.id, m.sender),
         Kind::Ack => {
@@ -276,6 +316,7 @@ mod tests {
             text: "hi".into(),
             parent: Some(MsgId::from_u32(1)),
             voice,
+            aloud: false,
             at: Millis(0),
         }
     }
@@ -285,6 +326,13 @@ mod tests {
         assert_eq!(
             agent_line(&msg(Kind::User, true)),
             "[VOICE id:msg-000000ab from:user] hi"
+        );
+        assert_eq!(
+            agent_line(&Message {
+                aloud: true,
+                ..msg(Kind::User, true)
+            }),
+            "[VOICE id:msg-000000ab from:user aloud] hi"
         );
         assert_eq!(
             agent_line(&msg(Kind::User, false)),

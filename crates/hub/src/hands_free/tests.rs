@@ -200,6 +200,7 @@ async fn the_apps_questions_are_answered_from_the_state_and_the_last_answer() {
             text: "All green.\n\n```\nok\n```\n\nNext I will lint.",
             parent: None,
             voice: false,
+            aloud: false,
             idem_key: None,
             at: Millis(9),
         })

@@ -1,6 +1,6 @@
 //! Messages: storing one, broadcasting it in seq order, and telling the agent's inbox.
 
-use clawmux_core::wire::{Code, Kind, Message, MsgId};
+use clawmux_core::wire::{Code, Kind, Message, MsgId, Said};
 use clawmux_store::NewMessage;
 use sha2::{Digest, Sha256};
 
@@ -12,13 +12,13 @@ use crate::error::HubError;
 pub const MAX_TEXT: usize = 512 * 1024;
 
 impl Hub {
-    /// The user's message to an agent (typed, or transcribed speech when `voice`). `client_key` makes a
+    /// The user's message to an agent (typed, or transcribed speech, as `said`). `client_key` makes a
     /// retried send store nothing new.
     pub async fn user_message(
         &self,
         agent: &str,
         text: &str,
-        voice: bool,
+        said: Said,
         client_key: Option<&str>,
     ) -> Result<Message, HubError> {
         check_text(text)?;
@@ -33,7 +33,8 @@ impl Hub {
                 recipient: Some(agent),
                 text,
                 parent: None,
-                voice,
+                voice: said.spoken(),
+                aloud: said.aloud(),
                 idem_key: key.as_deref(),
                 at: now(),
             })
@@ -94,6 +95,7 @@ impl Hub {
                 text,
                 parent: parent.as_ref(),
                 voice: false,
+                aloud: false,
                 idem_key: Some(&key),
                 at: now(),
             })

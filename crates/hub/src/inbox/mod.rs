@@ -321,6 +321,7 @@ pub(crate) mod testing {
                 text,
                 parent: None,
                 voice: false,
+                aloud: false,
                 idem_key: None,
                 at: now(),
             })

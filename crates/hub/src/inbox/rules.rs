@@ -185,6 +185,7 @@ mod tests {
             text: text.to_owned(),
             parent: None,
             voice: false,
+            aloud: false,
             at: Millis(0),
         }
     }

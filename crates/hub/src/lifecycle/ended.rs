@@ -207,6 +207,7 @@ impl Lifecycle {
             text,
             parent: None,
             voice: false,
+            aloud: false,
             idem_key: None,
             at: now(),
         };

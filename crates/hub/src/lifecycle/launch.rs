@@ -97,6 +97,9 @@ The user does not read this terminal. They talk to you through ClawMux, by voice
   may run for up to a day). It blocks until a message arrives and prints it as\n\
   `[MSG id:<msg_id> from:<who>] text` (or `[VOICE ...]` when spoken). Act on it, answer, then run\n\
   `clawmux wait` again. If it ends without a message, run it again. Never run it in the background.\n\
+- A `[VOICE ... aloud]` message was spoken by a user who is listening, not reading: answer it in two or\n\
+  three short sentences that read well aloud (no markdown, lists, code, tables or paths). If code, a table\n\
+  or more detail matters, send it in a second message after the spoken one.\n\
 - Never end your turn without `clawmux wait`: a stopped agent cannot hear the user.\n\
 - Give every Bash call a short description: the user sees it as what you are doing.\n"
     )

@@ -260,6 +260,7 @@ mod tests {
             text: "the login test passes now",
             parent: None,
             voice: false,
+            aloud: false,
             idem_key: None,
             at: Millis(10),
         };
