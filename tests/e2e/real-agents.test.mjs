@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { agentProcesses, startHub } from './harness.mjs';
-import { claudeBinary, claudeEnv, follower, prepareHome, startModel } from './real-claude.mjs';
+import { claudeBinary, claudeEnv, contentText, follower, prepareHome, startModel } from './real-claude.mjs';
 
 let claude;
 before(() => { claude = claudeBinary(); });
@@ -92,6 +92,97 @@ test('a real agent whose wait Claude Code moves to the background: that wait end
     assert.equal(answer.text, 'heard: ping two');
     const seenBy = model.turns.filter((t) => t.last.includes('ping two'));
     assert.equal(seenBy.length >= 1, true, 'the model saw the message');
+  } finally {
+    ev.close();
+    hub.stop();
+    await model.close();
+  }
+});
+
+/** Kills the hub and its tmux server at once, as a reboot does, and waits until the hub is gone. */
+async function reboot(hub) {
+  const pid = hub.pid;
+  process.kill(pid, 'SIGKILL');
+  try { hub.tmux(['kill-server']); } catch { /* its agents are gone already */ }
+  const gone = () => { try { process.kill(pid, 0); return false; } catch { return true; } };
+  for (const end = Date.now() + 10000; !gone();) {
+    if (Date.now() > end) throw new Error('the hub outlived SIGKILL');
+    await new Promise((ok) => setImmediate(ok));
+  }
+}
+
+test('after a reboot every agent comes back in its conversation, one after the other, one cut off mid-turn told so; with resuming at start off, `clawmux resume --all` does it', async () => {
+  let release;
+  const held = new Promise((ok) => { release = ok; });
+  const follow = follower();
+  const model = await startModel(async (req) => {
+    // Rain is working on this when the machine goes down.
+    if (/\[MSG id:msg-[0-9a-f]{8} from:user\] build the docs/.test(req.last)) await held;
+    return follow(req);
+  });
+  const hub = await realHub(model);
+  prepareHome(hub.dir, ['sky', 'rain'].map((name) => join(hub.data, 'agents', name)));
+  let ev = await hub.events();
+  try {
+    for (const name of ['sky', 'rain']) {
+      const m = ev.mark();
+      hub.clawmux(['spawn', name, '--', '--permission-mode', 'default']);
+      await ev.state(name, 'idle', m, 60000);
+    }
+    let m = ev.mark();
+    const said = await hub.api('POST', '/api/sessions/sky/messages', { text: 'remember the heron' });
+    await ev.event('assistant_text', 'sky', m, (e) => e.parent_id === said.id, 60000);
+    await ev.state('sky', 'idle', m, 60000);
+    m = ev.mark();
+    const docs = await hub.api('POST', '/api/sessions/rain/messages', { text: 'build the docs' });
+    await ev.state('rain', 'processing', m, 60000);
+    ev.close();
+
+    const rebootAt = Date.now();
+    await reboot(hub);
+    release();
+    await hub.resume();
+    ev = await hub.events();
+    await ev.state('sky', 'idle', 0, 90000);
+    await ev.state('rain', 'idle', 0, 90000);
+    // Each continued its conversation: the model is sent what came before.
+    const after = model.requests.filter((r) => Array.isArray(r.body.tools) && r.body.tools.length && JSON.stringify(r.body.messages).length > 0);
+    const first = (name) => model.turns.find((t) => t.at > rebootAt && t.last.includes(`You are \`${name}\``));
+    assert.ok(first('sky'), 'sky was started again');
+    assert.ok(first('rain'), 'rain was started again');
+    assert.match(first('sky').last, /ClawMux restarted you/, 'sky was idle: nothing was cut off');
+    assert.match(first('rain').last, /cut off/, 'rain is told its work was cut off');
+    assert.ok(after.some((r) => JSON.stringify(r.body.messages).includes('remember the heron') && JSON.stringify(r.body.messages).includes('ClawMux restarted you')),
+      'sky resumed with its earlier turns');
+    // Rain's: the CLI had not written the wait's result (the message) to its conversation when it was
+    // killed, so it is told which message it was handed last, and the user's note names it.
+    const rainAfter = after.filter((r) => JSON.stringify(r.body.messages).includes('cut off'));
+    assert.ok(rainAfter.some((r) => JSON.stringify(r.body.messages).includes('Read CLAUDE.md, then run')),
+      'rain resumed with its earlier turns');
+    assert.match(first('rain').last, new RegExp(`The last message you were handed was ${docs.id}`));
+    const apart = Math.abs(first('rain').at - first('sky').at);
+    assert.ok(apart >= 1800, `started ${apart} ms apart: not at once`);
+    const notes = await hub.api('GET', '/api/history/rain');
+    assert.ok(notes.messages.some((x) => x.kind === 'system' && x.text.includes(`resumed in its conversation after the interruption. It was working on ${docs.id} ("build the docs")`)),
+      JSON.stringify(notes.messages.map((x) => x.text)));
+
+    // Off at start: after the next reboot they stay offline until `clawmux resume --all`.
+    assert.match(hub.clawmux(['resume', '--at-start', 'off']), /^$/);
+    assert.match(hub.clawmux(['resume']), /resuming interrupted agents at start: off/);
+    ev.close();
+    await reboot(hub);
+    await hub.resume();
+    ev = await hub.events();
+    // The hub finds them gone (it looks once it serves) and leaves them offline.
+    const states = async () => (await hub.api('GET', '/api/sessions')).map((s) => [s.session_id, s.state]).sort();
+    for (const end = Date.now() + 20000; JSON.stringify(await states()) !== JSON.stringify([['rain', 'dead'], ['sky', 'dead']]);) {
+      if (Date.now() > end) assert.fail(`not both offline: ${JSON.stringify(await states())}`);
+      await ev.until((e) => e.type === 'session_status', 1000).catch(() => {});
+    }
+    assert.deepEqual(hub.clawmux(['resume', '--all']).trim().split('\n').sort(), ['rain: resuming', 'sky: resuming']);
+    await ev.state('sky', 'idle', 0, 90000);
+    await ev.state('rain', 'idle', 0, 90000);
+    assert.equal(hub.clawmux(['resume', '--all']), 'no agent was interrupted\n');
   } finally {
     ev.close();
     hub.stop();

@@ -1,4 +1,4 @@
-//! `clawmux spawn|terminate|restart|interrupt|attach`: a person's commands for real agents. The hub does
+//! `clawmux spawn|terminate|restart|resume|interrupt|attach`: a person's commands for real agents. The hub does
 //! the work (the same commands the UI runs); `attach` opens the agent's terminal in this one.
 
 use std::os::unix::process::CommandExt;
@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use clawmux_hub::commands::Command;
 use clawmux_hub::lifecycle::launch::PermissionMode;
+use clawmux_hub::lifecycle::resume::Preferences;
 use clawmux_hub::lifecycle::SpawnRequest;
 use clawmux_hub::ui_event::SessionInfo;
 
@@ -108,6 +109,37 @@ pub fn spawn(s: &Spawn) -> Result<(), String> {
         .map_err(|e| format!("the hub's answer to spawn does not read: {e}"))?;
     println!("{} is starting in {}", s.name, info.work_dir);
     println!("its terminal: clawmux attach {}", s.name);
+    Ok(())
+}
+
+/// `clawmux resume [--all] [--at-start on|off]`: resumes the agents found interrupted at this start,
+/// and sets or tells whether the hub does it by itself.
+pub fn resume(args: &HubArgs, all: bool, at_start: Option<&str>) -> Result<(), String> {
+    let client = Client::of(args, Duration::from_secs(30))?;
+    let preferences: Preferences = match at_start {
+        Some(on) => client.command(&Command::SetPreferences {
+            preferences: Preferences {
+                resume_agents: on == "on",
+            },
+        })?,
+        None => client.command(&Command::Preferences {})?,
+    };
+    if all {
+        let resumed: Vec<String> = client.command(&Command::ResumeInterrupted {})?;
+        if resumed.is_empty() {
+            println!("no agent was interrupted");
+        }
+        for name in resumed {
+            println!("{name}: resuming");
+        }
+    } else if at_start.is_none() {
+        let on = if preferences.resume_agents {
+            "on"
+        } else {
+            "off"
+        };
+        println!("resuming interrupted agents at start: {on}");
+    }
     Ok(())
 }
 

@@ -219,6 +219,18 @@ enum Command {
         #[command(flatten)]
         hub: env::HubArgs,
     },
+    /// Resume the agents that were running when the machine or ClawMux stopped (done at start unless
+    /// turned off with `--at-start off`).
+    Resume {
+        /// Every agent found interrupted at this start and not resumed yet.
+        #[arg(long)]
+        all: bool,
+        /// Whether ClawMux resumes them by itself when it starts.
+        #[arg(long, value_name = "on|off", value_parser = ["on", "off"])]
+        at_start: Option<String>,
+        #[command(flatten)]
+        hub: env::HubArgs,
+    },
     /// Press Escape in an agent's terminal (Claude stops what it is doing).
     Interrupt {
         /// The agent.
@@ -533,6 +545,7 @@ fn main() -> ExitCode {
         }
         Command::Terminate { name, hub } => lifecycle::act(&hub, &name, lifecycle::Act::Terminate),
         Command::Restart { name, hub } => lifecycle::act(&hub, &name, lifecycle::Act::Restart),
+        Command::Resume { all, at_start, hub } => lifecycle::resume(&hub, all, at_start.as_deref()),
         Command::Interrupt { name, hub } => lifecycle::act(&hub, &name, lifecycle::Act::Interrupt),
         Command::Attach { name, hub } => lifecycle::attach(&hub, &name),
         Command::DemoAgent {

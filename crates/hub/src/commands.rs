@@ -94,6 +94,16 @@ pub enum Command {
         /// The agent.
         session_id: String,
     },
+    /// Starts the agents found interrupted at this start (the machine or the hub stopped under them) and
+    /// not resumed, one every few seconds: `clawmux resume --all`.
+    ResumeInterrupted {},
+    /// The hub's preferences (whether interrupted agents are resumed at start).
+    Preferences {},
+    /// Saves the hub's preferences.
+    SetPreferences {
+        /// The preferences.
+        preferences: crate::lifecycle::resume::Preferences,
+    },
     /// Presses Escape in the agent's terminal.
     Interrupt {
         /// The agent.
@@ -300,6 +310,10 @@ pub enum Reply {
     Forwarded(serde_json::Value),
     /// `hear`: what the app made of an utterance.
     Heard(crate::hands_free::Heard),
+    /// `resume_interrupted`: the agents being resumed, in order.
+    Resumed(Vec<String>),
+    /// `preferences`, `set_preferences`.
+    Preferences(crate::lifecycle::resume::Preferences),
     /// Done, nothing to tell (`{}`): `answer`, `interrupt`, `dismiss`, `mark_read`, `cancel_download`,
     /// `warm_voice`.
     Done {},
@@ -488,6 +502,13 @@ impl Hub {
                 self.lifecycle().restart(&session_id).await?;
                 Ok(Reply::Session(Box::new(self.session(&session_id).await?)))
             }
+            Command::ResumeInterrupted {} => {
+                Ok(Reply::Resumed(self.lifecycle().resume_interrupted()))
+            }
+            Command::Preferences {} => Ok(Reply::Preferences(self.lifecycle().preferences())),
+            Command::SetPreferences { preferences } => Ok(Reply::Preferences(
+                self.lifecycle().set_preferences(preferences)?,
+            )),
             Command::Interrupt { session_id } => {
                 self.lifecycle().interrupt(&session_id).await?;
                 Ok(Reply::Done {})

@@ -229,6 +229,15 @@ fn every_command_runs_through_dispatch() {
         let heard = run(&hub, command(json!({"command": "hear", "text": "Who needs me?"}))).await.unwrap();
         assert_eq!(heard["done"], "said", "{heard}");
 
+        // Interrupted agents resumed at start: on by default, turned off and on, none to resume by hand.
+        let prefs = run(&hub, command(json!({"command": "preferences"}))).await.unwrap();
+        assert_eq!(prefs, json!({"resume_agents": true}));
+        let off = json!({"command": "set_preferences", "preferences": {"resume_agents": false}});
+        assert_eq!(run(&hub, command(off)).await.unwrap(), json!({"resume_agents": false}));
+        assert_eq!(run(&hub, command(json!({"command": "preferences"}))).await.unwrap(), json!({"resume_agents": false}));
+        let resumed = run(&hub, command(json!({"command": "resume_interrupted"}))).await.unwrap();
+        assert_eq!(resumed, json!([]));
+
         // Other machines: one where nothing listens is kept, listed down, and a command for it refused.
         let listed = run(&hub, command(json!({"command": "machine_add", "name": "gpu", "url": "ssh://127.0.0.1:9"}))).await.unwrap();
         assert_eq!((listed[0]["name"].clone(), listed[0]["url"].clone()), (json!("gpu"), json!("ssh://127.0.0.1:9")));

@@ -10,7 +10,7 @@ use clawmux_core::Millis;
 use sqlx::Connection;
 use sqlx::SqliteConnection;
 
-use crate::messages::{page_from_json, page_sql};
+use crate::messages::{message_from_row, page_from_json, page_sql, MESSAGE_COLUMNS};
 use crate::{Store, StoreError};
 
 /// How a message reached the agent.
@@ -72,6 +72,18 @@ impl Store {
         record(&mut tx, agent, messages, channel, at).await?;
         tx.commit().await?;
         Ok(())
+    }
+
+    /// The last message handed over to `agent`, if any: what it was working on when its turn was cut off.
+    pub async fn last_handed(&self, agent: &str) -> Result<Option<Message>, StoreError> {
+        let row = sqlx::query(&format!(
+            "SELECT {MESSAGE_COLUMNS} FROM messages \
+             WHERE seq = (SELECT MAX(message_seq) FROM handovers WHERE agent = ?1)"
+        ))
+        .bind(agent)
+        .fetch_optional(&self.reader)
+        .await?;
+        row.as_ref().map(message_from_row).transpose()
     }
 
     /// How many messages wait in an agent's inbox, without taking them.

@@ -10,7 +10,7 @@ use clawmux_core::{Event, Source, State};
 
 use super::launch::{self, Launch};
 use super::Created;
-use super::{process, pulse, supervise, END_GRACE};
+use super::{process, pulse, resume, supervise, END_GRACE};
 use crate::error::HubError;
 use crate::lifecycle::Lifecycle;
 use crate::live::Live;
@@ -72,6 +72,17 @@ impl Lifecycle {
 
     /// Starts an agent again, resuming its Claude conversation; ends it first if it runs.
     pub async fn restart(&self, name: &str) -> Result<(), HubError> {
+        self.start_again(name, None).await.map(drop)
+    }
+
+    /// Starts an agent again: restarted by the user (`interrupted` none), or after the machine or the hub
+    /// stopped while it ran (if it was working, it is told that was cut off). Its conversation continues
+    /// where Claude Code still has it; answers whether it did.
+    pub(super) async fn start_again(
+        &self,
+        name: &str,
+        interrupted: Option<resume::Interrupted<'_>>,
+    ) -> Result<bool, HubError> {
         // The conversation id only changes at a SessionStart, which a stopped agent cannot send: the row
         // read here still holds the right one after the terminate below.
         let (row, launch) = self.launch_of(name).await?;
@@ -90,16 +101,17 @@ impl Lifecycle {
         self.states
             .apply(name, Source::Hub, &Event::Spawned, b"")
             .await?;
-        let resume = row.claude_session_id;
+        let fresh = uuid::Uuid::new_v4().to_string();
+        let claude_dir = crate::usage::bridge::claude_dir();
+        let begin = resume::begin(
+            row.claude_session_id.as_deref(),
+            interrupted,
+            &claude_dir,
+            &fresh,
+        );
         let mut created = Created::default();
         if let Err(e) = self
-            .start_process(
-                name,
-                &live.work_dir,
-                &launch,
-                resume.as_deref(),
-                &mut created,
-            )
+            .start_process(name, &live.work_dir, &launch, begin, &mut created)
             .await
         {
             self.states
@@ -108,7 +120,7 @@ impl Lifecycle {
             return Err(e);
         }
         self.states.set_problem(name, None);
-        Ok(())
+        Ok(begin.resumes())
     }
 
     /// Presses Escape in the agent's terminal: Claude Code stops what it is doing.
@@ -125,8 +137,11 @@ impl Lifecycle {
     }
 
     /// After a start of the hub: takes over the agents it started earlier whose tmux sessions still run,
-    /// and records DEAD for those whose process ended while the hub was away.
+    /// records DEAD for those whose process ended while the hub was away, and resumes (or keeps for
+    /// `clawmux resume --all`) those whose tmux session is gone while they ran: the machine or the hub
+    /// stopped under them.
     pub async fn adopt(&self) -> Result<(), HubError> {
+        let mut interrupted = Vec::new();
         for row in self.states.store().agents().await? {
             if row.launch.is_none() {
                 continue;
@@ -163,10 +178,14 @@ impl Lifecycle {
                         &format!("`{}` was not running when ClawMux started.", row.name),
                     )
                     .await;
+                    let working =
+                        matches!(row.snapshot.state, State::Processing | State::Compacting);
+                    interrupted.push((row.name.clone(), working));
                 }
                 None => {}
             }
         }
+        self.interrupted_at_start(interrupted);
         Ok(())
     }
 }

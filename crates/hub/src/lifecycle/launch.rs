@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use clawmux_core::hook::relay::{HookKey, Relayed, KEY_HEADER};
+use clawmux_core::wire::MsgId;
 use clawmux_core::HookEvent;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -105,12 +106,57 @@ The user does not read this terminal. They talk to you through ClawMux, by voice
     )
 }
 
+/// How an agent's Claude conversation begins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Begin<'a> {
+    /// A new conversation, under this id.
+    Fresh(&'a str),
+    /// This conversation continued: the user restarted the agent.
+    Resumed(&'a str),
+    /// This conversation continued after the machine or ClawMux stopped while the agent ran: what it was
+    /// doing was cut off, and it is told so, with the id of the last message it was handed (Claude Code
+    /// may not have written it to the conversation before it stopped; ids only: a command line is
+    /// readable by every local user).
+    AfterInterruption(&'a str, Option<&'a MsgId>),
+}
+
+impl<'a> Begin<'a> {
+    /// The conversation's id.
+    pub fn session(self) -> &'a str {
+        match self {
+            Begin::Fresh(s) | Begin::Resumed(s) | Begin::AfterInterruption(s, _) => s,
+        }
+    }
+
+    /// Whether an earlier conversation continues.
+    pub fn resumes(self) -> bool {
+        !matches!(self, Begin::Fresh(_))
+    }
+}
+
 /// The first prompt: Claude Code does nothing until it has one.
-pub fn first_prompt(name: &str, resumed: bool) -> String {
-    if resumed {
-        format!("You are `{name}`; ClawMux restarted you. Run `clawmux wait` now for the user's next message.")
-    } else {
-        format!("You are `{name}`. Read CLAUDE.md, then run `clawmux wait` for the user's first message.")
+pub fn first_prompt(name: &str, begin: Begin<'_>) -> String {
+    match begin {
+        Begin::Fresh(_) => format!(
+            "You are `{name}`. Read CLAUDE.md, then run `clawmux wait` for the user's first message."
+        ),
+        Begin::Resumed(_) => format!(
+            "You are `{name}`; ClawMux restarted you. Run `clawmux wait` now for the user's next message."
+        ),
+        Begin::AfterInterruption(_, last) => {
+            let last = last.map_or_else(String::new, |id| {
+                format!(
+                    " The last message you were handed was {id}: if this conversation does not show it, \
+                     it was lost in the interruption, so ask the user to say it again."
+                )
+            });
+            format!(
+                "You are `{name}`. The machine or ClawMux stopped while you were running, and ClawMux \
+                 has resumed you: anything you were doing was cut off.{last} If a task was under way, \
+                 check where it stands and tell the user in one `clawmux send --to user` message; then \
+                 run `clawmux wait`."
+            )
+        }
     }
 }
 
@@ -240,10 +286,8 @@ pub struct Start<'a> {
     pub launch: &'a Launch,
     /// The settings file.
     pub settings: &'a Path,
-    /// Claude Code's conversation id.
-    pub claude_session: &'a str,
-    /// Resume that conversation rather than begin it.
-    pub resume: bool,
+    /// Claude Code's conversation, and how it begins.
+    pub begin: Begin<'a>,
     /// The instructions, when they cannot be the folder's CLAUDE.md.
     pub append_prompt: Option<&'a str>,
     /// The `clawmux` binary (the demo agent is a mode of it).
@@ -264,8 +308,15 @@ pub fn argv(s: &Start<'_>) -> Vec<String> {
         "--settings".to_owned(),
         s.settings.display().to_string(),
     ];
-    argv.push(if s.resume { "--resume" } else { "--session-id" }.to_owned());
-    argv.push(s.claude_session.to_owned());
+    argv.push(
+        if s.begin.resumes() {
+            "--resume"
+        } else {
+            "--session-id"
+        }
+        .to_owned(),
+    );
+    argv.push(s.begin.session().to_owned());
     if let Some(model) = &s.launch.model {
         argv.push("--model".to_owned());
         argv.push(model.clone());
@@ -279,7 +330,7 @@ pub fn argv(s: &Start<'_>) -> Vec<String> {
         argv.push(prompt.to_owned());
     }
     argv.extend(s.launch.args.iter().cloned());
-    argv.push(first_prompt(s.name, s.resume));
+    argv.push(first_prompt(s.name, s.begin));
     argv
 }
 
@@ -435,8 +486,7 @@ mod tests {
             name: "sky",
             launch: &launch,
             settings: Path::new("/d/launch/sky/settings.json"),
-            claude_session: "0b6f0c3e-0000-4000-8000-000000000000",
-            resume: false,
+            begin: Begin::Fresh("0b6f0c3e-0000-4000-8000-000000000000"),
             append_prompt: None,
             clawmux: Path::new("/usr/bin/clawmux"),
         };
@@ -448,7 +498,7 @@ mod tests {
                 "--settings",
                 "/d/launch/sky/settings.json",
                 "--session-id",
-                start.claude_session
+                "0b6f0c3e-0000-4000-8000-000000000000"
             ]
         );
         assert!(a.windows(2).any(|w| w == ["--model", "opus"]));
@@ -456,8 +506,20 @@ mod tests {
             .windows(2)
             .any(|w| w == ["--permission-mode", "acceptEdits"]));
         assert!(a.last().unwrap().contains("clawmux wait"));
-        start.resume = true;
+        start.begin = Begin::Resumed("0b6f0c3e-0000-4000-8000-000000000000");
         assert!(argv(&start).windows(2).any(|w| w[0] == "--resume"));
+        assert!(argv(&start).last().unwrap().contains("restarted you"));
+        let last = clawmux_core::wire::MsgId::from_u32(0xab);
+        start.begin = Begin::AfterInterruption("0b6f0c3e-0000-4000-8000-000000000000", Some(&last));
+        let a = argv(&start);
+        assert!(a.windows(2).any(|w| w[0] == "--resume"));
+        assert!(a.last().unwrap().contains("cut off"), "the agent is told");
+        assert!(
+            a.last()
+                .unwrap()
+                .contains("msg-000000ab: if this conversation"),
+            "and which message it was handed last"
+        );
         let demo = Launch {
             demo: true,
             ..launch.clone()

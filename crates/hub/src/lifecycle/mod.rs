@@ -18,6 +18,7 @@ pub mod launch;
 pub mod process;
 pub mod pulse;
 mod relay;
+pub mod resume;
 pub(crate) mod running;
 mod start;
 mod supervise;
@@ -155,6 +156,9 @@ pub struct Lifecycle {
     data_dir: Arc<Path>,
     /// The port the hub serves on (0 until it serves): agents are told it.
     port: Arc<AtomicU16>,
+    /// The agents found interrupted at this start and not resumed (`was working` each), for
+    /// `clawmux resume --all`.
+    interrupted: Arc<std::sync::Mutex<Vec<(String, bool)>>>,
 }
 
 impl Lifecycle {
@@ -173,6 +177,7 @@ impl Lifecycle {
             options,
             data_dir: Arc::from(data_dir),
             port,
+            interrupted: Arc::default(),
         }
     }
 
@@ -303,7 +308,13 @@ impl Lifecycle {
             .await?;
         self.states.insert_live(name, work_dir.to_owned());
         if let Err(e) = self
-            .start_process(name, work_dir, launch, None, created)
+            .start_process(
+                name,
+                work_dir,
+                launch,
+                launch::Begin::Fresh(&uuid::Uuid::new_v4().to_string()),
+                created,
+            )
             .await
         {
             self.states.remove_live(name);

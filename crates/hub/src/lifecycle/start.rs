@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use clawmux_core::wire::Code;
 use clawmux_core::State;
 
-use super::launch::{self, Launch, Start};
+use super::launch::{self, Begin, Launch, Start};
 use super::relay::Relay;
 use super::{create_dir, pulse, supervise, trust, Created, Lifecycle, SpawnRequest};
 use crate::error::HubError;
@@ -61,14 +61,14 @@ impl Lifecycle {
         })
     }
 
-    /// Writes the agent's instructions and settings and starts its process in tmux, with `resume` the
-    /// Claude conversation to continue (a new one otherwise). Starts the supervisor.
+    /// Writes the agent's instructions and settings and starts its process in tmux, its Claude
+    /// conversation begun as `begin` says. Starts the supervisor.
     pub(super) async fn start_process(
         &self,
         name: &str,
         work_dir: &Path,
         launch: &Launch,
-        resume: Option<&str>,
+        begin: Begin<'_>,
         created: &mut Created,
     ) -> Result<(), HubError> {
         let port = self.port()?;
@@ -85,13 +85,11 @@ impl Lifecycle {
         });
         let (settings, append_prompt) =
             self.write_launch_files(name, work_dir, launch.worktree.is_some(), http, created)?;
-        let session = resume.map_or_else(|| uuid::Uuid::new_v4().to_string(), str::to_owned);
         let argv = launch::argv(&Start {
             name,
             launch,
             settings: &settings,
-            claude_session: &session,
-            resume: resume.is_some(),
+            begin,
             append_prompt: append_prompt.as_deref(),
             clawmux: &clawmux,
         });
@@ -102,12 +100,7 @@ impl Lifecycle {
         if let Some(relay) = relay {
             relay.watch(pid).await;
         }
-        tracing::info!(
-            agent = name,
-            pid,
-            resume = resume.is_some(),
-            "agent started"
-        );
+        tracing::info!(agent = name, pid, resume = begin.resumes(), "agent started");
         let live = self.states.live(name)?;
         *live.run.process() = Some(pid);
         *live.run.last_screen() = None;
