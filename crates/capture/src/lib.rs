@@ -1,5 +1,6 @@
-//! Push-to-talk capture for the desktop app. The Linux webview records nothing (WebKitGTK's MediaRecorder
-//! gives empty recordings, measured here), so the app records in Rust: [`start`] opens a [`Source`] and
+//! Voice capture for the desktop app: push-to-talk, and hands-free listening ([`listen`], [`detector`]).
+//! The Linux webview records nothing (WebKitGTK's MediaRecorder gives empty recordings, measured here)
+//! and cannot stream a microphone, so the app records in Rust: [`start`] opens a [`Source`] and
 //! [`Recording::finish`] hands back the audio as a WAV file, ready for the hub's transcription.
 //!
 //! Every source is reduced to the same tape: 16-bit mono at the source's own rate (the transcription
