@@ -1,5 +1,5 @@
 //! Hands-free listening in the app: the source heard continuously, each utterance cut out by the
-//! [`Detector`](crate::detector::Detector) and handed over as a WAV, with the moment speech starts told
+//! [`Detector`] and handed over as a WAV, with the moment speech starts told
 //! at once (so that the app stops speaking: barge-in). The browser UI listens the same way in the page;
 //! the desktop window's webview cannot stream a microphone, so the app listens here.
 //!
