@@ -189,3 +189,60 @@ test('after a reboot every agent comes back in its conversation, one after the o
     await model.close();
   }
 });
+
+test('the model switched from the window: the agent starts again with it in its conversation, the next request names it; refused while it works', async () => {
+  let release;
+  const released = new Promise((ok) => { release = ok; });
+  let holding;
+  const thinking = new Promise((ok) => { holding = ok; });
+  const follow = follower();
+  const model = await startModel(async (req) => {
+    if (/\[MSG id:msg-[0-9a-f]{8} from:user\] think long/.test(req.last)) {
+      holding();
+      await released;
+    }
+    return follow(req);
+  });
+  const hub = await realHub(model);
+  const ev = await hub.events();
+  const main = () => model.requests.filter((r) => Array.isArray(r.body.tools) && r.body.tools.length);
+  try {
+    await spawnSky(hub, ev);
+    let m = ev.mark();
+    let sent = await hub.api('POST', '/api/sessions/sky/messages', { text: 'remember the heron' });
+    await ev.event('assistant_text', 'sky', m, (e) => e.parent_id === sent.id, 60000);
+    await ev.state('sky', 'idle', m, 60000);
+    const before = main().at(-1).body.model;
+    assert.doesNotMatch(before, /haiku/);
+
+    // While it works, the switch is refused with the reason, and nothing restarts.
+    m = ev.mark();
+    await hub.api('POST', '/api/sessions/sky/messages', { text: 'think long' });
+    await thinking;
+    await ev.state('sky', 'processing', m, 60000);
+    await assert.rejects(hub.api('POST', '/api/command', { command: 'set_model', session_id: 'sky', model: 'haiku' }),
+      /409 .*agent_busy.*switch its model once it waits for you/);
+    release();
+    await ev.state('sky', 'idle', m, 60000);
+
+    // Idle: it starts again with the model, resuming its conversation.
+    m = ev.mark();
+    const switched = await hub.api('POST', '/api/command', { command: 'set_model', session_id: 'sky', model: 'haiku' });
+    assert.equal(switched.session_id, 'sky', JSON.stringify(switched));
+    await ev.state('sky', 'starting', m, 60000);
+    await ev.state('sky', 'idle', m, 60000);
+    m = ev.mark();
+    sent = await hub.api('POST', '/api/sessions/sky/messages', { text: 'which model now' });
+    await ev.event('assistant_text', 'sky', m, (e) => e.parent_id === sent.id, 60000);
+    const after = main().at(-1);
+    assert.match(after.body.model, /haiku/, `the next request's model: ${after.body.model}`);
+    assert.ok(JSON.stringify(after.body.messages).includes('remember the heron'), 'the same conversation');
+    await assert.rejects(hub.api('POST', '/api/command', { command: 'set_model', session_id: 'sky', model: '--dangerously-skip-permissions' }),
+      /400 .*bad_model/);
+  } finally {
+    release();
+    ev.close();
+    hub.stop();
+    await model.close();
+  }
+});

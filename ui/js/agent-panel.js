@@ -2,7 +2,7 @@
 // docs/STATE-MACHINE.md's table says), the actions ClawMux can take on it, and whether it can be written to.
 
 import { $ } from './dom.js';
-import { Launch, Need, State } from './names.js';
+import { Command, Launch, Need, State } from './names.js';
 import { agentDetail, clock } from './usage.js';
 
 /** The status line: "Needs you" first, else the state's own line. */
@@ -54,6 +54,26 @@ export function showActions(s) {
   $('act-interrupt').hidden = !running || s.launch === Launch.DEMO;
   $('act-terminate').hidden = !running;
   $('act-restart').textContent = running ? 'Restart' : 'Start';
+  $('act-model').hidden = s.launch !== Launch.CLAUDE;
+}
+
+/**
+ * The model choice in the header: Claude Code takes its model at start, so a choice starts the agent again
+ * with it, its conversation resumed (the header's figures then name the model its status line reports).
+ * Refused, with the reason, while the agent works. `current()` is the agent on screen.
+ */
+export function wireModelChoice(backend, current, notice) {
+  $('act-model').addEventListener('change', async (e) => {
+    const choice = e.target.value;
+    e.target.value = '';
+    if (!choice || !current()) return;
+    notice('');
+    try {
+      await backend.command({ command: Command.SET_MODEL, session_id: current(), model: choice === 'default' ? null : choice });
+    } catch (err) {
+      notice(`The model stays: ${err.message}`);
+    }
+  });
 }
 
 /** Chat is for the agents that read it: an observed session (ClawMux did not start it) shows its state only. */

@@ -7,7 +7,7 @@
 // "load older" for the rest, a reconnect that fetches only the gap, and sends queued while offline and
 // replayed on reconnect with the same client id, so the hub stores each once.
 
-import { agentHeader } from './agent-panel.js';
+import { agentHeader, wireModelChoice } from './agent-panel.js';
 import { createBackend } from './backend.js';
 import { Conversation } from './chat.js';
 import { $, notice } from './dom.js';
@@ -360,6 +360,7 @@ function wireChat() {
   });
   $('act-interrupt').addEventListener('click', () => act(Command.INTERRUPT));
   $('act-restart').addEventListener('click', () => act(Command.RESTART));
+  wireModelChoice(backend, () => current, notice);
   $('act-continue').addEventListener('change', async (e) => {
     if (!current) return;
     notice('');

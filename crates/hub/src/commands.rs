@@ -94,6 +94,13 @@ pub enum Command {
         /// The agent.
         session_id: String,
     },
+    /// Sets the model an agent runs and starts it again with it, its conversation resumed.
+    SetModel {
+        /// The agent.
+        session_id: String,
+        /// Claude Code's model name or alias (`opus`, `sonnet`, `haiku`); none: its default.
+        model: Option<String>,
+    },
     /// Starts the agents found interrupted at this start (the machine or the hub stopped under them) and
     /// not resumed, one every few seconds: `clawmux resume --all`.
     ResumeInterrupted {},
@@ -500,6 +507,12 @@ impl Hub {
             }
             Command::Restart { session_id } => {
                 self.lifecycle().restart(&session_id).await?;
+                Ok(Reply::Session(Box::new(self.session(&session_id).await?)))
+            }
+            Command::SetModel { session_id, model } => {
+                self.lifecycle()
+                    .set_model(&session_id, model.as_deref())
+                    .await?;
                 Ok(Reply::Session(Box::new(self.session(&session_id).await?)))
             }
             Command::ResumeInterrupted {} => {

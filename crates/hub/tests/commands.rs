@@ -104,6 +104,14 @@ fn every_command_runs_through_dispatch() {
                 "{c}"
             );
         }
+        assert_eq!(
+            refused(json!({"command": "set_model", "session_id": "sky", "model": "haiku"})).await,
+            Code::NotManaged
+        );
+        assert_eq!(
+            refused(json!({"command": "set_model", "session_id": "sky", "model": "-p x"})).await,
+            Code::BadModel
+        );
 
         // sky has no open request: an answer answers nothing.
         assert_eq!(

@@ -35,7 +35,8 @@ pub(crate) fn status(code: Code) -> StatusCode {
         | Code::EmptyRecording
         | Code::BadRecordingId
         | Code::BadTerminalSize
-        | Code::BadMachine => StatusCode::BAD_REQUEST,
+        | Code::BadMachine
+        | Code::BadModel => StatusCode::BAD_REQUEST,
         Code::Unauthorized => StatusCode::UNAUTHORIZED,
         Code::BadHost | Code::BadOrigin => StatusCode::FORBIDDEN,
         Code::NotFound
@@ -47,6 +48,7 @@ pub(crate) fn status(code: Code) -> StatusCode {
         | Code::AgentDead
         | Code::NotRunning
         | Code::NotManaged
+        | Code::AgentBusy
         | Code::NoTerminal
         | Code::NotPending
         | Code::NotDismissable

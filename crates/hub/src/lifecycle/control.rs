@@ -123,6 +123,42 @@ impl Lifecycle {
         Ok(begin.resumes())
     }
 
+    /// Sets the model the agent runs (none: Claude Code's default) and, if it runs, starts it again with
+    /// it, its conversation resumed: Claude Code takes `--model` at its start. Refused while the agent
+    /// works or starts (a restart would cut that off): the user switches between turns.
+    pub async fn set_model(&self, name: &str, model: Option<&str>) -> Result<(), HubError> {
+        if let Some(model) = model {
+            launch::check_model(model)?;
+        }
+        let (row, mut launch) = self.launch_of(name).await?;
+        if launch.demo {
+            return Err(HubError::new(
+                Code::BadModel,
+                format!("`{name}` is the demo agent: it has no model"),
+            ));
+        }
+        if matches!(
+            row.snapshot.state,
+            State::Processing | State::Compacting | State::Starting
+        ) {
+            return Err(HubError::new(
+                Code::AgentBusy,
+                format!(
+                    "`{name}` is {}: switch its model once it waits for you",
+                    row.snapshot.state
+                ),
+            ));
+        }
+        launch.model = model.map(str::to_owned);
+        let json = serde_json::to_string(&launch)
+            .map_err(|e| HubError::new(Code::Internal, e.to_string()))?;
+        self.states.store().set_launch(name, &json).await?;
+        if row.snapshot.state != State::Dead {
+            self.start_again(name, None).await?;
+        }
+        Ok(())
+    }
+
     /// Presses Escape in the agent's terminal: Claude Code stops what it is doing.
     pub async fn interrupt(&self, name: &str) -> Result<(), HubError> {
         let (live, _) = self.running(name).await?;

@@ -160,6 +160,25 @@ pub fn first_prompt(name: &str, begin: Begin<'_>) -> String {
     }
 }
 
+/// A model name as Claude Code takes it (`opus`, `sonnet`, `claude-sonnet-4-5`, `opus[1m]`): letters,
+/// digits, `.`, `-`, `_`, `[`, `]`, 64 at most. Anything else is refused before it reaches a command line.
+pub fn check_model(model: &str) -> Result<(), crate::error::HubError> {
+    let fine = !model.is_empty()
+        && model.len() <= 64
+        && !model.starts_with('-')
+        && model
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | '[' | ']'));
+    if fine {
+        Ok(())
+    } else {
+        Err(crate::error::HubError::new(
+            clawmux_core::wire::Code::BadModel,
+            format!("`{model}` is not a model name Claude Code takes"),
+        ))
+    }
+}
+
 /// Whether a folder's CLAUDE.md may be (re)written: absent, or written by ClawMux.
 pub fn instructions_ours(existing: Option<&str>) -> bool {
     existing.is_none_or(|text| text.starts_with(INSTRUCTIONS_MARKER))
@@ -470,6 +489,22 @@ mod tests {
             !s.to_string().contains("Bearer"),
             "the hub's token is never written"
         );
+    }
+
+    #[test]
+    fn model_names_are_checked_before_a_command_line() {
+        for fine in [
+            "opus",
+            "sonnet",
+            "claude-sonnet-4-5",
+            "opus[1m]",
+            "claude-3.5_x",
+        ] {
+            assert!(check_model(fine).is_ok(), "{fine}");
+        }
+        for bad in ["", "-p", "a b", "x;rm", &"x".repeat(65), "é"] {
+            assert!(check_model(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]
