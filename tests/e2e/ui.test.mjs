@@ -462,3 +462,21 @@ test('a first run says what to do, placeholders look like placeholders, selects 
     hub.stop();
   }
 });
+
+test('the sidebar says whether interrupted agents are resumed at start, and a click changes it in the hub', async () => {
+  const hub = await startHub();
+  const { page, errors } = await openUi(browser, hub);
+  try {
+    await page.waitForFunction(() => document.getElementById('resume-agents').checked === true);
+    await page.click('#resume-agents');
+    await page.waitForFunction(() => document.getElementById('resume-agents').checked === false);
+    assert.deepEqual(await hub.api('POST', '/api/command', { command: 'preferences' }), { resume_agents: false });
+    assert.match(hub.clawmux(['resume']), /at start: off/);
+    hub.clawmux(['resume', '--at-start', 'on']);
+    await page.reload();
+    await page.waitForFunction(() => document.getElementById('resume-agents').checked === true);
+    assert.deepEqual(errors, []);
+  } finally {
+    hub.stop();
+  }
+});
