@@ -332,28 +332,41 @@ test('voice on the device in the window: Talk held, whisper.cpp in the app hears
 });
 
 /**
- * A WAV at espeak's rate: `lead` seconds of a quiet room (white noise about 50 dB under the voice), the
- * words, and `tail` seconds of the room. Returns where the voice starts, in seconds.
+ * A WAV at espeak's rate: a quiet room (white noise about 50 dB under the voice) for `lead` seconds, then
+ * each of `phrases` followed by `gap` seconds of the room. Returns where each voice starts and ends, in
+ * seconds.
  */
-function roomWithWords(file, words, lead, tail) {
-  execFileSync('espeak-ng', ['-w', file, words]);
-  const spoken = readWav(readFileSync(file));
-  const room = (seconds) => Int16Array.from({ length: Math.round(spoken.rate * seconds) }, () => Math.round((Math.random() - 0.5) * 200));
-  const samples = Int16Array.from([...room(lead), ...spoken.samples, ...room(tail)]);
+function roomWithWords(file, phrases, lead, gap) {
+  let rate = 0;
+  const room = (seconds) => Array.from({ length: Math.round(rate * seconds) }, () => Math.round((Math.random() - 0.5) * 200));
+  const parts = [];
+  const voices = [];
+  for (const words of phrases) {
+    execFileSync('espeak-ng', ['-w', file, words]);
+    const spoken = readWav(readFileSync(file));
+    if (!rate) { rate = spoken.rate; parts.push(...room(lead)); }
+    const at = parts.length;
+    const first = spoken.samples.findIndex((x) => Math.abs(x) > 1000);
+    const last = spoken.samples.findLastIndex((x) => Math.abs(x) > 1000);
+    voices.push({ start: (at + first) / rate, end: (at + last) / rate });
+    parts.push(...spoken.samples, ...room(gap));
+  }
+  const samples = Int16Array.from(parts);
   const header = Buffer.alloc(44);
   header.write('RIFF', 0); header.writeUInt32LE(36 + samples.length * 2, 4); header.write('WAVEfmt ', 8);
   header.writeUInt32LE(16, 16); header.writeUInt16LE(1, 20); header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(spoken.rate, 24); header.writeUInt32LE(spoken.rate * 2, 28); header.writeUInt16LE(2, 32);
+  header.writeUInt32LE(rate, 24); header.writeUInt32LE(rate * 2, 28); header.writeUInt16LE(2, 32);
   header.writeUInt16LE(16, 34); header.write('data', 36); header.writeUInt32LE(samples.length * 2, 40);
   writeFileSync(file, Buffer.concat([header, Buffer.from(samples.buffer)]));
-  const first = spoken.samples.findIndex((x) => Math.abs(x) > 1000);
-  return lead + first / spoken.rate;
+  return voices;
 }
 
 test('hands-free in the window: the app listens, the user speaking stops its speech at once, and the words addressed by name reach that agent', async (t) => {
-  // The app listens to this file as its microphone: a quiet room, "Sky, run the tests.", the room again.
+  // The app listens to this file as its microphone: a quiet room, "Sky, please run the tests.", the room,
+  // "Who needs me?", the room.
   const file = join(dir, 'hands-free.wav');
-  const onset = roomWithWords(file, 'Sky, please run the tests.', 2.0, 2.5);
+  const [addressed, asked] = roomWithWords(file, ['Sky, please run the tests.', 'Who needs me?'], 2.0, 3.0);
+  const onset = addressed.start;
   await quitApp();
   await launchApp(['--data-dir', data, '--microphone-file', file]);
   t.after(async () => {
@@ -390,6 +403,12 @@ test('hands-free in the window: the app listens, the user speaking stops its spe
         ? async (on) => { const ears = await listen(on); window.listeningAt = Date.now(); return ears; }
         : typeof target[key] === 'function' ? target[key].bind(target) : target[key]),
     });
+    // When the webview starts saying the app's answer to "who needs me?": its first word.
+    const speak = speechSynthesis.speak.bind(speechSynthesis);
+    speechSynthesis.speak = (u) => {
+      if (/needs you/i.test(u.text)) u.addEventListener('start', () => { window.answeredAt ??= Date.now(); });
+      speak(u);
+    };
     speaker.enqueue('This is a long answer read aloud, sentence after sentence, so that it is still being read when the user speaks over it. '.repeat(4));
     const at = Date.now();
     document.getElementById('hands-free').click();
@@ -416,7 +435,11 @@ test('hands-free in the window: the app listens, the user speaking stops its spe
   let state = '';
   await browser.waitUntil(async () => /run the tests?\b/i.test((state = await (await browser.$('#hands-free-state')).getText())), { timeout: 5000 })
     .catch(() => assert.fail(`the words heard are not shown: ${state}`));
-  assert.deepEqual(readdirSync(join(data, 'voice')), [], 'the utterance is not kept once heard');
+  // "Who needs me?": answered from the hub's state, the first word spoken by the window's voice.
+  await browser.waitUntil(() => browser.execute(() => window.answeredAt !== undefined), { timeout: 30000, timeoutMsg: 'no spoken answer to "who needs me?"' });
+  const answeredAt = await browser.execute(() => window.answeredAt);
+  console.log(`"who needs me?" in the window: the end of the voice to the first word of the answer: ${Math.round(answeredAt - listeningAt - asked.end * 1000)}-${Math.round(answeredAt - started.at - asked.end * 1000)} ms (0.7 s of it the detector's quiet; tiny.en on the device, WebKitGTK's voice)`);
+  assert.deepEqual(readdirSync(join(data, 'voice')), [], 'no utterance is kept once heard');
   await (await browser.$('#hands-free-mute')).click();
   assert.match(await (await browser.$('#hands-free-state')).getText(), /^Muted/);
   await (await browser.$('#hands-free')).click();
