@@ -298,15 +298,20 @@ test('push-to-talk in the window: the app records real speech, the agent gets it
   assert.deepEqual(readdirSync(join(data, 'voice')), []);
 });
 
-test('voice on the device in the window: Talk held, whisper.cpp in the app hears it, the agent\'s wait prints the words', async (t) => {
-  const { api, env } = await windowHub();
-  // The model as a finished download leaves it (the test model, tiny.en; scripts/voice-test-model).
+/** Speech heard on the device for test `t`: the test model (tiny.en; scripts/voice-test-model) as a
+ * finished download leaves it, chosen in the settings; the user's own service, as an earlier test set it,
+ * comes back after. */
+async function deviceVoice(t, api) {
   withTestModel(data);
   t.after(() => rmSync(join(data, 'models'), { recursive: true, force: true }));
-  // The user's own service, as the test before set it, comes back after this one.
   const before = await api('GET', '/api/voice/settings');
   t.after(() => api('POST', '/api/voice/settings', { transcription_url: before.transcription_url }));
   await api('POST', '/api/voice/settings', { speech_to_text: 'device', local_model: 'tiny.en' });
+}
+
+test('voice on the device in the window: Talk held, whisper.cpp in the app hears it, the agent\'s wait prints the words', async (t) => {
+  const { api, env } = await windowHub();
+  await deviceVoice(t, api);
   // The settings form shows where speech is heard, and that the model is here.
   await (await browser.$('#voice-settings-open')).click();
   await browser.waitUntil(async () => /Downloaded/.test(await (await browser.$('#vs-model-state')).getText()), { timeout: 5000, timeoutMsg: 'the model is not shown as downloaded' });
@@ -376,11 +381,7 @@ test('hands-free in the window: the app listens, the user speaking stops its spe
   });
   await (await browser.$('#connection.online')).waitForExist({ timeout: 20000 });
   const { api, env } = await windowHub();
-  withTestModel(data);
-  t.after(() => rmSync(join(data, 'models'), { recursive: true, force: true }));
-  const before = await api('GET', '/api/voice/settings');
-  t.after(() => api('POST', '/api/voice/settings', { transcription_url: before.transcription_url }));
-  await api('POST', '/api/voice/settings', { speech_to_text: 'device', local_model: 'tiny.en' });
+  await deviceVoice(t, api);
   // Moon is on screen; the words name sky.
   await (await browser.$('[data-agent="moon"]')).click();
   const wait = spawn(BIN, ['wait'], { env: env('sky'), stdio: ['ignore', 'pipe', 'inherit'] });

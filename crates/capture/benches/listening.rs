@@ -11,7 +11,7 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -19,16 +19,10 @@ use std::time::{Duration, Instant};
 use clawmux_capture::listen::{listen, Heard};
 use clawmux_capture::Source;
 
+#[path = "../tests/common/pulse.rs"]
+mod pulse;
+
 const RATE: u32 = 48_000;
-
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 fn ticks_per_second() -> f64 {
     let out = Command::new("getconf").arg("CLK_TCK").output().unwrap();
@@ -60,54 +54,6 @@ fn own_cpu(skip: &str) -> f64 {
         })
         .map(|t| cpu(&t.path().join("stat")))
         .sum()
-}
-
-fn pulseaudio(dir: &Path, fifo: &Path) -> (Server, String) {
-    let runtime = dir.join("run");
-    std::fs::create_dir_all(&runtime).unwrap();
-    let socket = runtime.join("native");
-    let child = Command::new("pulseaudio")
-        .args([
-            "-n",
-            "--daemonize=no",
-            "--exit-idle-time=-1",
-            "--use-pid-file=no",
-        ])
-        .args(["--disable-shm=yes", "--log-target=stderr"])
-        .arg("-L")
-        .arg(format!(
-            "module-native-protocol-unix auth-anonymous=1 socket={}",
-            socket.display()
-        ))
-        .arg("-L")
-        .arg(format!(
-            "module-pipe-source source_name=room file={} format=s16le rate={RATE} channels=1",
-            fifo.display()
-        ))
-        .env("HOME", dir)
-        .env("XDG_RUNTIME_DIR", &runtime)
-        .env("XDG_CONFIG_HOME", dir.join("config"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("pulseaudio runs (scripts/setup installs it)");
-    let end = Instant::now() + Duration::from_secs(10);
-    while !(socket.exists() && fifo.exists()) {
-        assert!(Instant::now() < end, "no PulseAudio socket");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let address = format!("unix:{}", socket.display());
-    let set = Command::new("pactl")
-        .args(["-s", &address, "set-default-source", "room"])
-        .env("HOME", dir)
-        .status()
-        .unwrap();
-    assert!(set.success());
-    (server_of(child), address)
-}
-
-fn server_of(child: Child) -> Server {
-    Server(child)
 }
 
 /// Writes a quiet room into `fifo`, paced in real time, until `stop`.
@@ -147,17 +93,8 @@ fn main() {
         .unwrap_or(20);
     let dir = tempfile::tempdir().unwrap();
     let fifo = dir.path().join("room.fifo");
-    let (server, address) = pulseaudio(dir.path(), &fifo);
-    let alsa = dir.path().join("asound.conf");
-    std::fs::write(
-        &alsa,
-        "pcm.!default { type pulse }\nctl.!default { type pulse }\n",
-    )
-    .unwrap();
-    std::env::set_var("ALSA_CONFIG_PATH", &alsa);
-    std::env::set_var("PULSE_SERVER", &address);
-    std::env::set_var("HOME", dir.path());
-    std::env::set_var("XDG_RUNTIME_DIR", dir.path().join("run"));
+    let (server, address) = pulse::start(dir.path(), &fifo, RATE);
+    pulse::use_it(dir.path(), &address);
     let stop = Arc::new(AtomicBool::new(false));
     let writer = room(&fifo, stop.clone());
     let server_stat = Path::new("/proc")

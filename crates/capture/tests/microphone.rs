@@ -9,71 +9,13 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use clawmux_capture::{start, Source};
 
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn until(what: &str, mut ok: impl FnMut() -> bool) {
-    let end = Instant::now() + Duration::from_secs(10);
-    while !ok() {
-        assert!(Instant::now() < end, "timed out: {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-/// A PulseAudio server whose default source plays what is written into `fifo` (s16le mono at `rate`).
-fn pulseaudio(dir: &Path, fifo: &Path, rate: u32) -> (Server, String) {
-    let runtime = dir.join("run");
-    std::fs::create_dir_all(&runtime).unwrap();
-    let socket = runtime.join("native");
-    let child = Command::new("pulseaudio")
-        .args([
-            "-n",
-            "--daemonize=no",
-            "--exit-idle-time=-1",
-            "--use-pid-file=no",
-        ])
-        .args(["--disable-shm=yes", "--log-target=stderr"])
-        .arg("-L")
-        .arg(format!(
-            "module-native-protocol-unix auth-anonymous=1 socket={}",
-            socket.display()
-        ))
-        .arg("-L")
-        .arg(format!(
-            "module-pipe-source source_name=speech file={} format=s16le rate={rate} channels=1",
-            fifo.display()
-        ))
-        .arg("-L")
-        .arg("module-null-sink")
-        .env("HOME", dir)
-        .env("XDG_RUNTIME_DIR", &runtime)
-        .env("XDG_CONFIG_HOME", dir.join("config"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("pulseaudio runs (scripts/setup installs it)");
-    let server = Server(child);
-    until("the PulseAudio socket", || socket.exists() && fifo.exists());
-    let address = format!("unix:{}", socket.display());
-    let set = Command::new("pactl")
-        .args(["-s", &address, "set-default-source", "speech"])
-        .env("HOME", dir)
-        .status()
-        .unwrap();
-    assert!(set.success());
-    (server, address)
-}
+#[path = "common/pulse.rs"]
+mod pulse;
 
 fn speech(dir: &Path) -> (PathBuf, u32, Vec<i16>) {
     let path = dir.join("speech.wav");
@@ -104,20 +46,8 @@ fn speech_on_the_default_source_is_recorded_through_the_microphone_path() {
     let dir = tempfile::tempdir().unwrap();
     let (_, rate, spoken) = speech(dir.path());
     let fifo = dir.path().join("speech.fifo");
-    let (_server, address) = pulseaudio(dir.path(), &fifo, rate);
-    // This process's ALSA goes to PulseAudio whatever the machine's own configuration says (a desktop
-    // with PipeWire would otherwise record its real microphone), and finds the test's server; its home is
-    // the test's.
-    let alsa = dir.path().join("asound.conf");
-    std::fs::write(
-        &alsa,
-        "pcm.!default { type pulse }\nctl.!default { type pulse }\n",
-    )
-    .unwrap();
-    std::env::set_var("ALSA_CONFIG_PATH", &alsa);
-    std::env::set_var("PULSE_SERVER", &address);
-    std::env::set_var("HOME", dir.path());
-    std::env::set_var("XDG_RUNTIME_DIR", dir.path().join("run"));
+    let (_server, address) = pulse::start(dir.path(), &fifo, rate);
+    pulse::use_it(dir.path(), &address);
 
     let opening = Instant::now();
     let recording = start(&Source::Microphone).expect("the virtual source opens as the microphone");
