@@ -40,11 +40,8 @@ pub fn start(dir: &Path, fifo: &Path, rate: u32) -> (Server, String) {
             "module-pipe-source source_name=fifo file={} format=s16le rate={rate} channels=1",
             fifo.display()
         ))
-        .args(
-            std::env::var("PULSE_SINK_TOO")
-                .map(|_| vec!["-L", "module-null-sink"])
-                .unwrap_or_default(),
-        )
+        .arg("-L")
+        .arg("module-null-sink")
         .env("HOME", dir)
         .env("XDG_RUNTIME_DIR", &runtime)
         .env("XDG_CONFIG_HOME", dir.join("config"))
