@@ -4,6 +4,7 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { agentProcesses, startHub } from './harness.mjs';
@@ -99,6 +100,12 @@ test('a real agent whose wait Claude Code moves to the background: that wait end
   }
 });
 
+/** When process `pid` started, in ms since the machine booted (/proc, to the clock's tick). */
+function startedAt(pid) {
+  const ticks = Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[19]);
+  return (ticks * 1000) / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
+}
+
 /** Kills the hub and its tmux server at once, as a reboot does, and waits until the hub is gone. */
 async function reboot(hub) {
   const pid = hub.pid;
@@ -160,8 +167,11 @@ test('after a reboot every agent comes back in its conversation, one after the o
     assert.ok(rainAfter.some((r) => JSON.stringify(r.body.messages).includes('Read CLAUDE.md, then run')),
       'rain resumed with its earlier turns');
     assert.match(first('rain').last, new RegExp(`The last message you were handed was ${docs.id}`));
-    const apart = Math.abs(first('rain').at - first('sky').at);
-    assert.ok(apart >= 1800, `started ${apart} ms apart: not at once`);
+    // Started one after the other: the agents' processes (their tmux panes) began 2 s apart.
+    const began = Object.fromEntries(hub.tmux(['list-panes', '-a', '-F', '#{session_name} #{pane_pid}']).trim().split('\n')
+      .map((line) => line.split(' ')).map(([name, pid]) => [name, startedAt(Number(pid))]));
+    const apart = Math.abs(began.rain - began.sky);
+    assert.ok(apart >= 1900, `started ${apart} ms apart: not one after the other (${JSON.stringify(began)})`);
     const notes = await hub.api('GET', '/api/history/rain');
     assert.ok(notes.messages.some((x) => x.kind === 'system' && x.text.includes(`resumed in its conversation after the interruption. It was working on ${docs.id} ("build the docs")`)),
       JSON.stringify(notes.messages.map((x) => x.text)));
