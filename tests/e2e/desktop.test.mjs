@@ -18,6 +18,15 @@ import { filePart, readWav, startService } from './voice-service.mjs';
 
 useApp();
 
+/** `clawmux wait` run as `agent` (`env` gives an agent's environment): `.printed` is what it printed so far. */
+function waitAs(env, agent) {
+  const wait = spawn(BIN, ['wait'], { env: env(agent), stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(wait);
+  const seen = { printed: '' };
+  wait.stdout.on('data', (d) => { seen.printed += d; });
+  return seen;
+}
+
 /** The text of the window's terminal panel: its scrollback and screen, one line per row. */
 function terminalText() {
   return browser.execute(() => {
@@ -45,17 +54,14 @@ test('the app window runs the hub, shows agents, sends a message and notifies wh
   const sky = await browser.$('[data-agent="sky"]');
   await sky.waitForExist({ timeout: 10000 });
   await sky.click();
-  const wait = spawn(BIN, ['wait'], { env: env('sky'), stdio: ['ignore', 'pipe', 'inherit'] });
-  children.push(wait);
-  let printed = '';
-  wait.stdout.on('data', (d) => { printed += d; });
+  const wait = waitAs(env, 'sky');
   await (await browser.$('[data-agent="sky"].indicator-idle')).waitForExist({ timeout: 10000 });
 
   const input = await browser.$('#input');
   await input.setValue('Hello from the app window');
   await browser.keys('Enter');
-  await until('the agent got the message', () => /\[MSG id:msg-[0-9a-f]{8} from:user\] Hello from the app window/.test(printed));
-  const id = /id:(msg-[0-9a-f]{8})/.exec(printed)[1];
+  await until('the agent got the message', () => /\[MSG id:msg-[0-9a-f]{8} from:user\] Hello from the app window/.test(wait.printed));
+  const id = /id:(msg-[0-9a-f]{8})/.exec(wait.printed)[1];
   await (await browser.$('[data-agent="sky"].indicator-working')).waitForExist({ timeout: 10000 });
   await painted();
   await browser.saveScreenshot(join(ARTIFACTS, 'desktop-working.png'));
@@ -63,10 +69,7 @@ test('the app window runs the hub, shows agents, sends a message and notifies wh
   // Look at another agent, so sky is not on screen when it finishes.
   await (await browser.$('[data-agent="moon"]')).click();
   clawmux(['send', '--to', 'user', '--re', id, 'All done: the **build** is green.'], 'sky');
-  const next = spawn(BIN, ['wait'], { env: env('sky'), stdio: ['ignore', 'pipe', 'inherit'] });
-  let again = '';
-  next.stdout.on('data', (d) => { again += d; });
-  children.push(next);
+  const next = waitAs(env, 'sky');
   await (await browser.$('[data-agent="sky"].indicator-idle')).waitForExist({ timeout: 10000 });
   await until('the notification on the session bus', () => notifications.includes('sky is waiting for you'), 10000);
   assert.match(notifications, /All done: the \*\*build\*\* is green\./);
@@ -81,7 +84,7 @@ test('the app window runs the hub, shows agents, sends a message and notifies wh
   assert.equal(await browser.execute(() => document.hasFocus()), true, 'the window has the focus');
   await (await browser.$('#input')).setValue('One more thing');
   await browser.keys('Enter');
-  await until('sky got the second message', () => /One more thing/.test(again));
+  await until('sky got the second message', () => /One more thing/.test(next.printed));
   await (await browser.$('[data-agent="sky"].indicator-working')).waitForExist({ timeout: 10000 });
   clawmux(['send', '--to', 'user', 'Second thing done, while you watched.'], 'sky');
   children.push(spawn(BIN, ['wait'], { env: env('sky'), stdio: 'ignore' }));
@@ -319,10 +322,7 @@ test('voice on the device in the window: Talk held, whisper.cpp in the app hears
   await (await browser.$('#vs-cancel')).click();
 
   await (await browser.$('[data-agent="sky"]')).click();
-  const wait = spawn(BIN, ['wait'], { env: env('sky'), stdio: ['ignore', 'pipe', 'inherit'] });
-  children.push(wait);
-  let printed = '';
-  wait.stdout.on('data', (d) => { printed += d; });
+  const wait = waitAs(env, 'sky');
   await (await browser.$('[data-agent="sky"].indicator-idle')).waitForExist({ timeout: 10000 });
   const spoken = readWav(readFileSync(SPEECH));
   const state = await browser.$('#voice-state');
@@ -332,7 +332,7 @@ test('voice on the device in the window: Talk held, whisper.cpp in the app hears
   await new Promise((ok) => setTimeout(ok, (spoken.samples.length * 1000) / spoken.rate + 300));
   const released = Date.now();
   await mic.click();
-  await until('the agent printed the words', () => /\[VOICE id:msg-[0-9a-f]{8} from:user\] .*run the tests/i.test(printed), 20000);
+  await until('the agent printed the words', () => /\[VOICE id:msg-[0-9a-f]{8} from:user\] .*run the tests/i.test(wait.printed), 20000);
   console.log(`Talk released to the words printed by the agent's wait (tiny.en, in the app): ${Date.now() - released} ms`);
 });
 
@@ -384,10 +384,7 @@ test('hands-free in the window: the app listens, the user speaking stops its spe
   await deviceVoice(t, api);
   // Moon is on screen; the words name sky.
   await (await browser.$('[data-agent="moon"]')).click();
-  const wait = spawn(BIN, ['wait'], { env: env('sky'), stdio: ['ignore', 'pipe', 'inherit'] });
-  children.push(wait);
-  let printed = '';
-  wait.stdout.on('data', (d) => { printed += d; });
+  const wait = waitAs(env, 'sky');
   await (await browser.$('[data-agent="sky"].indicator-idle')).waitForExist({ timeout: 10000 });
   assert.equal(await (await browser.$('#hands-free-state')).getText(), '', 'off by default');
 
@@ -427,12 +424,12 @@ test('hands-free in the window: the app listens, the user speaking stops its spe
   assert.ok(bargeIn < 1000, `the speech stopped ${bargeIn} ms after the voice began`);
   await browser.waitUntil(() => browser.execute(() => !speechSynthesis.speaking), { timeout: 2000, timeoutMsg: 'the webview still speaks' });
 
-  await until('sky\'s wait printed the words', () => /\[VOICE id:msg-[0-9a-f]{8} from:user aloud\] .*run the tests?\b/i.test(printed), 30000)
+  await until('sky\'s wait printed the words', () => /\[VOICE id:msg-[0-9a-f]{8} from:user aloud\] .*run the tests?\b/i.test(wait.printed), 30000)
     .catch(async (e) => {
       const shown = await browser.execute(() => [document.getElementById('hands-free-state').textContent, document.getElementById('notice').textContent]);
-      throw new Error(`${e.message}: the window shows ${JSON.stringify(shown)}, sky's wait printed ${JSON.stringify(printed)}`);
+      throw new Error(`${e.message}: the window shows ${JSON.stringify(shown)}, sky's wait printed ${JSON.stringify(wait.printed)}`);
     });
-  assert.doesNotMatch(printed, /from:user( aloud)?\] sky/i, 'the name is taken off');
+  assert.doesNotMatch(wait.printed, /from:user( aloud)?\] sky/i, 'the name is taken off');
   let state = '';
   await browser.waitUntil(async () => /run the tests?\b/i.test((state = await (await browser.$('#hands-free-state')).getText())), { timeout: 5000 })
     .catch(() => assert.fail(`the words heard are not shown: ${state}`));
