@@ -53,11 +53,6 @@ impl Detector {
         Detector::default()
     }
 
-    /// Whether speech is under way.
-    pub fn in_speech(&self) -> bool {
-        self.in_speech
-    }
-
     /// How long the speech under way (or the last) was voiced: from its start to its last loud frame,
     /// the quiet that ended it not counted.
     pub fn voiced_seconds(&self) -> f32 {

@@ -81,7 +81,7 @@ codes! {
     CorruptLaunch = "corrupt_launch",
     /// A model name Claude Code would not take (letters, digits, `.`, `-`, `_`, `[`, `]`; 64 at most).
     BadModel = "bad_model",
-    /// The agent is working or waiting for an answer: starting it again now would cut that off.
+    /// The agent is starting or working: starting it again now would cut that off.
     AgentBusy = "agent_busy",
     /// An agent's process could not be ended.
     TerminateFailed = "terminate_failed",
