@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 use clawmux_core::explain::Explanation;
 use clawmux_core::wire::Code;
-use clawmux_core::wire::{MsgId, Said, TermSize, TerminalNotice};
+use clawmux_core::wire::{Attachment, AttachmentRef, MsgId, Said, TermSize, TerminalNotice};
 use clawmux_voice::local::LocalModel;
 use clawmux_voice::PublicSettings;
 use serde::{Deserialize, Serialize};
@@ -72,8 +72,21 @@ pub enum Command {
         /// Transcribed speech rather than typed.
         #[serde(default)]
         voice: bool,
+        /// Files kept for it with `attach`, in order (the text may then be empty).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        attachments: Vec<AttachmentRef>,
         /// The client's id for this message: a retry with it stores nothing new.
         client_id: Option<String>,
+    },
+    /// Keeps a file the user attaches to a message for an agent (sent next with `user_message`): what
+    /// the hub found it to be.
+    Attach {
+        /// The agent it is for (the file is kept on that agent's machine).
+        session_id: String,
+        /// The file's name, as the user's system gave it.
+        name: String,
+        /// Its bytes, in standard base64.
+        data: String,
     },
     /// The user has read a conversation up to a message.
     MarkRead {
@@ -273,6 +286,8 @@ pub enum Reply {
     Session(Box<SessionInfo>),
     /// `user_message`: the stored message (once per client id).
     Sent(Sent),
+    /// `attach`: the kept file.
+    Attachment(Box<Attachment>),
     /// `explain`.
     Explanation(Box<Explanation>),
     /// `report`: the case file, and where it was saved.
@@ -405,7 +420,7 @@ async fn carry_out(
                 Said::Spoken
             };
             let m = hub
-                .user_message(&agent, &text, said, key.as_deref())
+                .user_message(&agent, &text, said, &[], key.as_deref())
                 .await?;
             heard.done = Done::Sent {
                 session_id: agent,
@@ -450,6 +465,7 @@ impl Hub {
                     session_id: address.name.to_owned(),
                     text: text.clone(),
                     voice: true,
+                    attachments: Vec::new(),
                     client_id: Some(key),
                 };
                 let command = serde_json::to_value(&command)
@@ -464,7 +480,7 @@ impl Hub {
             }
             None => {
                 let m = self
-                    .user_message(agent, &text, Said::Spoken, Some(&key))
+                    .user_message(agent, &text, Said::Spoken, &[], Some(&key))
                     .await?;
                 Sent {
                     id: m.id,
@@ -578,15 +594,34 @@ impl Hub {
                 session_id,
                 text,
                 voice,
+                attachments,
                 client_id,
             } => {
+                let files = self.attachments().resolve(&attachments).await?;
                 let m = self
-                    .user_message(&session_id, &text, Said::voice(voice), client_id.as_deref())
+                    .user_message(
+                        &session_id,
+                        &text,
+                        Said::voice(voice),
+                        &files,
+                        client_id.as_deref(),
+                    )
                     .await?;
                 Ok(Reply::Sent(Sent {
                     id: m.id,
                     seq: m.seq,
                 }))
+            }
+            Command::Attach {
+                session_id,
+                name,
+                data,
+            } => {
+                drop(self.live(&session_id)?);
+                let bytes = crate::attachments::decode(&name, &data)?;
+                Ok(Reply::Attachment(Box::new(
+                    self.attachments().keep(&name, bytes).await?,
+                )))
             }
             Command::MarkRead { session_id, up_to } => {
                 self.mark_read(&session_id, &message_id(&up_to, Code::BadMessageId)?)

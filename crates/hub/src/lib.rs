@@ -7,6 +7,7 @@
 
 mod agents;
 pub mod asks;
+pub mod attachments;
 mod clock;
 pub mod commands;
 pub mod config;

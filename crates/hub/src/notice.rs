@@ -212,6 +212,7 @@ mod tests {
             parent: None,
             voice: false,
             aloud: false,
+            attachments: Vec::new(),
             at: Millis(0),
         };
         let latest = [

@@ -66,8 +66,39 @@ fn every_command_runs_through_dispatch() {
             .unwrap();
         assert_eq!(sent, again, "a retried command stores nothing new");
 
+        // A pasted screenshot: kept, then sent with no text; the history and the agent's line carry it.
+        let png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGD4DwABBAEAwS2OUAAAAABJRU5ErkJggg==";
+        let kept = run(
+            &hub,
+            command(json!({"command": "attach", "session_id": "sky", "name": "shot.png", "data": png})))
+            .await
+            .unwrap();
+        assert_eq!((kept["kind"].as_str(), kept["media_type"].as_str()), (Some("image"), Some("image/png")));
+        let with_file = run(
+            &hub,
+            command(json!({"command": "user_message", "session_id": "sky", "text": "",
+                "attachments": [{"id": kept["id"], "name": "shot.png"}], "client_id": "c2"})))
+            .await
+            .unwrap();
+        let bad = run(
+            &hub,
+            command(json!({"command": "attach", "session_id": "sky", "name": "x.txt", "data": "not base64!"})))
+            .await
+            .unwrap_err();
+        assert_eq!(bad.code, Code::BadAttachment);
+        let unknown = run(
+            &hub,
+            command(json!({"command": "user_message", "session_id": "sky", "text": "",
+                "attachments": [{"id": "0".repeat(64), "name": "x"}]})))
+            .await
+            .unwrap_err();
+        assert_eq!(unknown.code, Code::UnknownAttachment);
+
         let page = run(&hub, command(json!({"command": "history", "session_id": "sky"}))).await.unwrap();
         assert_eq!(page["messages"][0]["id"], sent["id"]);
+        assert_eq!(page["messages"][1]["id"], with_file["id"]);
+        assert_eq!(page["messages"][1]["attachments"][0]["id"], kept["id"]);
+        assert_eq!(page["messages"].as_array().unwrap().len(), 2, "nothing stored of the refused sends");
         let err = run(
             &hub,
             command(json!({"command": "history", "session_id": "sky", "after": "msg-00000000"})))

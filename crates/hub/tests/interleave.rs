@@ -141,7 +141,7 @@ fn user(
                 tokio::task::yield_now().await;
             }
             let m = hub
-                .user_message(&agent, "hi", clawmux_core::wire::Said::Typed, None)
+                .user_message(&agent, "hi", clawmux_core::wire::Said::Typed, &[], None)
                 .await
                 .unwrap();
             done.lock().unwrap().push(m.id.to_string());

@@ -156,6 +156,7 @@ async fn appends(store: &Store, senders: usize) -> f64 {
                             parent: None,
                             voice: false,
                             aloud: false,
+                            attachments: &[],
                             idem_key: None,
                             at: Millis(i as i64),
                         })

@@ -74,6 +74,7 @@ async fn run() {
             parent: None,
             voice: false,
             aloud: false,
+            attachments: &[],
             idem_key: None,
             at: Millis(i as i64),
         };

@@ -17,7 +17,7 @@
 //! other content), SQLite has stored none of it, and each message is then stored alone, so each caller
 //! hears its own outcome and one bad message never fails the others.
 
-use clawmux_core::wire::{Kind, MsgId};
+use clawmux_core::wire::{Attachment, Kind, MsgId};
 use clawmux_core::Millis;
 use rusqlite::OptionalExtension;
 use sqlx::SqliteConnection;
@@ -58,6 +58,7 @@ pub(crate) struct Pending {
     parent: Option<MsgId>,
     voice: bool,
     aloud: bool,
+    attachments: Vec<Attachment>,
     idem_key: Option<String>,
     at: Millis,
     /// The id to try first (the importer keeps the original ids).
@@ -76,6 +77,7 @@ impl Pending {
             parent: self.parent.as_ref(),
             voice: self.voice,
             aloud: self.aloud,
+            attachments: &self.attachments,
             idem_key: self.idem_key.as_deref(),
             at: self.at,
         }
@@ -124,6 +126,7 @@ impl Store {
                 parent: m.parent.cloned(),
                 voice: m.voice,
                 aloud: m.aloud,
+                attachments: m.attachments.to_vec(),
                 idem_key: m.idem_key.map(str::to_owned),
                 at: m.at,
                 preferred: preferred.cloned(),
@@ -141,8 +144,8 @@ impl Store {
 
 /// The columns of an INSERT of messages, and the placeholders of one row.
 const INSERT: &str =
-    "INSERT INTO messages (id, agent, kind, sender, recipient, text, parent, voice, aloud, idem_key, at) VALUES ";
-const ROW: &str = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    "INSERT INTO messages (id, agent, kind, sender, recipient, text, parent, voice, aloud, attachments, idem_key, at) VALUES ";
+const ROW: &str = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 const UPSERT: &str = " ON CONFLICT(idem_key) DO NOTHING RETURNING seq, id";
 
 /// Stores a batch and answers each caller: all of it in one statement, else each message alone.
@@ -181,7 +184,7 @@ async fn insert_all(
         ids.push(id);
     }
     let sql = format!("{INSERT}{}{UPSERT}", vec![ROW; batch.len()].join(", "));
-    let mut values: Vec<rusqlite::types::Value> = Vec::with_capacity(batch.len() * 10);
+    let mut values: Vec<rusqlite::types::Value> = Vec::with_capacity(batch.len() * 12);
     for (p, id) in batch.iter().zip(&ids) {
         values.extend(row(&p.message(), id));
     }
@@ -260,7 +263,7 @@ async fn insert(
 }
 
 /// A message's values in [`ROW`]'s order, stored under `id`.
-fn row(m: &NewMessage<'_>, id: &MsgId) -> [rusqlite::types::Value; 11] {
+fn row(m: &NewMessage<'_>, id: &MsgId) -> [rusqlite::types::Value; 12] {
     use rusqlite::types::Value;
     let text = |s: &str| Value::Text(s.to_owned());
     let maybe = |s: Option<&str>| s.map_or(Value::Null, text);
@@ -274,6 +277,12 @@ fn row(m: &NewMessage<'_>, id: &MsgId) -> [rusqlite::types::Value; 11] {
         maybe(m.parent.map(MsgId::as_str)),
         Value::Integer(i64::from(m.voice)),
         Value::Integer(i64::from(m.aloud)),
+        if m.attachments.is_empty() {
+            Value::Null
+        } else {
+            // A Vec of plain structs always encodes.
+            Value::Text(serde_json::to_string(m.attachments).unwrap_or_default())
+        },
         maybe(m.idem_key),
         Value::Integer(m.at.0),
     ]
@@ -299,7 +308,8 @@ async fn earlier_by_key(
         && earlier.text == m.text
         && earlier.parent.as_ref() == m.parent
         && earlier.voice == m.voice
-        && earlier.aloud == m.aloud;
+        && earlier.aloud == m.aloud
+        && earlier.attachments == m.attachments;
     if !same {
         return Err(StoreError::KeyReused(key.to_owned()));
     }
@@ -327,6 +337,7 @@ mod tests {
             parent: None,
             voice: false,
             aloud: false,
+            attachments: &[],
             idem_key: key,
             at: Millis(1),
         }

@@ -187,6 +187,7 @@ impl Store {
                     parent: parent.as_ref(),
                     voice: false,
                     aloud: false,
+                    attachments: &[],
                     idem_key: Some(&key),
                     at: m.at,
                 },

@@ -3,7 +3,7 @@
 //! Pages are built by SQLite as one JSON array (see the crate docs for why) and decoded here, through the
 //! same checks as a single row.
 
-use clawmux_core::wire::{Kind, Message, MsgId};
+use clawmux_core::wire::{Attachment, Kind, Message, MsgId};
 use clawmux_core::Millis;
 use serde::Deserialize;
 use sqlx::sqlite::SqliteRow;
@@ -12,12 +12,12 @@ use sqlx::Row;
 use crate::{Store, StoreError};
 
 pub(crate) const MESSAGE_COLUMNS: &str =
-    "seq, id, agent, kind, sender, recipient, text, parent, voice, aloud, at";
+    "seq, id, agent, kind, sender, recipient, text, parent, voice, aloud, attachments, at";
 
 /// One message as a JSON object, aggregated in `seq` order into one array per page.
 const PAGE: &str = "COALESCE(json_group_array(json_object('seq', seq, 'id', id, 'agent', agent, \
      'kind', kind, 'sender', sender, 'recipient', recipient, 'text', text, 'parent', parent, \
-     'voice', voice, 'aloud', aloud, 'at', at) ORDER BY seq), '[]')";
+     'voice', voice, 'aloud', aloud, 'attachments', attachments, 'at', at) ORDER BY seq), '[]')";
 
 /// `SELECT <page> FROM (<inner>)`: `inner` selects the rows (any order, with its LIMIT).
 pub(crate) fn page_sql(inner: &str) -> String {
@@ -37,6 +37,8 @@ struct Stored {
     parent: Option<String>,
     voice: i64,
     aloud: i64,
+    /// A JSON array, or nothing.
+    attachments: Option<String>,
     at: i64,
 }
 
@@ -57,6 +59,11 @@ impl Stored {
                 .transpose()?,
             voice: self.voice != 0,
             aloud: self.aloud != 0,
+            attachments: match self.attachments {
+                Some(json) => serde_json::from_str(&json)
+                    .map_err(|e| StoreError::Corrupt(format!("attachments: {e}")))?,
+                None => Vec::new(),
+            },
             at: Millis(self.at),
         })
     }
@@ -74,6 +81,7 @@ pub(crate) fn message_from_row(row: &SqliteRow) -> Result<Message, StoreError> {
         parent: row.try_get("parent")?,
         voice: row.try_get("voice")?,
         aloud: row.try_get("aloud")?,
+        attachments: row.try_get("attachments")?,
         at: row.try_get("at")?,
     }
     .check()
@@ -105,6 +113,8 @@ pub struct NewMessage<'a> {
     pub voice: bool,
     /// Spoken hands-free, a spoken answer asked.
     pub aloud: bool,
+    /// The files the user attached.
+    pub attachments: &'a [Attachment],
     /// The client's key: a retry with the same key returns the first message instead of storing another.
     pub idem_key: Option<&'a str>,
     /// When it was sent.
@@ -134,6 +144,7 @@ impl NewMessage<'_> {
             parent: self.parent.cloned(),
             voice: self.voice,
             aloud: self.aloud,
+            attachments: self.attachments.to_vec(),
             at: self.at,
         }
     }

@@ -37,6 +37,7 @@ async fn crash_child_writer() {
                 parent: None,
                 voice: false,
                 aloud: false,
+                attachments: &[],
                 idem_key: Some(&key),
                 at: Millis(i),
             })

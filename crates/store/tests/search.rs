@@ -18,6 +18,7 @@ fn message<'a>(agent: &'a str, kind: Kind, text: &'a str, at: i64) -> NewMessage
         parent: None,
         voice: false,
         aloud: false,
+        attachments: &[],
         idem_key: None,
         at: Millis(at),
     }

@@ -25,6 +25,7 @@ fn user_to(agent: &str, text: &str) -> NewMessage<'static> {
         parent: None,
         voice: false,
         aloud: false,
+        attachments: &[],
         idem_key: None,
         at: Millis(10),
     }
@@ -258,7 +259,8 @@ async fn the_database_is_in_wal_mode_and_migrated() {
             20_261_125_200_000,
             20_261_126_000_000,
             20_261_127_000_000,
-            20_261_128_000_000
+            20_261_128_000_000,
+            20_261_129_000_000
         ]
     );
 }
@@ -486,4 +488,66 @@ async fn usage_is_summed_per_day_and_agent_and_kept_across_a_reopen() {
         ]
     );
     assert_eq!(store.usage_since(early).await.unwrap().len(), 2);
+}
+
+/// A message's files come back as they were stored, by id and in pages; a retry with its key and other
+/// files is refused, not stored as the first message.
+#[tokio::test]
+async fn attachments_are_kept_with_their_message() {
+    use clawmux_core::wire::{Attachment, AttachmentId, AttachmentKind};
+    let (_dir, store) = fresh().await;
+    let file = |hash: char, name: &str| Attachment {
+        id: AttachmentId::new(&hash.to_string().repeat(64), Some("png")).unwrap(),
+        name: name.into(),
+        kind: AttachmentKind::Image,
+        media_type: "image/png".into(),
+        size: 42,
+        path: format!("/data/attachments/{}.png", hash.to_string().repeat(64)),
+    };
+    let files = [file('a', "one.png"), file('b', "two.png")];
+    let m = store
+        .append(&NewMessage {
+            attachments: &files,
+            idem_key: Some("k1"),
+            ..user_to("sky", "see")
+        })
+        .await
+        .unwrap()
+        .message;
+    assert_eq!(m.attachments, files);
+    let by_id = store.message(&m.id).await.unwrap().unwrap();
+    assert_eq!(by_id.attachments, files);
+    let page = store.latest("sky", 10).await.unwrap();
+    assert_eq!(page.last().unwrap().attachments, files);
+    let plain = store
+        .append(&user_to("sky", "no files"))
+        .await
+        .unwrap()
+        .message;
+    assert!(store
+        .message(&plain.id)
+        .await
+        .unwrap()
+        .unwrap()
+        .attachments
+        .is_empty());
+    let again = store
+        .append(&NewMessage {
+            attachments: &files,
+            idem_key: Some("k1"),
+            ..user_to("sky", "see")
+        })
+        .await
+        .unwrap();
+    assert!(!again.created);
+    assert!(matches!(
+        store
+            .append(&NewMessage {
+                attachments: &files[..1],
+                idem_key: Some("k1"),
+                ..user_to("sky", "see")
+            })
+            .await,
+        Err(StoreError::KeyReused(_))
+    ));
 }

@@ -302,6 +302,7 @@ fn a_link_is_kept_open_dialled_again_when_it_breaks_and_backs_off_while_down() {
                     session_id: "sky".to_owned(),
                     text: text.to_owned(),
                     voice: false,
+                    attachments: Vec::new(),
                     client_id: Some(format!("c-{text}")),
                 };
                 let body = serde_json::to_vec(&command).unwrap();

@@ -127,6 +127,12 @@ codes! {
     EmptyMessage = "empty_message",
     /// A message over the size limit.
     MessageTooLarge = "message_too_large",
+    /// A file that cannot be attached: empty, a folder, an image the model cannot take, too many files.
+    BadAttachment = "bad_attachment",
+    /// A file over the attachment size limit.
+    AttachmentTooLarge = "attachment_too_large",
+    /// A message names a file the hub does not keep (never attached, or gone since).
+    UnknownAttachment = "unknown_attachment",
     /// Not a message id.
     BadMessageId = "bad_message_id",
     /// Not a cursor (a message id).

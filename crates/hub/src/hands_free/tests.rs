@@ -201,6 +201,7 @@ async fn the_apps_questions_are_answered_from_the_state_and_the_last_answer() {
             parent: None,
             voice: false,
             aloud: false,
+            attachments: &[],
             idem_key: None,
             at: Millis(9),
         })

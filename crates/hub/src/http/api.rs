@@ -91,6 +91,42 @@ pub(super) async fn command(
     Ok(Json(hub.dispatch(command).await?))
 }
 
+/// `GET /api/attachments/{id}`: a kept file's bytes, for the chat's thumbnails and downloads. Only the four
+/// image types are served as what they are; anything else is a download the browser may not run or sniff
+/// (a page's HTML attached as a file must never become a page of the hub's origin).
+pub(super) async fn attachment(
+    State(hub): State<Hub>,
+    Path(id): Path<String>,
+) -> Result<Response, HubError> {
+    use axum::http::header;
+    let id = clawmux_core::wire::AttachmentId::parse(&id)
+        .map_err(|e| HubError::new(Code::UnknownAttachment, e.to_string()))?;
+    let (bytes, _) = hub.attachments().read(&id).await?;
+    let image = crate::attachments::image_type(id.ext());
+    let disposition = if image.is_some() {
+        "inline"
+    } else {
+        "attachment"
+    };
+    Ok((
+        [
+            (
+                header::CONTENT_TYPE,
+                image.unwrap_or("application/octet-stream"),
+            ),
+            (header::CONTENT_DISPOSITION, disposition),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+            (header::CONTENT_SECURITY_POLICY, "sandbox"),
+            (
+                header::CACHE_CONTROL,
+                "private, max-age=31536000, immutable",
+            ),
+        ],
+        bytes,
+    )
+        .into_response())
+}
+
 pub(super) async fn spawn(
     State(hub): State<Hub>,
     body: Result<Bytes, BytesRejection>,
@@ -137,9 +173,12 @@ pub(super) async fn lifecycle(
 
 #[derive(Deserialize)]
 pub(super) struct UserMessage {
+    #[serde(default)]
     text: String,
     #[serde(default)]
     voice: bool,
+    #[serde(default)]
+    attachments: Vec<clawmux_core::wire::AttachmentRef>,
     client_id: Option<String>,
 }
 
@@ -151,12 +190,14 @@ pub(super) async fn user_message(
     let UserMessage {
         text,
         voice,
+        attachments,
         client_id,
     } = body_json(body)?;
     let command = Command::UserMessage {
         session_id,
         text,
         voice,
+        attachments,
         client_id,
     };
     Ok(Json(hub.dispatch(command).await?))

@@ -180,6 +180,7 @@ async fn handle(hub: &Hub, tx: &mut Tx, text: &str) -> Result<(), &'static str> 
                 session_id,
                 text,
                 voice,
+                attachments: Vec::new(),
                 client_id: client_id.clone(),
             };
             if let Err(e) = hub.dispatch(command).await {

@@ -36,6 +36,11 @@ use crate::hub::Hub;
 /// The largest request body (and WebSocket message) accepted.
 pub const MAX_BODY: usize = 1024 * 1024;
 
+/// The largest command: `attach` carries a file of up to the attachment limit in base64 (4 bytes for 3),
+/// and its JSON around it.
+pub const MAX_COMMAND: usize =
+    (clawmux_core::wire::MAX_ATTACHMENT as usize / 3 + 1) * 4 + 64 * 1024;
+
 /// The one route that takes the token in its query: the browser's WebSocket.
 const TOKEN_IN_QUERY: &str = "/ws";
 
@@ -216,6 +221,8 @@ fn body_limit(path: &str) -> usize {
     if (path.starts_with("/api/sessions/") && path.ends_with("/voice")) || path == "/api/voice/hear"
     {
         crate::voice::MAX_AUDIO
+    } else if path == "/api/command" {
+        MAX_COMMAND
     } else {
         MAX_BODY
     }
@@ -252,7 +259,11 @@ fn routes(hub: Hub, guard_state: Guard) -> Router {
         .route("/api/sessions/{id}/read", post(api::mark_read))
         .route("/api/sessions/{id}/{action}", post(api::lifecycle))
         .route("/api/spawn", post(api::spawn))
-        .route("/api/command", post(api::command))
+        .route(
+            "/api/command",
+            post(api::command).layer(DefaultBodyLimit::max(MAX_COMMAND)),
+        )
+        .route("/api/attachments/{id}", get(api::attachment))
         .route("/api/capabilities", get(api::capabilities))
         .route("/metrics", get(api::metrics))
         .route("/api/send", post(api::send))

@@ -24,6 +24,7 @@ pub(crate) fn status(code: Code) -> StatusCode {
         | Code::DetachedHead
         | Code::ClaudeMissing
         | Code::EmptyMessage
+        | Code::BadAttachment
         | Code::BadMessageId
         | Code::BadCursor
         | Code::UnknownCursor
@@ -43,6 +44,7 @@ pub(crate) fn status(code: Code) -> StatusCode {
         | Code::UnknownAgent
         | Code::UnknownMachine
         | Code::NoSuchRecording
+        | Code::UnknownAttachment
         | Code::NoSuchViewer => StatusCode::NOT_FOUND,
         Code::AgentExists
         | Code::AgentDead
@@ -70,7 +72,9 @@ pub(crate) fn status(code: Code) -> StatusCode {
         | Code::DownloadInProgress
         | Code::NotRecording
         | Code::MachineExists => StatusCode::CONFLICT,
-        Code::BodyTooLarge | Code::MessageTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+        Code::BodyTooLarge | Code::MessageTooLarge | Code::AttachmentTooLarge => {
+            StatusCode::PAYLOAD_TOO_LARGE
+        }
         Code::NotAudio => StatusCode::UNSUPPORTED_MEDIA_TYPE,
         Code::NothingHeard => StatusCode::UNPROCESSABLE_ENTITY,
         Code::VoiceServiceUnreachable

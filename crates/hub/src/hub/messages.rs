@@ -1,6 +1,6 @@
 //! Messages: storing one, broadcasting it in seq order, and telling the agent's inbox.
 
-use clawmux_core::wire::{Code, Kind, Message, MsgId, Said};
+use clawmux_core::wire::{Attachment, Code, Kind, Message, MsgId, Said};
 use clawmux_store::NewMessage;
 use sha2::{Digest, Sha256};
 
@@ -12,16 +12,19 @@ use crate::error::HubError;
 pub const MAX_TEXT: usize = 512 * 1024;
 
 impl Hub {
-    /// The user's message to an agent (typed, or transcribed speech, as `said`). `client_key` makes a
-    /// retried send store nothing new.
+    /// The user's message to an agent (typed, or transcribed speech, as `said`), with the files kept for it
+    /// (`attachments`; the text may then be empty). `client_key` makes a retried send store nothing new.
     pub async fn user_message(
         &self,
         agent: &str,
         text: &str,
         said: Said,
+        files: &[Attachment],
         client_key: Option<&str>,
     ) -> Result<Message, HubError> {
-        check_text(text)?;
+        if files.is_empty() || !text.is_empty() {
+            check_text(text)?;
+        }
         self.live(agent)?;
         let key = client_key.map(|k| format!("user:{agent}:{k}"));
         let m = self
@@ -35,6 +38,7 @@ impl Hub {
                 parent: None,
                 voice: said.spoken(),
                 aloud: said.aloud(),
+                attachments: files,
                 idem_key: key.as_deref(),
                 at: now(),
             })
@@ -96,6 +100,7 @@ impl Hub {
                 parent: parent.as_ref(),
                 voice: false,
                 aloud: false,
+                attachments: &[],
                 idem_key: Some(&key),
                 at: now(),
             })

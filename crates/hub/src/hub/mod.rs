@@ -70,6 +70,8 @@ struct Inner {
     lifecycle: crate::lifecycle::Lifecycle,
     /// Voice: the recordings kept, the settings, speech to text on the device (`voice/`).
     voice: crate::voice::Voice,
+    /// The files users attach to their messages (`attachments/`).
+    attachments: crate::attachments::Attachments,
     /// Claude Code's own view of each session (`opinion/`).
     opinion: crate::opinion::SecondOpinion,
     /// The agents' worktrees and the conflict forecast between them (`worktree/`).
@@ -122,6 +124,11 @@ impl Hub {
     /// Voice: the recordings kept, the settings, speech to text on the device.
     pub fn voice(&self) -> &crate::voice::Voice {
         &self.inner.voice
+    }
+
+    /// The files users attach to their messages.
+    pub fn attachments(&self) -> &crate::attachments::Attachments {
+        &self.inner.attachments
     }
 
     /// The agents' worktrees.

@@ -154,6 +154,7 @@ impl Hub {
                 port,
                 lifecycle,
                 voice,
+                attachments: crate::attachments::Attachments::new(data_dir),
                 opinion,
                 worktrees,
                 usage,

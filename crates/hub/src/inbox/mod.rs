@@ -322,6 +322,7 @@ pub(crate) mod testing {
                 parent: None,
                 voice: false,
                 aloud: false,
+                attachments: &[],
                 idem_key: None,
                 at: now(),
             })

@@ -186,6 +186,7 @@ mod tests {
             parent: None,
             voice: false,
             aloud: false,
+            attachments: Vec::new(),
             at: Millis(0),
         }
     }

@@ -208,6 +208,7 @@ impl Lifecycle {
             parent: None,
             voice: false,
             aloud: false,
+            attachments: &[],
             idem_key: None,
             at: now(),
         };

@@ -1,5 +1,5 @@
-//! What starting an agent writes and runs: its instructions, its Claude Code settings, its command line
-//! and its environment. Pure functions of the spawn request, so each is tested without a process.
+//! What starting an agent writes and runs: its first prompt, its Claude Code settings, its command line
+//! and its environment (its instructions are `instructions.rs`). Pure functions of the spawn request, so each is tested without a process.
 
 use std::path::{Path, PathBuf};
 
@@ -73,38 +73,11 @@ impl PermissionMode {
     }
 }
 
-/// The marker on the first line of a CLAUDE.md that ClawMux wrote (and may rewrite).
-pub const INSTRUCTIONS_MARKER: &str = "<!-- clawmux: instructions for a ClawMux agent";
-
 /// How long Claude Code lets one Bash call run by default (its `BASH_DEFAULT_TIMEOUT_MS` and
 /// `BASH_MAX_TIMEOUT_MS`): a day. At its timeout, Claude Code moves the call to the background and calls
 /// the model again to run a new `clawmux wait`: with its own default, an idle agent would cost model turns
 /// every few minutes.
 pub const BASH_TIMEOUT_MS: u64 = 24 * 60 * 60 * 1000;
-
-/// The instructions an agent gets, as its CLAUDE.md (or appended to its system prompt when its folder
-/// has a CLAUDE.md of the user's).
-pub fn instructions(name: &str) -> String {
-    format!(
-        "{INSTRUCTIONS_MARKER} `{name}`; rewritten at each start -->\n\
-# You are `{name}`, an agent run by ClawMux\n\
-\n\
-The user does not read this terminal. They talk to you through ClawMux, by voice or text.\n\
-\n\
-- Talk only through `clawmux send`: answer with `clawmux send --to user --re <msg_id> 'your answer'`\n\
-  (markdown is fine), write to another agent with `clawmux send --to <name> '...'`, and acknowledge a\n\
-  message you will act on with `clawmux send --to user --re <msg_id>` (a thumbs-up, no text).\n\
-- Whenever you have nothing to do, run `clawmux wait` with Bash, in the foreground, with no timeout (it\n\
-  may run for up to a day). It blocks until a message arrives and prints it as\n\
-  `[MSG id:<msg_id> from:<who>] text` (or `[VOICE ...]` when spoken). Act on it, answer, then run\n\
-  `clawmux wait` again. If it ends without a message, run it again. Never run it in the background.\n\
-- A `[VOICE ... aloud]` message was spoken by a user who is listening, not reading: answer it in two or\n\
-  three short sentences that read well aloud (no markdown, lists, code, tables or paths). If code, a table\n\
-  or more detail matters, send it in a second message after the spoken one.\n\
-- Never end your turn without `clawmux wait`: a stopped agent cannot hear the user.\n\
-- Give every Bash call a short description: the user sees it as what you are doing.\n"
-    )
-}
 
 /// How an agent's Claude conversation begins.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -179,11 +152,6 @@ pub fn check_model(model: &str) -> Result<(), crate::error::HubError> {
     }
 }
 
-/// Whether a folder's CLAUDE.md may be (re)written: absent, or written by ClawMux.
-pub fn instructions_ours(existing: Option<&str>) -> bool {
-    existing.is_none_or(|text| text.starts_with(INSTRUCTIONS_MARKER))
-}
-
 /// Where an agent's Claude Code posts its hooks: its relay's port, with its key.
 #[derive(Debug, Clone, Copy)]
 pub struct HttpHooks<'a> {
@@ -202,6 +170,7 @@ pub struct HttpHooks<'a> {
 /// Long: the settings file Claude Code reads, written as one JSON value.
 pub fn settings(
     clawmux: &Path,
+    attachments: &Path,
     bash_timeout: std::time::Duration,
     users_status_line: Option<&str>,
     http: Option<HttpHooks<'_>>,
@@ -261,6 +230,9 @@ pub fn settings(
                 "Bash(clawmux wait)",
                 "Bash(clawmux send:*)",
                 "Bash(clawmux send *)",
+                // The files the user attaches, which the agent reads where the hub keeps them (`//`
+                // starts an absolute path in a rule).
+                format!("Read(/{}/**)", attachments.display()),
             ],
         },
     })
@@ -400,11 +372,13 @@ pub fn resolve_program(program: &str) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lifecycle::instructions::{instructions, instructions_ours};
 
     #[test]
     fn settings_hold_every_hook_and_no_token() {
         let s = settings(
             Path::new("/opt/claw mux/clawmux"),
+            Path::new("/home/u/.clawmux/attachments"),
             std::time::Duration::from_millis(BASH_TIMEOUT_MS),
             None,
             None,
@@ -442,6 +416,12 @@ mod tests {
         assert_eq!(s["env"]["BASH_DEFAULT_TIMEOUT_MS"], "86400000");
         assert_eq!(s["env"]["BASH_MAX_TIMEOUT_MS"], "86400000");
         assert!(instructions("sky").contains("no timeout"));
+        // The attached files are read without a permission dialog, and nothing else is added.
+        assert_eq!(
+            s["permissions"]["allow"][3],
+            "Read(//home/u/.clawmux/attachments/**)"
+        );
+        assert!(instructions("sky").contains("[FILE"));
     }
 
     #[test]
@@ -453,6 +433,7 @@ mod tests {
         };
         let s = settings(
             Path::new("/usr/bin/clawmux"),
+            Path::new("/home/u/.clawmux/attachments"),
             std::time::Duration::from_millis(BASH_TIMEOUT_MS),
             None,
             Some(http),

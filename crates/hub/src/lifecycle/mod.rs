@@ -14,6 +14,7 @@ mod control;
 mod deadlines;
 mod ended;
 mod errands;
+pub mod instructions;
 pub mod launch;
 pub mod process;
 pub mod pulse;

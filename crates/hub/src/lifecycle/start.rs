@@ -136,6 +136,7 @@ impl Lifecycle {
             &settings,
             launch::settings(
                 clawmux,
+                &self.data_dir.join(crate::attachments::FOLDER),
                 self.options.bash_timeout,
                 crate::usage::bridge::users_command(&crate::usage::bridge::claude_dir(), work_dir)
                     .as_deref(),
@@ -145,11 +146,11 @@ impl Lifecycle {
             .as_bytes(),
         )
         .map_err(|e| io("the settings", &settings, e))?;
-        let instructions = launch::instructions(name);
+        let instructions = super::instructions::instructions(name);
         let claude_md = work_dir.join("CLAUDE.md");
         let existing = std::fs::read_to_string(&claude_md).ok();
         // In a worktree a CLAUDE.md of ours would be one more change of the agent's to review and merge.
-        if !in_worktree && launch::instructions_ours(existing.as_deref()) {
+        if !in_worktree && super::instructions::instructions_ours(existing.as_deref()) {
             if existing.is_none() {
                 created.0.push(claude_md.clone());
             }

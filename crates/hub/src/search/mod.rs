@@ -261,6 +261,7 @@ mod tests {
             parent: None,
             voice: false,
             aloud: false,
+            attachments: &[],
             idem_key: None,
             at: Millis(10),
         };

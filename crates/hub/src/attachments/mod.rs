@@ -1,0 +1,197 @@
+//! The files users attach to their messages: kept once each, by content, in `<data dir>/attachments`
+//! (0700, each file 0600), found again when a message names one, and read back for the chat's thumbnails.
+//!
+//! Why a file is kept before its message is sent: the user pastes a screenshot and goes on typing, so the
+//! upload runs meanwhile and the send that follows carries only ids; and a message queued while the hub
+//! was unreachable names the same kept file however often it is sent again.
+//!
+//! A kept file is complete or absent: it is written under a temporary name, synced, and renamed to its
+//! content's hash, so a crash never leaves a message naming half a file.
+
+mod identify;
+
+use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+use clawmux_core::wire::{
+    clean_name, Attachment, AttachmentId, AttachmentRef, Code, MAX_ATTACHMENT, MAX_ATTACHMENTS,
+};
+use sha2::{Digest, Sha256};
+
+use crate::error::HubError;
+pub use identify::{identify, image_type};
+
+/// The folder of the kept files, under the data folder.
+pub const FOLDER: &str = "attachments";
+
+/// The user's attached files. Made once when the hub opens, with the data folder.
+#[derive(Debug, Clone)]
+pub struct Attachments {
+    dir: PathBuf,
+}
+
+impl Attachments {
+    /// The files kept under `data_dir`.
+    pub fn new(data_dir: &Path) -> Attachments {
+        Attachments {
+            dir: data_dir.join(FOLDER),
+        }
+    }
+
+    /// Where the files are kept (the agents may read there).
+    pub fn folder(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Keeps a file the user attached, named `name`: what it is, and where the agent will read it. The
+    /// same content kept again is the same file.
+    pub async fn keep(&self, name: &str, bytes: Vec<u8>) -> Result<Attachment, HubError> {
+        let name = clean_name(name);
+        if bytes.is_empty() {
+            return Err(HubError::new(
+                Code::BadAttachment,
+                format!("`{name}` is empty: there is nothing to attach"),
+            ));
+        }
+        let size = bytes.len() as u64;
+        check_size(&name, size)?;
+        let found = identify(&name, &bytes).map_err(|e| HubError::new(Code::BadAttachment, e))?;
+        let dir = self.dir.clone();
+        let kept = name.clone();
+        let id = tokio::task::spawn_blocking(move || store(&dir, &bytes, found.ext.as_deref()))
+            .await
+            .map_err(|e| HubError::new(Code::Internal, e.to_string()))?
+            .map_err(|e| HubError::new(Code::CannotSave, format!("cannot keep `{kept}`: {e}")))?;
+        Ok(Attachment {
+            path: self.dir.join(id.as_str()).display().to_string(),
+            id,
+            name,
+            kind: found.kind,
+            media_type: found.media_type.to_owned(),
+            size,
+        })
+    }
+
+    /// The files a message names, as the agent will read them; refuses too many, and any not kept.
+    pub async fn resolve(&self, refs: &[AttachmentRef]) -> Result<Vec<Attachment>, HubError> {
+        if refs.len() > MAX_ATTACHMENTS {
+            return Err(HubError::new(
+                Code::BadAttachment,
+                format!(
+                    "a message may carry at most {MAX_ATTACHMENTS} files, not {}",
+                    refs.len()
+                ),
+            ));
+        }
+        let mut files = Vec::with_capacity(refs.len());
+        for r in refs {
+            let (bytes, path) = self.read(&r.id).await?;
+            let name = clean_name(&r.name);
+            let found = identify(&name, &bytes)
+                .or_else(|_| identify(r.id.as_str(), &bytes))
+                .map_err(|e| HubError::new(Code::BadAttachment, e))?;
+            files.push(Attachment {
+                id: r.id.clone(),
+                name,
+                kind: found.kind,
+                media_type: found.media_type.to_owned(),
+                size: bytes.len() as u64,
+                path: path.display().to_string(),
+            });
+        }
+        Ok(files)
+    }
+
+    /// A kept file's bytes and path; refuses one that is not kept (never, or gone since).
+    pub async fn read(&self, id: &AttachmentId) -> Result<(Vec<u8>, PathBuf), HubError> {
+        let path = self.dir.join(id.as_str());
+        let unknown = || {
+            HubError::new(
+                Code::UnknownAttachment,
+                format!("no attached file {id}: attach it again"),
+            )
+        };
+        // Only a plain file of ours: never a link someone put in its place.
+        match tokio::fs::symlink_metadata(&path).await {
+            Ok(m) if m.is_file() => {}
+            _ => return Err(unknown()),
+        }
+        let bytes = tokio::fs::read(&path).await.map_err(|_| unknown())?;
+        Ok((bytes, path))
+    }
+}
+
+/// A file's bytes from the base64 a command carries: a file over the limit is refused before it is
+/// decoded, and what is not base64 is refused whole.
+pub fn decode(name: &str, data: &str) -> Result<Vec<u8>, HubError> {
+    use base64::Engine;
+    check_size(&clean_name(name), (data.len() as u64 / 4) * 3)?;
+    base64::engine::general_purpose::STANDARD
+        .decode(data)
+        .map_err(|e| {
+            HubError::new(
+                Code::BadAttachment,
+                format!(
+                    "`{}` did not arrive whole (not base64: {e})",
+                    clean_name(name)
+                ),
+            )
+        })
+}
+
+/// Refuses a file over [`MAX_ATTACHMENT`], saying both sizes.
+pub fn check_size(name: &str, size: u64) -> Result<(), HubError> {
+    if size > MAX_ATTACHMENT {
+        return Err(HubError::new(
+            Code::AttachmentTooLarge,
+            format!(
+                "`{name}` is {}; a file may be at most {}",
+                megabytes(size),
+                megabytes(MAX_ATTACHMENT)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A size in megabytes, one decimal.
+fn megabytes(bytes: u64) -> String {
+    format!("{:.1} MB", bytes as f64 / (1024.0 * 1024.0))
+}
+
+/// Writes `bytes` under their hash (synced, then renamed into place), unless a file of that content is
+/// kept already. The folder is made 0700.
+fn store(dir: &Path, bytes: &[u8], ext: Option<&str>) -> std::io::Result<AttachmentId> {
+    let hash: String = Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let id = AttachmentId::new(&hash, ext).map_err(std::io::Error::other)?;
+    std::fs::create_dir_all(dir)?;
+    std::fs::set_permissions(dir, std::os::unix::fs::PermissionsExt::from_mode(0o700))?;
+    let path = dir.join(id.as_str());
+    if std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file() && m.len() == bytes.len() as u64)
+    {
+        return Ok(id);
+    }
+    let tmp = dir.join(format!(".{hash}.{:08x}", fastrand::u32(..)));
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&tmp)
+        .and_then(|mut f| {
+            f.write_all(bytes)?;
+            f.sync_all()
+        })
+        .and_then(|()| std::fs::rename(&tmp, &path));
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
+    Ok(id)
+}
+
+#[cfg(test)]
+mod tests;
