@@ -1,5 +1,6 @@
 //! The window's IPC: one command that runs the hub's command surface (the same `Command` the HTTP API
-//! runs), speech from the hub's speech service as raw bytes, and two small ones of the app's own.
+//! runs), speech from the hub's speech service and attached files as raw bytes, and two small ones of
+//! the app's own.
 //! (Push-to-talk has its own file, `recording.rs`.)
 
 use clawmux_hub::commands::Reply;
@@ -43,4 +44,49 @@ pub async fn speech(
     let hub = desktop.running()?;
     let (_content_type, audio) = hub.voice().speech(&text).await?;
     Ok(tauri::ipc::Response::new(audio))
+}
+
+/// A file attached to a message, for the chat's thumbnail: its bytes, unencoded (the page makes an image
+/// of them only when the hub kept the file as an image).
+#[tauri::command]
+pub async fn attachment(
+    desktop: State<'_, Desktop>,
+    id: String,
+) -> Result<tauri::ipc::Response, HubError> {
+    let hub = desktop.running()?;
+    let id = clawmux_core::wire::AttachmentId::parse(&id)
+        .map_err(|e| HubError::new(clawmux_core::wire::Code::UnknownAttachment, e.to_string()))?;
+    let (bytes, _) = hub.attachments().read(&id).await?;
+    Ok(tauri::ipc::Response::new(bytes))
+}
+
+/// A file the page attaches to a message for an agent: its bytes raw as the call's body, the agent and the
+/// file's name (percent-encoded: a header is ASCII) in its headers. What the hub kept.
+#[tauri::command]
+pub async fn attach_file(
+    desktop: State<'_, Desktop>,
+    request: tauri::ipc::Request<'_>,
+) -> Result<clawmux_core::wire::Attachment, HubError> {
+    use clawmux_core::wire::Code;
+    let hub = desktop.running()?;
+    let header = |key: &str| {
+        request
+            .headers()
+            .get(key)
+            .and_then(|v| v.to_str().ok())
+            .map(|v| {
+                percent_encoding::percent_decode_str(v)
+                    .decode_utf8_lossy()
+                    .into_owned()
+            })
+            .ok_or_else(|| HubError::new(Code::BadBody, format!("no {key} header")))
+    };
+    let (agent, name) = (header("x-agent")?, header("x-name")?);
+    let tauri::ipc::InvokeBody::Raw(bytes) = request.body() else {
+        return Err(HubError::new(
+            Code::BadBody,
+            "the file's bytes come raw, not as JSON",
+        ));
+    };
+    hub.attach(&agent, &name, bytes.clone()).await
 }

@@ -46,6 +46,8 @@ fn main() {
             commands::hub_info,
             commands::viewing,
             commands::speech,
+            commands::attachment,
+            commands::attach_file,
             links::open_link,
             recording::record_start,
             recording::record_stop,

@@ -14,6 +14,7 @@ import {
 } from './desktop-harness.mjs';
 import { ARTIFACTS, BIN, ROOT, startHub, withTestModel } from './harness.mjs';
 import { sshKeys, startSshd } from './sshd.mjs';
+import { fileLines, png } from './files.mjs';
 import { filePart, readWav, startService } from './voice-service.mjs';
 
 useApp();
@@ -649,6 +650,45 @@ test('in the window: Ctrl+K finds what was said as it is typed, and Enter opens 
   assert.match(await found.getText(), /heron migration/);
   await painted();
   await browser.saveScreenshot(join(ARTIFACTS, 'desktop-search.png'));
+});
+
+test('in the window: a pasted screenshot and a dropped log reach the agent as files, and the chat shows them', async () => {
+  await (await browser.$('#connection.online')).waitForExist({ timeout: 20000 });
+  const { env } = await windowHub();
+  const { CLAWMUX_SESSION_ID: _, CLAWMUX_WORK_DIR: __, ...hubEnv } = env('kit');
+  mkdirSync(join(dir, 'kit'), { recursive: true });
+  execFileSync(BIN, ['agent', 'add', 'kit', '--work-dir', join(dir, 'kit')], { env: hubEnv });
+  const row = await browser.$('[data-agent="kit"]');
+  await row.waitForExist({ timeout: 10000 });
+  await row.click();
+  const wait = waitAs(env, 'kit');
+  await (await browser.$('[data-agent="kit"].indicator-idle')).waitForExist({ timeout: 10000 });
+  const shot = png(240, 160);
+  const log = Buffer.from('panicked at src/lib.rs:7\n');
+  // As WebKitGTK hands the page a paste and a drop: files in a DataTransfer.
+  await browser.execute((shotB64, logB64) => {
+    const file = (b64, name, type) => new File([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], name, { type });
+    const pasted = new DataTransfer();
+    pasted.items.add(file(shotB64, 'image.png', 'image/png'));
+    document.querySelector('#input').dispatchEvent(new ClipboardEvent('paste', { clipboardData: pasted, bubbles: true, cancelable: true }));
+    const dropped = new DataTransfer();
+    dropped.items.add(file(logB64, 'panic.log', 'text/plain'));
+    const target = document.querySelector('#conversation');
+    target.dispatchEvent(new DragEvent('dragover', { dataTransfer: dropped, bubbles: true, cancelable: true }));
+    target.dispatchEvent(new DragEvent('drop', { dataTransfer: dropped, bubbles: true, cancelable: true }));
+  }, shot.toString('base64'), log.toString('base64'));
+  await browser.waitUntil(() => browser.execute(() => document.querySelectorAll('#attached .file').length === 2 && !document.querySelector('#attached .keeping')), { timeout: 10000, timeoutMsg: 'both files in the tray, kept' });
+  await (await browser.$('#input')).setValue('why?');
+  await browser.keys('Enter');
+  await until("the agent's wait printing both files", () => fileLines(wait.printed).length === 2, 20000);
+  const [image, text] = fileLines(wait.printed);
+  assert.deepEqual(readFileSync(image.path), shot);
+  assert.deepEqual(readFileSync(text.path), log);
+  assert.equal(text.name, 'panic.log');
+  // The thumbnail is the image itself, its bytes raw over the IPC.
+  await browser.waitUntil(() => browser.execute(() => document.querySelector('.chat[data-session="kit"] .msg.kind-user .file.kind-image img')?.naturalWidth === 240), { timeout: 10000, timeoutMsg: 'the thumbnail drawn' });
+  await painted();
+  await browser.saveScreenshot(join(ARTIFACTS, 'desktop-attachments.png'));
 });
 
 test('in the window: another machine added, its agent listed under it and answering over ssh, and its agents notified here', async () => {

@@ -81,6 +81,7 @@ export function showComposer(s) {
   const observed = s.launch === Launch.OBSERVED;
   $('input').disabled = observed;
   $('send').disabled = observed;
+  $('attach').disabled = observed;
   $('input').placeholder = observed
     ? 'Observed only: ClawMux did not start this Claude Code session, so it cannot send it messages.'
     : 'Message (Enter sends, Shift+Enter for a new line)';

@@ -5,6 +5,7 @@
 // The feed reconnects by itself and resumes from the last message the page has, so the hub replays only
 // the gap. A connection that stays silent past two of the hub's 15 s pings is taken for dead and replaced.
 
+import { address } from './dom.js';
 import { PageRecorder } from './voice.js';
 import { Command, TerminalInput, TerminalNotice, UiEvent } from './names.js';
 
@@ -142,8 +143,33 @@ class DesktopBackend {
     return this.command({ command: Command.HISTORY, session_id: sessionId, before, limit });
   }
 
-  sendMessage(sessionId, text, clientId) {
-    return this.command({ command: Command.USER_MESSAGE, session_id: sessionId, text, client_id: clientId });
+  sendMessage(sessionId, text, clientId, attachments = []) {
+    return this.command({ command: Command.USER_MESSAGE, session_id: sessionId, text, attachments, client_id: clientId });
+  }
+
+  /** An attached image's bytes (raw over the IPC), as an address the page can show. */
+  async attachmentUrl({ id, media_type: type }) {
+    const bytes = await invoke('attachment', { id });
+    return this.imageAddress(new Blob([bytes], { type }));
+  }
+
+  /** Keeps `file` (a File) for `agent` as `name`: its bytes raw over the IPC, never copied into a string.
+   * Resolves with what the hub kept. */
+  async attachFile(agent, file, name) {
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    try {
+      return await window.__TAURI__.core.invoke('attach_file', bytes, {
+        headers: { 'x-agent': encodeURIComponent(agent), 'x-name': encodeURIComponent(name) },
+      });
+    } catch (e) {
+      throw new HubError(0, e?.code ?? 'ipc_error', e?.message ?? String(e));
+    }
+  }
+
+  /** An image the page holds, as an address an <img> shows: a `data:` one, since this webview draws no
+   * image from a `blob:` address. */
+  imageAddress(blob) {
+    return address(blob);
   }
 
   markRead(sessionId, upTo) {
@@ -339,8 +365,35 @@ class BrowserBackend {
 
   /** Sends the user's message. `clientId` makes a retry store nothing new. Rejects with a TypeError when
    * the hub cannot be reached (the caller queues it) and with a HubError when the hub refused it. */
-  sendMessage(sessionId, text, clientId) {
-    return this.request('POST', `/api/sessions/${encodeURIComponent(sessionId)}/messages`, { text, client_id: clientId });
+  sendMessage(sessionId, text, clientId, attachments = []) {
+    return this.request('POST', `/api/sessions/${encodeURIComponent(sessionId)}/messages`, { text, attachments, client_id: clientId });
+  }
+
+  /** An attached image, fetched with the token (an address alone would need it in the URL), as an
+   * address the page can show. */
+  async attachmentUrl({ id }) {
+    const response = await fetch(`/api/attachments/${encodeURIComponent(id)}`, { headers: { Authorization: `Bearer ${this.token}` } });
+    if (!response.ok) throw new HubError(response.status, 'http_error', response.statusText);
+    return this.imageAddress(await response.blob());
+  }
+
+  /** Keeps `file` (a File) for `agent` as `name`: the browser streams it as the body. Resolves with what
+   * the hub kept; rejects with a TypeError when the hub cannot be reached. */
+  async attachFile(agent, file, name) {
+    const query = new URLSearchParams({ name });
+    const response = await fetch(`/api/sessions/${encodeURIComponent(agent)}/attachments?${query}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${this.token}`, 'Content-Type': 'application/octet-stream' },
+      body: file,
+    });
+    const data = await response.json().catch(() => ({}));
+    if (!response.ok) throw new HubError(response.status, data.code ?? 'http_error', data.message ?? response.statusText);
+    return data;
+  }
+
+  /** An image the page holds, as an address an <img> shows: a `blob:` one, nothing copied. */
+  imageAddress(blob) {
+    return Promise.resolve(URL.createObjectURL(blob));
   }
 
   markRead(sessionId, upTo) {

@@ -5,14 +5,17 @@
 // what it answers by a quote of it that leads back to it; a thumbs-up (ack) is a mark on the message it
 // acknowledges.
 
+import { filesRow } from './attachments.js';
 import { renderInto } from './markdown.js';
-import { Kind } from './names.js';
+import { AttachmentKind, Kind } from './names.js';
 
 const TIME = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
 
 export class Conversation {
-  constructor(root, sessionId, loadOlder) {
+  /** `fileUrl(file)` resolves to an address of an attached image of this conversation. */
+  constructor(root, sessionId, loadOlder, fileUrl) {
     this.sessionId = sessionId;
+    this.fileUrl = fileUrl;
     this.element = document.createElement('div');
     this.element.className = 'chat';
     this.element.dataset.session = sessionId;
@@ -95,7 +98,13 @@ export class Conversation {
     else renderInto(body, m.text);
     const acks = document.createElement('div');
     acks.className = 'acks';
-    element.append(meta, body, acks);
+    element.append(meta, body);
+    if (m.attachments?.length) {
+      // A file queued here is shown from the page's own copy; a stored one is fetched once, when drawn.
+      const url = (f) => f.local ?? (f.kind === AttachmentKind.IMAGE ? this.fileUrl(f) : null);
+      element.append(filesRow(m.attachments, url));
+    }
+    element.append(acks);
     if (m.parent_id) element.classList.add('is-reply');
     return element;
   }
@@ -123,9 +132,14 @@ export class Conversation {
     container.insertBefore(element, children[lo]);
   }
 
-  /** A message sent while offline, shown as queued until the hub has it. */
-  addQueued(clientId, text) {
-    const element = this.render({ id: '', seq: Number.MAX_SAFE_INTEGER, kind: Kind.USER, sender: 'user', text, ts: Date.now() });
+  /** A message sent while offline, shown as queued until the hub has it, with its files (Outgoing;
+   * `thumbnail(outgoing)` an address of one that is an image). */
+  addQueued(clientId, text, files = [], thumbnail = null) {
+    const attachments = files.map((f) => {
+      const image = f.file.type.startsWith('image/');
+      return { name: f.name, size: f.file.size, kind: image ? AttachmentKind.IMAGE : AttachmentKind.FILE, local: image && thumbnail ? thumbnail(f) : null };
+    });
+    const element = this.render({ id: '', seq: Number.MAX_SAFE_INTEGER, kind: Kind.USER, sender: 'user', text, attachments, ts: Date.now() });
     element.classList.add('queued');
     element.dataset.clientId = clientId;
     this.list.append(element);

@@ -8,6 +8,7 @@
 // A remote message's `seq` is its own hub's cursor, not this one's: the page's store leaves it out of the
 // cursor it resumes this hub's feed from (`machine` marks it). The hub itself resumes each machine's feed.
 
+import { address } from './dom.js';
 import { Code, Command, UiEvent } from './names.js';
 
 const AT = '@';
@@ -149,9 +150,24 @@ export class MachinesBackend {
     return this.command({ command: Command.HISTORY, session_id: sessionId, before, limit });
   }
 
-  sendMessage(sessionId, text, clientId) {
-    if (!split(sessionId).machine) return this.backend.sendMessage(sessionId, text, clientId);
-    return this.command({ command: Command.USER_MESSAGE, session_id: sessionId, text, client_id: clientId });
+  sendMessage(sessionId, text, clientId, attachments = []) {
+    if (!split(sessionId).machine) return this.backend.sendMessage(sessionId, text, clientId, attachments);
+    return this.command({ command: Command.USER_MESSAGE, session_id: sessionId, text, attachments, client_id: clientId });
+  }
+
+  /** Keeps `file` for `agent`: raw to this machine's hub; to another machine's as `attach`, its bytes in
+   * base64 (the one command every hub takes). */
+  async attachFile(agent, file, name) {
+    if (!split(agent).machine) return this.backend.attachFile(agent, file, name);
+    const url = await address(file);
+    return this.command({ command: Command.ATTACH, session_id: agent, name, data: url.slice(url.indexOf(',') + 1) });
+  }
+
+  /** An attached image of `agent`'s conversation. Another machine keeps its own files: the chip shows
+   * there without a thumbnail. */
+  attachmentUrl(agent, file) {
+    if (split(agent).machine) return Promise.reject(new Error('kept on another machine'));
+    return this.backend.attachmentUrl(file);
   }
 
   markRead(sessionId, upTo) {
@@ -178,6 +194,8 @@ export class MachinesBackend {
   recorder() { return this.backend.recorder(); }
 
   speech(text) { return this.backend.speech(text); }
+
+  imageAddress(blob) { return this.backend.imageAddress(blob); }
 
   /** Hands-free is heard by this machine's hub, among its own agents. */
   hear(utterance, shown, said) { return this.backend.hear(utterance, shown, said); }

@@ -17,6 +17,7 @@ import { ExplainPanel } from './explain-panel.js';
 import { ImportOffer } from './importer.js';
 import { Command, Kind, UiEvent } from './names.js';
 import { Outbox } from './outbox.js';
+import { AttachTray } from './attachments.js';
 import { Panels } from './panels.js';
 import { RequestCard } from './request-card.js';
 import { Sidebar } from './sidebar.js';
@@ -40,6 +41,7 @@ let current = null;
 let backend;
 let sidebar;
 let outbox;
+let attachTray;
 let importOffer;
 let voice;
 let requests;
@@ -286,7 +288,7 @@ function select(agent) {
   $('chat-title').textContent = agent;
   let conv = conversations.get(agent);
   if (!conv) {
-    conv = new Conversation($('chats'), agent, loadOlder);
+    conv = new Conversation($('chats'), agent, loadOlder, (file) => backend.attachmentUrl(agent, file));
     conversations.set(agent, conv);
     conv.ready = loadLatest(conv);
   } else if (conv.newest) {
@@ -345,10 +347,10 @@ async function openFound(found) {
 function send() {
   const input = $('input');
   const text = input.value;
-  if (!current || !text.trim()) return;
+  if (!current || (!text.trim() && attachTray.size === 0)) return;
   input.value = '';
   notice('');
-  outbox.send(current, text);
+  outbox.send(current, text.trim() ? text : '', attachTray.takeAll());
 }
 
 function wireChat() {
@@ -398,6 +400,7 @@ function start() {
     return;
   }
   outbox = new Outbox(backend, (agent) => conversations.get(agent));
+  attachTray = new AttachTray(backend, { current: () => current, notice });
   importOffer = new ImportOffer(backend);
   new SpawnForm(backend, (info) => {
     upsertSession(info);

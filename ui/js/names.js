@@ -45,6 +45,19 @@ export const Kind = Object.freeze({
   SYSTEM: 'system',
 });
 
+/** What an attached file is to the model (`clawmux_core::wire::AttachmentKind`). */
+export const AttachmentKind = Object.freeze({
+  IMAGE: 'image',
+  TEXT: 'text',
+  FILE: 'file',
+});
+
+/** The attachment limits the hub enforces, said before a file is sent (`clawmux_core::wire::MAX_*`). */
+export const AttachmentLimit = Object.freeze({
+  BYTES: 20971520,
+  FILES: 10,
+});
+
 /** The error codes of `{code, message}` answers (`clawmux_core::wire::Code`). */
 export const Code = Object.freeze({
   MALFORMED_JSON: 'malformed_json',

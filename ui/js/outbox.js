@@ -1,7 +1,8 @@
 // Sends typed messages. Each is shown at once as queued, kept in order while the hub (or, for an agent of
 // another machine, that machine: `MachineDown`) is unreachable, and sent again with the same client id when
-// it is back, so the hub stores it once. A message the hub
-// refuses stays on screen, marked, with the hub's reason.
+// it is back, so the hub stores it once. Its files (`Outgoing`) go with it: each kept by the hub before the
+// message is sent, once, however often the send is tried. A message the hub refuses stays on screen,
+// marked, with the hub's reason.
 
 import { HubError } from './backend.js';
 import { notice } from './dom.js';
@@ -11,16 +12,16 @@ export class Outbox {
   constructor(backend, conversation) {
     this.backend = backend;
     this.conversation = conversation;
-    /** Not yet stored by the hub, in order: {sessionId, text, clientId, element}. */
+    /** Not yet stored by the hub, in order: {sessionId, text, files, clientId, element}. */
     this.items = [];
     this.online = false;
   }
 
-  /** Queues `text` for `agent` and sends it if nothing is ahead of it. */
-  send(agent, text) {
+  /** Queues `text` (and `files`, Outgoing) for `agent` and sends it if nothing is ahead of it. */
+  send(agent, text, files = []) {
     const clientId = crypto.randomUUID();
-    const element = this.conversation(agent).addQueued(clientId, text);
-    const item = { sessionId: agent, text, clientId, element };
+    const element = this.conversation(agent).addQueued(clientId, text, files, (f) => f.thumbnail(this.backend));
+    const item = { sessionId: agent, text, files, clientId, element };
     this.items.push(item);
     if (this.online && this.items.length === 1) this.deliver(item);
   }
@@ -40,7 +41,8 @@ export class Outbox {
   /** True when the item is settled (stored or refused); false when the hub could not be reached. */
   async deliver(item) {
     try {
-      const stored = await this.backend.sendMessage(item.sessionId, item.text, item.clientId);
+      const attachments = await Promise.all(item.files.map((f) => f.keep(this.backend, item.sessionId)));
+      const stored = await this.backend.sendMessage(item.sessionId, item.text, item.clientId, attachments);
       this.conversation(item.sessionId)?.settleQueued(item.element, stored);
       this.items.splice(this.items.indexOf(item), 1);
       return true;

@@ -437,6 +437,18 @@ fn message_id(s: &str, code: Code) -> Result<MsgId, HubError> {
 }
 
 impl Hub {
+    /// Keeps a file the user attaches to a message for `agent` (`attach`, or its bytes posted raw by the
+    /// page or the window): refused for an agent that is not there.
+    pub async fn attach(
+        &self,
+        agent: &str,
+        name: &str,
+        bytes: Vec<u8>,
+    ) -> Result<Attachment, HubError> {
+        drop(self.live(agent)?);
+        self.attachments().keep(name, bytes).await
+    }
+
     /// A voice message for `agent` (`name@machine` for another machine's), its audio sent whole or, with
     /// none, kept earlier by the desktop app: heard here, on the machine the user talks to, and stored as
     /// the user's message where the agent is, once however often it is sent. Every failure says why and
@@ -617,10 +629,9 @@ impl Hub {
                 name,
                 data,
             } => {
-                drop(self.live(&session_id)?);
                 let bytes = crate::attachments::decode(&name, &data)?;
                 Ok(Reply::Attachment(Box::new(
-                    self.attachments().keep(&name, bytes).await?,
+                    self.attach(&session_id, &name, bytes).await?,
                 )))
             }
             Command::MarkRead { session_id, up_to } => {

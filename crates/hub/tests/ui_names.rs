@@ -9,7 +9,10 @@ use std::path::{Path, PathBuf};
 
 use clawmux_core::changes::{FileStatus, MergeMode, Shown};
 use clawmux_core::usage::Window;
-use clawmux_core::wire::{Code, Kind, ListenedType, TerminalInputType, TerminalNoticeType};
+use clawmux_core::wire::{
+    AttachmentKind, Code, Kind, ListenedType, TerminalInputType, TerminalNoticeType,
+    MAX_ATTACHMENT, MAX_ATTACHMENTS,
+};
 use clawmux_core::{Need, State};
 use clawmux_hub::asks::Verdict;
 use clawmux_hub::commands::CommandName;
@@ -60,6 +63,7 @@ fn lists() -> Vec<(&'static str, BTreeSet<String>)> {
         ("EndReason", rust_list(EndReason::ALL)),
         ("DownloadState", rust_list(DownloadState::ALL)),
         ("Kind", rust_list(Kind::ALL)),
+        ("AttachmentKind", rust_list(AttachmentKind::ALL)),
         ("Code", rust_list(Code::ALL.iter().copied())),
         ("UiEvent", rust_list(UiEventType::iter())),
         ("Command", rust_list(CommandName::iter())),
@@ -84,6 +88,26 @@ fn every_list_in_names_js_is_its_enum() {
     for (name, rust) in lists() {
         assert_eq!(js_list(name), rust, "names.js' {name}");
     }
+}
+
+#[test]
+fn the_page_says_the_hubs_attachment_limits() {
+    let js = std::fs::read_to_string(ui().join("js/names.js")).unwrap();
+    let limit = |key: &str| -> u64 {
+        let at = js.find("export const AttachmentLimit").unwrap();
+        let line = js[at..]
+            .lines()
+            .find(|l| l.trim_start().starts_with(key))
+            .unwrap();
+        line.split_once(": ")
+            .unwrap()
+            .1
+            .trim_end_matches(',')
+            .parse()
+            .unwrap()
+    };
+    assert_eq!(limit("BYTES:"), MAX_ATTACHMENT);
+    assert_eq!(limit("FILES:"), MAX_ATTACHMENTS as u64);
 }
 
 #[test]

@@ -100,6 +100,15 @@ pub enum AttachmentKind {
     File,
 }
 
+impl AttachmentKind {
+    /// Every kind.
+    pub const ALL: [AttachmentKind; 3] = [
+        AttachmentKind::Image,
+        AttachmentKind::Text,
+        AttachmentKind::File,
+    ];
+}
+
 /// A file of a message.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Attachment {

@@ -86,7 +86,15 @@ impl Attachments {
         }
         let mut files = Vec::with_capacity(refs.len());
         for r in refs {
-            let (bytes, path) = self.read(&r.id).await?;
+            let (path, size) = self.kept(&r.id).await?;
+            // An image was found to be one when it was kept (its id says which): its first bytes confirm
+            // it. Anything else is read whole, to tell text from other files again.
+            let bytes = if image_type(r.id.ext()).is_some() {
+                head(&path).await
+            } else {
+                tokio::fs::read(&path).await
+            }
+            .map_err(|_| unknown(&r.id))?;
             let name = clean_name(&r.name);
             let found = identify(&name, &bytes)
                 .or_else(|_| identify(r.id.as_str(), &bytes))
@@ -96,30 +104,49 @@ impl Attachments {
                 name,
                 kind: found.kind,
                 media_type: found.media_type.to_owned(),
-                size: bytes.len() as u64,
+                size,
                 path: path.display().to_string(),
             });
         }
         Ok(files)
     }
 
+    /// A kept file's path and size; refuses one that is not kept (never, or gone since). Only a plain
+    /// file of ours: never a link someone put in its place.
+    async fn kept(&self, id: &AttachmentId) -> Result<(PathBuf, u64), HubError> {
+        let path = self.dir.join(id.as_str());
+        match tokio::fs::symlink_metadata(&path).await {
+            Ok(m) if m.is_file() => Ok((path, m.len())),
+            _ => Err(unknown(id)),
+        }
+    }
+
     /// A kept file's bytes and path; refuses one that is not kept (never, or gone since).
     pub async fn read(&self, id: &AttachmentId) -> Result<(Vec<u8>, PathBuf), HubError> {
-        let path = self.dir.join(id.as_str());
-        let unknown = || {
-            HubError::new(
-                Code::UnknownAttachment,
-                format!("no attached file {id}: attach it again"),
-            )
-        };
-        // Only a plain file of ours: never a link someone put in its place.
-        match tokio::fs::symlink_metadata(&path).await {
-            Ok(m) if m.is_file() => {}
-            _ => return Err(unknown()),
-        }
-        let bytes = tokio::fs::read(&path).await.map_err(|_| unknown())?;
+        let (path, _) = self.kept(id).await?;
+        let bytes = tokio::fs::read(&path).await.map_err(|_| unknown(id))?;
         Ok((bytes, path))
     }
+}
+
+/// Why a file named by a message cannot be found.
+fn unknown(id: &AttachmentId) -> HubError {
+    HubError::new(
+        Code::UnknownAttachment,
+        format!("no attached file {id}: attach it again"),
+    )
+}
+
+/// The first bytes of a file: enough for an image's signature.
+async fn head(path: &Path) -> std::io::Result<Vec<u8>> {
+    use tokio::io::AsyncReadExt;
+    let mut bytes = Vec::with_capacity(16);
+    tokio::fs::File::open(path)
+        .await?
+        .take(16)
+        .read_to_end(&mut bytes)
+        .await?;
+    Ok(bytes)
 }
 
 /// A file's bytes from the base64 a command carries: a file over the limit is refused before it is

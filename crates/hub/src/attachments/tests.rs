@@ -85,7 +85,7 @@ async fn a_send_naming_a_file_not_kept_or_too_many_is_refused() {
     );
     // The file vanished since it was attached.
     std::fs::remove_file(&a.path).unwrap();
-    let gone = files.resolve(&[r.clone()]).await.unwrap_err();
+    let gone = files.resolve(std::slice::from_ref(&r)).await.unwrap_err();
     assert_eq!(gone.code, Code::UnknownAttachment);
     // A link put in its place is not followed.
     std::os::unix::fs::symlink("/etc/passwd", &a.path).unwrap();

@@ -91,6 +91,25 @@ pub(super) async fn command(
     Ok(Json(hub.dispatch(command).await?))
 }
 
+#[derive(Deserialize)]
+pub(super) struct AttachQuery {
+    name: String,
+}
+
+/// `POST /api/sessions/{id}/attachments?name=NAME`: a file the page attaches, its bytes as the body (the
+/// browser streams a file it holds; `attach` carries the same as base64 in JSON): what the hub kept.
+pub(super) async fn attach(
+    State(hub): State<Hub>,
+    Path(session_id): Path<String>,
+    Query(q): Query<AttachQuery>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<clawmux_core::wire::Attachment>, HubError> {
+    let bytes = body_bytes(body)?;
+    Ok(Json(
+        hub.attach(&session_id, &q.name, bytes.to_vec()).await?,
+    ))
+}
+
 /// `GET /api/attachments/{id}`: a kept file's bytes, for the chat's thumbnails and downloads. Only the four
 /// image types are served as what they are; anything else is a download the browser may not run or sniff
 /// (a page's HTML attached as a file must never become a page of the hub's origin).

@@ -36,6 +36,10 @@ use crate::hub::Hub;
 /// The largest request body (and WebSocket message) accepted.
 pub const MAX_BODY: usize = 1024 * 1024;
 
+/// The largest raw file posted (`/api/sessions/{id}/attachments`): the attachment limit, and one byte
+/// more, so that a file over it reaches the hub's own refusal, which says both sizes.
+pub const MAX_FILE_BODY: usize = clawmux_core::wire::MAX_ATTACHMENT as usize + 1;
+
 /// The largest command: `attach` carries a file of up to the attachment limit in base64 (4 bytes for 3),
 /// and its JSON around it.
 pub const MAX_COMMAND: usize =
@@ -223,6 +227,8 @@ fn body_limit(path: &str) -> usize {
         crate::voice::MAX_AUDIO
     } else if path == "/api/command" {
         MAX_COMMAND
+    } else if path.starts_with("/api/sessions/") && path.ends_with("/attachments") {
+        MAX_FILE_BODY
     } else {
         MAX_BODY
     }
@@ -264,6 +270,10 @@ fn routes(hub: Hub, guard_state: Guard) -> Router {
             post(api::command).layer(DefaultBodyLimit::max(MAX_COMMAND)),
         )
         .route("/api/attachments/{id}", get(api::attachment))
+        .route(
+            "/api/sessions/{id}/attachments",
+            post(api::attach).layer(DefaultBodyLimit::max(MAX_FILE_BODY)),
+        )
         .route("/api/capabilities", get(api::capabilities))
         .route("/metrics", get(api::metrics))
         .route("/api/send", post(api::send))
