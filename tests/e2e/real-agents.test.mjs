@@ -200,7 +200,7 @@ test('after a reboot every agent comes back in its conversation, one after the o
   }
 });
 
-test('the model switched from the window: the agent starts again with it in its conversation, the next request names it; refused while it works', async () => {
+test('the model and the effort switched from the window: the agent starts again with them in its conversation, the next request names them; refused while it works', async () => {
   let release;
   const released = new Promise((ok) => { release = ok; });
   let holding;
@@ -249,6 +249,21 @@ test('the model switched from the window: the agent starts again with it in its 
     assert.ok(JSON.stringify(after.body.messages).includes('remember the heron'), 'the same conversation');
     await assert.rejects(hub.api('POST', '/api/command', { command: 'set_model', session_id: 'sky', model: '--dangerously-skip-permissions' }),
       /400 .*bad_model/);
+
+    // The effort likewise: the agent starts again with it, and the next request asks the model for it.
+    await ev.state('sky', 'idle', m, 60000);
+    m = ev.mark();
+    await hub.api('POST', '/api/command', { command: 'set_effort', session_id: 'sky', effort: 'low' });
+    await ev.state('sky', 'starting', m, 60000);
+    await ev.state('sky', 'idle', m, 60000);
+    m = ev.mark();
+    sent = await hub.api('POST', '/api/sessions/sky/messages', { text: 'and now' });
+    await ev.event('assistant_text', 'sky', m, (e) => e.parent_id === sent.id, 60000);
+    const low = main().at(-1).body;
+    assert.notEqual(after.body.output_config?.effort, 'low');
+    assert.equal(low.output_config?.effort, 'low', `the next request's output_config: ${JSON.stringify(low.output_config)}`);
+    assert.match(low.model, /haiku/, 'the model stays');
+    assert.ok(JSON.stringify(low.messages).includes('remember the heron'), 'the same conversation');
   } finally {
     release();
     ev.close();

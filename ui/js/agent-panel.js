@@ -55,25 +55,28 @@ export function showActions(s) {
   $('act-terminate').hidden = !running;
   $('act-restart').textContent = running ? 'Restart' : 'Start';
   $('act-model').hidden = s.launch !== Launch.CLAUDE;
+  $('act-effort').hidden = s.launch !== Launch.CLAUDE;
 }
 
 /**
- * The model choice in the header: Claude Code takes its model at start, so a choice starts the agent again
+ * The model and effort choices in the header: Claude Code takes both at start, so a choice starts the agent again
  * with it, its conversation resumed (the header's figures then name the model its status line reports).
  * Refused, with the reason, while the agent works. `current()` is the agent on screen.
  */
 export function wireModelChoice(backend, current, notice) {
-  $('act-model').addEventListener('change', async (e) => {
+  const choose = (select, what, command) => $(select).addEventListener('change', async (e) => {
     const choice = e.target.value;
     e.target.value = '';
     if (!choice || !current()) return;
     notice('');
     try {
-      await backend.command({ command: Command.SET_MODEL, session_id: current(), model: choice === 'default' ? null : choice });
+      await backend.command(command(current(), choice === 'default' ? null : choice));
     } catch (err) {
-      notice(`The model stays: ${err.message}`);
+      notice(`The ${what} stays: ${err.message}`);
     }
   });
+  choose('act-model', 'model', (agent, model) => ({ command: Command.SET_MODEL, session_id: agent, model }));
+  choose('act-effort', 'effort', (agent, effort) => ({ command: Command.SET_EFFORT, session_id: agent, effort }));
 }
 
 /** Chat is for the agents that read it: an observed session (ClawMux did not start it) shows its state only. */

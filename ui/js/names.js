@@ -195,6 +195,7 @@ export const Command = Object.freeze({
   TERMINATE: 'terminate',
   RESTART: 'restart',
   SET_MODEL: 'set_model',
+  SET_EFFORT: 'set_effort',
   RESUME_INTERRUPTED: 'resume_interrupted',
   PREFERENCES: 'preferences',
   SET_PREFERENCES: 'set_preferences',
@@ -275,6 +276,15 @@ export const Verdict = Object.freeze({
   ALLOW: 'allow',
   ALLOW_ALWAYS: 'allow_always',
   DENY: 'deny',
+});
+
+/** Claude Code's effort levels (`Effort`), as its `--effort` spells them. */
+export const Effort = Object.freeze({
+  LOW: 'low',
+  MEDIUM: 'medium',
+  HIGH: 'high',
+  XHIGH: 'xhigh',
+  MAX: 'max',
 });
 
 /** Claude Code's permission modes (`PermissionMode`), as its `--permission-mode` spells them. */

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clawmux_hub::commands::Command;
-use clawmux_hub::lifecycle::launch::PermissionMode;
+use clawmux_hub::lifecycle::flags::PermissionMode;
 use clawmux_hub::lifecycle::resume::Preferences;
 use clawmux_hub::lifecycle::SpawnRequest;
 use clawmux_hub::ui_event::SessionInfo;

@@ -114,6 +114,14 @@ pub enum Command {
         /// Claude Code's model name or alias (`opus`, `sonnet`, `haiku`); none: its default.
         model: Option<String>,
     },
+    /// Sets how hard the agent's model thinks; a running agent starts again with it, its conversation
+    /// resumed. Refused while it works.
+    SetEffort {
+        /// The agent.
+        session_id: String,
+        /// Claude Code's effort level; none: its default.
+        effort: Option<crate::lifecycle::flags::Effort>,
+    },
     /// Starts the agents found interrupted at this start (the machine or the hub stopped under them) and
     /// not resumed, one every few seconds: `clawmux resume --all`.
     ResumeInterrupted {},
@@ -541,6 +549,10 @@ impl Hub {
                 self.lifecycle()
                     .set_model(&session_id, model.as_deref())
                     .await?;
+                Ok(Reply::Session(Box::new(self.session(&session_id).await?)))
+            }
+            Command::SetEffort { session_id, effort } => {
+                self.lifecycle().set_effort(&session_id, effort).await?;
                 Ok(Reply::Session(Box::new(self.session(&session_id).await?)))
             }
             Command::ResumeInterrupted {} => {

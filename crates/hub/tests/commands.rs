@@ -143,6 +143,12 @@ fn every_command_runs_through_dispatch() {
             refused(json!({"command": "set_model", "session_id": "sky", "model": "-p x"})).await,
             Code::BadModel
         );
+        assert_eq!(
+            refused(json!({"command": "set_effort", "session_id": "sky", "effort": "max"})).await,
+            Code::NotManaged
+        );
+        // Only Claude Code's levels are a level: anything else is not a command at all.
+        assert!(serde_json::from_value::<Command>(json!({"command": "set_effort", "session_id": "sky", "effort": "ultra"})).is_err());
 
         // sky has no open request: an answer answers nothing.
         assert_eq!(

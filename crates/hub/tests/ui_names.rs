@@ -16,7 +16,7 @@ use clawmux_core::wire::{
 use clawmux_core::{Need, State};
 use clawmux_hub::asks::Verdict;
 use clawmux_hub::commands::CommandName;
-use clawmux_hub::lifecycle::launch::PermissionMode;
+use clawmux_hub::lifecycle::flags::{Effort, PermissionMode};
 use clawmux_hub::search::Who;
 use clawmux_hub::ui_event::{EndReason, LaunchKind, UiEventType};
 use clawmux_hub::voice::device::DownloadState;
@@ -69,6 +69,7 @@ fn lists() -> Vec<(&'static str, BTreeSet<String>)> {
         ("Command", rust_list(CommandName::iter())),
         ("Verdict", rust_list(Verdict::iter())),
         ("PermissionMode", rust_list(PermissionMode::iter())),
+        ("Effort", rust_list(Effort::iter())),
         ("SpeechToText", rust_list(SpeechToText::iter())),
         ("LocalModel", rust_list(LocalModel::ALL)),
         ("TerminalNotice", rust_list(TerminalNoticeType::iter())),
@@ -207,6 +208,9 @@ fn the_forms_offer_exactly_the_enums_values() {
     let mut modes = rust_list(PermissionMode::iter());
     modes.insert(String::new()); // Claude Code's default: no flag
     assert_eq!(select_values(&html, "spawn-mode"), modes);
+    let mut levels = rust_list(Effort::iter());
+    levels.extend([String::new(), "default".to_owned()]); // the prompt, and Claude Code's default
+    assert_eq!(select_values(&html, "act-effort"), levels);
     assert_eq!(
         select_values(&html, "vs-stt"),
         rust_list(SpeechToText::iter())

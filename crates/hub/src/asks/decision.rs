@@ -3,7 +3,7 @@
 use serde_json::{json, Value};
 
 use super::{AnswerRequest, Request, Verdict};
-use crate::lifecycle::launch::PermissionMode;
+use crate::lifecycle::flags::PermissionMode;
 
 /// The hook's answer to Claude Code for `reply` to `request`.
 pub(super) fn decision(request: &Request, reply: &AnswerRequest) -> Value {

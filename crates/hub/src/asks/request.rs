@@ -11,7 +11,7 @@ use serde_json::{json, Map, Value};
 use tokio::sync::oneshot;
 
 use super::plan::{plan_file, read_plan};
-use crate::lifecycle::launch::PermissionMode;
+use crate::lifecycle::flags::PermissionMode;
 use crate::ui_event::Request;
 
 /// What the user decided.

@@ -8,6 +8,7 @@ use std::time::Duration;
 use clawmux_core::wire::Code;
 use clawmux_core::{Event, Source, State};
 
+use super::flags::{check_model, Effort};
 use super::launch::{self, Launch};
 use super::Created;
 use super::{process, pulse, resume, supervise, END_GRACE};
@@ -124,17 +125,38 @@ impl Lifecycle {
     }
 
     /// Sets the model the agent runs (none: Claude Code's default) and, if it runs, starts it again with
-    /// it, its conversation resumed: Claude Code takes `--model` at its start. Refused while the agent
-    /// works or starts (a restart would cut that off): the user switches between turns.
+    /// it, its conversation resumed: Claude Code takes `--model` at its start.
     pub async fn set_model(&self, name: &str, model: Option<&str>) -> Result<(), HubError> {
         if let Some(model) = model {
-            launch::check_model(model)?;
+            check_model(model)?;
         }
+        self.relaunch(name, "model", |launch| {
+            launch.model = model.map(str::to_owned);
+        })
+        .await
+    }
+
+    /// Sets how hard the agent's model thinks (none: Claude Code's default) and, if it runs, starts it
+    /// again with it, its conversation resumed: Claude Code takes `--effort` at its start.
+    pub async fn set_effort(&self, name: &str, effort: Option<Effort>) -> Result<(), HubError> {
+        self.relaunch(name, "effort", |launch| launch.effort = effort)
+            .await
+    }
+
+    /// Changes how the agent is started (`what`: its model, its effort) and, if it runs, starts it again
+    /// so, its conversation resumed. Refused for the demo agent, and while the agent works or starts (a
+    /// restart would cut that off): the user switches between turns.
+    async fn relaunch(
+        &self,
+        name: &str,
+        what: &str,
+        change: impl FnOnce(&mut Launch),
+    ) -> Result<(), HubError> {
         let (row, mut launch) = self.launch_of(name).await?;
         if launch.demo {
             return Err(HubError::new(
                 Code::BadModel,
-                format!("`{name}` is the demo agent: it has no model"),
+                format!("`{name}` is the demo agent: it has no {what}"),
             ));
         }
         if matches!(
@@ -144,12 +166,12 @@ impl Lifecycle {
             return Err(HubError::new(
                 Code::AgentBusy,
                 format!(
-                    "`{name}` is {}: switch its model once it waits for you",
+                    "`{name}` is {}: switch its {what} once it waits for you",
                     row.snapshot.state
                 ),
             ));
         }
-        launch.model = model.map(str::to_owned);
+        change(&mut launch);
         let json = serde_json::to_string(&launch)
             .map_err(|e| HubError::new(Code::Internal, e.to_string()))?;
         self.states.store().set_launch(name, &json).await?;

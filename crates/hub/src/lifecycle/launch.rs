@@ -7,6 +7,8 @@ use clawmux_core::hook::relay::{HookKey, Relayed, KEY_HEADER};
 use clawmux_core::wire::MsgId;
 use clawmux_core::HookEvent;
 use serde::{Deserialize, Serialize};
+
+use super::flags::{Effort, PermissionMode};
 use serde_json::{json, Value};
 
 use crate::ui_event::LaunchKind;
@@ -22,6 +24,9 @@ pub struct Launch {
     pub args: Vec<String>,
     /// `--model`.
     pub model: Option<String>,
+    /// `--effort`: how hard the model thinks; none: Claude Code's default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effort: Option<Effort>,
     /// The built-in demo agent rather than Claude Code.
     #[serde(default)]
     pub demo: bool,
@@ -40,35 +45,6 @@ impl Launch {
             LaunchKind::Demo
         } else {
             LaunchKind::Claude
-        }
-    }
-}
-
-/// Claude Code's permission modes, as its `--permission-mode` spells them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::EnumIter)]
-#[serde(rename_all = "camelCase")]
-pub enum PermissionMode {
-    /// Ask before anything that changes something.
-    Default,
-    /// Edit files without asking; ask for the rest.
-    AcceptEdits,
-    /// Plan only, then ask to approve the plan.
-    Plan,
-    /// Claude Code's safety check decides (it needs Anthropic's servers).
-    Auto,
-    /// Never ask. The agent can do anything the user can, unasked.
-    BypassPermissions,
-}
-
-impl PermissionMode {
-    /// The flag's value.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PermissionMode::Default => "default",
-            PermissionMode::AcceptEdits => "acceptEdits",
-            PermissionMode::Plan => "plan",
-            PermissionMode::Auto => "auto",
-            PermissionMode::BypassPermissions => "bypassPermissions",
         }
     }
 }
@@ -130,25 +106,6 @@ pub fn first_prompt(name: &str, begin: Begin<'_>) -> String {
                  run `clawmux wait`."
             )
         }
-    }
-}
-
-/// A model name as Claude Code takes it (`opus`, `sonnet`, `claude-sonnet-4-5`, `opus[1m]`): letters,
-/// digits, `.`, `-`, `_`, `[`, `]`, 64 at most. Anything else is refused before it reaches a command line.
-pub fn check_model(model: &str) -> Result<(), crate::error::HubError> {
-    let fine = !model.is_empty()
-        && model.len() <= 64
-        && !model.starts_with('-')
-        && model
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | '[' | ']'));
-    if fine {
-        Ok(())
-    } else {
-        Err(crate::error::HubError::new(
-            clawmux_core::wire::Code::BadModel,
-            format!("`{model}` is not a model name Claude Code takes"),
-        ))
     }
 }
 
@@ -312,6 +269,10 @@ pub fn argv(s: &Start<'_>) -> Vec<String> {
         argv.push("--model".to_owned());
         argv.push(model.clone());
     }
+    if let Some(effort) = s.launch.effort {
+        argv.push("--effort".to_owned());
+        argv.push(effort.as_str().to_owned());
+    }
     if let Some(mode) = s.launch.permission_mode {
         argv.push("--permission-mode".to_owned());
         argv.push(mode.as_str().to_owned());
@@ -372,6 +333,7 @@ pub fn resolve_program(program: &str) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lifecycle::flags::{check_model, Effort, PermissionMode};
     use crate::lifecycle::instructions::{instructions, instructions_ours};
 
     #[test]
@@ -494,6 +456,7 @@ mod tests {
             program: PathBuf::from("/usr/bin/claude"),
             args: vec!["--verbose".to_owned()],
             model: Some("opus".to_owned()),
+            effort: Some(Effort::Xhigh),
             demo: false,
             permission_mode: Some(PermissionMode::AcceptEdits),
             worktree: None,
@@ -518,6 +481,7 @@ mod tests {
             ]
         );
         assert!(a.windows(2).any(|w| w == ["--model", "opus"]));
+        assert!(a.windows(2).any(|w| w == ["--effort", "xhigh"]));
         assert!(a
             .windows(2)
             .any(|w| w == ["--permission-mode", "acceptEdits"]));

@@ -14,6 +14,7 @@ mod control;
 mod deadlines;
 mod ended;
 mod errands;
+pub mod flags;
 pub mod instructions;
 pub mod launch;
 pub mod process;
@@ -75,7 +76,7 @@ pub struct SpawnRequest {
     pub demo: bool,
     /// Claude Code's permission mode, kept for restarts.
     #[serde(default)]
-    pub permission_mode: Option<launch::PermissionMode>,
+    pub permission_mode: Option<flags::PermissionMode>,
     /// The user trusts the work folder: recorded for Claude Code before it starts (else a folder it was
     /// never trusted with is refused with `folder_not_trusted`, to be asked).
     #[serde(default)]
@@ -230,6 +231,7 @@ impl Lifecycle {
             program,
             args: req.args.clone(),
             model: req.model.clone(),
+            effort: None,
             demo: req.demo,
             permission_mode: req.permission_mode,
             worktree: worktree.as_ref().map(|(spec, _)| spec.clone()),

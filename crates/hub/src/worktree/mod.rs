@@ -412,6 +412,7 @@ mod tests {
                 program: "claude".into(),
                 args: Vec::new(),
                 model: None,
+                effort: None,
                 demo: false,
                 permission_mode: None,
                 worktree: Some(spec),

@@ -1,0 +1,83 @@
+//! The choices of how Claude Code runs that the user makes and the hub passes on as its flags: the
+//! permission mode (`--permission-mode`), the effort (`--effort`), the model (`--model`, a name checked
+//! before it reaches a command line). Typed here, so nothing else reaches Claude Code's command line.
+
+use serde::{Deserialize, Serialize};
+
+/// Claude Code's permission modes, as its `--permission-mode` spells them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::EnumIter)]
+#[serde(rename_all = "camelCase")]
+pub enum PermissionMode {
+    /// Ask before anything that changes something.
+    Default,
+    /// Edit files without asking; ask for the rest.
+    AcceptEdits,
+    /// Plan only, then ask to approve the plan.
+    Plan,
+    /// Claude Code's safety check decides (it needs Anthropic's servers).
+    Auto,
+    /// Never ask. The agent can do anything the user can, unasked.
+    BypassPermissions,
+}
+
+impl PermissionMode {
+    /// The flag's value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PermissionMode::Default => "default",
+            PermissionMode::AcceptEdits => "acceptEdits",
+            PermissionMode::Plan => "plan",
+            PermissionMode::Auto => "auto",
+            PermissionMode::BypassPermissions => "bypassPermissions",
+        }
+    }
+}
+
+/// Claude Code's effort levels, as its `--effort` spells them: more thinks longer and costs more of the
+/// account's limits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::EnumIter)]
+#[serde(rename_all = "lowercase")]
+pub enum Effort {
+    /// The least: quick and cheap.
+    Low,
+    /// Between.
+    Medium,
+    /// Claude Code's usual.
+    High,
+    /// More than high.
+    Xhigh,
+    /// The most.
+    Max,
+}
+
+impl Effort {
+    /// The flag's value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Effort::Low => "low",
+            Effort::Medium => "medium",
+            Effort::High => "high",
+            Effort::Xhigh => "xhigh",
+            Effort::Max => "max",
+        }
+    }
+}
+
+/// A model name as Claude Code takes it (`opus`, `sonnet`, `claude-sonnet-4-5`, `opus[1m]`): letters,
+/// digits, `.`, `-`, `_`, `[`, `]`, 64 at most. Anything else is refused before it reaches a command line.
+pub fn check_model(model: &str) -> Result<(), crate::error::HubError> {
+    let fine = !model.is_empty()
+        && model.len() <= 64
+        && !model.starts_with('-')
+        && model
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | '[' | ']'));
+    if fine {
+        Ok(())
+    } else {
+        Err(crate::error::HubError::new(
+            clawmux_core::wire::Code::BadModel,
+            format!("`{model}` is not a model name Claude Code takes"),
+        ))
+    }
+}
