@@ -5,7 +5,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { agentProcesses, startHub } from './harness.mjs';
 import { claudeBinary, claudeEnv, contentText, follower, prepareHome, startModel } from './real-claude.mjs';
@@ -264,6 +264,69 @@ test('the model and the effort switched from the window: the agent starts again 
     assert.equal(low.output_config?.effort, 'low', `the next request's output_config: ${JSON.stringify(low.output_config)}`);
     assert.match(low.model, /haiku/, 'the model stays');
     assert.ok(JSON.stringify(low.messages).includes('remember the heron'), 'the same conversation');
+  } finally {
+    release();
+    ev.close();
+    hub.stop();
+    await model.close();
+  }
+});
+
+test('slash commands from the window: /compact runs in the agent\'s Claude Code and it is back in its wait; a custom command\'s prompt reaches the model; unknown ones, and any while it works, are refused', async () => {
+  let release = () => {};
+  const released = new Promise((ok) => { release = ok; });
+  let holding = () => {};
+  const thinking = new Promise((ok) => { holding = ok; });
+  const follow = follower();
+  const model = await startModel(async (req) => {
+    if (/\[MSG id:msg-[0-9a-f]{8} from:user\] think long/.test(req.last)) {
+      holding();
+      await released;
+    }
+    // Claude Code's request for the summary that replaces the conversation.
+    if (/summary of the conversation/i.test(req.last)) return { text: '<summary>The user likes herons.</summary>' };
+    return follow(req);
+  });
+  // Reminded to wait again one second after the command is quiet (a minute by default).
+  const hub = await realHub(model, { CLAWMUX_NUDGE_AFTER_INTERRUPT_MS: '1000' });
+  mkdirSync(join(hub.dir, '.claude', 'commands'), { recursive: true });
+  writeFileSync(join(hub.dir, '.claude', 'commands', 'herons.md'), '---\ndescription: Herons, briefly\n---\nTell me about herons: $ARGUMENTS\n');
+  const ev = await hub.events();
+  const slash = (text) => hub.api('POST', '/api/command', { command: 'slash', session_id: 'sky', text });
+  try {
+    await spawnSky(hub, ev);
+    const offered = await hub.api('POST', '/api/command', { command: 'slash_commands', session_id: 'sky' });
+    assert.deepEqual(offered.find((c) => c.name === 'herons'), { name: 'herons', description: 'Herons, briefly', source: 'user' });
+    assert.ok(offered.some((c) => c.name === 'compact' && c.source === 'built_in'));
+    await assert.rejects(slash('/nosuch'), /400 .*bad_slash_command.*no command `\/nosuch`/);
+
+    // /compact: the agent compacts, then is back in its wait, and still answers.
+    let m = ev.mark();
+    await slash('/compact keep the heron notes');
+    await ev.state('sky', 'compacting', m, 60000);
+    await ev.state('sky', 'idle', m, 90000);
+    m = ev.mark();
+    let sent = await hub.api('POST', '/api/sessions/sky/messages', { text: 'still there' });
+    await ev.event('assistant_text', 'sky', m, (e) => e.parent_id === sent.id, 60000);
+    await ev.state('sky', 'idle', m, 60000);
+
+    // A custom command is its prompt, with the arguments, in a turn of its own that ends in the wait.
+    m = ev.mark();
+    const turns = model.turns.length;
+    await slash('/herons the tall ones');
+    await ev.state('sky', 'processing', m, 60000);
+    await ev.state('sky', 'idle', m, 60000);
+    assert.ok(model.turns.slice(turns).some((t) => t.last.includes('Tell me about herons: the tall ones')),
+      `the model was given the command's prompt: ${model.turns.slice(turns).map((t) => t.last).join(' | ')}`);
+
+    // While it works: refused, nothing typed.
+    m = ev.mark();
+    await hub.api('POST', '/api/sessions/sky/messages', { text: 'think long' });
+    await thinking;
+    await ev.state('sky', 'processing', m, 60000);
+    await assert.rejects(slash('/clear'), /409 .*agent_busy.*send it once it waits for you/);
+    release();
+    await ev.state('sky', 'idle', m, 60000);
   } finally {
     release();
     ev.close();

@@ -480,3 +480,39 @@ test('the sidebar says whether interrupted agents are resumed at start, and a cl
     hub.stop();
   }
 });
+
+test('typing / lists the slash commands the agent knows; one it knows runs there, anything else is a message', async () => {
+  const hub = await startHub();
+  mkdirSync(join(hub.dir, '.claude', 'commands'), { recursive: true });
+  writeFileSync(join(hub.dir, '.claude', 'commands', 'herons.md'), '---\ndescription: Herons, briefly\n---\nTell me about herons\n');
+  const { page, errors } = await openUi(browser, hub);
+  try {
+    hub.addAgent('sky');
+    await page.click('[data-agent="sky"]');
+    await hub.api('POST', '/api/hooks/tool-status', { hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'clawmux wait' } }, 'sky');
+    const wait = hub.wait('sky');
+    await page.waitForSelector('[data-agent="sky"].indicator-idle');
+    await page.type('#input', '/');
+    await page.waitForSelector('#slash-list:not([hidden]) li[data-name="compact"]');
+    await page.type('#input', 'he');
+    await page.waitForFunction(() => [...document.querySelectorAll('#slash-list li')].map((li) => li.dataset.name).join() === 'herons');
+    assert.equal(await page.textContent('#slash-list li'), '/herons Herons, briefly');
+    await page.screenshot({ path: join(ARTIFACTS, 'slash-list.png') });
+    await page.click('#slash-list li');
+    assert.equal(await page.inputValue('#input'), '/herons ');
+    // Run where the agent is: this one was registered, not started by ClawMux, so nothing can be typed
+    // into a terminal of it, and the reason is said; the words stay in the box.
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => document.querySelector('#notice').textContent.startsWith('Not run:'));
+    assert.match(await page.textContent('#notice'), /^Not run: agent `sky` runs on its own; ClawMux did not start it/);
+    assert.equal(await page.inputValue('#input'), '/herons ');
+    // A line that names no command is a message like any other.
+    await page.fill('#input', '/etc/hosts is wrong');
+    await page.keyboard.press('Enter');
+    const printed = await within(wait.done, 30000, "the agent's wait");
+    assert.match(printed, /\] \/etc\/hosts is wrong$/m);
+    assert.deepEqual(errors, []);
+  } finally {
+    hub.stop();
+  }
+});

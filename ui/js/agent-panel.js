@@ -87,7 +87,7 @@ export function showComposer(s) {
   $('attach').disabled = observed;
   $('input').placeholder = observed
     ? 'Observed only: ClawMux did not start this Claude Code session, so it cannot send it messages.'
-    : 'Message (Enter sends, Shift+Enter for a new line)';
+    : 'Message (Enter sends, Shift+Enter for a new line, / for commands)';
 }
 
 /** Everything above, for the agent's row `s`. */

@@ -18,6 +18,7 @@ import { ImportOffer } from './importer.js';
 import { Command, Kind, UiEvent } from './names.js';
 import { Outbox } from './outbox.js';
 import { AttachTray } from './attachments.js';
+import { SlashPalette } from './slash.js';
 import { Panels } from './panels.js';
 import { RequestCard } from './request-card.js';
 import { Sidebar } from './sidebar.js';
@@ -42,6 +43,7 @@ let backend;
 let sidebar;
 let outbox;
 let attachTray;
+let slashPalette;
 let importOffer;
 let voice;
 let requests;
@@ -347,10 +349,16 @@ async function openFound(found) {
 function send() {
   const input = $('input');
   const text = input.value;
-  if (!current || (!text.trim() && attachTray.size === 0)) return;
+  const agent = current;
+  if (!agent || (!text.trim() && attachTray.size === 0)) return;
   input.value = '';
   notice('');
-  outbox.send(current, text.trim() ? text : '', attachTray.takeAll());
+  // `/name ...` that the agent knows runs in its Claude Code; anything else is a message.
+  if (text.trim().startsWith('/') && attachTray.size === 0) {
+    slashPalette.run(agent, text).then((ran) => ran || outbox.send(agent, text));
+    return;
+  }
+  outbox.send(agent, text.trim() ? text : '', attachTray.takeAll());
 }
 
 function wireChat() {
@@ -401,6 +409,7 @@ function start() {
   }
   outbox = new Outbox(backend, (agent) => conversations.get(agent));
   attachTray = new AttachTray(backend, { current: () => current, notice });
+  slashPalette = new SlashPalette(backend, { current: () => current, notice });
   importOffer = new ImportOffer(backend);
   new SpawnForm(backend, (info) => {
     upsertSession(info);

@@ -84,6 +84,7 @@ export const Code = Object.freeze({
   TMUX_MISSING: 'tmux_missing',
   TMUX_FAILED: 'tmux_failed',
   BAD_MODEL: 'bad_model',
+  BAD_SLASH_COMMAND: 'bad_slash_command',
   AGENT_BUSY: 'agent_busy',
   CORRUPT_LAUNCH: 'corrupt_launch',
   TERMINATE_FAILED: 'terminate_failed',
@@ -196,6 +197,8 @@ export const Command = Object.freeze({
   RESTART: 'restart',
   SET_MODEL: 'set_model',
   SET_EFFORT: 'set_effort',
+  SLASH_COMMANDS: 'slash_commands',
+  SLASH: 'slash',
   RESUME_INTERRUPTED: 'resume_interrupted',
   PREFERENCES: 'preferences',
   SET_PREFERENCES: 'set_preferences',
@@ -276,6 +279,13 @@ export const Verdict = Object.freeze({
   ALLOW: 'allow',
   ALLOW_ALWAYS: 'allow_always',
   DENY: 'deny',
+});
+
+/** Where a slash command comes from (`SlashSource`). */
+export const SlashSource = Object.freeze({
+  BUILT_IN: 'built_in',
+  USER: 'user',
+  PROJECT: 'project',
 });
 
 /** Claude Code's effort levels (`Effort`), as its `--effort` spells them. */

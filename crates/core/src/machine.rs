@@ -216,11 +216,23 @@ fn decide(current: &Snapshot, event: &Event) -> (Verdict, Option<String>) {
                 return (Verdict::Suppress(Reason::AgentDead), None);
             }
             match &hook.kind {
-                HookKind::SessionStart { source } => {
-                    // `compact` marks the end of a compaction inside a running session, not a start.
-                    let text = (source != "compact").then(|| "Starting session...".to_owned());
-                    (Verdict::Stay(text), Some(format!("source={source}")))
+                HookKind::SessionStart { source } if source == "compact" => {
+                    // The end of a compaction inside a running session, not a start: what was compacting
+                    // works on (or, compacted at the user's `/compact`, stopped at its prompt, which the
+                    // reminder clock of PROCESSING then sees).
+                    let verdict = match state {
+                        Compacting => Verdict::Move(
+                            Processing,
+                            Some(Processing.default_activity().to_owned()),
+                        ),
+                        Starting | Idle | Processing | Dead => Verdict::Stay(None),
+                    };
+                    (verdict, Some(format!("source={source}")))
                 }
+                HookKind::SessionStart { source } => (
+                    Verdict::Stay(Some("Starting session...".to_owned())),
+                    Some(format!("source={source}")),
+                ),
                 HookKind::PreToolUse(call) => {
                     let text = Some(activity::describe(call, hook.cwd.as_deref()));
                     let detail = Some(tool_detail(&call.name, call.id.as_deref()));

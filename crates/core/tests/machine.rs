@@ -170,12 +170,18 @@ fn status_text_persists_across_transitions_and_defaults_fill_only_an_empty_one()
     let (s, _) = run(&s, &Event::Spawned);
     assert_eq!((s.state, s.activity.as_str()), (Starting, ""));
 
-    // A compaction's SessionStart(compact) does not claim the session is starting.
+    // A compaction's SessionStart(compact) does not claim the session is starting: the compaction is over
+    // and the agent works on (or sits at its prompt after the user's /compact, which the reminders see).
     let (s, _) = run(
         &at(Compacting, "Compacting context..."),
         &hook(r#"{"hook_event_name":"SessionStart","source":"compact"}"#),
     );
-    assert_eq!(s.activity, "Compacting context...");
+    assert_eq!((s.state, s.activity.as_str()), (Processing, "Processing..."));
+    let (s, _) = run(
+        &at(Processing, "Reading big.rs"),
+        &hook(r#"{"hook_event_name":"SessionStart","source":"compact"}"#),
+    );
+    assert_eq!((s.state, s.activity.as_str()), (Processing, "Reading big.rs"));
 }
 
 #[test]

@@ -122,6 +122,19 @@ pub enum Command {
         /// Claude Code's effort level; none: its default.
         effort: Option<crate::lifecycle::flags::Effort>,
     },
+    /// The slash commands an agent knows: Claude Code's own offered here, and the user's custom ones.
+    SlashCommands {
+        /// The agent.
+        session_id: String,
+    },
+    /// Types a slash command (`/compact`, `/clear`, a custom one, with its arguments) at the agent's
+    /// prompt, its wait interrupted first. Refused while it works or shows a dialog.
+    Slash {
+        /// The agent.
+        session_id: String,
+        /// `/name` and its arguments, one line.
+        text: String,
+    },
     /// Starts the agents found interrupted at this start (the machine or the hub stopped under them) and
     /// not resumed, one every few seconds: `clawmux resume --all`.
     ResumeInterrupted {},
@@ -294,6 +307,8 @@ pub enum Reply {
     Session(Box<SessionInfo>),
     /// `user_message`: the stored message (once per client id).
     Sent(Sent),
+    /// `slash_commands`.
+    SlashCommands(Vec<crate::lifecycle::slash::SlashCommand>),
     /// `attach`: the kept file.
     Attachment(Box<Attachment>),
     /// `explain`.
@@ -554,6 +569,13 @@ impl Hub {
             Command::SetEffort { session_id, effort } => {
                 self.lifecycle().set_effort(&session_id, effort).await?;
                 Ok(Reply::Session(Box::new(self.session(&session_id).await?)))
+            }
+            Command::SlashCommands { session_id } => Ok(Reply::SlashCommands(
+                self.lifecycle().slash_commands(&session_id).await?,
+            )),
+            Command::Slash { session_id, text } => {
+                self.lifecycle().slash(&session_id, &text).await?;
+                Ok(Reply::Done {})
             }
             Command::ResumeInterrupted {} => {
                 Ok(Reply::Resumed(self.lifecycle().resume_interrupted()))

@@ -147,6 +147,14 @@ fn every_command_runs_through_dispatch() {
             refused(json!({"command": "set_effort", "session_id": "sky", "effort": "max"})).await,
             Code::NotManaged
         );
+        let offered = run(&hub, command(json!({"command": "slash_commands", "session_id": "sky"})))
+            .await
+            .unwrap();
+        assert_eq!(offered[0]["name"], "compact");
+        assert_eq!(
+            refused(json!({"command": "slash", "session_id": "sky", "text": "/compact"})).await,
+            Code::NotManaged
+        );
         // Only Claude Code's levels are a level: anything else is not a command at all.
         assert!(serde_json::from_value::<Command>(json!({"command": "set_effort", "session_id": "sky", "effort": "ultra"})).is_err());
 

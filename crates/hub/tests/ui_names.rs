@@ -17,6 +17,7 @@ use clawmux_core::{Need, State};
 use clawmux_hub::asks::Verdict;
 use clawmux_hub::commands::CommandName;
 use clawmux_hub::lifecycle::flags::{Effort, PermissionMode};
+use clawmux_hub::lifecycle::slash::SlashSource;
 use clawmux_hub::search::Who;
 use clawmux_hub::ui_event::{EndReason, LaunchKind, UiEventType};
 use clawmux_hub::voice::device::DownloadState;
@@ -70,6 +71,7 @@ fn lists() -> Vec<(&'static str, BTreeSet<String>)> {
         ("Verdict", rust_list(Verdict::iter())),
         ("PermissionMode", rust_list(PermissionMode::iter())),
         ("Effort", rust_list(Effort::iter())),
+        ("SlashSource", rust_list(SlashSource::iter())),
         ("SpeechToText", rust_list(SpeechToText::iter())),
         ("LocalModel", rust_list(LocalModel::ALL)),
         ("TerminalNotice", rust_list(TerminalNoticeType::iter())),

@@ -81,6 +81,8 @@ codes! {
     CorruptLaunch = "corrupt_launch",
     /// A model name Claude Code would not take (letters, digits, `.`, `-`, `_`, `[`, `]`; 64 at most).
     BadModel = "bad_model",
+    /// A slash command the agent does not know, or not one line.
+    BadSlashCommand = "bad_slash_command",
     /// The agent is starting or working: starting it again now would cut that off.
     AgentBusy = "agent_busy",
     /// An agent's process could not be ended.

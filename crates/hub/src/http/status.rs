@@ -37,7 +37,8 @@ pub(crate) fn status(code: Code) -> StatusCode {
         | Code::BadRecordingId
         | Code::BadTerminalSize
         | Code::BadMachine
-        | Code::BadModel => StatusCode::BAD_REQUEST,
+        | Code::BadModel
+        | Code::BadSlashCommand => StatusCode::BAD_REQUEST,
         Code::Unauthorized => StatusCode::UNAUTHORIZED,
         Code::BadHost | Code::BadOrigin => StatusCode::FORBIDDEN,
         Code::NotFound

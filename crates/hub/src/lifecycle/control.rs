@@ -18,7 +18,10 @@ use crate::live::Live;
 
 impl Lifecycle {
     /// The launch spec of an agent the hub starts, or why it has none.
-    async fn launch_of(&self, name: &str) -> Result<(clawmux_store::AgentRow, Launch), HubError> {
+    pub(super) async fn launch_of(
+        &self,
+        name: &str,
+    ) -> Result<(clawmux_store::AgentRow, Launch), HubError> {
         let row = self.states.store().agent(name).await?;
         let launch = row
             .launch
@@ -38,7 +41,7 @@ impl Lifecycle {
     }
 
     /// An agent the hub started and whose process runs now: its live data and the pid.
-    async fn running(&self, name: &str) -> Result<(Arc<Live>, u32), HubError> {
+    pub(super) async fn running(&self, name: &str) -> Result<(Arc<Live>, u32), HubError> {
         self.launch_of(name).await?;
         let live = self.states.live(name)?;
         let pid = *live.run.process();

@@ -20,6 +20,8 @@ const REPORT_LINES: u32 = 15;
 
 /// The pause between a typed prompt and its Enter, so that the terminal does not take them for one paste.
 const PASTE_GAP: Duration = Duration::from_millis(300);
+/// How long Claude Code takes, after Escape ends a tool call, to show its prompt again.
+pub(crate) const PROMPT_READY: Duration = Duration::from_millis(500);
 /// How often Enter is pressed for one prompt.
 const SUBMIT_TRIES: u32 = 3;
 

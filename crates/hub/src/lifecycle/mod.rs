@@ -22,6 +22,7 @@ pub mod pulse;
 mod relay;
 pub mod resume;
 pub(crate) mod running;
+pub mod slash;
 mod start;
 mod supervise;
 #[cfg(test)]
