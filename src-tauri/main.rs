@@ -7,6 +7,7 @@
 
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
+mod autostart;
 mod commands;
 mod desktop;
 mod events;
@@ -41,28 +42,7 @@ fn main() {
         }))
         .plugin(tauri_plugin_window_state::Builder::default().build())
         .plugin(links::guard())
-        .invoke_handler(tauri::generate_handler![
-            commands::hub,
-            commands::hub_info,
-            commands::viewing,
-            commands::speech,
-            commands::attachment,
-            commands::attach_file,
-            links::open_link,
-            recording::record_start,
-            recording::record_stop,
-            recording::record_cancel,
-            recording::send_recording,
-            listening::listen_start,
-            listening::listen_hint,
-            listening::listen_stop,
-            listening::hear_recording,
-            terminals::terminal_open,
-            terminals::terminal_input,
-            terminals::terminal_resize,
-            terminals::terminal_close,
-            terminals::terminal_close_all
-        ])
+        .invoke_handler(ipc())
         .setup(move |app| {
             // The hub starts here, after the single-instance check (a second launch only raises the first
             // window and never opens the database or a port), and before the window can ask anything, so
@@ -82,4 +62,32 @@ fn main() {
         eprintln!("error: the window could not run: {e}");
         std::process::exit(1);
     }
+}
+
+/// Every IPC command the window may call (`ui_names.rs` checks the page calls no other).
+fn ipc() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static {
+    tauri::generate_handler![
+        commands::hub,
+        commands::hub_info,
+        commands::viewing,
+        commands::speech,
+        commands::attachment,
+        commands::attach_file,
+        autostart::autostart,
+        autostart::set_autostart,
+        links::open_link,
+        recording::record_start,
+        recording::record_stop,
+        recording::record_cancel,
+        recording::send_recording,
+        listening::listen_start,
+        listening::listen_hint,
+        listening::listen_stop,
+        listening::hear_recording,
+        terminals::terminal_open,
+        terminals::terminal_input,
+        terminals::terminal_resize,
+        terminals::terminal_close,
+        terminals::terminal_close_all
+    ]
 }

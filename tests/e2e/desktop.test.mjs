@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import {
@@ -689,6 +689,25 @@ test('in the window: a pasted screenshot and a dropped log reach the agent as fi
   await browser.waitUntil(() => browser.execute(() => document.querySelector('.chat[data-session="kit"] .msg.kind-user .file.kind-image img')?.naturalWidth === 240), { timeout: 10000, timeoutMsg: 'the thumbnail drawn' });
   await painted();
   await browser.saveScreenshot(join(ARTIFACTS, 'desktop-attachments.png'));
+});
+
+test('in the window: "Start at login" is off until ticked, then an autostart entry runs this app; unticked, it is gone', async () => {
+  await (await browser.$('#connection.online')).waitForExist({ timeout: 20000 });
+  const entry = join(dir, '.config', 'autostart', 'clawmux.desktop');
+  const box = await browser.$('#login-start');
+  await box.waitForDisplayed({ timeout: 10000 });
+  assert.equal(await box.isSelected(), false, 'off by default');
+  assert.equal(existsSync(entry), false);
+  await box.click();
+  await until('the autostart entry written', () => existsSync(entry), 10000);
+  const text = readFileSync(entry, 'utf8');
+  assert.match(text, /^\[Desktop Entry\]\nType=Application\n/);
+  assert.ok(text.includes(`\nExec="${APP}"\n`), text);
+  assert.equal(statSync(entry).mode & 0o777, 0o600);
+  assert.equal(await box.isSelected(), true);
+  await box.click();
+  await until('the autostart entry removed', () => !existsSync(entry), 10000);
+  assert.equal(await box.isSelected(), false);
 });
 
 test('in the window: another machine added, its agent listed under it and answering over ssh, and its agents notified here', async () => {

@@ -232,6 +232,16 @@ class DesktopBackend {
     };
   }
 
+  /** Whether the app starts at login (a freedesktop autostart entry); the window alone offers it. */
+  autostart() {
+    return invoke('autostart');
+  }
+
+  /** Turns starting at login on or off: what it is now. */
+  setAutostart(on) {
+    return invoke('set_autostart', { on });
+  }
+
   /** Tells the app which agent is on screen (it gets no notification while the window has focus). */
   viewing(agent) {
     return window.__TAURI__.core.invoke('viewing', { agent }).catch(() => {});

@@ -205,5 +205,10 @@ export class MachinesBackend {
 
   dropConnection() { return this.backend.dropConnection(); }
 
+  /** Starting at login: the app's own, where there is an app (the desktop window). */
+  get autostart() { return this.backend.autostart?.bind(this.backend); }
+
+  get setAutostart() { return this.backend.setAutostart?.bind(this.backend); }
+
   openLink(url) { return this.backend.openLink(url); }
 }

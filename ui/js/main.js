@@ -8,7 +8,7 @@
 // replayed on reconnect with the same client id, so the hub stores each once.
 
 import { agentHeader, wireModelChoice } from './agent-panel.js';
-import { wirePreferences } from './preferences.js';
+import { wireLoginStart, wirePreferences } from './preferences.js';
 import { createBackend } from './backend.js';
 import { Conversation } from './chat.js';
 import { $, notice } from './dom.js';
@@ -373,6 +373,7 @@ function wireChat() {
   $('act-restart').addEventListener('click', () => act(Command.RESTART));
   wireModelChoice(backend, () => current, notice);
   wirePreferences(backend);
+  wireLoginStart(backend);
   $('act-continue').addEventListener('change', async (e) => {
     if (!current) return;
     notice('');

@@ -176,12 +176,18 @@ fn status_text_persists_across_transitions_and_defaults_fill_only_an_empty_one()
         &at(Compacting, "Compacting context..."),
         &hook(r#"{"hook_event_name":"SessionStart","source":"compact"}"#),
     );
-    assert_eq!((s.state, s.activity.as_str()), (Processing, "Processing..."));
+    assert_eq!(
+        (s.state, s.activity.as_str()),
+        (Processing, "Processing...")
+    );
     let (s, _) = run(
         &at(Processing, "Reading big.rs"),
         &hook(r#"{"hook_event_name":"SessionStart","source":"compact"}"#),
     );
-    assert_eq!((s.state, s.activity.as_str()), (Processing, "Reading big.rs"));
+    assert_eq!(
+        (s.state, s.activity.as_str()),
+        (Processing, "Reading big.rs")
+    );
 }
 
 #[test]
