@@ -200,10 +200,15 @@ test('after a reboot every agent comes back in its conversation, one after the o
   }
 });
 
-test('the model and the effort switched from the window: the agent starts again with them in its conversation, the next request names them; refused while it works', async () => {
-  let release;
+/**
+ * A scripted model that follows ClawMux's instructions, `first(req)` answering before it where it answers,
+ * and holds its answer to "think long" until `release()`: `thinking` resolves once it holds one, so a test
+ * can act while the agent works.
+ */
+async function holdingModel(first = () => null) {
+  let release = () => {};
   const released = new Promise((ok) => { release = ok; });
-  let holding;
+  let holding = () => {};
   const thinking = new Promise((ok) => { holding = ok; });
   const follow = follower();
   const model = await startModel(async (req) => {
@@ -211,8 +216,13 @@ test('the model and the effort switched from the window: the agent starts again 
       holding();
       await released;
     }
-    return follow(req);
+    return first(req) ?? follow(req);
   });
+  return { model, thinking, release };
+}
+
+test('the model and the effort switched from the window: the agent starts again with them in its conversation, the next request names them; refused while it works', async () => {
+  const { model, thinking, release } = await holdingModel();
   const hub = await realHub(model);
   const ev = await hub.events();
   const main = () => model.requests.filter((r) => Array.isArray(r.body.tools) && r.body.tools.length);
@@ -273,20 +283,9 @@ test('the model and the effort switched from the window: the agent starts again 
 });
 
 test('slash commands from the window: /compact runs in the agent\'s Claude Code and it is back in its wait; a custom command\'s prompt reaches the model; unknown ones, and any while it works, are refused', async () => {
-  let release = () => {};
-  const released = new Promise((ok) => { release = ok; });
-  let holding = () => {};
-  const thinking = new Promise((ok) => { holding = ok; });
-  const follow = follower();
-  const model = await startModel(async (req) => {
-    if (/\[MSG id:msg-[0-9a-f]{8} from:user\] think long/.test(req.last)) {
-      holding();
-      await released;
-    }
-    // Claude Code's request for the summary that replaces the conversation.
-    if (/summary of the conversation/i.test(req.last)) return { text: '<summary>The user likes herons.</summary>' };
-    return follow(req);
-  });
+  // Claude Code's request for the summary that replaces the conversation gets one.
+  const { model, thinking, release } = await holdingModel((req) => (/summary of the conversation/i.test(req.last)
+    ? { text: '<summary>The user likes herons.</summary>' } : null));
   // Reminded to wait again one second after the command is quiet (a minute by default).
   const hub = await realHub(model, { CLAWMUX_NUDGE_AFTER_INTERRUPT_MS: '1000' });
   mkdirSync(join(hub.dir, '.claude', 'commands'), { recursive: true });
