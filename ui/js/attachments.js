@@ -1,7 +1,7 @@
 // Files in the chat. The tray holds what the user is about to send: pasted (Ctrl+V), dropped on the chat
-// or picked with Attach, each handed to the hub (its bytes as they are) as soon as it is added, so that the send
-// that follows carries only ids and the agent has the file at once. Limits are said when a file is added,
-// never after a send. A message's own files are drawn once with it: a thumbnail for an image, a chip with
+// or picked with Attach, each handed to the hub (its bytes as they are) as soon as it is added, so that
+// the send that follows carries only ids and the agent has the file at once. Limits are said when a file
+// is added, never after a send. A message's own files are drawn once with it: a thumbnail for an image, a chip with
 // the name and size for anything else.
 
 import { AttachmentKind, AttachmentLimit, Code } from './names.js';
@@ -14,7 +14,6 @@ export function size(bytes) {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }
 
-
 /**
  * One file on its way: kept by the hub for an agent once (`keep`), whatever retries follow. `kept` is what
  * the hub answered; a file that vanished or cannot be read fails its keep with the reason.
@@ -26,6 +25,7 @@ export class Outgoing {
     this.kept = null;
     this.keptFor = null;
     this.pending = null;
+    this.pendingFor = null;
     this.shown = null;
   }
 
@@ -108,15 +108,15 @@ export class AttachTray {
       e.preventDefault();
       this.add(files);
     });
-    const chats = document.getElementById('conversation');
-    chats.addEventListener('dragover', (e) => {
+    const area = document.getElementById('conversation');
+    area.addEventListener('dragover', (e) => {
       if (![...(e.dataTransfer?.types ?? [])].includes('Files')) return;
       e.preventDefault();
-      chats.classList.add('dropping');
+      area.classList.add('dropping');
     });
-    chats.addEventListener('dragleave', () => chats.classList.remove('dropping'));
-    chats.addEventListener('drop', (e) => {
-      chats.classList.remove('dropping');
+    area.addEventListener('dragleave', () => area.classList.remove('dropping'));
+    area.addEventListener('drop', (e) => {
+      area.classList.remove('dropping');
       if (!e.dataTransfer?.files?.length) return;
       e.preventDefault();
       const folders = [...e.dataTransfer.items].filter((i) => i.webkitGetAsEntry?.()?.isDirectory).map((i) => i.getAsFile()?.name);
