@@ -54,8 +54,6 @@ pub async fn attachment(
     id: String,
 ) -> Result<tauri::ipc::Response, HubError> {
     let hub = desktop.running()?;
-    let id = clawmux_core::wire::AttachmentId::parse(&id)
-        .map_err(|e| HubError::new(clawmux_core::wire::Code::UnknownAttachment, e.to_string()))?;
     let (bytes, _) = hub.attachments().read(&id).await?;
     Ok(tauri::ipc::Response::new(bytes))
 }

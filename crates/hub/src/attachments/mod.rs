@@ -20,7 +20,7 @@ use clawmux_core::wire::{
 use sha2::{Digest, Sha256};
 
 use crate::error::HubError;
-pub use identify::{identify, image_type};
+use identify::{identify, image_type};
 
 /// The folder of the kept files, under the data folder.
 pub const FOLDER: &str = "attachments";
@@ -121,11 +121,14 @@ impl Attachments {
         }
     }
 
-    /// A kept file's bytes and path; refuses one that is not kept (never, or gone since).
-    pub async fn read(&self, id: &AttachmentId) -> Result<(Vec<u8>, PathBuf), HubError> {
-        let (path, _) = self.kept(id).await?;
-        let bytes = tokio::fs::read(&path).await.map_err(|_| unknown(id))?;
-        Ok((bytes, path))
+    /// A kept file named by a client's id (the chat's thumbnails and downloads): its bytes, and its media
+    /// type when it was kept as an image. Refuses an id that is not one, and a file not kept.
+    pub async fn read(&self, id: &str) -> Result<(Vec<u8>, Option<&'static str>), HubError> {
+        let id = AttachmentId::parse(id)
+            .map_err(|e| HubError::new(Code::UnknownAttachment, e.to_string()))?;
+        let (path, _) = self.kept(&id).await?;
+        let bytes = tokio::fs::read(&path).await.map_err(|_| unknown(&id))?;
+        Ok((bytes, image_type(id.ext())))
     }
 }
 
@@ -153,22 +156,20 @@ async fn head(path: &Path) -> std::io::Result<Vec<u8>> {
 /// decoded, and what is not base64 is refused whole.
 pub fn decode(name: &str, data: &str) -> Result<Vec<u8>, HubError> {
     use base64::Engine;
-    check_size(&clean_name(name), (data.len() as u64 / 4) * 3)?;
+    let name = clean_name(name);
+    check_size(&name, (data.len() as u64 / 4) * 3)?;
     base64::engine::general_purpose::STANDARD
         .decode(data)
         .map_err(|e| {
             HubError::new(
                 Code::BadAttachment,
-                format!(
-                    "`{}` did not arrive whole (not base64: {e})",
-                    clean_name(name)
-                ),
+                format!("`{name}` did not arrive whole (not base64: {e})"),
             )
         })
 }
 
 /// Refuses a file over [`MAX_ATTACHMENT`], saying both sizes.
-pub fn check_size(name: &str, size: u64) -> Result<(), HubError> {
+fn check_size(name: &str, size: u64) -> Result<(), HubError> {
     if size > MAX_ATTACHMENT {
         return Err(HubError::new(
             Code::AttachmentTooLarge,

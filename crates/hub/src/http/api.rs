@@ -118,10 +118,7 @@ pub(super) async fn attachment(
     Path(id): Path<String>,
 ) -> Result<Response, HubError> {
     use axum::http::header;
-    let id = clawmux_core::wire::AttachmentId::parse(&id)
-        .map_err(|e| HubError::new(Code::UnknownAttachment, e.to_string()))?;
-    let (bytes, _) = hub.attachments().read(&id).await?;
-    let image = crate::attachments::image_type(id.ext());
+    let (bytes, image) = hub.attachments().read(&id).await?;
     let disposition = if image.is_some() {
         "inline"
     } else {
