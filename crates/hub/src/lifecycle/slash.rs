@@ -14,7 +14,7 @@
 use std::path::Path;
 
 use clawmux_core::wire::Code;
-use clawmux_core::{Event, Source, State};
+use clawmux_core::State;
 use serde::{Deserialize, Serialize};
 
 use super::Lifecycle;
@@ -220,12 +220,9 @@ impl Lifecycle {
             ));
         }
         let _lifecycle = live.run.lifecycle.lock().await;
-        // Out of its wait: the prompt takes what is typed next. Recorded as the interrupt it is, so the
-        // agent is reminded to wait again once the command is done.
-        self.tmux.key(name, "Escape").await?;
-        self.states
-            .apply(name, Source::Ui, &Event::Interrupted, b"")
-            .await?;
+        // Out of its wait: the prompt takes what is typed next. The interrupt it is, so the agent is
+        // reminded to wait again once the command is done.
+        self.interrupt(name).await?;
         tokio::time::sleep(super::ended::PROMPT_READY).await;
         self.type_prompt(name, text).await?;
         self.note(name, &format!("You ran `{text}` in `{name}`."))
