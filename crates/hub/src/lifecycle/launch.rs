@@ -1,5 +1,6 @@
 //! What starting an agent writes and runs: its first prompt, its Claude Code settings, its command line
-//! and its environment (its instructions are `instructions.rs`). Pure functions of the spawn request, so each is tested without a process.
+//! and its environment (its instructions are `instructions.rs`). Pure functions of the spawn request, so
+//! each is tested without a process.
 
 use std::path::{Path, PathBuf};
 
@@ -7,10 +8,9 @@ use clawmux_core::hook::relay::{HookKey, Relayed, KEY_HEADER};
 use clawmux_core::wire::MsgId;
 use clawmux_core::HookEvent;
 use serde::{Deserialize, Serialize};
-
-use super::flags::{Effort, PermissionMode};
 use serde_json::{json, Value};
 
+use super::flags::{Effort, PermissionMode};
 use crate::ui_event::LaunchKind;
 use crate::worktree::spec::WorktreeSpec;
 
