@@ -1,8 +1,8 @@
 // Files in the chat. The tray holds what the user is about to send: pasted (Ctrl+V), dropped on the chat
 // or picked with Attach, each handed to the hub (its bytes as they are) as soon as it is added, so that
 // the send that follows carries only ids and the agent has the file at once. Limits are said when a file
-// is added, never after a send. A message's own files are drawn once with it: a thumbnail for an image, a chip with
-// the name and size for anything else.
+// is added, never after a send. A message's own files are drawn once with it: a thumbnail for an image,
+// a chip with the name and size for anything else.
 
 import { AttachmentKind, AttachmentLimit, Code } from './names.js';
 import { HubError } from './backend.js';
@@ -29,10 +29,12 @@ export class Outgoing {
     this.shown = null;
   }
 
-  /** An address of it for a thumbnail, made once. */
-  thumbnail(backend) {
-    this.shown ??= backend.imageAddress(this.file);
-    return this.shown;
+  /** It as the chat draws a file (`fileElement`) before the hub has it: an image shown from the page's
+   * own copy, its address made once. */
+  drawn(backend) {
+    const image = this.file.type.startsWith('image/');
+    if (image) this.shown ??= backend.imageAddress(this.file);
+    return { name: this.name, size: this.file.size, kind: image ? AttachmentKind.IMAGE : AttachmentKind.FILE, local: image ? this.shown : null };
   }
 
   /** Kept for `agent`: the hub's `{id, name}` for the send. Rejects with a HubError when refused (or
@@ -145,8 +147,8 @@ export class AttachTray {
   }
 
   take(outgoing, agent) {
-    const image = outgoing.file.type.startsWith('image/');
-    const element = fileElement({ name: outgoing.name, kind: image ? AttachmentKind.IMAGE : AttachmentKind.FILE, size: outgoing.file.size }, image && outgoing.thumbnail(this.backend));
+    const drawn = outgoing.drawn(this.backend);
+    const element = fileElement(drawn, drawn.local);
     element.classList.add('outgoing', 'keeping');
     const remove = document.createElement('button');
     remove.type = 'button';

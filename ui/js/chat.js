@@ -132,13 +132,9 @@ export class Conversation {
     container.insertBefore(element, children[lo]);
   }
 
-  /** A message sent while offline, shown as queued until the hub has it, with its files (Outgoing;
-   * `thumbnail(outgoing)` an address of one that is an image). */
-  addQueued(clientId, text, files = [], thumbnail = null) {
-    const attachments = files.map((f) => {
-      const image = f.file.type.startsWith('image/');
-      return { name: f.name, size: f.file.size, kind: image ? AttachmentKind.IMAGE : AttachmentKind.FILE, local: image && thumbnail ? thumbnail(f) : null };
-    });
+  /** A message sent while offline, shown as queued until the hub has it, with its files (as
+   * `Outgoing.drawn` gives them). */
+  addQueued(clientId, text, attachments = []) {
     const element = this.render({ id: '', seq: Number.MAX_SAFE_INTEGER, kind: Kind.USER, sender: 'user', text, attachments, ts: Date.now() });
     element.classList.add('queued');
     element.dataset.clientId = clientId;

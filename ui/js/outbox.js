@@ -20,7 +20,7 @@ export class Outbox {
   /** Queues `text` (and `files`, Outgoing) for `agent` and sends it if nothing is ahead of it. */
   send(agent, text, files = []) {
     const clientId = crypto.randomUUID();
-    const element = this.conversation(agent).addQueued(clientId, text, files, (f) => f.thumbnail(this.backend));
+    const element = this.conversation(agent).addQueued(clientId, text, files.map((f) => f.drawn(this.backend)));
     const item = { sessionId: agent, text, files, clientId, element };
     this.items.push(item);
     if (this.online && this.items.length === 1) this.deliver(item);
