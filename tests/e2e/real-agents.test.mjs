@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { agentProcesses, startHub } from './harness.mjs';
-import { claudeBinary, claudeEnv, contentText, follower, prepareHome, startModel } from './real-claude.mjs';
+import { claudeBinary, claudeEnv, contentText, follower, prepareHome, spawnSky, startModel } from './real-claude.mjs';
 
 let claude;
 before(() => { claude = claudeBinary(); });
@@ -18,15 +18,6 @@ async function realHub(model, env = {}) {
   const hub = await startHub({ env: { CLAWMUX_CLAUDE: claude, ...claudeEnv(model.port), ...env } });
   prepareHome(hub.dir, [join(hub.data, 'agents', 'sky')]);
   return hub;
-}
-
-/** Spawns the real CLI as agent `sky` (in Claude Code's default permission mode) and waits until it is in
- * its `clawmux wait`; returns the settings ClawMux gave it. */
-async function spawnSky(hub, ev) {
-  const m = ev.mark();
-  hub.clawmux(['spawn', 'sky', '--', '--permission-mode', 'default']);
-  await ev.state('sky', 'idle', m, 60000);
-  return JSON.parse(readFileSync(join(hub.data, 'launch', 'sky', 'settings.json'), 'utf8'));
 }
 
 /** The `clawmux wait` processes of the hub's agents that are still running. */

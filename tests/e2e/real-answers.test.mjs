@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ARTIFACTS, openBrowser, openUi, startHub } from './harness.mjs';
-import { bash, claudeBinary, claudeEnv, prepareHome, startModel } from './real-claude.mjs';
+import { bash, claudeBinary, claudeEnv, prepareHome, spawnSky, startModel } from './real-claude.mjs';
 
 let claude;
 let browser;
@@ -173,9 +173,8 @@ test('the user answers a real agent from the page: the card shows what it will d
   const work = join(hub.data, 'agents', 'sky');
   const { page, errors } = await openUi(browser, hub);
   try {
-    let m = ev.mark();
-    hub.clawmux(['spawn', 'sky', '--', '--permission-mode', 'default']);
-    await ev.state('sky', 'idle', m, 60000);
+    await spawnSky(hub, ev);
+    let m;
     await page.click('[data-agent="sky"]');
 
     // A permission: the command on the card; Allow runs it.

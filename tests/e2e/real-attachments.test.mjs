@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { startHub } from './harness.mjs';
 import { fileLines, png } from './files.mjs';
-import { bash, claudeBinary, claudeEnv, prepareHome, startModel } from './real-claude.mjs';
+import { bash, claudeBinary, claudeEnv, prepareHome, spawnSky, startModel } from './real-claude.mjs';
 
 /** The image blocks of a request's last tool result. */
 function imagesIn(body) {
@@ -41,9 +41,8 @@ test('an image attached in the chat reaches the real CLI\'s model as an image, r
   prepareHome(hub.dir, [join(hub.data, 'agents', 'sky')]);
   const ev = await hub.events();
   try {
-    let m = ev.mark();
-    hub.clawmux(['spawn', 'sky', '--', '--permission-mode', 'default']);
-    await ev.state('sky', 'idle', m, 60000);
+    await spawnSky(hub, ev);
+    let m;
     // As the page sends it: the file kept first, then the message naming it.
     const kept = await hub.api('POST', '/api/command', { command: 'attach', session_id: 'sky', name: 'Screenshot.png', data: shot.toString('base64') });
     m = ev.mark();

@@ -4,7 +4,7 @@
 // (streamed as Server-Sent Events) and answers each request by the test's rules.
 
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -185,4 +185,13 @@ export function follower() {
     if (msg) return bash(`clawmux send --to user --re ${msg[1]} 'heard: ${msg[2].replace(/'/g, '')}'`, 'answer the user');
     return bash('clawmux wait', 'wait for the next message');
   };
+}
+
+/** Spawns the real CLI as agent `sky` (in Claude Code's default permission mode) through the hub's
+ * `clawmux spawn` and waits until it is in its `clawmux wait`; returns the settings ClawMux gave it. */
+export async function spawnSky(hub, ev) {
+  const m = ev.mark();
+  hub.clawmux(['spawn', 'sky', '--', '--permission-mode', 'default']);
+  await ev.state('sky', 'idle', m, 60000);
+  return JSON.parse(readFileSync(join(hub.data, 'launch', 'sky', 'settings.json'), 'utf8'));
 }

@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { BIN, startHub } from './harness.mjs';
-import { bash, claudeBinary, claudeEnv, prepareHome, startModel } from './real-claude.mjs';
+import { bash, claudeBinary, claudeEnv, prepareHome, spawnSky, startModel } from './real-claude.mjs';
 
 let claude;
 before(() => { claude = claudeBinary(); });
@@ -31,9 +31,8 @@ test('Claude Code at its prompt while the indicator says Working: the disagreeme
   prepareHome(hub.dir, [join(hub.data, 'agents', 'sky')]);
   const ev = await hub.events();
   try {
-    let m = ev.mark();
-    hub.clawmux(['spawn', 'sky', '--', '--permission-mode', 'default']);
-    await ev.state('sky', 'idle', m, 60000);
+    await spawnSky(hub, ev);
+    let m;
     // Agreement first: a spawned agent in its wait is busy for Claude Code (a Bash call runs).
     const sessions = join(hub.dir, '.claude', 'sessions');
     const file = readdirSync(sessions).find((f) => f.endsWith('.json'));
