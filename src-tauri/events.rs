@@ -3,7 +3,8 @@
 //! need the user ("Needs you": a permission, an answer, a plan approval, a failed turn).
 //!
 //! One notification per such transition, never for the agent the user is looking at in a focused window;
-//! the agents of other machines (`machine_event`) are notified the same way, as `name@machine`.
+//! the agents of other machines (`machine_event`) are notified the same way, as `name@machine`. The tray
+//! (`tray/`) is told every agent's needs, for its badge and menu.
 
 use clawmux_hub::machines::{remote_status, AgentStatus};
 use clawmux_hub::notice::{Notice, NoticeRule};
@@ -14,6 +15,7 @@ use tokio::sync::broadcast::error::RecvError;
 
 use crate::desktop::Desktop;
 use crate::notices::{self, Popup};
+use crate::tray::Tray;
 
 /// The Tauri event that carries the hub's events to the window (`ui/js/backend.js` listens to it).
 pub const HUB_EVENT: &str = "hub";
@@ -27,6 +29,13 @@ pub fn forward(app: AppHandle) {
     tauri::async_runtime::spawn(async move {
         let sessions = hub.sessions().await.unwrap_or_default();
         let mut rule = NoticeRule::new(&sessions);
+        let tray = app.state::<Tray>();
+        for session in &sessions {
+            tray.on_status(
+                &session.session_id,
+                session.needs.as_ref().map(|n| &n.attention),
+            );
+        }
         loop {
             let event = match events.recv().await {
                 Ok(event) => event,
@@ -36,32 +45,12 @@ pub fn forward(app: AppHandle) {
                 },
                 Err(RecvError::Closed) => break,
             };
-            // A status: this machine's agent's, or another machine's (`name@machine`), raised alike.
-            let status = if let UiEvent::SessionStatus {
-                session_id,
-                state,
-                needs,
-                ..
-            } = &event
-            {
-                Some(AgentStatus {
-                    agent: session_id.clone(),
-                    state: *state,
-                    needs: needs.as_ref().map(|n| n.attention.clone()),
-                    // A permission's request can be answered from the notification itself; a question or
-                    // a plan needs the window.
-                    permission: needs
-                        .as_ref()
-                        .filter(|n| n.attention.need == clawmux_core::Need::Permission)
-                        .and_then(|n| n.request.as_ref())
-                        .map(|r| r.id.clone()),
-                })
-            } else if let UiEvent::MachineEvent { machine, event } = &event {
-                remote_status(machine, event)
-            } else {
-                None
-            };
+            let status = status_of(&event);
+            if let UiEvent::SessionTerminated { session_id, .. } = &event {
+                tray.on_status(session_id, None);
+            }
             if let Some(status) = status {
+                tray.on_status(&status.agent, status.needs.as_ref());
                 raise(&app, &hub, &mut rule, status).await;
             }
             if let Err(e) = app.emit(HUB_EVENT, &event) {
@@ -69,6 +58,35 @@ pub fn forward(app: AppHandle) {
             }
         }
     });
+}
+
+/// The status an event carries: this machine's agent's, or another machine's (`name@machine`), raised
+/// alike.
+fn status_of(event: &UiEvent) -> Option<AgentStatus> {
+    if let UiEvent::MachineEvent { machine, event } = event {
+        return remote_status(machine, event);
+    }
+    let UiEvent::SessionStatus {
+        session_id,
+        state,
+        needs,
+        ..
+    } = event
+    else {
+        return None;
+    };
+    Some(AgentStatus {
+        agent: session_id.clone(),
+        state: *state,
+        needs: needs.as_ref().map(|n| n.attention.clone()),
+        // A permission's request can be answered from the notification itself; a question or a plan
+        // needs the window.
+        permission: needs
+            .as_ref()
+            .filter(|n| n.attention.need == clawmux_core::Need::Permission)
+            .and_then(|n| n.request.as_ref())
+            .map(|r| r.id.clone()),
+    })
 }
 
 /// The notification a status deserves, if any.

@@ -3,7 +3,7 @@
 //! of its own, when someone starts speaking (it stops its speech: barge-in) and when an utterance ends,
 //! which the hub keeps as it keeps a push-to-talk recording. The window then asks for it to be heard
 //! (`hear_recording`) with what it knows: the agent shown and what it said last. The audio never crosses
-//! the IPC, and the kept file is gone once heard.
+//! the IPC, and the kept file is gone once heard. The tray's Hands-free item is ticked while it listens.
 
 use clawmux_capture::listen::Heard;
 use clawmux_core::wire::{Code, Listened};
@@ -12,6 +12,7 @@ use tauri::ipc::Channel;
 use tauri::State;
 
 use crate::desktop::Desktop;
+use crate::tray::Tray;
 
 fn failed(e: impl std::fmt::Display) -> HubError {
     HubError::new(Code::RecordingFailed, e.to_string())
@@ -44,6 +45,7 @@ fn listened(hub: &Hub, heard: Heard) -> Listened {
 #[tauri::command]
 pub async fn listen_start(
     desktop: State<'_, Desktop>,
+    tray: State<'_, Tray>,
     events: Channel<Listened>,
 ) -> Result<(), HubError> {
     let hub = desktop.running()?.clone();
@@ -56,7 +58,9 @@ pub async fn listen_start(
         })
     })
     .await
-    .map_err(failed)?
+    .map_err(failed)??;
+    tray.set_hands_free(true);
+    Ok(())
 }
 
 /// What the window says while it listens: whether the app speaks (its echo is not the user) and whether
@@ -68,11 +72,16 @@ pub fn listen_hint(desktop: State<'_, Desktop>, speaking: bool, muted: bool) {
 
 /// Stops listening; what was being said is dropped.
 #[tauri::command]
-pub async fn listen_stop(desktop: State<'_, Desktop>) -> Result<(), HubError> {
+pub async fn listen_stop(
+    desktop: State<'_, Desktop>,
+    tray: State<'_, Tray>,
+) -> Result<(), HubError> {
     let recorder = desktop.recorder.clone();
-    tauri::async_runtime::spawn_blocking(move || recorder.stop_listening())
+    let stopped = tauri::async_runtime::spawn_blocking(move || recorder.stop_listening())
         .await
-        .map_err(failed)
+        .map_err(failed);
+    tray.set_hands_free(false);
+    stopped
 }
 
 /// Hears a kept utterance as the hub hears the browser's (`POST /api/voice/hear`): on the device, with

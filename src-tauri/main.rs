@@ -8,17 +8,20 @@
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 mod autostart;
+mod closing;
 mod commands;
 mod desktop;
 mod events;
 mod geometry;
 mod links;
 mod listening;
+mod main_window;
 mod notices;
 mod recorder;
 mod recording;
 mod start;
 mod terminals;
+mod tray;
 #[cfg(test)]
 mod ui_names;
 
@@ -35,14 +38,17 @@ fn main() {
     let args = start::Args::parse(std::env::args().skip(1));
     let result = tauri::Builder::default()
         .plugin(tauri_plugin_single_instance::init(|app, _args, _cwd| {
-            if let Some(window) = app.get_webview_window("main") {
-                let _ = window.unminimize();
-                let _ = window.set_focus();
-            }
+            main_window::raise(app)
         }))
         .plugin(tauri_plugin_window_state::Builder::default().build())
         .plugin(links::guard())
         .invoke_handler(ipc())
+        .on_window_event(|window, event| {
+            if let tauri::WindowEvent::CloseRequested { api, .. } = event {
+                api.prevent_close();
+                closing::on_close(window);
+            }
+        })
         .setup(move |app| {
             // The hub starts here, after the single-instance check (a second launch only raises the first
             // window and never opens the database or a port), and before the window can ask anything, so
@@ -51,6 +57,8 @@ fn main() {
                 &args.data_dir,
                 args.microphone.clone(),
             ));
+            // The tray's image files go in the data folder (0700), not a folder other users can write.
+            app.manage(tray::Tray::new(app.handle(), &args.data_dir.join("tray")));
             app.manage(desktop);
             app.manage(terminals::Terminals::default());
             events::forward(app.handle().clone());
@@ -76,6 +84,7 @@ fn ipc() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static {
         autostart::autostart,
         autostart::set_autostart,
         links::open_link,
+        main_window::quit,
         recording::record_start,
         recording::record_stop,
         recording::record_cancel,

@@ -8,10 +8,7 @@
 
 use clawmux_hub::asks::{AnswerRequest, Verdict};
 use clawmux_hub::{Command, Hub};
-use tauri::{AppHandle, Emitter, Manager};
-
-/// The Tauri event that asks the window to open an agent (a notification was clicked).
-pub const OPEN_AGENT_EVENT: &str = "open-agent";
+use tauri::AppHandle;
 
 /// A notification to show.
 pub struct Popup {
@@ -46,21 +43,21 @@ pub fn show(app: &AppHandle, hub: &Hub, notice: Popup) {
         };
         handle.wait_for_action(|action| match action {
             "allow" | "deny" => answer(&hub, &notice, action == "allow"),
-            "default" => open(&app, &notice.agent),
+            "default" => crate::main_window::open_agent(&app, &notice.agent),
             _ => {}
         });
     });
 }
 
-/// Brings the window forward with `agent` on screen.
-fn open(app: &AppHandle, agent: &str) {
-    if let Some(window) = app.get_webview_window("main") {
-        let _ = window.unminimize();
-        let _ = window.show();
-        let _ = window.set_focus();
-    }
-    if let Err(e) = app.emit(OPEN_AGENT_EVENT, agent) {
-        tracing::warn!(agent, error = %e, "could not open the agent in the window");
+/// Shows a notification about the app itself, with no action.
+pub fn tell(title: &str, body: &str) {
+    let shown = notify_rust::Notification::new()
+        .appname("ClawMux")
+        .summary(title)
+        .body(body)
+        .show();
+    if let Err(e) = shown {
+        tracing::warn!(error = %e, "could not show a notification");
     }
 }
 

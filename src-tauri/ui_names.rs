@@ -39,9 +39,13 @@ fn the_window_invokes_exactly_the_registered_commands() {
 
 #[test]
 fn the_window_listens_to_the_events_this_crate_emits() {
-    let emitted: BTreeSet<String> = [crate::events::HUB_EVENT, crate::notices::OPEN_AGENT_EVENT]
-        .map(str::to_owned)
-        .into();
+    let emitted: BTreeSet<String> = [
+        crate::events::HUB_EVENT,
+        crate::main_window::OPEN_AGENT_EVENT,
+        crate::tray::HANDS_FREE_EVENT,
+    ]
+    .map(str::to_owned)
+    .into();
     assert_eq!(called(BACKEND_JS, "listen"), emitted);
 }
 

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { remote } from 'webdriverio';
 import { ARTIFACTS, BIN } from './harness.mjs';
+import { startTray } from './tray-host.mjs';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 export const APP = process.env.CLAWMUX_DESKTOP ?? join(ROOT, 'target/debug/clawmux-desktop');
@@ -23,6 +24,8 @@ export const BUS = `unix:path=${BUS_DIR}/bus`;
 export const children = [];
 export let browser;
 export let notifications = '';
+/** The desktop's tray (a StatusNotifierWatcher with a host), which the app's icon registers with. */
+export let tray;
 export const dir = mkdtempSync(join(tmpdir(), 'clawmux-desktop-'));
 export const data = join(dir, 'data');
 // tauri-driver starts the app with almost no environment; this wrapper gives it the test's HOME, so its
@@ -100,6 +103,7 @@ export function useApp() {
     rmSync(`${BUS_DIR}/bus`, { force: true });
     start('dbus-daemon', ['--session', `--address=${BUS}`, '--nofork', '--nopidfile']);
     await until('the session bus', () => existsSync(`${BUS_DIR}/bus`));
+    tray = await startTray(BUS);
     const monitor = start('dbus-monitor', ['--session', "interface='org.freedesktop.Notifications',member='Notify'"]);
     monitor.stdout.on('data', (d) => { notifications += d; });
     // dunst's context menu runs `dmenu`: here a script that picks the first entry
@@ -121,6 +125,7 @@ export function useApp() {
 
   after(async () => {
     await browser?.deleteSession().catch(() => {});
+    tray?.close();
     for (const c of children.reverse()) c.kill('SIGKILL');
   });
 }

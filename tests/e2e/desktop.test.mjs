@@ -10,7 +10,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import {
   APP, APP_ARGS, BUS, DISPLAY, OPENED, PICK, SPEECH, SSH_CONFIG, WINDOW_STATE, browser, children, data, dir, launchApp, listening,
-  notifications, painted, quitApp, start, until, useApp, windowHub,
+  notifications, painted, quitApp, start, tray, until, useApp, windowHub,
 } from './desktop-harness.mjs';
 import { ARTIFACTS, BIN, ROOT, startHub, withTestModel } from './harness.mjs';
 import { sshKeys, startSshd } from './sshd.mjs';
@@ -357,14 +357,18 @@ function roomWithWords(file, phrases, lead, gap) {
     voices.push({ start: (at + first) / rate, end: (at + last) / rate });
     parts.push(...spoken.samples, ...room(gap));
   }
-  const samples = Int16Array.from(parts);
+  writeWav(file, rate, Int16Array.from(parts));
+  return voices;
+}
+
+/** Writes 16-bit mono `samples` at `rate` as a WAV file. */
+function writeWav(file, rate, samples) {
   const header = Buffer.alloc(44);
   header.write('RIFF', 0); header.writeUInt32LE(36 + samples.length * 2, 4); header.write('WAVEfmt ', 8);
   header.writeUInt32LE(16, 16); header.writeUInt16LE(1, 20); header.writeUInt16LE(1, 22);
   header.writeUInt32LE(rate, 24); header.writeUInt32LE(rate * 2, 28); header.writeUInt16LE(2, 32);
   header.writeUInt16LE(16, 34); header.write('data', 36); header.writeUInt32LE(samples.length * 2, 40);
   writeFileSync(file, Buffer.concat([header, Buffer.from(samples.buffer)]));
-  return voices;
 }
 
 test('hands-free in the window: the app listens, the user speaking stops its speech at once, and the words addressed by name reach that agent', async (t) => {
@@ -781,6 +785,107 @@ test('a second launch only raises the first window: one instance, one hub', asyn
   assert.equal(code, 0, 'the second launch exits');
   assert.equal(await listening(3461), false, 'it never started a second hub');
   assert.equal(await (await browser.$('#connection.online')).isExisting(), true, 'the first window still runs');
+});
+
+test('the tray: its badge counts who needs the user, its menu opens them and turns hands-free on; closing the window keeps the hub (said once); Quit ends the app', async (t) => {
+  // A quiet microphone: hands-free turned on from the tray listens and hears nobody.
+  const quiet = join(dir, 'quiet.wav');
+  writeWav(quiet, 16000, new Int16Array(16000 * 3));
+  const mark = tray.count;
+  await quitApp();
+  await launchApp(['--data-dir', data, '--microphone-file', quiet]);
+  t.after(async () => {
+    if (await listening(3460)) await quitApp();
+    else await browser?.deleteSession().catch(() => {});
+    await launchApp(APP_ARGS);
+    await (await browser.$('#connection.online')).waitForExist({ timeout: 20000 });
+  });
+  await (await browser.$('#connection.online')).waitForExist({ timeout: 20000 });
+  // The app's icon registers with the desktop's tray, its image files in the data folder.
+  const item = await tray.next(mark);
+  const first = await tray.properties(item);
+  assert.ok(first.IconThemePath.startsWith(data), `the icon's files are the user's own: ${first.IconThemePath}`);
+  const menu = () => tray.menu(item);
+  const labels = async () => (await menu()).map((e) => e.label);
+  assert.ok((await labels()).includes('Quit ClawMux'), `the menu: ${await labels()}`);
+  const before = Number(first.XAyatanaLabel || 0);
+
+  // An agent starts to need the user: the badge counts it, the menu names it with the reason.
+  const { api, env } = await windowHub();
+  const port = Number(env('x').CLAWMUX_PORT);
+  for (const name of ['wren', 'lark']) {
+    execFileSync(BIN, ['agent', 'add', name, '--work-dir', join(dir, name)], { env: { PATH: process.env.PATH, HOME: dir, CLAWMUX_HOME: data, CLAWMUX_PORT: String(port) } });
+  }
+  const wait = waitAs(env, 'wren');
+  await (await browser.$('[data-agent="wren"].indicator-idle')).waitForExist({ timeout: 10000 });
+  const token = readFileSync(join(data, 'token'), 'utf8').trim();
+  const hook = (body) => fetch(`http://127.0.0.1:${port}/api/hooks/tool-status`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'ClawMux-Session': 'wren' },
+    body: JSON.stringify(body),
+  });
+  await hook({ hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'npm publish' }, tool_use_id: 't9' });
+  await hook({ hook_event_name: 'PermissionRequest', tool_name: 'Bash', tool_input: { command: 'npm publish' } });
+  await until('the badge counts wren', async () => Number((await tray.properties(item)).XAyatanaLabel || 0) === before + 1);
+  const badged = await tray.properties(item);
+  assert.notEqual(badged.IconName, first.IconName, 'the icon changed to the badged one');
+  assert.ok((await labels()).includes('wren: Permission: Running npm publish'), `the menu: ${await labels()}`);
+  await painted();
+  await browser.saveScreenshot(join(ARTIFACTS, 'desktop-tray-needs.png'));
+
+  // A click on it opens wren in the window.
+  await (await browser.$('[data-agent="lark"]')).click();
+  await tray.click(item, /^wren: /);
+  await (await browser.$('[data-agent="wren"].selected')).waitForExist({ timeout: 10000 });
+  // Answered (the tool ran): the badge and the menu let it go.
+  await hook({ hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { command: 'npm publish' }, tool_use_id: 't9', tool_response: {} });
+  await until('the badge lets wren go', async () => Number((await tray.properties(item)).XAyatanaLabel || 0) === before);
+  assert.ok(!(await labels()).some((l) => l.startsWith('wren')), 'wren left the menu');
+
+  // Hands-free from the tray: the window listens, and the tick says so; off again the same way.
+  const handsFree = async () => (await menu()).find((e) => e.label === 'Hands-free').toggle;
+  assert.equal(await handsFree(), false);
+  await tray.click(item, /^Hands-free$/);
+  await browser.waitUntil(() => browser.execute(() => window.clawmux.handsFree.state === 'listening'), { timeout: 10000, timeoutMsg: 'the window did not listen' });
+  await until('the tick on', async () => (await handsFree()) === true);
+  await tray.click(item, /^Hands-free$/);
+  await browser.waitUntil(() => browser.execute(() => !window.clawmux.handsFree.on), { timeout: 10000, timeoutMsg: 'the window still listens' });
+  await until('the tick off', async () => (await handsFree()) === false);
+
+  // Closing the window hides it in the tray: the hub goes on, and the user is told so once.
+  const windowState = () => execFileSync(join(ROOT, 'tests/e2e/fixtures/x11-window.py'), ['state', 'ClawMux'], { env: { PATH: process.env.PATH, DISPLAY }, encoding: 'utf8' }).trim();
+  const closeWindow = () => execFileSync(join(ROOT, 'tests/e2e/fixtures/x11-window.py'), ['close', 'ClawMux'], { env: { PATH: process.env.PATH, DISPLAY } });
+  const told = () => notifications.split('ClawMux is still running').length - 1;
+  assert.equal(windowState(), 'shown');
+  closeWindow();
+  await until('the window hidden', () => windowState() === 'hidden');
+  await until('told once', () => told() === 1);
+  assert.match(notifications, /quit it from its icon in the tray/);
+  assert.equal(statSync(join(dir, '.config', 'dev.clawmux.desktop', 'told-closing-keeps-running')).mode & 0o777, 0o600);
+  assert.ok((await api('GET', '/api/sessions')).some((s) => s.session_id === 'wren'), 'the hub answers');
+  await api('POST', '/api/sessions/wren/messages', { text: 'still there?' });
+  await until('the agent got a message with the window closed', () => /still there\?/.test(wait.printed));
+  // The tray's Open brings it back; closed again, nothing more is said.
+  await tray.click(item, /^Open ClawMux$/);
+  await until('the window shown', () => windowState() === 'shown');
+  closeWindow();
+  await until('the window hidden again', () => windowState() === 'hidden');
+  // Launching the app again is a way back too (its single instance shows the window).
+  const again = spawn(APP, ['--data-dir', data], { env: { PATH: process.env.PATH, HOME: dir, DISPLAY, DBUS_SESSION_BUS_ADDRESS: BUS }, stdio: 'ignore' });
+  children.push(again);
+  await until('the window shown by a second launch', () => windowState() === 'shown');
+  assert.equal(told(), 1, 'said once');
+
+  // Quit ends the app.
+  await tray.click(item, /^Quit ClawMux$/);
+  await until('the app gone (its port closed)', async () => !(await listening(port)), 20000);
+  // Ctrl+Q in the window ends it too.
+  await browser.deleteSession().catch(() => {});
+  await launchApp(APP_ARGS);
+  await (await browser.$('#connection.online')).waitForExist({ timeout: 20000 });
+  // (The app may be gone before the driver lets the keys go: its session then ends with the app.)
+  await browser.keys(['Control', 'q']).catch(() => {});
+  await until('the app gone after Ctrl+Q', async () => !(await listening(port)), 20000);
 });
 
 test('the window comes back with the size and place it had', async () => {

@@ -93,6 +93,8 @@ class DesktopBackend {
     await window.__TAURI__.event.listen('hub', (e) => this.onEvent(e.payload));
     // A notification was clicked: its agent comes on screen.
     await window.__TAURI__.event.listen('open-agent', (e) => this.onEvent({ type: 'open_agent', session_id: e.payload }));
+    // The tray's Hands-free item: on (true) or off.
+    await window.__TAURI__.event.listen('hands-free', (e) => this.onEvent({ type: 'hands_free', on: e.payload === true }));
     // Listening first, then the list: no change can fall between them.
     this.onEvent({ type: UiEvent.SESSION_LIST, sessions: await this.command({ command: Command.SESSIONS }) });
     this.onConnection('online');
@@ -230,6 +232,11 @@ class DesktopBackend {
       resize: (c, r) => id !== null && invoke('terminal_resize', { id, cols: c, rows: r }).catch(() => {}),
       close: () => id !== null && invoke('terminal_close', { id }).catch(() => {}),
     };
+  }
+
+  /** Ends the app (Ctrl+Q): closing the window only puts it away, the hub and the agents going on. */
+  quit() {
+    return invoke('quit');
   }
 
   /** Whether the app starts at login (a freedesktop autostart entry); the window alone offers it. */

@@ -229,12 +229,13 @@ export class HandsFree {
     if (this.on) this.set(this.muted ? 'muted' : 'listening');
   }
 
+  /** Off at once, as the user sees it; the microphone is let go just after. */
   async stop() {
     this.on = false;
     const ears = this.ears;
     this.ears = null;
-    await ears?.close().catch(() => {});
     this.set('off');
+    await ears?.close().catch(() => {});
   }
 
   set(state) {

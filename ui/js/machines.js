@@ -210,5 +210,8 @@ export class MachinesBackend {
 
   get setAutostart() { return this.backend.setAutostart?.bind(this.backend); }
 
+  /** Quitting: the app's own, where there is an app (the desktop window). */
+  get quit() { return this.backend.quit?.bind(this.backend); }
+
   openLink(url) { return this.backend.openLink(url); }
 }

@@ -176,6 +176,9 @@ function onEvent(e) {
     case 'open_agent':
       if (sessions.has(e.session_id)) select(e.session_id);
       break;
+    case 'hands_free':
+      if (e.on !== voice.handsFree.on) (e.on ? voice.handsFree.start() : voice.handsFree.stop());
+      break;
     case UiEvent.ERROR:
       notice(e.message);
       break;
@@ -430,6 +433,13 @@ function start() {
   panels = new Panels([agentHeader, requests, terminal, changes, voice, explanation, usageView, searchPanel]);
   wireChat();
   $('welcome-spawn').addEventListener('click', () => $('new-agent').click());
+  // In the window, closing only puts the app away: Ctrl+Q ends it.
+  document.addEventListener('keydown', (e) => {
+    if (e.ctrlKey && !e.shiftKey && !e.altKey && e.code === 'KeyQ' && backend.quit) {
+      e.preventDefault();
+      backend.quit();
+    }
+  });
   $('welcome-try-demo').addEventListener('click', startDemo);
   $('new-machine').addEventListener('click', () => { $('machine-form').hidden = !$('machine-form').hidden; });
   $('machine-cancel').addEventListener('click', () => { $('machine-form').hidden = true; });
