@@ -99,6 +99,9 @@ export async function startTray(address) {
       const { Menu } = await this.properties(item);
       await call(item, Menu, MENU, 'Event', 'isvu', [entry.id, 'clicked', new Variant('i', 0), 0]);
     },
+    /** The desktop's tray goes away (its watcher's name let go), and comes back. */
+    away: () => bus.releaseName(WATCHER),
+    back: () => bus.requestName(WATCHER, 0),
     close: () => bus.disconnect(),
   };
 }
