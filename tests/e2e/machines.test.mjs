@@ -5,11 +5,12 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, agentProcesses, openBrowser, openUi, shows, startHub } from './harness.mjs';
 import { sshKeys, startSshd } from './sshd.mjs';
 import { startService } from './voice-service.mjs';
+import { give, png } from './files.mjs';
 
 let browser;
 before(async () => { browser = await openBrowser(); });
@@ -50,6 +51,27 @@ test('another machine in the sidebar: its agent answers; a cut link dims it, and
     await page.fill('#input', 'hello over ssh');
     await page.press('#input', 'Enter');
     await page.waitForFunction((c) => [...document.querySelectorAll(`${c} .msg.kind-assistant`)].some((m) => m.textContent.includes('hello over ssh')), chat, { timeout: 20000 });
+
+    // A pasted screenshot for the agent there: kept on that machine, and its thumbnail drawn here from the
+    // bytes that come back through the link, after a reload too (from the history).
+    const shot = png(96, 64);
+    await give(page, 'paste', [{ name: 'far.png', type: 'image/png', base64: shot.toString('base64') }]);
+    await page.waitForFunction(() => document.querySelectorAll('#attached .file').length === 1 && !document.querySelector('#attached .keeping'));
+    await page.fill('#input', 'what is this?');
+    await page.press('#input', 'Enter');
+    const thumbnail = async () => {
+      const img = await page.waitForSelector(`${chat} .msg.kind-user .file.kind-image img[src^="blob:"]`, { timeout: 20000 });
+      await page.waitForFunction((el) => el.complete && el.naturalWidth === 96, img);
+    };
+    await thumbnail();
+    const kept = readdirSync(join(remote.data, 'attachments'));
+    assert.equal(kept.length, 1, `kept there: ${kept}`);
+    assert.deepEqual(readFileSync(join(remote.data, 'attachments', kept[0])), shot);
+    assert.ok(!existsSync(join(local.data, 'attachments')) || readdirSync(join(local.data, 'attachments')).length === 0, 'nothing kept here');
+    await page.reload();
+    await page.waitForSelector('#agents [data-agent="sky@gpu"][data-state="idle"]', { timeout: 20000 });
+    await page.click('[data-agent="sky@gpu"]');
+    await thumbnail();
 
     // What an agent there says is drawn as this machine's agents' words are: as text and safe markdown,
     // never as markup that runs.

@@ -163,11 +163,14 @@ export class MachinesBackend {
     return this.command({ command: Command.ATTACH, session_id: agent, name, data: url.slice(url.indexOf(',') + 1) });
   }
 
-  /** An attached image of `agent`'s conversation. Another machine keeps its own files: the chip shows
-   * there without a thumbnail. */
-  attachmentUrl(agent, file) {
-    if (split(agent).machine) return Promise.reject(new Error('kept on another machine'));
-    return this.backend.attachmentUrl(file);
+  /** An attached image of `agent`'s conversation. Another machine keeps its own files: its bytes come
+   * through the link, as the command's answer. */
+  async attachmentUrl(agent, file) {
+    const { machine } = split(agent);
+    if (!machine) return this.backend.attachmentUrl(file);
+    const { media_type: type, data } = await this.command({ command: Command.ATTACHMENT_IMAGE, id: file.id }, machine);
+    const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+    return this.backend.imageAddress(new Blob([bytes], { type }));
   }
 
   markRead(sessionId, upTo) {

@@ -191,6 +191,7 @@ export const Command = Object.freeze({
   ADD_AGENT: 'add_agent',
   USER_MESSAGE: 'user_message',
   ATTACH: 'attach',
+  ATTACHMENT_IMAGE: 'attachment_image',
   MARK_READ: 'mark_read',
   SPAWN: 'spawn',
   TERMINATE: 'terminate',

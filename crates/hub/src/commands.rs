@@ -88,6 +88,12 @@ pub enum Command {
         /// Its bytes, in standard base64.
         data: String,
     },
+    /// A kept image's bytes, for its thumbnail where the hub's HTTP route cannot be reached: an agent on
+    /// another machine (this command is forwarded whole to the hub that keeps the file).
+    AttachmentImage {
+        /// The file's id, as `attach` answered it.
+        id: String,
+    },
     /// The user has read a conversation up to a message.
     MarkRead {
         /// The agent.
@@ -311,6 +317,13 @@ pub enum Reply {
     SlashCommands(Vec<crate::lifecycle::slash::SlashCommand>),
     /// `attach`: the kept file.
     Attachment(Box<Attachment>),
+    /// `attachment_image`: its media type and its bytes in standard base64.
+    Image {
+        /// `image/png`, `image/jpeg`, `image/gif` or `image/webp`.
+        media_type: &'static str,
+        /// The bytes.
+        data: String,
+    },
     /// `explain`.
     Explanation(Box<Explanation>),
     /// `report`: the case file, and where it was saved.
@@ -667,6 +680,17 @@ impl Hub {
                 Ok(Reply::Attachment(Box::new(
                     self.attach(&session_id, &name, bytes).await?,
                 )))
+            }
+            Command::AttachmentImage { id } => {
+                use base64::Engine;
+                let (bytes, media_type) = self.attachments().read(&id).await?;
+                let media_type = media_type.ok_or_else(|| {
+                    HubError::new(Code::UnknownAttachment, format!("{id} is not an image"))
+                })?;
+                Ok(Reply::Image {
+                    media_type,
+                    data: base64::engine::general_purpose::STANDARD.encode(bytes),
+                })
             }
             Command::MarkRead { session_id, up_to } => {
                 self.mark_read(&session_id, &message_id(&up_to, Code::BadMessageId)?)

@@ -80,6 +80,16 @@ fn every_command_runs_through_dispatch() {
                 "attachments": [{"id": kept["id"], "name": "shot.png"}], "client_id": "c2"})))
             .await
             .unwrap();
+        // Its bytes back, for a thumbnail drawn on another machine; a file that is not an image is refused.
+        let image = run(&hub, command(json!({"command": "attachment_image", "id": kept["id"]}))).await.unwrap();
+        assert_eq!((image["media_type"].as_str(), image["data"].as_str()), (Some("image/png"), Some(png)));
+        let text = run(
+            &hub,
+            command(json!({"command": "attach", "session_id": "sky", "name": "notes.txt", "data": "aGk="})))
+            .await
+            .unwrap();
+        let not_image = run(&hub, command(json!({"command": "attachment_image", "id": text["id"]}))).await.unwrap_err();
+        assert_eq!(not_image.code, Code::UnknownAttachment);
         let bad = run(
             &hub,
             command(json!({"command": "attach", "session_id": "sky", "name": "x.txt", "data": "not base64!"})))
