@@ -66,6 +66,7 @@ fn background(hub: &Hub) -> Vec<tokio::task::AbortHandle> {
         adopt.abort_handle(),
         settle.abort_handle(),
         hub.opinion().start(),
+        hub.attachments().start(),
     ];
     tasks.extend(hub.search().start());
     if let Some(found) = hub.take_found() {

@@ -151,6 +151,17 @@ impl NewMessage<'_> {
 }
 
 impl Store {
+    /// The ids of every attached file a message names, in any conversation: what the hub must keep.
+    pub async fn attachment_ids(&self) -> Result<std::collections::HashSet<String>, StoreError> {
+        let ids: Vec<Option<String>> = sqlx::query_scalar(
+            "SELECT DISTINCT json_extract(file.value, '$.id') FROM messages, json_each(messages.attachments) AS file \
+             WHERE messages.attachments IS NOT NULL",
+        )
+        .fetch_all(&self.reader)
+        .await?;
+        Ok(ids.into_iter().flatten().collect())
+    }
+
     /// One message by its public id.
     pub async fn message(&self, id: &MsgId) -> Result<Option<Message>, StoreError> {
         let row = sqlx::query(&format!(

@@ -540,6 +540,20 @@ async fn attachments_are_kept_with_their_message() {
         .await
         .unwrap();
     assert!(!again.created);
+    // Every file a message names, once each.
+    store
+        .append(&NewMessage {
+            attachments: &files[1..],
+            ..user_to("sky", "this one too")
+        })
+        .await
+        .unwrap();
+    let named = store.attachment_ids().await.unwrap();
+    assert_eq!(
+        named,
+        files.iter().map(|f| f.id.to_string()).collect(),
+        "{named:?}"
+    );
     assert!(matches!(
         store
             .append(&NewMessage {

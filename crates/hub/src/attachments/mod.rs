@@ -6,9 +6,11 @@
 //! was unreachable names the same kept file however often it is sent again.
 //!
 //! A kept file is complete or absent: it is written under a temporary name, synced, and renamed to its
-//! content's hash, so a crash never leaves a message naming half a file.
+//! content's hash, so a crash never leaves a message naming half a file. A file no message names goes
+//! after a week (`sweep.rs`).
 
 mod identify;
+mod sweep;
 
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
@@ -19,24 +21,68 @@ use clawmux_core::wire::{
 };
 use sha2::{Digest, Sha256};
 
+use clawmux_store::Store;
+
 use crate::error::HubError;
 use identify::{identify, image_type};
+pub use sweep::UNSENT_KEPT_FOR;
 
 /// The folder of the kept files, under the data folder.
 pub const FOLDER: &str = "attachments";
 
-/// The user's attached files. Made once when the hub opens, with the data folder.
+/// The user's attached files. Made once when the hub opens, with the data folder and the store (which
+/// says what the messages name).
 #[derive(Debug, Clone)]
 pub struct Attachments {
     dir: PathBuf,
+    store: Store,
 }
 
 impl Attachments {
     /// The files kept under `data_dir`.
-    pub fn new(data_dir: &Path) -> Attachments {
+    pub fn new(data_dir: &Path, store: Store) -> Attachments {
         Attachments {
             dir: data_dir.join(FOLDER),
+            store,
         }
+    }
+
+    /// Sweeps the folder now and then once a day, while the hub runs.
+    pub fn start(&self) -> tokio::task::AbortHandle {
+        let files = self.clone();
+        tokio::spawn(async move {
+            loop {
+                match files.sweep(std::time::SystemTime::now()).await {
+                    Ok(removed) if !removed.is_empty() => {
+                        tracing::info!(
+                            count = removed.len(),
+                            "removed attached files no message names"
+                        );
+                    }
+                    Ok(_) => {}
+                    Err(e) => {
+                        tracing::warn!(error = %e.message, "could not sweep the attached files")
+                    }
+                }
+                tokio::time::sleep(sweep::EVERY).await;
+            }
+        })
+        .abort_handle()
+    }
+
+    /// Removes the kept files no message names that were kept before `now` less [`UNSENT_KEPT_FOR`];
+    /// their names.
+    pub async fn sweep(&self, now: std::time::SystemTime) -> Result<Vec<String>, HubError> {
+        let named = self
+            .store
+            .attachment_ids()
+            .await
+            .map_err(|e| HubError::new(Code::Internal, e.to_string()))?;
+        let dir = self.dir.clone();
+        tokio::task::spawn_blocking(move || sweep::sweep(&dir, &named, now))
+            .await
+            .map_err(|e| HubError::new(Code::Internal, e.to_string()))?
+            .map_err(|e| HubError::new(Code::Internal, format!("cannot sweep {FOLDER}: {e}")))
     }
 
     /// Where the files are kept (the agents may read there).
@@ -201,6 +247,8 @@ fn store(dir: &Path, bytes: &[u8], ext: Option<&str>) -> std::io::Result<Attachm
     let path = dir.join(id.as_str());
     if std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file() && m.len() == bytes.len() as u64)
     {
+        // Kept again: its week starts again (`sweep.rs`).
+        sweep::renew(&path)?;
         return Ok(id);
     }
     let tmp = dir.join(format!(".{hash}.{:08x}", fastrand::u32(..)));

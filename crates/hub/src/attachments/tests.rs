@@ -2,9 +2,16 @@ use std::os::unix::fs::PermissionsExt;
 
 use clawmux_core::wire::{AttachmentKind, AttachmentRef, Code, MAX_ATTACHMENT, MAX_ATTACHMENTS};
 
-use super::Attachments;
+use super::{Attachments, UNSENT_KEPT_FOR};
+use clawmux_store::Store;
 
 const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR and the rest";
+
+/// The files kept under `dir`, with a store of their own there.
+async fn kept_in(dir: &tempfile::TempDir) -> Attachments {
+    let store = Store::open(&dir.path().join("db.sqlite")).await.unwrap();
+    Attachments::new(dir.path(), store)
+}
 
 fn mode(path: &std::path::Path) -> u32 {
     std::fs::metadata(path).unwrap().permissions().mode() & 0o777
@@ -13,7 +20,7 @@ fn mode(path: &std::path::Path) -> u32 {
 #[tokio::test]
 async fn a_file_is_kept_once_by_content_and_private() {
     let dir = tempfile::tempdir().unwrap();
-    let files = Attachments::new(dir.path());
+    let files = kept_in(&dir).await;
     let a = files.keep("Screenshot 1.png", PNG.to_vec()).await.unwrap();
     assert_eq!(a.kind, AttachmentKind::Image);
     assert_eq!(a.media_type, "image/png");
@@ -46,7 +53,7 @@ async fn a_file_is_kept_once_by_content_and_private() {
 #[tokio::test]
 async fn bad_files_are_refused_with_the_reason_and_nothing_is_kept() {
     let dir = tempfile::tempdir().unwrap();
-    let files = Attachments::new(dir.path());
+    let files = kept_in(&dir).await;
     let code =
         |r: Result<clawmux_core::wire::Attachment, crate::error::HubError>| r.unwrap_err().code;
     assert_eq!(
@@ -71,7 +78,7 @@ async fn bad_files_are_refused_with_the_reason_and_nothing_is_kept() {
 #[tokio::test]
 async fn a_send_naming_a_file_not_kept_or_too_many_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let files = Attachments::new(dir.path());
+    let files = kept_in(&dir).await;
     let a = files.keep("notes.md", b"# notes\n".to_vec()).await.unwrap();
     assert_eq!(a.kind, AttachmentKind::Text);
     let r = AttachmentRef {
@@ -93,4 +100,83 @@ async fn a_send_naming_a_file_not_kept_or_too_many_is_refused() {
         files.resolve(&[r]).await.unwrap_err().code,
         Code::UnknownAttachment
     );
+}
+
+/// Sets a file's time back to `when`.
+fn backdate(path: impl AsRef<std::path::Path>, when: std::time::SystemTime) {
+    let file = std::fs::File::options().append(true).open(path).unwrap();
+    file.set_modified(when).unwrap();
+}
+
+/// Stores a message from the user to `sky` naming `file`.
+async fn send(files: &Attachments, file: &clawmux_core::wire::Attachment) {
+    use clawmux_core::Millis;
+    files.store.add_agent("sky", "/w", Millis(1)).await.unwrap();
+    let message = clawmux_store::NewMessage {
+        agent: "sky",
+        kind: clawmux_core::wire::Kind::User,
+        sender: "user",
+        recipient: Some("sky"),
+        text: "see",
+        parent: None,
+        voice: false,
+        aloud: false,
+        attachments: std::slice::from_ref(file),
+        idem_key: None,
+        at: Millis(10),
+    };
+    files.store.append(&message).await.unwrap();
+}
+
+#[tokio::test]
+async fn a_file_no_message_names_goes_after_a_week_and_one_named_stays() {
+    use std::time::{Duration, SystemTime};
+    let dir = tempfile::tempdir().unwrap();
+    let files = kept_in(&dir).await;
+    let sent = files.keep("sent.png", PNG.to_vec()).await.unwrap();
+    let unsent = files
+        .keep("unsent.txt", b"never sent".to_vec())
+        .await
+        .unwrap();
+    let fresh = files
+        .keep("fresh.txt", b"just added".to_vec())
+        .await
+        .unwrap();
+    let again = files
+        .keep("again.txt", b"added twice".to_vec())
+        .await
+        .unwrap();
+    let crashed = files.folder().join(".abc.0000");
+    std::fs::write(&crashed, b"half").unwrap();
+    send(&files, &sent).await;
+    let old = SystemTime::now() - UNSENT_KEPT_FOR - Duration::from_secs(60);
+    for path in [&sent.path, &unsent.path, &again.path] {
+        backdate(path, old);
+    }
+    backdate(&crashed, old);
+    // Kept again a moment ago (the user attached the same file once more): its week starts again.
+    files
+        .keep("again.txt", b"added twice".to_vec())
+        .await
+        .unwrap();
+
+    let mut removed = files.sweep(SystemTime::now()).await.unwrap();
+    removed.sort();
+    assert_eq!(removed, [".abc.0000".to_owned(), unsent.id.to_string()]);
+    for kept in [&sent, &fresh, &again] {
+        assert!(
+            std::path::Path::new(&kept.path).exists(),
+            "{} kept",
+            kept.name
+        );
+    }
+    let gone = AttachmentRef {
+        id: unsent.id.clone(),
+        name: "unsent.txt".into(),
+    };
+    let refused = files.resolve(&[gone]).await.unwrap_err();
+    assert_eq!(refused.code, Code::UnknownAttachment);
+    // Nothing is old enough a day before.
+    let earlier = SystemTime::now() - Duration::from_secs(86_400 * 8);
+    assert!(files.sweep(earlier).await.unwrap().is_empty());
 }

@@ -137,6 +137,7 @@ impl Hub {
             data_dir,
         );
         let hands_free = crate::hands_free::HandsFree::new(store.clone());
+        let attachments = crate::attachments::Attachments::new(data_dir, store.clone());
         Ok(Hub {
             inner: Arc::new(Inner {
                 store,
@@ -154,7 +155,7 @@ impl Hub {
                 port,
                 lifecycle,
                 voice,
-                attachments: crate::attachments::Attachments::new(data_dir),
+                attachments,
                 opinion,
                 worktrees,
                 usage,
