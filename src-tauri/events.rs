@@ -6,7 +6,7 @@
 //! the agents of other machines (`machine_event`) are notified the same way, as `name@machine`. The tray
 //! (`tray/`) is told every agent's needs, for its badge and menu.
 
-use clawmux_hub::machines::{remote_status, AgentStatus};
+use clawmux_hub::machines::{status_of, AgentStatus};
 use clawmux_hub::notice::{Notice, NoticeRule};
 use clawmux_hub::ui_event::UiEvent;
 use clawmux_hub::Hub;
@@ -58,35 +58,6 @@ pub fn forward(app: AppHandle) {
             }
         }
     });
-}
-
-/// The status an event carries: this machine's agent's, or another machine's (`name@machine`), raised
-/// alike.
-fn status_of(event: &UiEvent) -> Option<AgentStatus> {
-    if let UiEvent::MachineEvent { machine, event } = event {
-        return remote_status(machine, event);
-    }
-    let UiEvent::SessionStatus {
-        session_id,
-        state,
-        needs,
-        ..
-    } = event
-    else {
-        return None;
-    };
-    Some(AgentStatus {
-        agent: session_id.clone(),
-        state: *state,
-        needs: needs.as_ref().map(|n| n.attention.clone()),
-        // A permission's request can be answered from the notification itself; a question or a plan
-        // needs the window.
-        permission: needs
-            .as_ref()
-            .filter(|n| n.attention.need == clawmux_core::Need::Permission)
-            .and_then(|n| n.request.as_ref())
-            .map(|r| r.id.clone()),
-    })
 }
 
 /// The notification a status deserves, if any.

@@ -8,6 +8,7 @@
 import { address } from './dom.js';
 import { PageRecorder } from './voice.js';
 import { Command, TerminalInput, TerminalNotice, UiEvent } from './names.js';
+import { PHONE_TOKEN_KEY } from './pairing.js';
 
 const TOKEN_KEY = 'clawmux.token';
 const SILENCE_LIMIT_MS = 40_000;
@@ -17,14 +18,18 @@ const TERMINAL_PROTOCOL = 'clawmux.terminal.v1';
 const TOKEN_PROTOCOL = 'clawmux.token.';
 const encoder = new TextEncoder();
 
-/** The API token: taken from the URL's fragment once (`#token=...`), then kept for this tab. */
+/** The API token: the desktop's, taken from the URL's fragment once (`#token=...`) and kept for this
+ * tab; else a paired phone's own (`pairing.js`), kept in this browser. */
 function takeToken() {
   const fromHash = new URLSearchParams(location.hash.slice(1)).get('token');
   if (fromHash) {
     sessionStorage.setItem(TOKEN_KEY, fromHash);
     history.replaceState(null, '', location.pathname + location.search);
   }
-  return sessionStorage.getItem(TOKEN_KEY);
+  const desktop = sessionStorage.getItem(TOKEN_KEY);
+  if (desktop) return { token: desktop, phone: false };
+  const phone = localStorage.getItem(PHONE_TOKEN_KEY);
+  return phone ? { token: phone, phone: true } : null;
 }
 
 /** Thrown when the hub answered with an error (`{code, message}`): the request was refused, not lost. */
@@ -39,9 +44,9 @@ export class HubError extends Error {
 /** The backend for where the page runs. */
 export function createBackend(hooks) {
   if (window.__TAURI__?.core) return new DesktopBackend(hooks);
-  const token = takeToken();
-  if (!token) throw new HubError(401, 'no_token', 'No access token. Open the address printed by `clawmux open`.');
-  return new BrowserBackend(token, hooks);
+  const taken = takeToken();
+  if (!taken) throw new HubError(401, 'no_token', 'No access token. Open the address printed by `clawmux open`, or on a phone the pairing link the desktop shows.');
+  return new BrowserBackend(taken.token, hooks, taken.phone);
 }
 
 /** An IPC call to the app; its errors as HubErrors. */
@@ -261,8 +266,10 @@ class BrowserBackend {
    * @param {string} token
    * @param {{onEvent: (e: object) => void, onConnection: (state: string) => void, cursor: () => string|null}} hooks
    */
-  constructor(token, { onEvent, onConnection, cursor }) {
+  constructor(token, { onEvent, onConnection, cursor }, phone = false) {
     this.token = token;
+    /** A paired phone: it reads, sends, answers and interrupts; settings are the desktop's. */
+    this.isPhone = phone;
     this.onEvent = onEvent;
     this.onConnection = onConnection;
     this.cursor = cursor;
@@ -327,6 +334,9 @@ class BrowserBackend {
       body: blob,
     });
     const data = await response.json().catch(() => ({}));
+    if (response.status === 401 && this.isPhone) {
+      throw new HubError(401, data.code, 'This phone is no longer let in (revoked, or phones turned off on the desktop): pair it again from the desktop.');
+    }
     if (!response.ok) throw new HubError(response.status, data.code ?? 'http_error', data.message ?? response.statusText);
     return data;
   }
@@ -344,6 +354,9 @@ class BrowserBackend {
       body: blob,
     });
     const data = await response.json().catch(() => ({}));
+    if (response.status === 401 && this.isPhone) {
+      throw new HubError(401, data.code, 'This phone is no longer let in (revoked, or phones turned off on the desktop): pair it again from the desktop.');
+    }
     if (!response.ok) throw new HubError(response.status, data.code ?? 'http_error', data.message ?? response.statusText);
     return data;
   }
@@ -369,6 +382,9 @@ class BrowserBackend {
       body: body ? JSON.stringify(body) : undefined,
     });
     const data = await response.json().catch(() => ({}));
+    if (response.status === 401 && this.isPhone) {
+      throw new HubError(401, data.code, 'This phone is no longer let in (revoked, or phones turned off on the desktop): pair it again from the desktop.');
+    }
     if (!response.ok) throw new HubError(response.status, data.code ?? 'http_error', data.message ?? response.statusText);
     return data;
   }
@@ -404,6 +420,9 @@ class BrowserBackend {
       body: file,
     });
     const data = await response.json().catch(() => ({}));
+    if (response.status === 401 && this.isPhone) {
+      throw new HubError(401, data.code, 'This phone is no longer let in (revoked, or phones turned off on the desktop): pair it again from the desktop.');
+    }
     if (!response.ok) throw new HubError(response.status, data.code ?? 'http_error', data.message ?? response.statusText);
     return data;
   }

@@ -213,6 +213,9 @@ export class MachinesBackend {
 
   get setAutostart() { return this.backend.setAutostart?.bind(this.backend); }
 
+  /** A paired phone's page (settings and pairing are the desktop's). */
+  get isPhone() { return this.backend.isPhone === true; }
+
   /** Quitting: the app's own, where there is an app (the desktop window). */
   get quit() { return this.backend.quit?.bind(this.backend); }
 

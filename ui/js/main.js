@@ -10,6 +10,8 @@
 import { agentHeader, wireModelChoice } from './agent-panel.js';
 import { wireLoginStart, wirePreferences } from './preferences.js';
 import { createBackend } from './backend.js';
+import { pairIfAsked } from './pairing.js';
+import { PhoneSettings } from './phone-settings.js';
 import { Conversation } from './chat.js';
 import { $, notice } from './dom.js';
 import { ChangesPanel } from './changes-panel.js';
@@ -43,6 +45,7 @@ let backend;
 let sidebar;
 let outbox;
 let attachTray;
+let phoneSettings;
 let slashPalette;
 let importOffer;
 let voice;
@@ -62,10 +65,12 @@ function onConnection(state) {
   badge.title = backend?.where ?? '';
   $('hub-address').textContent = backend?.where ?? '';
   outbox?.setOnline(state === 'online');
-  if (state === 'online') {
+  // A phone reads, sends, answers and interrupts: the desktop's settings and machines are not its own.
+  if (state === 'online' && !backend?.isPhone) {
     importOffer?.offer();
     loadLimits();
     loadMachines();
+    phoneSettings?.load();
   }
 }
 
@@ -143,7 +148,7 @@ function onEvent(e) {
     case UiEvent.SESSION_LIST:
       // A row says its conflict forecast only when there is one.
       for (const s of e.sessions) upsertSession({ overlaps: [], ...s });
-      if (!current && e.sessions.length) select(e.sessions[0].session_id);
+      if (!current && e.sessions.length) select(e.sessions[0].session_id, { open: false });
       welcome();
       break;
     case UiEvent.SESSION_SPAWNED: {
@@ -287,9 +292,12 @@ function markAllRead(lastId) {
   backend.markRead(current, lastId).catch(() => {});
 }
 
-function select(agent) {
+/** Shows `agent`'s conversation; on a phone's screen it takes the screen (`open`), unless the page
+ * picked it by itself, and "‹ Agents" goes back to the list. */
+function select(agent, { open = true } = {}) {
   current = agent;
   sidebar.select(agent);
+  if (open) document.body.classList.add('chatting');
   $('chat-title').textContent = agent;
   let conv = conversations.get(agent);
   if (!conv) {
@@ -375,8 +383,10 @@ function wireChat() {
   $('act-interrupt').addEventListener('click', () => act(Command.INTERRUPT));
   $('act-restart').addEventListener('click', () => act(Command.RESTART));
   wireModelChoice(backend, () => current, notice);
-  wirePreferences(backend);
-  wireLoginStart(backend);
+  if (!backend.isPhone) {
+    wirePreferences(backend);
+    wireLoginStart(backend);
+  }
   $('act-continue').addEventListener('change', async (e) => {
     if (!current) return;
     notice('');
@@ -411,6 +421,8 @@ function start() {
     notice(e.message);
     return;
   }
+  document.body.classList.toggle('phone', backend.isPhone);
+  phoneSettings = new PhoneSettings(backend, { notice });
   outbox = new Outbox(backend, (agent) => conversations.get(agent));
   attachTray = new AttachTray(backend, { current: () => current, notice });
   slashPalette = new SlashPalette(backend, { current: () => current, notice });
@@ -433,6 +445,7 @@ function start() {
   panels = new Panels([agentHeader, requests, terminal, changes, voice, explanation, usageView, searchPanel]);
   wireChat();
   $('welcome-spawn').addEventListener('click', () => $('new-agent').click());
+  $('back-to-agents').addEventListener('click', () => document.body.classList.remove('chatting'));
   // In the window, closing only puts the app away: Ctrl+Q ends it.
   document.addEventListener('keydown', (e) => {
     if (e.ctrlKey && !e.shiftKey && !e.altKey && e.code === 'KeyQ' && backend.quit) {
@@ -449,4 +462,9 @@ function start() {
   window.clawmux = { backend, store, conversations, terminal, explanation, changes, usageView, searchPanel, speaker: voice.speaker, listener: voice.listener, handsFree: voice.handsFree };
 }
 
-start();
+// The installed app (a phone's home screen) opens with the page's own files even when the hub is away.
+if (!window.__TAURI__ && 'serviceWorker' in navigator) {
+  navigator.serviceWorker.register('sw.js').catch(() => {});
+}
+// A phone opening the desktop's pairing link is paired first.
+pairIfAsked().then(start, (e) => notice(e.message));

@@ -17,6 +17,7 @@ mod explain;
 mod hook;
 mod install;
 mod lifecycle;
+mod phone;
 mod relay;
 mod remote;
 mod replay;
@@ -174,6 +175,14 @@ enum Command {
     Worktree {
         #[command(subcommand)]
         command: WorktreeCommand,
+        #[command(flatten)]
+        hub: env::HubArgs,
+    },
+    /// Phones: let them reach the agents through a tunnel of yours (SSH, Tailscale), pair one with a
+    /// one-time link, list them, revoke one (docs/PHONE.md).
+    Phone {
+        #[command(subcommand)]
+        command: PhoneCommand,
         #[command(flatten)]
         hub: env::HubArgs,
     },
@@ -388,6 +397,23 @@ enum AgentCommand {
 }
 
 #[derive(Subcommand)]
+enum PhoneCommand {
+    /// Let paired phones reach the agents.
+    On,
+    /// Shut every phone out (they stay paired).
+    Off,
+    /// Whether phones are on, and the phones paired.
+    Status,
+    /// A link to open on the phone, with a code good once, for five minutes.
+    Pair,
+    /// Revoke a phone at once.
+    Revoke {
+        /// The phone's id, as `status` lists it.
+        id: String,
+    },
+}
+
+#[derive(Subcommand)]
 enum WorktreeCommand {
     /// Every agent's worktree: its branch and base, whether the agent runs, what is not committed or in
     /// no other branch, and its disk use.
@@ -528,6 +554,16 @@ fn main() -> ExitCode {
             WorktreeCommand::List => worktree::list(&hub),
             WorktreeCommand::Remove { name, discard } => worktree::remove(&hub, &name, discard),
         },
+        Command::Phone { command, hub } => phone::run(
+            &hub,
+            match command {
+                PhoneCommand::On => phone::Phone::On,
+                PhoneCommand::Off => phone::Phone::Off,
+                PhoneCommand::Status => phone::Phone::Status,
+                PhoneCommand::Pair => phone::Phone::Pair,
+                PhoneCommand::Revoke { id } => phone::Phone::Revoke(id),
+            },
+        ),
         Command::Diff { name, stat, hub } => worktree::diff(&hub, &name, stat),
         Command::Merge {
             name,

@@ -291,6 +291,26 @@ pub enum Command {
         /// On or off.
         on: bool,
     },
+    /// Whether phones may reach the hub, and the phones paired.
+    Phone {},
+    /// Lets phones reach the hub, or shuts every phone out (`clawmux phone on|off`).
+    SetPhone {
+        /// On or off.
+        on: bool,
+    },
+    /// A pairing link for a new phone, with a one-time code that expires in minutes.
+    PhonePair {},
+    /// Revokes a paired phone at once.
+    PhoneRevoke {
+        /// The phone's id.
+        phone: String,
+    },
+    /// A desktop window says whether the user is at it (its focus): while they are, nothing is pushed to
+    /// the phones. Said again every minute while true; it lapses by itself.
+    Present {
+        /// The window has the user's attention.
+        present: bool,
+    },
 }
 
 /// `user_message`'s answer: the stored message (once per client id).
@@ -317,6 +337,10 @@ pub enum Reply {
     SlashCommands(Vec<crate::lifecycle::slash::SlashCommand>),
     /// `attach`: the kept file.
     Attachment(Box<Attachment>),
+    /// `phone`, `set_phone`, `phone_revoke`.
+    Phone(crate::phone::PhoneStatus),
+    /// `phone_pair`.
+    Pairing(Box<crate::phone::Pairing>),
     /// `attachment_image`: its media type and its bytes in standard base64.
     Image {
         /// `image/png`, `image/jpeg`, `image/gif` or `image/webp`.
@@ -738,6 +762,20 @@ impl Hub {
                 self.usage().set_continue(&session_id, on).await?;
                 Ok(Reply::Done {})
             }
+            Command::Phone {} => Ok(Reply::Phone(self.phone().status().await?)),
+            Command::SetPhone { on } => Ok(Reply::Phone(self.phone().set_on(on).await?)),
+            Command::PhonePair {} => Ok(Reply::Pairing(Box::new(
+                self.phone().pair(crate::clock::now())?,
+            ))),
+            Command::Present { present } => {
+                self.phone()
+                    .push()
+                    .set_present(present, crate::clock::now());
+                Ok(Reply::Done {})
+            }
+            Command::PhoneRevoke { phone } => Ok(Reply::Phone(
+                self.phone().revoke(&phone, crate::clock::now()).await?,
+            )),
         }
     }
 

@@ -29,6 +29,7 @@ pub mod metrics;
 pub mod notice;
 pub mod observe;
 mod opinion;
+pub mod phone;
 pub mod search;
 mod states;
 pub mod terminal;
@@ -69,6 +70,13 @@ fn background(hub: &Hub) -> Vec<tokio::task::AbortHandle> {
         hub.attachments().start(),
     ];
     tasks.extend(hub.search().start());
+    // Subscribed now, so no status falls between the start and the agents read.
+    let (pushing, events) = (hub.clone(), hub.subscribe());
+    let push = tokio::spawn(async move {
+        let sessions = pushing.sessions().await.unwrap_or_default();
+        pushing.phone().run(events, sessions).await;
+    });
+    tasks.push(push.abort_handle());
     if let Some(found) = hub.take_found() {
         tasks.push(tokio::spawn(hub.states().clone().record_found(found)).abort_handle());
     }

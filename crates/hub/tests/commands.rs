@@ -314,6 +314,24 @@ fn every_command_runs_through_dispatch() {
         let left = run(&hub, command(json!({"command": "machine_remove", "name": "gpu"}))).await.unwrap();
         assert_eq!(left, json!([]));
         assert_eq!(refused(json!({"command": "machine_remove", "name": "gpu"})).await, Code::UnknownMachine);
+
+        // Phones: off, so no pairing; on, a link with a one-time code; a phone paired is listed, revoked.
+        assert_eq!(run(&hub, command(json!({"command": "phone"}))).await.unwrap(), json!({"on": false, "phones": []}));
+        assert_eq!(refused(json!({"command": "phone_pair"})).await, Code::PhonesOff);
+        assert_eq!(run(&hub, command(json!({"command": "set_phone", "on": true}))).await.unwrap()["on"], true);
+        let pairing = run(&hub, command(json!({"command": "phone_pair"}))).await.unwrap();
+        let code = pairing["code"].as_str().unwrap();
+        assert!(pairing["link"].as_str().unwrap().ends_with(&format!("/#pair={code}")), "{pairing}");
+        let paired = hub.phone().redeem(code, "Pixel", clawmux_core::Millis(1)).await.unwrap();
+        let revoked = run(&hub, command(json!({"command": "phone_revoke", "phone": paired.phone.id}))).await.unwrap();
+        assert!(revoked["phones"][0]["revoked_at"].is_number(), "{revoked}");
+        assert_eq!(refused(json!({"command": "phone_revoke", "phone": "phone-nope"})).await, Code::UnknownPhone);
+        // A window at which the user is: nothing is pushed meanwhile.
+        assert_eq!(run(&hub, command(json!({"command": "present", "present": true}))).await.unwrap(), json!({}));
+        let now = || clawmux_core::Millis(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64);
+        assert!(hub.phone().push().present(now()));
+        run(&hub, command(json!({"command": "present", "present": false}))).await.unwrap();
+        assert!(!hub.phone().push().present(now()));
     });
     let made = MADE.lock().unwrap().clone();
     let never: Vec<CommandName> = CommandName::iter().filter(|c| !made.contains(c)).collect();

@@ -260,7 +260,8 @@ async fn the_database_is_in_wal_mode_and_migrated() {
             20_261_126_000_000,
             20_261_127_000_000,
             20_261_128_000_000,
-            20_261_129_000_000
+            20_261_129_000_000,
+            20_261_130_000_000
         ]
     );
 }
@@ -564,4 +565,43 @@ async fn attachments_are_kept_with_their_message() {
             .await,
         Err(StoreError::KeyReused(_))
     ));
+}
+
+/// Phones: off until turned on; a phone found by its token's hash only, its use and revocation kept.
+#[tokio::test]
+async fn phones_are_found_by_their_tokens_hash_and_revoked_for_good() {
+    let (_dir, store) = fresh().await;
+    assert!(!store.phones_on().await.unwrap());
+    store.set_phones_on(true).await.unwrap();
+    assert!(store.phones_on().await.unwrap());
+    let added = store
+        .add_phone("p1", "Pixel", &[7; 32], Millis(5))
+        .await
+        .unwrap();
+    store
+        .add_phone("p2", "iPhone", &[8; 32], Millis(6))
+        .await
+        .unwrap();
+    assert!(
+        store
+            .add_phone("p3", "Copy", &[7; 32], Millis(7))
+            .await
+            .is_err(),
+        "one token, one phone"
+    );
+    assert_eq!(store.phone_by_token(&[7; 32]).await.unwrap(), Some(added));
+    assert_eq!(store.phone_by_token(&[9; 32]).await.unwrap(), None);
+    store.phone_used("p1", Millis(10)).await.unwrap();
+    assert!(store.revoke_phone("p1", Millis(11)).await.unwrap());
+    assert!(store.revoke_phone("p1", Millis(12)).await.unwrap());
+    assert!(!store.revoke_phone("nope", Millis(12)).await.unwrap());
+    let phones = store.phones().await.unwrap();
+    assert_eq!(
+        phones.iter().map(|p| p.id.as_str()).collect::<Vec<_>>(),
+        ["p2", "p1"]
+    );
+    assert_eq!(
+        (phones[1].used_at, phones[1].revoked_at),
+        (Some(Millis(10)), Some(Millis(11)))
+    );
 }

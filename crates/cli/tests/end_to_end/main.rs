@@ -15,6 +15,7 @@ mod device_voice;
 mod import;
 mod observed;
 mod other_users;
+mod phones;
 mod protocol;
 mod remote;
 mod search;

@@ -54,6 +54,17 @@ codes! {
     BadHost = "bad_host",
     /// An `Origin` that is not the hub's page or the app.
     BadOrigin = "bad_origin",
+    /// A paired phone asked for what only the desktop may do (settings, machines, pairing, terminals).
+    NotForPhones = "not_for_phones",
+    /// Phones are turned off: no pairing, and no phone is let in.
+    PhonesOff = "phones_off",
+    /// A pairing code that is wrong, expired or used already.
+    BadPairingCode = "bad_pairing_code",
+    /// No paired phone by that id.
+    UnknownPhone = "unknown_phone",
+    /// A phone's push subscription that is not one (an address that is not a push service's, keys that
+    /// are not keys).
+    BadSubscription = "bad_subscription",
     // Agents.
     /// No agent by that name.
     UnknownAgent = "unknown_agent",

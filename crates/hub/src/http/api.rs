@@ -17,6 +17,7 @@ use super::SESSION_HEADER;
 use crate::commands::{Command, Reply};
 use crate::error::HubError;
 use crate::hub::Hub;
+use crate::phone::access::{self, Caller};
 
 pub(super) fn body_json<T: DeserializeOwned>(
     body: Result<Bytes, BytesRejection>,
@@ -85,9 +86,19 @@ pub(super) async fn add_agent(
 /// browser uses it for the commands that have no REST route of their own.
 pub(super) async fn command(
     State(hub): State<Hub>,
+    caller: Option<axum::Extension<Caller>>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<Reply>, HubError> {
     let command: Command = body_json(body)?;
+    if let Some(axum::Extension(Caller::Phone(phone))) = caller {
+        if !access::may_run(&command) {
+            tracing::info!(phone = phone.0, "a phone asked for a desktop's command");
+            return Err(HubError::new(
+                Code::NotForPhones,
+                "a phone may read, send, answer and interrupt; this command is for the desktop",
+            ));
+        }
+    }
     Ok(Json(hub.dispatch(command).await?))
 }
 

@@ -17,12 +17,15 @@ use futures_util::stream::SplitSink;
 use futures_util::{SinkExt, StreamExt};
 use serde::Deserialize;
 use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::watch;
 
 use clawmux_core::wire::Code;
 
 use super::MAX_BODY;
 use crate::commands::Command;
 use crate::hub::Hub;
+use crate::phone::access::Caller;
+use crate::phone::PhoneId;
 use crate::ui_event::UiEvent;
 
 /// Replay page size.
@@ -41,13 +44,31 @@ pub(super) async fn upgrade(
     ws: WebSocketUpgrade,
     State(hub): State<Hub>,
     Query(q): Query<Connect>,
+    caller: Option<axum::Extension<Caller>>,
 ) -> Response {
+    let phone = match caller {
+        Some(axum::Extension(Caller::Phone(phone))) => Some(phone),
+        Some(axum::Extension(Caller::Desktop)) | None => None,
+    };
     ws.max_message_size(MAX_BODY)
         .on_upgrade(move |socket| async move {
-            if let Err(e) = run(hub, q.cursor, socket).await {
+            if let Err(e) = run(hub, q.cursor, socket, phone).await {
                 tracing::debug!(reason = e, "browser connection ended");
             }
         })
+}
+
+/// Resolves when `phone` (a phone's feed) may no longer come in: revoked, or phones turned off. Never,
+/// for the desktop's.
+async fn shut_out(hub: &Hub, phone: Option<&PhoneId>, changes: &mut Option<watch::Receiver<u64>>) {
+    let (Some(phone), Some(changes)) = (phone, changes.as_mut()) else {
+        return std::future::pending().await;
+    };
+    loop {
+        if changes.changed().await.is_err() || !hub.phone().still_admitted(phone).await {
+            return;
+        }
+    }
 }
 
 /// What a browser may send on its WebSocket.
@@ -102,26 +123,25 @@ async fn replay(hub: &Hub, tx: &mut Tx, mut from: i64) -> Result<i64, &'static s
     }
 }
 
-async fn run(hub: Hub, cursor: Option<String>, socket: WebSocket) -> Result<(), &'static str> {
-    let (mut tx, mut rx) = socket.split();
-    // Subscribe before reading anything, so nothing falls between the replay and the live feed.
-    let mut live = hub.subscribe();
+/// The feed's start: the agents, then every message after the client's `cursor` (none: from now on).
+/// Returns the last seq sent.
+async fn begin(hub: &Hub, tx: &mut Tx, cursor: Option<&str>) -> Result<i64, &'static str> {
     let sessions = hub.sessions().await.map_err(|_| "store")?;
-    send(&mut tx, &UiEvent::SessionList { sessions }).await?;
+    send(tx, &UiEvent::SessionList { sessions }).await?;
     let head = hub.store().head().await.map_err(|_| "store")?;
-    let mut last = match cursor.as_deref().map(MsgId::parse) {
+    let last = match cursor.map(MsgId::parse) {
         None => head,
         Some(Ok(id)) => match hub.store().message(&id).await.map_err(|_| "store")? {
-            Some(m) => replay(&hub, &mut tx, m.seq).await?,
+            Some(m) => replay(hub, tx, m.seq).await?,
             None => {
                 let reason = format!("unknown cursor {id}: reload the history");
-                send(&mut tx, &UiEvent::Reset { reason }).await?;
+                send(tx, &UiEvent::Reset { reason }).await?;
                 head
             }
         },
         Some(Err(e)) => {
             send(
-                &mut tx,
+                tx,
                 &UiEvent::Reset {
                     reason: e.to_string(),
                 },
@@ -130,6 +150,20 @@ async fn run(hub: Hub, cursor: Option<String>, socket: WebSocket) -> Result<(), 
             head
         }
     };
+    Ok(last)
+}
+
+async fn run(
+    hub: Hub,
+    cursor: Option<String>,
+    socket: WebSocket,
+    phone: Option<PhoneId>,
+) -> Result<(), &'static str> {
+    let mut changes = phone.as_ref().map(|_| hub.phone().changes());
+    let (mut tx, mut rx) = socket.split();
+    // Subscribe before reading anything, so nothing falls between the replay and the live feed.
+    let mut live = hub.subscribe();
+    let mut last = begin(&hub, &mut tx, cursor.as_deref()).await?;
     let mut ping = tokio::time::interval(PING_EVERY.min(hub.options().idle_timeout / 4));
     loop {
         tokio::select! {
@@ -153,6 +187,10 @@ async fn run(hub: Hub, cursor: Option<String>, socket: WebSocket) -> Result<(), 
             _ = ping.tick() => {
                 tx.send(Ws::Ping(Default::default())).await.map_err(|_| "send failed")?;
                 send(&mut tx, &UiEvent::Ping).await?;
+            }
+            () = shut_out(&hub, phone.as_ref(), &mut changes) => {
+                let _ = tx.send(Ws::Close(None)).await;
+                return Err("the phone was shut out");
             }
             frame = rx.next() => match frame {
                 Some(Ok(Ws::Text(text))) => handle(&hub, &mut tx, &text).await?,

@@ -13,6 +13,7 @@ mod api;
 pub mod browser;
 pub mod local;
 pub mod peers;
+mod phone;
 mod status;
 mod terminal;
 mod ui;
@@ -32,6 +33,7 @@ use clawmux_core::wire::Code;
 
 use crate::error::HubError;
 use crate::hub::Hub;
+use crate::phone::access::{self, Caller};
 
 /// The largest request body (and WebSocket message) accepted.
 pub const MAX_BODY: usize = 1024 * 1024;
@@ -63,6 +65,8 @@ struct Guard {
     exposed: Option<std::net::IpAddr>,
     /// The private socket: no browser can reach it, so no `Host` or `Origin` to check.
     local: bool,
+    /// The user's phones (`None` on the private socket, which no phone reaches).
+    phone: Option<crate::phone::Phone>,
 }
 
 impl Guard {
@@ -94,19 +98,48 @@ impl Guard {
         .any(|o| o.eq_ignore_ascii_case(origin))
     }
 
-    fn token_ok(&self, req: &Request) -> bool {
+    /// With phones on, a tunnel's end: a loopback name at any port (an `ssh -L` on the phone listens on a
+    /// port of its own). A DNS-rebinding page cannot name one; a request so addressed still needs a token.
+    fn tunnel_host(&self, host: Option<&str>) -> bool {
+        let on = self.phone.as_ref().is_some_and(crate::phone::Phone::is_on);
+        let loopback = |host: &str| {
+            let name = host.rsplit_once(':').map_or("", |(name, port)| {
+                if port.parse::<u16>().is_ok() {
+                    name
+                } else {
+                    ""
+                }
+            });
+            ["127.0.0.1", "localhost", "[::1]"]
+                .iter()
+                .any(|n| n.eq_ignore_ascii_case(name))
+        };
+        on && host.is_some_and(loopback)
+    }
+
+    /// Whether a phone's (or a pairing's) request may come from `origin`: the hub's or the app's own, or
+    /// the very address the request was sent to (the page the phone loaded through its tunnel).
+    fn phone_origin_ok(&self, origin: &str, host: Option<&str>) -> bool {
+        self.origin_ok(origin)
+            || host.is_some_and(|h| {
+                origin.eq_ignore_ascii_case(&format!("http://{h}"))
+                    || origin.eq_ignore_ascii_case(&format!("https://{h}"))
+            })
+    }
+
+    /// The token a request presents: in the `Authorization` header; on the browser's feed, in its query
+    /// (a browser's WebSocket cannot carry a header; nothing else may put a token in a URL, which logs and
+    /// histories keep); on the terminal's WebSocket, as a protocol name (in no URL at all).
+    fn presented(req: &Request) -> Option<&str> {
         let from_header = req
             .headers()
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.strip_prefix("Bearer "));
-        // A browser's WebSocket cannot carry a header; nothing else may put the token in a URL, which logs
-        // and histories keep.
         let from_query = (req.uri().path() == TOKEN_IN_QUERY)
             .then(|| req.uri().query())
             .flatten()
             .and_then(|q| q.split('&').find_map(|pair| pair.strip_prefix("token=")));
-        // The terminal's WebSocket carries it as a protocol name instead: in no URL at all.
         let from_protocol = req
             .uri()
             .path()
@@ -118,19 +151,32 @@ impl Guard {
                 v.split(',')
                     .find_map(|p| p.trim().strip_prefix(terminal::TOKEN_PROTOCOL))
             });
-        from_header
-            .or(from_query)
-            .or(from_protocol)
-            .is_some_and(|given| constant_time_eq(given.as_bytes(), self.token.as_bytes()))
+        from_header.or(from_query).or(from_protocol)
+    }
+
+    /// Who presents `given` (the request's token): the desktop, a phone let in now, or nobody.
+    async fn caller(&self, given: Option<&str>) -> Option<Caller> {
+        let given = given?;
+        if constant_time_eq(given.as_bytes(), self.token.as_bytes()) {
+            return Some(Caller::Desktop);
+        }
+        let phone = self.phone.as_ref()?;
+        Some(Caller::Phone(
+            phone.admit(given, crate::clock::now()).await?,
+        ))
     }
 }
 
-async fn guard(State(g): State<Guard>, req: Request, next: Next) -> Response {
+/// Long: the checks run in order (address, static files, who asks, from where, what, how much), and each
+/// refusal says which one failed.
+async fn guard(State(g): State<Guard>, mut req: Request, next: Next) -> Response {
     let host = req
         .headers()
         .get(header::HOST)
-        .and_then(|v| v.to_str().ok());
-    if !g.local && !g.host_ok(host) {
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let host = host.as_deref();
+    if !g.local && !g.host_ok(host) && !g.tunnel_host(host) {
         return HubError::new(
             Code::BadHost,
             "the Host header must name this hub on loopback",
@@ -138,12 +184,29 @@ async fn guard(State(g): State<Guard>, req: Request, next: Next) -> Response {
         .into_response();
     }
     // The UI's own files hold no secret: a browser loads them before it has the token (from the fragment).
-    let path = req.uri().path();
+    let path = req.uri().path().to_owned();
     if req.method() == axum::http::Method::GET && (path == "/" || path.starts_with("/ui/")) {
         return next.run(req).await;
     }
+    let agent = g.local && agent_route(&path);
+    let pairing = req.method() == axum::http::Method::POST && path == phone::PAIR;
+    // (The token is taken out of the request first: a request cannot be held across the store's await.)
+    let given = Guard::presented(&req).map(str::to_owned);
+    let caller = g.caller(given.as_deref()).await;
+    if caller.is_none() && !agent && !pairing {
+        return HubError::new(
+            Code::Unauthorized,
+            "missing or wrong token (Authorization: Bearer <token from the hub's data folder>)",
+        )
+        .into_response();
+    }
     if let (false, Some(origin)) = (g.local, req.headers().get(header::ORIGIN)) {
-        if !origin.to_str().is_ok_and(|o| g.origin_ok(o)) {
+        let origin = origin.to_str().unwrap_or("\0");
+        let ok = match caller {
+            Some(Caller::Desktop) => g.origin_ok(origin),
+            Some(Caller::Phone(_)) | None => g.phone_origin_ok(origin, host),
+        };
+        if !ok {
             return HubError::new(
                 Code::BadOrigin,
                 "requests from other web origins are refused",
@@ -151,13 +214,15 @@ async fn guard(State(g): State<Guard>, req: Request, next: Next) -> Response {
             .into_response();
         }
     }
-    let allowed = g.token_ok(&req) || (g.local && agent_route(path));
-    if !allowed {
-        return HubError::new(
-            Code::Unauthorized,
-            "missing or wrong token (Authorization: Bearer <token from the hub's data folder>)",
-        )
-        .into_response();
+    if let Some(caller) = caller {
+        if matches!(caller, Caller::Phone(_)) && !access::may_take(req.method(), &path) {
+            return HubError::new(
+                Code::NotForPhones,
+                "a phone may read, send, answer and interrupt; this is for the desktop",
+            )
+            .into_response();
+        }
+        req.extensions_mut().insert(caller);
     }
     // A body declared too large is refused before it is read: the client hears it at once (rather than
     // after sending megabytes to be thrown away, into a connection then closed). A body of no declared
@@ -241,6 +306,7 @@ pub fn router(hub: Hub, addr: std::net::SocketAddr) -> Router {
         port: addr.port(),
         exposed: (!addr.ip().is_loopback() && !addr.ip().is_unspecified()).then_some(addr.ip()),
         local: false,
+        phone: Some(hub.phone().clone()),
     };
     routes(hub, guard_state)
 }
@@ -252,6 +318,7 @@ pub fn local_router(hub: Hub) -> Router {
         port: 0,
         exposed: None,
         local: true,
+        phone: None,
     };
     routes(hub, guard_state)
 }
@@ -275,6 +342,9 @@ fn routes(hub: Hub, guard_state: Guard) -> Router {
             post(api::attach).layer(DefaultBodyLimit::max(MAX_FILE_BODY)),
         )
         .route("/api/capabilities", get(api::capabilities))
+        .route(phone::PAIR, post(phone::pair))
+        .route(phone::PUSH_KEY, get(phone::push_key))
+        .route(phone::PUSH, post(phone::push))
         .route("/metrics", get(api::metrics))
         .route("/api/send", post(api::send))
         .route("/api/hooks/tool-status", post(api::tool_status))
@@ -319,6 +389,7 @@ mod tests {
             port: 3460,
             exposed: None,
             local: false,
+            phone: None,
         };
         assert!(g.host_ok(Some("127.0.0.1:3460")));
         assert!(g.host_ok(Some("localhost:3460")));

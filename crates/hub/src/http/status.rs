@@ -38,14 +38,18 @@ pub(crate) fn status(code: Code) -> StatusCode {
         | Code::BadTerminalSize
         | Code::BadMachine
         | Code::BadModel
-        | Code::BadSlashCommand => StatusCode::BAD_REQUEST,
-        Code::Unauthorized => StatusCode::UNAUTHORIZED,
-        Code::BadHost | Code::BadOrigin => StatusCode::FORBIDDEN,
+        | Code::BadSlashCommand
+        | Code::BadSubscription => StatusCode::BAD_REQUEST,
+        Code::Unauthorized | Code::BadPairingCode => StatusCode::UNAUTHORIZED,
+        Code::BadHost | Code::BadOrigin | Code::NotForPhones | Code::PhonesOff => {
+            StatusCode::FORBIDDEN
+        }
         Code::NotFound
         | Code::UnknownAgent
         | Code::UnknownMachine
         | Code::NoSuchRecording
         | Code::UnknownAttachment
+        | Code::UnknownPhone
         | Code::NoSuchViewer => StatusCode::NOT_FOUND,
         Code::AgentExists
         | Code::AgentDead

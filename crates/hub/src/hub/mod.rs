@@ -72,6 +72,7 @@ struct Inner {
     voice: crate::voice::Voice,
     /// The files users attach to their messages (`attachments/`).
     attachments: crate::attachments::Attachments,
+    phone: crate::phone::Phone,
     /// Claude Code's own view of each session (`opinion/`).
     opinion: crate::opinion::SecondOpinion,
     /// The agents' worktrees and the conflict forecast between them (`worktree/`).
@@ -129,6 +130,11 @@ impl Hub {
     /// The files users attach to their messages.
     pub fn attachments(&self) -> &crate::attachments::Attachments {
         &self.inner.attachments
+    }
+
+    /// The user's phones.
+    pub fn phone(&self) -> &crate::phone::Phone {
+        &self.inner.phone
     }
 
     /// The agents' worktrees.

@@ -138,6 +138,7 @@ impl Hub {
         );
         let hands_free = crate::hands_free::HandsFree::new(store.clone());
         let attachments = crate::attachments::Attachments::new(data_dir, store.clone());
+        let phone = crate::phone::Phone::open(store.clone(), port.clone(), data_dir).await?;
         Ok(Hub {
             inner: Arc::new(Inner {
                 store,
@@ -156,6 +157,7 @@ impl Hub {
                 lifecycle,
                 voice,
                 attachments,
+                phone,
                 opinion,
                 worktrees,
                 usage,

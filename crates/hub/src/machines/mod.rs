@@ -244,6 +244,36 @@ pub struct AgentStatus {
     pub permission: Option<String>,
 }
 
+/// The status an event of this hub carries: this machine's agent's, or another machine's (`name@machine`,
+/// read by [`remote_status`]), for the notices and pushes alike.
+pub fn status_of(event: &crate::ui_event::UiEvent) -> Option<AgentStatus> {
+    use crate::ui_event::UiEvent;
+    if let UiEvent::MachineEvent { machine, event } = event {
+        return remote_status(machine, event);
+    }
+    let UiEvent::SessionStatus {
+        session_id,
+        state,
+        needs,
+        ..
+    } = event
+    else {
+        return None;
+    };
+    Some(AgentStatus {
+        agent: session_id.clone(),
+        state: *state,
+        needs: needs.as_ref().map(|n| n.attention.clone()),
+        // A permission's request can be answered from a notification itself; a question or a plan needs
+        // the window.
+        permission: needs
+            .as_ref()
+            .filter(|n| n.attention.need == clawmux_core::Need::Permission)
+            .and_then(|n| n.request.as_ref())
+            .map(|r| r.id.clone()),
+    })
+}
+
 /// Reads a status of another machine's agent from an event its hub sent; `None` for any other event, or
 /// one that does not read (a hostile hub's, say: it then raises nothing).
 pub fn remote_status(machine: &str, event: &Value) -> Option<AgentStatus> {

@@ -1,0 +1,104 @@
+//! What a paired phone may do: what the window does to agents (read, send, answer, interrupt, attach),
+//! and nothing that changes the hub (settings, machines, pairing, starting or ending agents) or runs a
+//! program (a terminal). The desktop's token may do everything; a phone's token is checked here, by route
+//! and, for the command surface, by command, so a command added later is the desktop's until it is listed
+//! here (the match has no catch-all).
+
+use axum::http::Method;
+
+use crate::commands::Command;
+
+/// Who is asking over HTTP: the desktop (its token) or a paired phone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Caller {
+    /// The install's own token: the window, the browser UI on this machine, the `clawmux` command.
+    Desktop,
+    /// A paired phone.
+    Phone(super::PhoneId),
+}
+
+/// The routes a phone may take (the command surface then checks each command, `may_run`).
+pub fn may_take(method: &Method, path: &str) -> bool {
+    let session = |tail: &str| {
+        path.strip_prefix("/api/sessions/")
+            .and_then(|rest| rest.split_once('/'))
+            .is_some_and(|(id, rest)| !id.is_empty() && rest == tail)
+    };
+    match *method {
+        Method::GET => {
+            path == "/ws"
+                || path == "/api/phone/push-key"
+                || path == "/api/sessions"
+                || path == "/api/capabilities"
+                || path.starts_with("/api/history/")
+                || path.starts_with("/api/attachments/")
+        }
+        Method::POST => {
+            path == "/api/command"
+                || path == "/api/phone/push"
+                || session("messages")
+                || session("read")
+                || session("interrupt")
+                || session("attachments")
+                || session("voice")
+        }
+        _ => false,
+    }
+}
+
+/// Whether a phone may run `command`.
+pub fn may_run(command: &Command) -> bool {
+    match command {
+        Command::Sessions {}
+        | Command::UserMessage { .. }
+        | Command::Attach { .. }
+        | Command::AttachmentImage { .. }
+        | Command::MarkRead { .. }
+        | Command::Interrupt { .. }
+        | Command::Answer(_)
+        | Command::Dismiss { .. }
+        | Command::History { .. }
+        | Command::Changes { .. }
+        | Command::Usage { .. }
+        | Command::Search(_)
+        | Command::Capabilities {} => true,
+        // Another machine's agent: what may be done to it is what may be done to one here.
+        Command::OnMachine { forward, .. } => serde_json::from_value::<Command>(forward.clone())
+            .is_ok_and(|inner| !matches!(inner, Command::OnMachine { .. }) && may_run(&inner)),
+        Command::AddAgent { .. }
+        | Command::Spawn(_)
+        | Command::Terminate { .. }
+        | Command::Restart { .. }
+        | Command::SetModel { .. }
+        | Command::SetEffort { .. }
+        | Command::SlashCommands { .. }
+        | Command::Slash { .. }
+        | Command::ResumeInterrupted {}
+        | Command::Preferences {}
+        | Command::SetPreferences { .. }
+        | Command::Explain { .. }
+        | Command::Report(_)
+        | Command::Import {}
+        | Command::VoiceSettings {}
+        | Command::SetVoiceSettings { .. }
+        | Command::VoiceModels {}
+        | Command::DownloadModel { .. }
+        | Command::CancelDownload {}
+        | Command::WarmVoice {}
+        | Command::Hear { .. }
+        | Command::Repository { .. }
+        | Command::Worktrees {}
+        | Command::RemoveWorktree { .. }
+        | Command::Merge { .. }
+        | Command::SearchSessions { .. }
+        | Command::Machines {}
+        | Command::MachineAdd { .. }
+        | Command::MachineRemove { .. }
+        | Command::UsageContinue { .. }
+        | Command::Phone {}
+        | Command::SetPhone { .. }
+        | Command::PhonePair { .. }
+        | Command::PhoneRevoke { .. }
+        | Command::Present { .. } => false,
+    }
+}

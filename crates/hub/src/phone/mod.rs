@@ -1,0 +1,377 @@
+//! The user's phones: reaching the agents away from the desk, through a tunnel the user already trusts
+//! (an SSH port forward, their Tailscale or WireGuard address), never a server of ours.
+//!
+//! Off until the user turns it on (`set_on`). Then the window shows a pairing link (and its QR code)
+//! holding a one-time code that expires in [`PAIRING_TTL`]; the phone that opens it redeems the code for
+//! a token of its own, which it keeps (the hub keeps only its SHA-256). A phone is let in by that token,
+//! while phones are on and until it is revoked; what it may do is narrower than the window (`access.rs`):
+//! read, send, answer, interrupt, never settings, machines, pairing or a terminal. The desktop's own
+//! token never leaves the desktop.
+//!
+//! A revocation, or phones turned off, takes effect at once: each request checks, and every open feed is
+//! told to check again (`changes`).
+
+pub mod access;
+pub mod push;
+#[cfg(test)]
+mod tests;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU16, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use clawmux_core::http1::constant_time_eq;
+use clawmux_core::wire::Code;
+use clawmux_core::Millis;
+use clawmux_store::{PhoneRow, Store};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::error::HubError;
+
+/// How long a pairing code may be redeemed.
+pub const PAIRING_TTL: Duration = Duration::from_secs(5 * 60);
+
+/// How often a phone's last use is written down (each request would be a write).
+const USE_NOTED_EVERY: Duration = Duration::from_secs(60);
+
+/// The longest name a phone may give itself.
+const NAME_CHARS: usize = 40;
+
+/// A paired phone, as the window lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PhoneInfo {
+    /// Its id.
+    pub id: String,
+    /// Its name.
+    pub name: String,
+    /// When it was paired.
+    pub paired_at: Millis,
+    /// When it was last let in (to the minute).
+    pub used_at: Option<Millis>,
+    /// When it was revoked.
+    pub revoked_at: Option<Millis>,
+}
+
+impl From<PhoneRow> for PhoneInfo {
+    fn from(r: PhoneRow) -> PhoneInfo {
+        PhoneInfo {
+            id: r.id,
+            name: r.name,
+            paired_at: r.paired_at,
+            used_at: r.used_at,
+            revoked_at: r.revoked_at,
+        }
+    }
+}
+
+/// Whether phones are on, and the phones paired.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PhoneStatus {
+    /// Phones may reach the hub.
+    pub on: bool,
+    /// Every phone paired, the newest first.
+    pub phones: Vec<PhoneInfo>,
+}
+
+/// A pairing offered: the code, the link that holds it, and the link as a QR code.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pairing {
+    /// The one-time code.
+    pub code: String,
+    /// The link a phone opens (the hub's address as the desktop reaches it; a tunnel to the same port
+    /// on the phone gives the phone the same address).
+    pub link: String,
+    /// The link as a QR code, an SVG image.
+    pub qr_svg: String,
+    /// Seconds until the code expires.
+    pub expires_in: u64,
+}
+
+/// A phone just paired: its id and the token it keeps (shown once, never again).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Paired {
+    /// The phone.
+    pub phone: PhoneInfo,
+    /// Its token.
+    pub token: String,
+}
+
+/// A phone let in: who is asking.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PhoneId(pub String);
+
+/// The user's phones. Made once when the hub opens, with the store.
+#[derive(Debug, Clone)]
+pub struct Phone {
+    store: Store,
+    /// The hub's port, for the pairing link.
+    port: Arc<AtomicU16>,
+    on: Arc<AtomicBool>,
+    /// Pairing codes not yet redeemed, and when each expires.
+    codes: Arc<Mutex<HashMap<String, Millis>>>,
+    /// When each phone's use was last written down.
+    noted: Arc<Mutex<HashMap<String, Millis>>>,
+    /// Bumped whenever a phone may have lost its access (revoked, phones turned off).
+    changes: Arc<tokio::sync::watch::Sender<u64>>,
+    /// Pushes to the phones.
+    push: push::Push,
+}
+
+fn failed(e: clawmux_store::StoreError) -> HubError {
+    HubError::new(Code::Internal, e.to_string())
+}
+
+/// `n` random bytes as lowercase hex.
+fn random_hex(n: usize) -> Result<String, HubError> {
+    let mut bytes = vec![0u8; n];
+    getrandom::fill(&mut bytes).map_err(|e| HubError::new(Code::Internal, e.to_string()))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+fn hash(token: &str) -> [u8; 32] {
+    Sha256::digest(token.as_bytes()).into()
+}
+
+impl Phone {
+    /// The phones of `store`, on or off as the user left them, for the hub serving on `port` from
+    /// `data_dir` (its push key there).
+    pub async fn open(
+        store: Store,
+        port: Arc<AtomicU16>,
+        data_dir: &std::path::Path,
+    ) -> Result<Phone, HubError> {
+        let on = store.phones_on().await.map_err(failed)?;
+        Ok(Phone {
+            push: push::Push::open(store.clone(), data_dir)?,
+            store,
+            port,
+            on: Arc::new(AtomicBool::new(on)),
+            codes: Arc::default(),
+            noted: Arc::default(),
+            changes: Arc::new(tokio::sync::watch::channel(0).0),
+        })
+    }
+
+    /// Whether phones may reach the hub.
+    pub fn is_on(&self) -> bool {
+        self.on.load(Ordering::SeqCst)
+    }
+
+    /// Whether phones are on, and the phones paired.
+    pub async fn status(&self) -> Result<PhoneStatus, HubError> {
+        let phones = self.store.phones().await.map_err(failed)?;
+        Ok(PhoneStatus {
+            on: self.is_on(),
+            phones: phones.into_iter().map(PhoneInfo::from).collect(),
+        })
+    }
+
+    /// Turns phones on or off. Off, no code can be redeemed and every phone is shut out at once (paired
+    /// phones stay paired, for when phones are on again).
+    pub async fn set_on(&self, on: bool) -> Result<PhoneStatus, HubError> {
+        self.store.set_phones_on(on).await.map_err(failed)?;
+        self.on.store(on, Ordering::SeqCst);
+        if !on {
+            self.codes().clear();
+            self.changed();
+        }
+        self.status().await
+    }
+
+    fn codes(&self) -> std::sync::MutexGuard<'_, HashMap<String, Millis>> {
+        self.codes.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn changed(&self) {
+        self.changes.send_modify(|n| *n += 1);
+    }
+
+    /// Offers a pairing at `now`: a new one-time code in a link to the hub, refused while phones are off.
+    pub fn pair(&self, now: Millis) -> Result<Pairing, HubError> {
+        if !self.is_on() {
+            return Err(off());
+        }
+        let code = random_hex(16)?;
+        let mut codes = self.codes();
+        codes.retain(|_, expires| *expires > now);
+        codes.insert(code.clone(), later(now, PAIRING_TTL));
+        drop(codes);
+        let port = self.port.load(Ordering::SeqCst);
+        let link = format!("http://127.0.0.1:{port}/#pair={code}");
+        Ok(Pairing {
+            qr_svg: qr_svg(&link)?,
+            link,
+            code,
+            expires_in: PAIRING_TTL.as_secs(),
+        })
+    }
+
+    /// Redeems a pairing code for a phone named `name`: its token. A code works once, within its time,
+    /// while phones are on; anything else is refused and changes nothing.
+    pub async fn redeem(&self, code: &str, name: &str, at: Millis) -> Result<Paired, HubError> {
+        if !self.is_on() {
+            return Err(off());
+        }
+        let found = {
+            let mut codes = self.codes();
+            let key = codes
+                .keys()
+                .find(|k| constant_time_eq(k.as_bytes(), code.as_bytes()))
+                .cloned();
+            key.and_then(|k| codes.remove(&k))
+                .filter(|expires| *expires > at)
+        };
+        if found.is_none() {
+            return Err(HubError::new(
+                Code::BadPairingCode,
+                "this pairing code is wrong, expired or used: show a new one on the desktop",
+            ));
+        }
+        let token = random_hex(32)?;
+        let id = format!("phone-{}", random_hex(4)?);
+        let row = self
+            .store
+            .add_phone(&id, &clean_name(name), &hash(&token), at)
+            .await
+            .map_err(failed)?;
+        tracing::info!(phone = id, "a phone was paired");
+        Ok(Paired {
+            phone: row.into(),
+            token,
+        })
+    }
+
+    /// The phone `token` belongs to, if it may come in now (phones on, the phone not revoked); its use
+    /// is noted, once a minute at most.
+    pub async fn admit(&self, token: &str, at: Millis) -> Option<PhoneId> {
+        if !self.is_on() {
+            return None;
+        }
+        let row = self.store.phone_by_token(&hash(token)).await.ok()??;
+        if row.revoked_at.is_some() {
+            return None;
+        }
+        let note = {
+            let mut noted = self.noted.lock().unwrap_or_else(PoisonError::into_inner);
+            let due = noted
+                .get(&row.id)
+                .is_none_or(|last| at >= later(*last, USE_NOTED_EVERY));
+            if due {
+                noted.insert(row.id.clone(), at);
+            }
+            due
+        };
+        if note {
+            if let Err(e) = self.store.phone_used(&row.id, at).await {
+                tracing::warn!(phone = row.id, error = %e, "could not note a phone's use");
+            }
+        }
+        Some(PhoneId(row.id))
+    }
+
+    /// Whether `phone` may still come in (checked again when `changes` says so).
+    pub async fn still_admitted(&self, phone: &PhoneId) -> bool {
+        if !self.is_on() {
+            return false;
+        }
+        match self.store.phones().await {
+            Ok(phones) => phones
+                .iter()
+                .any(|p| p.id == phone.0 && p.revoked_at.is_none()),
+            Err(_) => false,
+        }
+    }
+
+    /// Revokes a phone: it is shut out at once, its open feeds closed.
+    pub async fn revoke(&self, id: &str, at: Millis) -> Result<PhoneStatus, HubError> {
+        if !self.store.revoke_phone(id, at).await.map_err(failed)? {
+            return Err(HubError::new(
+                Code::UnknownPhone,
+                format!("no paired phone `{id}`"),
+            ));
+        }
+        tracing::info!(phone = id, "a phone was revoked");
+        self.changed();
+        self.status().await
+    }
+
+    /// Told whenever a phone may have lost its access.
+    pub fn changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.changes.subscribe()
+    }
+
+    /// Pushes to the phones.
+    pub fn push(&self) -> &push::Push {
+        &self.push
+    }
+
+    /// Pushes what the phones should hear of `events` for as long as the hub runs (while phones are
+    /// on), from the agents as they are now (`sessions`).
+    pub async fn run(
+        &self,
+        mut events: tokio::sync::broadcast::Receiver<crate::ui_event::UiEvent>,
+        sessions: Vec<crate::ui_event::SessionInfo>,
+    ) {
+        use tokio::sync::broadcast::error::RecvError;
+        let mut rule = push::PushRule::new(&sessions);
+        loop {
+            let event = match events.recv().await {
+                Ok(event) => event,
+                Err(RecvError::Lagged(_)) => continue,
+                Err(RecvError::Closed) => return,
+            };
+            let Some(status) = crate::machines::status_of(&event) else {
+                continue;
+            };
+            let present = self.push.present(crate::clock::now());
+            let messages = rule.on_status(&status, present);
+            if !self.is_on() {
+                continue;
+            }
+            for message in messages {
+                self.push.send(&message).await;
+            }
+        }
+    }
+}
+
+/// `at` plus `wait`.
+fn later(at: Millis, wait: Duration) -> Millis {
+    Millis(at.0.saturating_add(i64::try_from(wait.as_millis()).unwrap_or(i64::MAX)))
+}
+
+fn off() -> HubError {
+    HubError::new(
+        Code::PhonesOff,
+        "phones are off: turn them on in the settings (or `clawmux phone on`) first",
+    )
+}
+
+/// A phone's name as given: one printable line, not too long; "Phone" when empty.
+fn clean_name(name: &str) -> String {
+    let line: String = clawmux_core::printable::printable(name)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .take(NAME_CHARS)
+        .collect();
+    if line.is_empty() {
+        "Phone".to_owned()
+    } else {
+        line
+    }
+}
+
+/// `link` as a QR code, an SVG image.
+fn qr_svg(link: &str) -> Result<String, HubError> {
+    let code = qrcode::QrCode::new(link.as_bytes())
+        .map_err(|e| HubError::new(Code::Internal, format!("no QR code for the link: {e}")))?;
+    Ok(code
+        .render::<qrcode::render::svg::Color>()
+        .min_dimensions(240, 240)
+        .quiet_zone(true)
+        .build())
+}

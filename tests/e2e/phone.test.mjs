@@ -1,0 +1,118 @@
+// The phone: Chromium with a phone's screen and touch (Playwright's device emulation) reaching the hub
+// through an `ssh -L` tunnel to a real OpenSSH server, as a phone's SSH app forwards a port. Paired by
+// the link the desktop shows (`clawmux phone pair`), it lists the agents, sends a message that reaches the
+// agent's wait, installs as an app (its manifest and service worker), and is shut out when revoked.
+
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { connect, createServer } from 'node:net';
+import { join } from 'node:path';
+import { userInfo } from 'node:os';
+import { devices } from 'playwright-core';
+import { ARTIFACTS, openBrowser, startHub, within } from './harness.mjs';
+import { sshKeys, startSshd } from './sshd.mjs';
+
+let browser;
+before(async () => { browser = await openBrowser(); });
+after(async () => { await browser?.close(); });
+
+function freePort() {
+  return new Promise((ok) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => ok(port));
+    });
+  });
+}
+
+const listening = (port) => new Promise((ok) => {
+  const s = connect(port, '127.0.0.1', () => { s.end(); ok(true); });
+  s.on('error', () => ok(false));
+});
+
+/** `ssh -N -L local:127.0.0.1:port` through `sshd`: the phone's end of its tunnel to the desktop. */
+async function tunnel(sshd, keys, port) {
+  const local = await freePort();
+  const sshPort = new URL(sshd.url.replace('ssh://', 'http://')).port;
+  const child = spawn('ssh', ['-F', keys.clientConfig, '-N', '-o', 'ExitOnForwardFailure=yes',
+    '-L', `127.0.0.1:${local}:127.0.0.1:${port}`, '-p', sshPort, `${userInfo().username}@127.0.0.1`], { stdio: 'ignore' });
+  const end = Date.now() + 15000;
+  while (!(await listening(local))) {
+    if (Date.now() > end) throw new Error('the tunnel never listened');
+    await new Promise((ok) => setTimeout(ok, 50));
+  }
+  return { local, stop: () => child.kill('SIGKILL') };
+}
+
+test('a phone paired by its link through an ssh tunnel reads and sends, installs as an app, and is shut out when revoked', async () => {
+  const hub = await startHub();
+  const keys = sshKeys();
+  const sshd = await startSshd(hub, keys);
+  const way = await tunnel(sshd, keys, hub.port);
+  const context = await browser.newContext({ ...devices['Pixel 7'] });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  try {
+    hub.addAgent('sky');
+    const wait = hub.wait('sky');
+    // Phones off: the tunnel's address is no way in.
+    const off = await fetch(`http://127.0.0.1:${way.local}/api/phone/pair`, { method: 'POST', body: '{"code":"x"}', headers: { 'Content-Type': 'application/json' } });
+    assert.equal(off.status, 403);
+
+    assert.match(hub.clawmux(['phone', 'on']), /^phones: on$/m);
+    const link = /^(http:\/\/127\.0\.0\.1:\d+\/#pair=[0-9a-f]{32})$/m.exec(hub.clawmux(['phone', 'pair']))[1];
+    // The phone's end of the tunnel has a port of its own.
+    const onPhone = link.replace(`:${hub.port}/`, `:${way.local}/`);
+    await page.goto(onPhone);
+    await page.waitForSelector('#connection.online', { timeout: 20000 });
+    assert.equal(new URL(page.url()).hash, '', 'the code is out of the address');
+    assert.equal(await page.evaluate(() => sessionStorage.getItem('clawmux.token')), null, 'no desktop token here');
+    assert.equal((await page.evaluate(() => localStorage.getItem('clawmux.phone.token'))).length, 64);
+    assert.equal(await page.isVisible('#phone-settings'), false, "pairing and settings are the desktop's");
+    assert.equal(await page.isVisible('#new-agent'), false);
+    await page.screenshot({ path: join(ARTIFACTS, 'phone-agents.png') });
+
+    // The agents as a list; a tap opens one, its chat takes the screen.
+    await page.tap('[data-agent="sky"]');
+    await page.waitForSelector('#input', { state: 'visible' });
+    assert.equal(await page.isVisible('#agents'), false, 'one column: the chat alone');
+    await page.fill('#input', 'sent from the phone');
+    await page.tap('#send');
+    const printed = await within(wait.done, 20000, "the agent's wait printing the phone's message");
+    assert.match(printed, /\[MSG id:msg-[0-9a-f]{8} from:user\] sent from the phone/);
+    await page.screenshot({ path: join(ARTIFACTS, 'phone-chat.png') });
+    await page.tap('#back-to-agents');
+    await page.waitForSelector('#agents', { state: 'visible' });
+
+    // Installable: a manifest with its icons, and a service worker for the page's own files.
+    const installed = await page.evaluate(async () => {
+      const manifest = await (await fetch(document.querySelector('link[rel=manifest]').href)).json();
+      const ready = await navigator.serviceWorker.ready;
+      return { name: manifest.name, display: manifest.display, icons: manifest.icons.map((i) => i.sizes), scope: ready.scope };
+    });
+    assert.deepEqual(installed, { name: 'ClawMux', display: 'standalone', icons: ['256x256', '512x512'], scope: `http://127.0.0.1:${way.local}/ui/` });
+
+    // A link used once is no good again.
+    const again = await context.newPage();
+    await again.goto(onPhone);
+    await again.waitForFunction(() => /wrong, expired or used/.test(document.getElementById('notice')?.textContent ?? ''));
+    await again.close();
+
+    // Revoked on the desktop: shut out at once.
+    const id = /^ {2}(phone-[0-9a-f]{8}) /m.exec(hub.clawmux(['phone', 'status']))[1];
+    assert.match(hub.clawmux(['phone', 'status']), /never used|used/);
+    hub.clawmux(['phone', 'revoke', id]);
+    await page.waitForSelector('#connection:not(.online)', { timeout: 20000 });
+    const status = await page.evaluate(async () => (await fetch('/api/sessions', { headers: { Authorization: `Bearer ${localStorage.getItem('clawmux.phone.token')}` } })).status);
+    assert.equal(status, 401);
+    assert.match(hub.clawmux(['phone', 'status']), new RegExp(`${id} .* revoked`));
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+    way.stop();
+    sshd.stop();
+    hub.stop();
+  }
+});
