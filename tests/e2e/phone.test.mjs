@@ -5,55 +5,18 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
-import { userInfo } from 'node:os';
-import { devices } from 'playwright-core';
 import { ARTIFACTS, openBrowser, startHub, within } from './harness.mjs';
-import { sshKeys, startSshd } from './sshd.mjs';
+import { phoneAt, tunnel } from './phone-harness.mjs';
 
 let browser;
 before(async () => { browser = await openBrowser(); });
 after(async () => { await browser?.close(); });
 
-function freePort() {
-  return new Promise((ok) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => ok(port));
-    });
-  });
-}
-
-const listening = (port) => new Promise((ok) => {
-  const s = connect(port, '127.0.0.1', () => { s.end(); ok(true); });
-  s.on('error', () => ok(false));
-});
-
-/** `ssh -N -L local:127.0.0.1:port` through `sshd`: the phone's end of its tunnel to the desktop. */
-async function tunnel(sshd, keys, port) {
-  const local = await freePort();
-  const sshPort = new URL(sshd.url.replace('ssh://', 'http://')).port;
-  const child = spawn('ssh', ['-F', keys.clientConfig, '-N', '-o', 'ExitOnForwardFailure=yes',
-    '-L', `127.0.0.1:${local}:127.0.0.1:${port}`, '-p', sshPort, `${userInfo().username}@127.0.0.1`], { stdio: 'ignore' });
-  const end = Date.now() + 15000;
-  while (!(await listening(local))) {
-    if (Date.now() > end) throw new Error('the tunnel never listened');
-    await new Promise((ok) => setTimeout(ok, 50));
-  }
-  return { local, stop: () => child.kill('SIGKILL') };
-}
-
 test('a phone paired by its link through an ssh tunnel reads and sends, installs as an app, and is shut out when revoked', async () => {
   const hub = await startHub();
-  const keys = sshKeys();
-  const sshd = await startSshd(hub, keys);
-  const way = await tunnel(sshd, keys, hub.port);
-  const context = await browser.newContext({ ...devices['Pixel 7'] });
-  const page = await context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
+  const way = await tunnel(hub);
+  let phone;
   try {
     hub.addAgent('sky');
     const wait = hub.wait('sky');
@@ -64,8 +27,8 @@ test('a phone paired by its link through an ssh tunnel reads and sends, installs
     assert.match(hub.clawmux(['phone', 'on']), /^phones: on$/m);
     const link = /^(http:\/\/127\.0\.0\.1:\d+\/#pair=[0-9a-f]{32})$/m.exec(hub.clawmux(['phone', 'pair']))[1];
     // The phone's end of the tunnel has a port of its own.
-    const onPhone = link.replace(`:${hub.port}/`, `:${way.local}/`);
-    await page.goto(onPhone);
+    phone = await phoneAt(browser, hub, way, link);
+    const { page, context, errors } = phone;
     await page.waitForSelector('#connection.online', { timeout: 20000 });
     assert.equal(new URL(page.url()).hash, '', 'the code is out of the address');
     assert.equal(await page.evaluate(() => sessionStorage.getItem('clawmux.token')), null, 'no desktop token here');
@@ -96,7 +59,7 @@ test('a phone paired by its link through an ssh tunnel reads and sends, installs
 
     // A link used once is no good again.
     const again = await context.newPage();
-    await again.goto(onPhone);
+    await again.goto(link.replace(`:${hub.port}/`, `:${way.local}/`));
     await again.waitForFunction(() => /wrong, expired or used/.test(document.getElementById('notice')?.textContent ?? ''));
     await again.close();
 
@@ -110,9 +73,8 @@ test('a phone paired by its link through an ssh tunnel reads and sends, installs
     assert.match(hub.clawmux(['phone', 'status']), new RegExp(`${id} .* revoked`));
     assert.deepEqual(errors, []);
   } finally {
-    await context.close();
+    await phone?.context.close();
     way.stop();
-    sshd.stop();
     hub.stop();
   }
 });

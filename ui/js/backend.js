@@ -335,6 +335,8 @@ class BrowserBackend {
     });
     const data = await response.json().catch(() => ({}));
     if (response.status === 401 && this.isPhone) {
+      // Its notifications cannot answer any more either.
+      navigator.serviceWorker?.controller?.postMessage({ type: 'token', token: null });
       throw new HubError(401, data.code, 'This phone is no longer let in (revoked, or phones turned off on the desktop): pair it again from the desktop.');
     }
     if (!response.ok) throw new HubError(response.status, data.code ?? 'http_error', data.message ?? response.statusText);
@@ -355,6 +357,8 @@ class BrowserBackend {
     });
     const data = await response.json().catch(() => ({}));
     if (response.status === 401 && this.isPhone) {
+      // Its notifications cannot answer any more either.
+      navigator.serviceWorker?.controller?.postMessage({ type: 'token', token: null });
       throw new HubError(401, data.code, 'This phone is no longer let in (revoked, or phones turned off on the desktop): pair it again from the desktop.');
     }
     if (!response.ok) throw new HubError(response.status, data.code ?? 'http_error', data.message ?? response.statusText);
@@ -383,10 +387,22 @@ class BrowserBackend {
     });
     const data = await response.json().catch(() => ({}));
     if (response.status === 401 && this.isPhone) {
+      // Its notifications cannot answer any more either.
+      navigator.serviceWorker?.controller?.postMessage({ type: 'token', token: null });
       throw new HubError(401, data.code, 'This phone is no longer let in (revoked, or phones turned off on the desktop): pair it again from the desktop.');
     }
     if (!response.ok) throw new HubError(response.status, data.code ?? 'http_error', data.message ?? response.statusText);
     return data;
+  }
+
+  /** The hub's key for a phone's push subscription (`{key}`). */
+  pushKey() {
+    return this.request('GET', '/api/phone/push-key');
+  }
+
+  /** Gives the hub this phone's push subscription (`PushSubscription.toJSON()`). */
+  subscribePush(subscription) {
+    return this.request('POST', '/api/phone/push', subscription);
   }
 
   /** A page of a conversation: the latest, or the one before a message. */
@@ -421,6 +437,8 @@ class BrowserBackend {
     });
     const data = await response.json().catch(() => ({}));
     if (response.status === 401 && this.isPhone) {
+      // Its notifications cannot answer any more either.
+      navigator.serviceWorker?.controller?.postMessage({ type: 'token', token: null });
       throw new HubError(401, data.code, 'This phone is no longer let in (revoked, or phones turned off on the desktop): pair it again from the desktop.');
     }
     if (!response.ok) throw new HubError(response.status, data.code ?? 'http_error', data.message ?? response.statusText);

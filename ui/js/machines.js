@@ -216,6 +216,11 @@ export class MachinesBackend {
   /** A paired phone's page (settings and pairing are the desktop's). */
   get isPhone() { return this.backend.isPhone === true; }
 
+  /** A phone's pushes: its own hub's. */
+  pushKey() { return this.backend.pushKey(); }
+
+  subscribePush(subscription) { return this.backend.subscribePush(subscription); }
+
   /** Quitting: the app's own, where there is an app (the desktop window). */
   get quit() { return this.backend.quit?.bind(this.backend); }
 

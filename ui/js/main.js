@@ -12,6 +12,7 @@ import { wireLoginStart, wirePreferences } from './preferences.js';
 import { createBackend } from './backend.js';
 import { pairIfAsked } from './pairing.js';
 import { PhoneSettings } from './phone-settings.js';
+import { PhonePush } from './phone-push.js';
 import { Conversation } from './chat.js';
 import { $, notice } from './dom.js';
 import { ChangesPanel } from './changes-panel.js';
@@ -292,6 +293,22 @@ function markAllRead(lastId) {
   backend.markRead(current, lastId).catch(() => {});
 }
 
+/** Tells the hub whether the user is at this window (focused and shown), so that nothing is pushed to
+ * their phone meanwhile; said again every minute while true (it lapses by itself after 90 s). */
+function tellPresence() {
+  let last = null;
+  const tell = (force = false) => {
+    const present = document.hasFocus() && document.visibilityState === 'visible';
+    if (present === last && !force) return;
+    last = present;
+    backend.command({ command: Command.PRESENT, present }).catch(() => { last = null; });
+  };
+  for (const e of ['focus', 'blur']) window.addEventListener(e, () => tell());
+  document.addEventListener('visibilitychange', () => tell());
+  setInterval(() => { if (last) tell(true); }, 60_000);
+  tell();
+}
+
 /** Shows `agent`'s conversation; on a phone's screen it takes the screen (`open`), unless the page
  * picked it by itself, and "‹ Agents" goes back to the list. */
 function select(agent, { open = true } = {}) {
@@ -423,6 +440,7 @@ function start() {
   }
   document.body.classList.toggle('phone', backend.isPhone);
   phoneSettings = new PhoneSettings(backend, { notice });
+  new PhonePush(backend, { notice, open: (agent) => { if (sessions.has(agent)) select(agent); } });
   outbox = new Outbox(backend, (agent) => conversations.get(agent));
   attachTray = new AttachTray(backend, { current: () => current, notice });
   slashPalette = new SlashPalette(backend, { current: () => current, notice });
@@ -446,6 +464,7 @@ function start() {
   wireChat();
   $('welcome-spawn').addEventListener('click', () => $('new-agent').click());
   $('back-to-agents').addEventListener('click', () => document.body.classList.remove('chatting'));
+  if (!backend.isPhone) tellPresence();
   // In the window, closing only puts the app away: Ctrl+Q ends it.
   document.addEventListener('keydown', (e) => {
     if (e.ctrlKey && !e.shiftKey && !e.altKey && e.code === 'KeyQ' && backend.quit) {

@@ -98,11 +98,24 @@ export class RequestCard {
     const needs = row?.needs ?? null;
     const request = needs?.request ?? null;
     const terminal = row?.launch === Launch.CLAUDE || row?.launch === Launch.DEMO;
-    const elsewhere = needs && !request && terminal;
-    const key = request ? `${agent}/${request.id}` : elsewhere ? `${agent}/terminal/${needs.reason}` : null;
+    const inTerminal = needs && !request && terminal;
+    const key = request ? `${agent}/${request.id}` : inTerminal ? `${agent}/terminal/${needs.reason}` : null;
     if (key === this.shown) return;
+    // A request on screen that went without an answer from here was answered elsewhere (a notification,
+    // the phone, a voice, the terminal): said, rather than the card vanishing, until the agent needs
+    // something else or another agent is shown.
+    const pending = this.requestShown;
+    this.requestShown = request ? key : null;
+    const elsewhere = !request && ((pending?.startsWith(`${agent}/`) && pending !== this.answered) || (this.elsewhereOf === agent && key === null));
     this.shown = key;
+    this.elsewhereOf = elsewhere ? agent : null;
     this.element.replaceChildren();
+    this.element.classList.toggle('answered-elsewhere', elsewhere);
+    if (elsewhere) {
+      this.element.hidden = false;
+      this.element.append(el('h3', null, 'Answered elsewhere'), el('p', 'request-detail', 'This request was answered from another place.'));
+      return;
+    }
     this.element.hidden = key === null;
     if (key === null) return;
     this.agent = agent;
@@ -134,6 +147,7 @@ export class RequestCard {
   }
 
   async send(decision, extra = {}) {
+    this.answered = this.shown;
     for (const b of this.element.querySelectorAll('button')) b.disabled = true;
     try {
       await this.backend.command({ command: Command.ANSWER, session_id: this.agent, request_id: this.request.id, decision, ...extra });
