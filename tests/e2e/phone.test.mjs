@@ -6,8 +6,9 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { ARTIFACTS, openBrowser, startHub, within } from './harness.mjs';
+import { ARTIFACTS, openBrowser, openUi, startHub, within } from './harness.mjs';
 import { phoneAt, tunnel } from './phone-harness.mjs';
+import jsQR from 'jsqr';
 
 let browser;
 before(async () => { browser = await openBrowser(); });
@@ -74,6 +75,53 @@ test('a phone paired by its link through an ssh tunnel reads and sends, installs
     assert.deepEqual(errors, []);
   } finally {
     await phone?.context.close();
+    way.stop();
+    hub.stop();
+  }
+});
+
+test('the desktop page turns phones on, shows the pairing link as a QR code, lists the phone that paired, and revokes it', async () => {
+  const hub = await startHub();
+  const way = await tunnel(hub);
+  const desktop = await openUi(browser, hub);
+  let phone;
+  try {
+    const { page } = desktop;
+    assert.equal(await page.isVisible('#phone-pair'), false, 'no pairing while phones are off');
+    await page.check('#phone-on');
+    await page.waitForSelector('#phone-pair:not([hidden])');
+    assert.match(hub.clawmux(['phone', 'status']), /^phones: on$/m);
+    await page.click('#phone-pair');
+    const qr = await page.waitForSelector('#phone-pairing:not([hidden]) #phone-qr[src^="data:image/svg+xml"]');
+    await page.waitForFunction((img) => img.complete && img.naturalWidth >= 200, qr);
+    const link = (await page.textContent('#phone-link')).trim();
+    assert.match(link, new RegExp(`^http://127\\.0\\.0\\.1:${hub.port}/#pair=[0-9a-f]{32}$`));
+    // The QR code holds that very link, as a phone's camera reads it.
+    const { width, height, pixels } = await page.evaluate((img) => {
+      const canvas = Object.assign(document.createElement('canvas'), { width: img.naturalWidth, height: img.naturalHeight });
+      const g = canvas.getContext('2d');
+      g.drawImage(img, 0, 0);
+      return { width: canvas.width, height: canvas.height, pixels: [...g.getImageData(0, 0, canvas.width, canvas.height).data] };
+    }, qr);
+    assert.equal(jsQR(Uint8ClampedArray.from(pixels), width, height)?.data, link);
+    assert.match(await page.textContent('#phone-expiry'), /within [45]:\d\d; it works once/);
+    await page.screenshot({ path: join(ARTIFACTS, 'phone-pairing.png') });
+
+    // The phone opens it: the desktop lists it, and the pairing is done.
+    phone = await phoneAt(browser, hub, way, link);
+    await phone.page.waitForSelector('#connection.online', { timeout: 20000 });
+    await page.waitForSelector('#phone-list li:not(.revoked)', { timeout: 10000 });
+    await page.waitForSelector('#phone-pairing', { state: 'hidden' });
+    assert.match(await page.textContent('#phone-list li'), /Pixel|Phone/);
+
+    // Revoke: shut out at once.
+    await page.click('#phone-list li button');
+    await page.waitForSelector('#phone-list li.revoked');
+    await phone.page.waitForSelector('#connection:not(.online)', { timeout: 20000 });
+    assert.deepEqual(desktop.errors, []);
+  } finally {
+    await phone?.context.close();
+    await desktop.context.close();
     way.stop();
     hub.stop();
   }
