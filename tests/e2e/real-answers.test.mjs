@@ -7,46 +7,13 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ARTIFACTS, openBrowser, openUi, startHub } from './harness.mjs';
-import { bash, claudeBinary, claudeEnv, prepareHome, spawnSky, startModel } from './real-claude.mjs';
+import { ARTIFACTS, openUi, startHub } from './harness.mjs';
+import { asker, useClaudeAndBrowser, claudeEnv, prepareHome, spawnSky, startModel } from './real-claude.mjs';
 
-let claude;
-let browser;
-before(async () => {
-  claude = claudeBinary();
-  browser = await openBrowser();
-});
-after(async () => { await browser?.close(); });
-
-/**
- * The model: it waits; a user message `do: <command>` makes it run that command (which asks permission in
- * Claude Code's default mode), `ask: <question>` makes it ask the question with the options Blue and
- * Green, `plan: <step>` makes it present a plan with that step; whatever came back it reports with
- * `clawmux send`, then waits again.
- */
-function asker() {
-  return ({ body, last }) => {
-    const msg = /\[MSG id:(msg-[0-9a-f]{8}) from:user\] (do|ask|plan): (.*)/.exec(last);
-    if (msg?.[2] === 'do') return bash(msg[3], 'the user asked for it');
-    // In plan mode Claude Code names the plan file in what it sends; the plan is written there first.
-    const planFile = /create your plan at (\S+\.md)/.exec(JSON.stringify(body))?.[1];
-    if (msg?.[2] === 'plan') return { tool: { name: 'Write', input: { file_path: planFile, content: `# The plan\n\n1. ${msg[3]}\n` } } };
-    if (msg?.[2] === 'ask') {
-      return { tool: { name: 'AskUserQuestion', input: { questions: [{ question: msg[3], header: 'Pick', multiSelect: false,
-        options: [{ label: 'Blue', description: 'the sea' }, { label: 'Green', description: 'the grass' }] }] } } };
-    }
-    // What the model did last: after the user's command or question, it reports what came back.
-    const previous = (body.messages ?? []).findLast((x) => x.role === 'assistant');
-    const tool = Array.isArray(previous?.content) ? previous.content.find((b) => b.type === 'tool_use') : null;
-    if (tool?.name === 'Write' && /\/\.claude\/plans\//.test(tool.input?.file_path ?? '')) return { tool: { name: 'ExitPlanMode', input: {} } };
-    const asked = tool && (['AskUserQuestion', 'ExitPlanMode'].includes(tool.name) || (tool.name === 'Bash' && !/^clawmux /.test(tool.input?.command ?? '')));
-    if (asked) return bash(`clawmux send --to user 'result: ${last.replace(/[^\w :.,-]/g, ' ').slice(0, 300)}'`, 'report');
-    return bash('clawmux wait', 'wait for the next message');
-  };
-}
+const real = useClaudeAndBrowser();
 
 async function realHub(model) {
-  const hub = await startHub({ env: { CLAWMUX_CLAUDE: claude, ...claudeEnv(model.port) } });
+  const hub = await startHub({ env: { CLAWMUX_CLAUDE: real.claude, ...claudeEnv(model.port) } });
   prepareHome(hub.dir, [join(hub.data, 'agents', 'sky')]);
   return hub;
 }
@@ -171,7 +138,7 @@ test('the user answers a real agent from the page: the card shows what it will d
   const hub = await realHub(model);
   const ev = await hub.events();
   const work = join(hub.data, 'agents', 'sky');
-  const { page, errors } = await openUi(browser, hub);
+  const { page, errors } = await openUi(real.browser, hub);
   try {
     await spawnSky(hub, ev);
     let m;
@@ -218,11 +185,11 @@ test('the user answers a real agent from the page: the card shows what it will d
 
 test('a folder Claude Code was never trusted with: the page asks first, and the agent starts past the dialog', async () => {
   const model = await startModel(asker());
-  const hub = await startHub({ env: { CLAWMUX_CLAUDE: claude, ...claudeEnv(model.port) } });
+  const hub = await startHub({ env: { CLAWMUX_CLAUDE: real.claude, ...claudeEnv(model.port) } });
   prepareHome(hub.dir, []); // trusts nothing
   const project = join(hub.dir, 'project');
   const ev = await hub.events();
-  const { page, errors } = await openUi(browser, hub);
+  const { page, errors } = await openUi(real.browser, hub);
   try {
     await page.click('#new-agent');
     await page.fill('#spawn-name', 'fresh');

@@ -3,13 +3,28 @@
 // like a logged-in user's, and pointed at a scripted model: a local server that speaks the Messages API
 // (streamed as Server-Sent Events) and answers each request by the test's rules.
 
+import { after, before } from 'node:test';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
+import { openBrowser } from './harness.mjs';
+
 export const CLAUDE_VERSION = '2.1.330';
+
+/** For a test file that runs the real CLI and a browser: `.claude` (the binary) and `.browser`, made
+ * before its tests and closed after them. */
+export function useClaudeAndBrowser() {
+  const real = {};
+  before(async () => {
+    real.claude = claudeBinary();
+    real.browser = await openBrowser();
+  });
+  after(async () => { await real.browser?.close(); });
+  return real;
+}
 const CACHE = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'clawmux-tests', `claude-code-${CLAUDE_VERSION}`);
 /** The dummy key the scripted model accepts (the CLI asks about a key it has not seen before). */
 const API_KEY = 'sk-ant-api03-clawmux-tests-scripted-model-0000000000';
@@ -183,6 +198,33 @@ export function follower() {
   return ({ last }) => {
     const msg = /\[MSG id:(msg-[0-9a-f]{8}) from:user\] (.*)/.exec(last);
     if (msg) return bash(`clawmux send --to user --re ${msg[1]} 'heard: ${msg[2].replace(/'/g, '')}'`, 'answer the user');
+    return bash('clawmux wait', 'wait for the next message');
+  };
+}
+
+/**
+ * The model: it waits; a user message `do: <command>` makes it run that command (which asks permission in
+ * Claude Code's default mode), `ask: <question>` makes it ask the question with the options Blue and
+ * Green, `plan: <step>` makes it present a plan with that step; whatever came back it reports with
+ * `clawmux send`, then waits again.
+ */
+export function asker() {
+  return ({ body, last }) => {
+    const msg = /\[MSG id:(msg-[0-9a-f]{8}) from:user\] (do|ask|plan): (.*)/.exec(last);
+    if (msg?.[2] === 'do') return bash(msg[3], 'the user asked for it');
+    // In plan mode Claude Code names the plan file in what it sends; the plan is written there first.
+    const planFile = /create your plan at (\S+\.md)/.exec(JSON.stringify(body))?.[1];
+    if (msg?.[2] === 'plan') return { tool: { name: 'Write', input: { file_path: planFile, content: `# The plan\n\n1. ${msg[3]}\n` } } };
+    if (msg?.[2] === 'ask') {
+      return { tool: { name: 'AskUserQuestion', input: { questions: [{ question: msg[3], header: 'Pick', multiSelect: false,
+        options: [{ label: 'Blue', description: 'the sea' }, { label: 'Green', description: 'the grass' }] }] } } };
+    }
+    // What the model did last: after the user's command or question, it reports what came back.
+    const previous = (body.messages ?? []).findLast((x) => x.role === 'assistant');
+    const tool = Array.isArray(previous?.content) ? previous.content.find((b) => b.type === 'tool_use') : null;
+    if (tool?.name === 'Write' && /\/\.claude\/plans\//.test(tool.input?.file_path ?? '')) return { tool: { name: 'ExitPlanMode', input: {} } };
+    const asked = tool && (['AskUserQuestion', 'ExitPlanMode'].includes(tool.name) || (tool.name === 'Bash' && !/^clawmux /.test(tool.input?.command ?? '')));
+    if (asked) return bash(`clawmux send --to user 'result: ${last.replace(/[^\w :.,-]/g, ' ').slice(0, 300)}'`, 'report');
     return bash('clawmux wait', 'wait for the next message');
   };
 }

@@ -12,32 +12,12 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ARTIFACTS, openBrowser, openUi, startHub } from './harness.mjs';
+import { ARTIFACTS, openUi, startHub } from './harness.mjs';
 import { pairedPhone, tunnel } from './phone-harness.mjs';
 import { startPushService } from './push-service.mjs';
-import { bash, claudeBinary, claudeEnv, prepareHome, spawnSky, startModel } from './real-claude.mjs';
+import { asker, useClaudeAndBrowser, claudeEnv, prepareHome, spawnSky, startModel } from './real-claude.mjs';
 
-let claude;
-let browser;
-before(async () => {
-  claude = claudeBinary();
-  browser = await openBrowser();
-});
-after(async () => { await browser?.close(); });
-
-/** The model: `do: <command>` runs it (which asks permission), then it reports what came back, then waits. */
-function doer() {
-  return ({ body, last }) => {
-    const msg = /\[MSG id:(msg-[0-9a-f]{8}) from:user\] do: (.*)/.exec(last);
-    if (msg) return bash(msg[2], 'the user asked for it');
-    const previous = (body.messages ?? []).findLast((x) => x.role === 'assistant');
-    const tool = Array.isArray(previous?.content) ? previous.content.find((b) => b.type === 'tool_use') : null;
-    if (tool?.name === 'Bash' && !/^clawmux /.test(tool.input?.command ?? '')) {
-      return bash(`clawmux send --to user 'result: ${last.replace(/[^\w :.,-]/g, ' ').slice(0, 200)}'`, 'report');
-    }
-    return bash('clawmux wait', 'wait for the next message');
-  };
-}
+const real = useClaudeAndBrowser();
 
 /** Delivers `message` to the phone's service worker as its push service would. */
 async function deliver(phone, message) {
@@ -61,8 +41,8 @@ function notifications(phone) {
 }
 
 test('a real agent\'s permission reaches the phone as a push and is answered from its notification, once; the desktop shows it answered elsewhere', async () => {
-  const model = await startModel(doer());
-  const hub = await startHub({ env: { CLAWMUX_CLAUDE: claude, ...claudeEnv(model.port) } });
+  const model = await startModel(asker());
+  const hub = await startHub({ env: { CLAWMUX_CLAUDE: real.claude, ...claudeEnv(model.port) } });
   prepareHome(hub.dir, [join(hub.data, 'agents', 'sky')]);
   const push = await startPushService();
   const way = await tunnel(hub);
@@ -71,7 +51,7 @@ test('a real agent\'s permission reaches the phone as a push and is answered fro
   let desktop;
   try {
     await spawnSky(hub, ev);
-    phone = await pairedPhone(browser, hub, way, ['notifications']);
+    phone = await pairedPhone(real.browser, hub, way, ['notifications']);
     // The subscription, given as the page gives it (`POST /api/phone/push`), with this phone's token.
     const { key } = await phone.page.evaluate(async (token) => (await fetch('/api/phone/push-key', { headers: { Authorization: `Bearer ${token}` } })).json(), phone.token);
     const given = await phone.page.evaluate(async ([token, sub]) => (await fetch('/api/phone/push', {
@@ -81,7 +61,7 @@ test('a real agent\'s permission reaches the phone as a push and is answered fro
     await phone.page.waitForFunction(() => navigator.serviceWorker.controller !== null || navigator.serviceWorker.ready);
 
     // The user's desktop page shows sky; then the user leaves the desk (the window loses its focus).
-    desktop = await openUi(browser, hub);
+    desktop = await openUi(real.browser, hub);
     await desktop.page.click('[data-agent="sky"]');
     await desktop.page.evaluate(() => { document.hasFocus = () => false; window.dispatchEvent(new Event('blur')); });
     await new Promise((ok) => setTimeout(ok, 300));

@@ -9,16 +9,10 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ARTIFACTS, openBrowser, openUi, startHub, within } from './harness.mjs';
-import { bash, claudeBinary, limitHeaders, prepareHome, startModel, subscriptionEnv } from './real-claude.mjs';
+import { ARTIFACTS, openUi, startHub, within } from './harness.mjs';
+import { bash, useClaudeAndBrowser, limitHeaders, prepareHome, startModel, subscriptionEnv } from './real-claude.mjs';
 
-let claude;
-let browser;
-before(async () => {
-  claude = claudeBinary();
-  browser = await openBrowser();
-});
-after(async () => { await browser?.close(); });
+const real = useClaudeAndBrowser();
 
 /** What each answer says it used. */
 const USED = { input_tokens: 1200, cache_creation_input_tokens: 300, cache_read_input_tokens: 45000, output_tokens: 321 };
@@ -50,7 +44,7 @@ test('a real agent: its figures in the sidebar, the user\'s own line in its term
     usage: USED,
     headers: () => (limit && Date.now() / 1000 < limit ? limitHeaders([1, limit], sevenDay, 'rejected') : limitHeaders(fiveHour, sevenDay, 'allowed_warning')),
   });
-  const hub = await startHub({ env: { CLAWMUX_CLAUDE: claude, ...subscriptionEnv(model.port), CLAWMUX_CONTINUE_GAP_MS: '1000' } });
+  const hub = await startHub({ env: { CLAWMUX_CLAUDE: real.claude, ...subscriptionEnv(model.port), CLAWMUX_CONTINUE_GAP_MS: '1000' } });
   const work = join(hub.dir, 'agents', 'sky');
   mkdirSync(work, { recursive: true });
   prepareHome(hub.dir, [work]);
@@ -62,7 +56,7 @@ test('a real agent: its figures in the sidebar, the user\'s own line in its term
   let ev = await hub.events();
   /** A usage event of sky's at or after `mark` that satisfies `pred`. */
   const usageOf = (mark, pred, ms, what) => ev.until((e) => ev.seen.indexOf(e) >= mark && e.type === 'usage' && e.usage.session_id === 'sky' && pred(e.usage), ms, `sky's usage: ${what}`);
-  const { page, errors } = await openUi(browser, hub);
+  const { page, errors } = await openUi(real.browser, hub);
   try {
     let m = ev.mark();
     await hub.api('POST', '/api/command', { command: 'spawn', name: 'sky', work_dir: work });
