@@ -22,20 +22,31 @@ const listening = (port) => new Promise((ok) => {
   s.on('error', () => ok(false));
 });
 
-/** The phone's end of its tunnel to `hub`: `{local, stop}`, `local` the port the phone opens. */
+/** The phone's end of its tunnel to `hub`: `{local, drop(), reconnect(), stop()}`, `local` the port the
+ * phone opens; `drop()` cuts the tunnel as a sleeping phone's SSH app loses it, `reconnect()` makes it
+ * again at the same port. */
 export async function tunnel(hub) {
   const keys = sshKeys();
   const sshd = await startSshd(hub, keys);
   const local = await freePort();
   const sshPort = new URL(sshd.url.replace('ssh://', 'http://')).port;
-  const child = spawn('ssh', ['-F', keys.clientConfig, '-N', '-o', 'ExitOnForwardFailure=yes',
-    '-L', `127.0.0.1:${local}:127.0.0.1:${hub.port}`, '-p', sshPort, `${userInfo().username}@127.0.0.1`], { stdio: 'ignore' });
-  const end = Date.now() + 15000;
-  while (!(await listening(local))) {
-    if (Date.now() > end) throw new Error('the tunnel never listened');
-    await new Promise((ok) => setTimeout(ok, 50));
-  }
-  return { local, stop: () => { child.kill('SIGKILL'); sshd.stop(); } };
+  let child = null;
+  const up = async () => {
+    child = spawn('ssh', ['-F', keys.clientConfig, '-N', '-o', 'ExitOnForwardFailure=yes',
+      '-L', `127.0.0.1:${local}:127.0.0.1:${hub.port}`, '-p', sshPort, `${userInfo().username}@127.0.0.1`], { stdio: 'ignore' });
+    const end = Date.now() + 15000;
+    while (!(await listening(local))) {
+      if (Date.now() > end) throw new Error('the tunnel never listened');
+      await new Promise((ok) => setTimeout(ok, 50));
+    }
+  };
+  await up();
+  return {
+    local,
+    drop: () => child?.kill('SIGKILL'),
+    reconnect: up,
+    stop: () => { child?.kill('SIGKILL'); sshd.stop(); },
+  };
 }
 
 /** A new phone (a browser context) whose page is at `link`, moved to the tunnel's port. */

@@ -14,7 +14,7 @@ let browser;
 before(async () => { browser = await openBrowser(); });
 after(async () => { await browser?.close(); });
 
-test('a phone paired by its link through an ssh tunnel reads and sends, installs as an app, and is shut out when revoked', async () => {
+test('a phone paired by its link through an ssh tunnel reads and sends, catches up after sleeping, installs as an app, and is shut out when revoked', async () => {
   const hub = await startHub();
   const way = await tunnel(hub);
   let phone;
@@ -47,6 +47,15 @@ test('a phone paired by its link through an ssh tunnel reads and sends, installs
     const printed = await within(wait.done, 20000, "the agent's wait printing the phone's message");
     assert.match(printed, /\[MSG id:msg-[0-9a-f]{8} from:user\] sent from the phone/);
     await page.screenshot({ path: join(ARTIFACTS, 'phone-chat.png') });
+    // The phone sleeps (its tunnel gone) while sky answers twice; awake, both arrive, once each.
+    way.drop();
+    await page.waitForSelector('#connection:not(.online)', { state: 'attached', timeout: 60000 });
+    for (const text of ['while you slept, one', 'while you slept, two']) await hub.api('POST', '/api/send', { to: 'user', text }, 'sky');
+    await way.reconnect();
+    await page.waitForFunction(() => [...document.querySelectorAll('.chat[data-session="sky"] .msg')].filter((m) => /while you slept/.test(m.textContent)).length === 2, null, { timeout: 30000 });
+    await page.waitForSelector('#connection.online', { state: 'attached' });
+    const drawn = await page.$$eval('.chat[data-session="sky"] .msg[data-id]', (els) => els.map((e) => e.dataset.id));
+    assert.equal(new Set(drawn).size, drawn.length, 'nothing drawn twice');
     await page.tap('#back-to-agents');
     await page.waitForSelector('#agents', { state: 'visible' });
 
