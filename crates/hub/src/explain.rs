@@ -113,10 +113,8 @@ impl Explain {
         } else {
             Run::External
         };
-        let start_deadline = (run == Run::Managed).then(|| {
-            let timeout = i64::try_from(self.start_timeout.as_millis()).unwrap_or(0);
-            Millis(row.snapshot.since.0.saturating_add(timeout))
-        });
+        let start_deadline =
+            (run == Run::Managed).then(|| row.snapshot.since.after(self.start_timeout));
         let ctx = Context {
             run,
             start_deadline,

@@ -196,7 +196,7 @@ impl Phone {
         let code = random_hex(16)?;
         let mut codes = self.codes();
         codes.retain(|_, expires| *expires > now);
-        codes.insert(code.clone(), later(now, PAIRING_TTL));
+        codes.insert(code.clone(), now.after(PAIRING_TTL));
         drop(codes);
         let port = self.port.load(Ordering::SeqCst);
         let link = format!("http://127.0.0.1:{port}/#pair={code}");
@@ -257,7 +257,7 @@ impl Phone {
             let mut noted = self.noted.lock().unwrap_or_else(PoisonError::into_inner);
             let due = noted
                 .get(&row.id)
-                .is_none_or(|last| at >= later(*last, USE_NOTED_EVERY));
+                .is_none_or(|last| at >= last.after(USE_NOTED_EVERY));
             if due {
                 noted.insert(row.id.clone(), at);
             }
@@ -335,11 +335,6 @@ impl Phone {
             }
         }
     }
-}
-
-/// `at` plus `wait`.
-fn later(at: Millis, wait: Duration) -> Millis {
-    Millis(at.0.saturating_add(i64::try_from(wait.as_millis()).unwrap_or(i64::MAX)))
 }
 
 fn off() -> HubError {

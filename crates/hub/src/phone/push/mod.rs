@@ -162,11 +162,7 @@ impl Push {
 
     /// A window says whether the user is at the desk (its focus), at `now`.
     pub fn set_present(&self, present: bool, now: Millis) {
-        let until = if present {
-            now.0 + i64::try_from(PRESENT_FOR.as_millis()).unwrap_or(i64::MAX)
-        } else {
-            0
-        };
+        let until = if present { now.after(PRESENT_FOR).0 } else { 0 };
         self.present_until.store(until, Ordering::SeqCst);
     }
 
