@@ -132,15 +132,7 @@ impl TrayState {
 /// One line for an agent: its name and why it needs the user, printable, on one line, not too long (the
 /// reason comes from the agent, which may be hostile).
 fn label(agent: &str, reason: &str) -> String {
-    let line = clawmux_core::printable::printable(&format!("{agent}: {reason}"))
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
-    if line.chars().count() <= LABEL_CHARS {
-        return line;
-    }
-    let cut: String = line.chars().take(LABEL_CHARS - 1).collect();
-    format!("{}…", cut.trim_end())
+    clawmux_core::printable::one_line(&format!("{agent}: {reason}"), LABEL_CHARS - 1)
 }
 
 #[cfg(test)]

@@ -91,12 +91,7 @@ pub fn finished_body(latest: &[Message]) -> String {
 
 /// A message on one line, cut at [`PREVIEW_CHARS`].
 fn preview(text: &str) -> String {
-    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    let mut preview: String = flat.chars().take(PREVIEW_CHARS).collect();
-    if flat.chars().count() > PREVIEW_CHARS {
-        preview.push('…');
-    }
-    preview
+    clawmux_core::printable::one_line(text, PREVIEW_CHARS)
 }
 
 #[cfg(test)]
