@@ -2,7 +2,7 @@
 //! icon the window hides into it, elsewhere it is minimized, so the window stays the way in (as does
 //! launching the app again). The first close says so once, in a notification.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use tauri::{AppHandle, Manager, Window};
 
@@ -45,7 +45,7 @@ fn tell_once(app: &AppHandle, in_tray: bool) {
     let written = told
         .parent()
         .map_or(Ok(()), std::fs::create_dir_all)
-        .and_then(|()| write_private(&told));
+        .and_then(|()| clawmux_hub::config::write_private(&told, b""));
     if let Err(e) = written {
         tracing::warn!(error = %e, file = %told.display(), "could not note that the user was told");
     }
@@ -53,15 +53,4 @@ fn tell_once(app: &AppHandle, in_tray: bool) {
 
 fn told_file(app: &AppHandle) -> Option<PathBuf> {
     app.path().app_config_dir().ok().map(|dir| dir.join(TOLD))
-}
-
-fn write_private(path: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(path)
-        .map(drop)
 }
