@@ -11,6 +11,7 @@ pub mod changes;
 pub mod decision;
 pub mod event;
 pub mod explain;
+pub mod hex;
 pub mod hook;
 pub mod http1;
 pub mod machine;

@@ -85,6 +85,13 @@ pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .write_all(bytes)
 }
 
+/// `n` random bytes (the system's randomness) as lowercase hex: tokens, codes, ids.
+pub fn random_hex(n: usize) -> std::io::Result<String> {
+    let mut bytes = vec![0u8; n];
+    getrandom::fill(&mut bytes).map_err(std::io::Error::other)?;
+    Ok(clawmux_core::hex::hex(&bytes))
+}
+
 /// Reads the install's token, creating it (32 random bytes as hex, mode 0600) on first start.
 ///
 /// The token is what stops any other local program, or a web page in the user's browser, from driving
@@ -110,9 +117,7 @@ pub fn load_or_create_token(data_dir: &Path) -> std::io::Result<String> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(e),
     }
-    let mut bytes = [0u8; 32];
-    getrandom::fill(&mut bytes).map_err(std::io::Error::other)?;
-    let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let token = random_hex(32)?;
     // create_new: two hubs starting at once cannot both write a token; the loser reads the winner's.
     match std::fs::OpenOptions::new()
         .write(true)

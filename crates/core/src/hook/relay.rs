@@ -62,7 +62,7 @@ pub struct HookKey(String);
 impl HookKey {
     /// A key from 32 bytes of randomness.
     pub fn from_bytes(bytes: [u8; 32]) -> HookKey {
-        HookKey(bytes.iter().map(|b| format!("{b:02x}")).collect())
+        HookKey(crate::hex::hex(&bytes))
     }
 
     /// A key as written: exactly 64 lowercase hex digits.

@@ -237,10 +237,7 @@ fn megabytes(bytes: u64) -> String {
 /// Writes `bytes` under their hash (synced, then renamed into place), unless a file of that content is
 /// kept already. The folder is made 0700.
 fn store(dir: &Path, bytes: &[u8], ext: Option<&str>) -> std::io::Result<AttachmentId> {
-    let hash: String = Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let hash = clawmux_core::hex::hex(&Sha256::digest(bytes));
     let id = AttachmentId::new(&hash, ext).map_err(std::io::Error::other)?;
     std::fs::create_dir_all(dir)?;
     std::fs::set_permissions(dir, std::os::unix::fs::PermissionsExt::from_mode(0o700))?;

@@ -151,11 +151,6 @@ fn send_key(from: &str, turn: i64, parts: [&str; 3]) -> String {
         h.update(part.len().to_le_bytes());
         h.update(part.as_bytes());
     }
-    let digest: String = h
-        .finalize()
-        .iter()
-        .take(16)
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let digest = clawmux_core::hex::hex(&h.finalize()[..16]);
     format!("send:{from}:turn{turn}:{digest}")
 }

@@ -125,9 +125,7 @@ fn failed(e: clawmux_store::StoreError) -> HubError {
 
 /// `n` random bytes as lowercase hex.
 fn random_hex(n: usize) -> Result<String, HubError> {
-    let mut bytes = vec![0u8; n];
-    getrandom::fill(&mut bytes).map_err(|e| HubError::new(Code::Internal, e.to_string()))?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    crate::config::random_hex(n).map_err(|e| HubError::new(Code::Internal, e.to_string()))
 }
 
 fn hash(token: &str) -> [u8; 32] {

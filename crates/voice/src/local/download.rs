@@ -138,7 +138,7 @@ fn hash(path: &Path) -> std::io::Result<String> {
         }
         h.update(&buf[..n]);
     }
-    Ok(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
+    Ok(clawmux_core::hex::hex(&h.finalize()))
 }
 
 /// What the network thread hands over.
