@@ -6,12 +6,13 @@
 import { after, before } from 'node:test';
 import { spawn, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { remote } from 'webdriverio';
-import { ARTIFACTS, BIN } from './harness.mjs';
+import { ARTIFACTS, BIN, listening } from './harness.mjs';
 import { startTray } from './tray-host.mjs';
+
+export { listening };
 
 const ROOT = resolve(import.meta.dirname, '../..');
 export const APP = process.env.CLAWMUX_DESKTOP ?? join(ROOT, 'target/debug/clawmux-desktop');
@@ -71,10 +72,6 @@ export async function painted() {
   await browser.executeAsync((done) => requestAnimationFrame(() => requestAnimationFrame(() => done())));
 }
 
-export const listening = (port) => new Promise((ok) => {
-  const s = connect(port, '127.0.0.1', () => { s.end(); ok(true); });
-  s.on('error', () => ok(false));
-});
 
 /** Starts the app with `args` through tauri-driver; `browser` is its window from then on. */
 export async function launchApp(args) {

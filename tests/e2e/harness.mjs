@@ -5,6 +5,7 @@ import { spawn, execFileSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { connect } from 'node:net';
 import { createInterface } from 'node:readline';
 import { chromium } from 'playwright-core';
 import WebSocket from 'ws';
@@ -135,6 +136,12 @@ export async function startHub({ env: extraEnv = {}, prepare } = {}) {
   };
   return hub;
 }
+
+/** Whether something accepts connections on loopback `port`. */
+export const listening = (port) => new Promise((ok) => {
+  const s = connect(port, '127.0.0.1', () => { s.end(); ok(true); });
+  s.on('error', () => ok(false));
+});
 
 /** `promise`, or a failure saying what did not come within `ms`: a test fails instead of waiting for ever. */
 export function within(promise, ms, what) {

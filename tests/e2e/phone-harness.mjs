@@ -3,24 +3,10 @@
 // forwarded to the hub's, as a phone's SSH app does), and paired by the link `clawmux phone pair` prints.
 
 import { spawn } from 'node:child_process';
-import { connect, createServer } from 'node:net';
 import { userInfo } from 'node:os';
 import { devices } from 'playwright-core';
-import { sshKeys, startSshd } from './sshd.mjs';
-
-function freePort() {
-  return new Promise((ok) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => ok(port));
-    });
-  });
-}
-
-const listening = (port) => new Promise((ok) => {
-  const s = connect(port, '127.0.0.1', () => { s.end(); ok(true); });
-  s.on('error', () => ok(false));
-});
+import { listening } from './harness.mjs';
+import { freePort, sshKeys, startSshd } from './sshd.mjs';
 
 /** The phone's end of its tunnel to `hub`: `{local, drop(), reconnect(), stop()}`, `local` the port the
  * phone opens; `drop()` cuts the tunnel as a sleeping phone's SSH app loses it, `reconnect()` makes it

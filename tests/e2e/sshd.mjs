@@ -16,7 +16,8 @@ function keygen(path) {
   return readFileSync(`${path}.pub`, 'utf8').split(' ').slice(0, 2).join(' ');
 }
 
-function freePort() {
+/** A loopback port nothing listens on now. */
+export function freePort() {
   return new Promise((ok) => {
     const s = createServer().listen(0, '127.0.0.1', () => {
       const { port } = s.address();
