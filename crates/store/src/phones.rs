@@ -21,6 +21,9 @@ pub struct PhoneRow {
     pub revoked_at: Option<Millis>,
 }
 
+/// What a [`PhoneRow`] is read from.
+const PHONE: &str = "SELECT id, name, paired_at, used_at, revoked_at FROM phones";
+
 fn row(r: &sqlx::sqlite::SqliteRow) -> Result<PhoneRow, StoreError> {
     Ok(PhoneRow {
         id: r.try_get("id")?,
@@ -125,7 +128,7 @@ impl Store {
 
     /// Every phone ever paired, the newest first.
     pub async fn phones(&self) -> Result<Vec<PhoneRow>, StoreError> {
-        sqlx::query("SELECT id, name, paired_at, used_at, revoked_at FROM phones ORDER BY paired_at DESC, id")
+        sqlx::query(&format!("{PHONE} ORDER BY paired_at DESC, id"))
             .fetch_all(&self.reader)
             .await?
             .iter()
@@ -138,15 +141,24 @@ impl Store {
         &self,
         token_hash: &[u8; 32],
     ) -> Result<Option<PhoneRow>, StoreError> {
-        sqlx::query(
-            "SELECT id, name, paired_at, used_at, revoked_at FROM phones WHERE token_hash = ?1",
-        )
-        .bind(&token_hash[..])
-        .fetch_optional(&self.reader)
-        .await?
-        .as_ref()
-        .map(row)
-        .transpose()
+        sqlx::query(&format!("{PHONE} WHERE token_hash = ?1"))
+            .bind(&token_hash[..])
+            .fetch_optional(&self.reader)
+            .await?
+            .as_ref()
+            .map(row)
+            .transpose()
+    }
+
+    /// The phone `id`, revoked or not.
+    pub async fn phone(&self, id: &str) -> Result<Option<PhoneRow>, StoreError> {
+        sqlx::query(&format!("{PHONE} WHERE id = ?1"))
+            .bind(id)
+            .fetch_optional(&self.reader)
+            .await?
+            .as_ref()
+            .map(row)
+            .transpose()
     }
 
     /// Notes that a phone was let in at `at`.

@@ -591,6 +591,11 @@ async fn phones_are_found_by_their_tokens_hash_and_revoked_for_good() {
     );
     assert_eq!(store.phone_by_token(&[7; 32]).await.unwrap(), Some(added));
     assert_eq!(store.phone_by_token(&[9; 32]).await.unwrap(), None);
+    assert_eq!(
+        store.phone("p2").await.unwrap().map(|p| p.name),
+        Some("iPhone".into())
+    );
+    assert_eq!(store.phone("p9").await.unwrap(), None);
     store.phone_used("p1", Millis(10)).await.unwrap();
     assert!(store.revoke_phone("p1", Millis(11)).await.unwrap());
     assert!(store.revoke_phone("p1", Millis(12)).await.unwrap());

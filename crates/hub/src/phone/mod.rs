@@ -274,12 +274,7 @@ impl Phone {
         if !self.is_on() {
             return false;
         }
-        match self.store.phones().await {
-            Ok(phones) => phones
-                .iter()
-                .any(|p| p.id == phone.0 && p.revoked_at.is_none()),
-            Err(_) => false,
-        }
+        matches!(self.store.phone(&phone.0).await, Ok(Some(p)) if p.revoked_at.is_none())
     }
 
     /// Revokes a phone: it is shut out at once, its open feeds closed.
