@@ -333,14 +333,7 @@ class BrowserBackend {
       headers: { Authorization: `Bearer ${this.token}`, 'Content-Type': blob.type || 'application/octet-stream' },
       body: blob,
     });
-    const data = await response.json().catch(() => ({}));
-    if (response.status === 401 && this.isPhone) {
-      // Its notifications cannot answer any more either.
-      navigator.serviceWorker?.controller?.postMessage({ type: 'token', token: null });
-      throw new HubError(401, data.code, 'This phone is no longer let in (revoked, or phones turned off on the desktop): pair it again from the desktop.');
-    }
-    if (!response.ok) throw new HubError(response.status, data.code ?? 'http_error', data.message ?? response.statusText);
-    return data;
+    return this.answer(response);
   }
 
   /** One hands-free utterance (`{blob, recording}`: a WAV and its id), heard on the device with `shown` on
@@ -355,14 +348,7 @@ class BrowserBackend {
       headers: { Authorization: `Bearer ${this.token}`, 'Content-Type': blob.type || 'audio/wav' },
       body: blob,
     });
-    const data = await response.json().catch(() => ({}));
-    if (response.status === 401 && this.isPhone) {
-      // Its notifications cannot answer any more either.
-      navigator.serviceWorker?.controller?.postMessage({ type: 'token', token: null });
-      throw new HubError(401, data.code, 'This phone is no longer let in (revoked, or phones turned off on the desktop): pair it again from the desktop.');
-    }
-    if (!response.ok) throw new HubError(response.status, data.code ?? 'http_error', data.message ?? response.statusText);
-    return data;
+    return this.answer(response);
   }
 
   /** Audio for a text from the speech service the hub is set to use: its bytes. */
@@ -372,11 +358,20 @@ class BrowserBackend {
       headers: { Authorization: `Bearer ${this.token}`, 'Content-Type': 'application/json' },
       body: JSON.stringify({ text }),
     });
-    if (!response.ok) {
-      const data = await response.json().catch(() => ({}));
-      throw new HubError(response.status, data.code ?? 'http_error', data.message ?? response.statusText);
-    }
+    if (!response.ok) await this.answer(response);
     return response.arrayBuffer();
+  }
+
+  /** A JSON answer of the hub, or the HubError it says. A phone no longer let in is told so, and its
+   * service worker forgets the token (its notifications cannot answer any more either). */
+  async answer(response) {
+    const data = await response.json().catch(() => ({}));
+    if (response.status === 401 && this.isPhone) {
+      navigator.serviceWorker?.controller?.postMessage({ type: 'token', token: null });
+      throw new HubError(401, data.code, 'This phone is no longer let in (revoked, or phones turned off on the desktop): pair it again from the desktop.');
+    }
+    if (!response.ok) throw new HubError(response.status, data.code ?? 'http_error', data.message ?? response.statusText);
+    return data;
   }
 
   async request(method, path, body) {
@@ -385,14 +380,7 @@ class BrowserBackend {
       headers: { Authorization: `Bearer ${this.token}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
       body: body ? JSON.stringify(body) : undefined,
     });
-    const data = await response.json().catch(() => ({}));
-    if (response.status === 401 && this.isPhone) {
-      // Its notifications cannot answer any more either.
-      navigator.serviceWorker?.controller?.postMessage({ type: 'token', token: null });
-      throw new HubError(401, data.code, 'This phone is no longer let in (revoked, or phones turned off on the desktop): pair it again from the desktop.');
-    }
-    if (!response.ok) throw new HubError(response.status, data.code ?? 'http_error', data.message ?? response.statusText);
-    return data;
+    return this.answer(response);
   }
 
   /** The hub's key for a phone's push subscription (`{key}`). */
@@ -435,14 +423,7 @@ class BrowserBackend {
       headers: { Authorization: `Bearer ${this.token}`, 'Content-Type': 'application/octet-stream' },
       body: file,
     });
-    const data = await response.json().catch(() => ({}));
-    if (response.status === 401 && this.isPhone) {
-      // Its notifications cannot answer any more either.
-      navigator.serviceWorker?.controller?.postMessage({ type: 'token', token: null });
-      throw new HubError(401, data.code, 'This phone is no longer let in (revoked, or phones turned off on the desktop): pair it again from the desktop.');
-    }
-    if (!response.ok) throw new HubError(response.status, data.code ?? 'http_error', data.message ?? response.statusText);
-    return data;
+    return this.answer(response);
   }
 
   /** An image the page holds, as an address an <img> shows: a `blob:` one, nothing copied. */
