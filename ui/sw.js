@@ -112,12 +112,10 @@ async function answer(m, allow) {
 
 /** Brings the app forward with `agent` on screen. */
 async function open(agent) {
-  const windows = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
-  for (const w of windows) {
-    w.postMessage({ type: 'open', agent });
-    return w.focus();
-  }
-  return self.clients.openWindow('index.html');
+  const [shown] = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
+  if (!shown) return self.clients.openWindow('index.html');
+  shown.postMessage({ type: 'open', agent });
+  return shown.focus();
 }
 
 self.addEventListener('notificationclick', (event) => {

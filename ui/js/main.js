@@ -440,7 +440,7 @@ function start() {
   }
   document.body.classList.toggle('phone', backend.isPhone);
   phoneSettings = new PhoneSettings(backend, { notice });
-  new PhonePush(backend, { notice, open: (agent) => { if (sessions.has(agent)) select(agent); } });
+  new PhonePush(backend, { notice, open: (agent) => onEvent({ type: 'open_agent', session_id: agent }) });
   outbox = new Outbox(backend, (agent) => conversations.get(agent));
   attachTray = new AttachTray(backend, { current: () => current, notice });
   slashPalette = new SlashPalette(backend, { current: () => current, notice });
