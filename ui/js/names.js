@@ -132,6 +132,7 @@ export const Code = Object.freeze({
   SPEECH_FAILED: 'speech_failed',
   MODEL_NOT_DOWNLOADED: 'model_not_downloaded',
   MODEL_UNUSABLE: 'model_unusable',
+  VOICE_NOT_DOWNLOADED: 'voice_not_downloaded',
   DOWNLOAD_FAILED: 'download_failed',
   DOWNLOAD_CANCELLED: 'download_cancelled',
   DOWNLOAD_IN_PROGRESS: 'download_in_progress',

@@ -1,7 +1,8 @@
 //! ClawMux's voice: speech to text on the device ([`local`]: whisper.cpp, a model downloaded on first
 //! use) or through a transcription service the user runs (whisper.cpp's server or faster-whisper-server,
-//! `/v1/audio/transcriptions`), text to speech through the user's speech service (Kokoro-FastAPI,
-//! `/v1/audio/speech`), and the settings that say where they are.
+//! `/v1/audio/transcriptions`), text to speech on the device ([`piper`]: a Piper voice, downloaded on
+//! first use) or through the user's speech service (Kokoro-FastAPI, `/v1/audio/speech`), and the settings
+//! that say where they are.
 //!
 //! Blocking by design (a plain HTTP client with a timeout): the hub calls it off its async threads. Errors
 //! carry the wire's [`Code`], so the hub passes them on as they are.
@@ -12,6 +13,7 @@ use clawmux_core::wire::Code;
 use serde_json::{json, Value};
 
 pub mod local;
+pub mod piper;
 mod settings;
 
 pub use settings::{PublicSettings, SpeechToText, VoiceSettings, SETTINGS_FILE};

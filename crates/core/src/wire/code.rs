@@ -181,6 +181,8 @@ codes! {
     ModelNotDownloaded = "model_not_downloaded",
     /// The on-device engine's model cannot be loaded or run.
     ModelUnusable = "model_unusable",
+    /// The device's voice (text to speech) is not downloaded yet.
+    VoiceNotDownloaded = "voice_not_downloaded",
     /// A model download failed (the server, the network, a wrong file).
     DownloadFailed = "download_failed",
     /// A model download was cancelled.

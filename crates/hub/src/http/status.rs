@@ -73,6 +73,7 @@ pub(crate) fn status(code: Code) -> StatusCode {
         | Code::VoiceNotConfigured
         | Code::AlreadyRecording
         | Code::ModelNotDownloaded
+        | Code::VoiceNotDownloaded
         | Code::DownloadCancelled
         | Code::DownloadInProgress
         | Code::NotRecording

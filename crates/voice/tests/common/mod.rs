@@ -20,3 +20,19 @@ pub fn model_path() -> PathBuf {
     );
     path
 }
+
+/// The device voice's files (Piper's en_US-joe-medium, the network and its config), fetched by
+/// `scripts/voice-test-model`; `CLAWMUX_TEST_VOICES` names the folder they are in.
+#[allow(dead_code)]
+pub fn voice_paths() -> (PathBuf, PathBuf) {
+    let dir = std::env::var_os("CLAWMUX_TEST_VOICES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| model_path().parent().unwrap().with_file_name("piper"));
+    let onnx = dir.join("en_US-joe-medium.onnx");
+    assert!(
+        onnx.exists(),
+        "the test voice {} is missing: run scripts/voice-test-model",
+        onnx.display()
+    );
+    (onnx, dir.join("en_US-joe-medium.onnx.json"))
+}
