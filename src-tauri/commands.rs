@@ -34,15 +34,20 @@ pub fn viewing(desktop: State<'_, Desktop>, agent: Option<String>) {
         .unwrap_or_else(std::sync::PoisonError::into_inner) = agent;
 }
 
-/// Speech for `text` from the speech service the hub is set to use: the audio's bytes, unencoded (the
-/// window plays them; the media engine reads their format from the bytes).
+/// Speech for `text` where the hub's settings say (the device's voice in `variant`, or the speech
+/// service): the audio's bytes, unencoded (the window plays them; the media engine reads their format
+/// from the bytes).
 #[tauri::command]
 pub async fn speech(
     desktop: State<'_, Desktop>,
     text: String,
+    variant: Option<clawmux_hub::voice::Variant>,
 ) -> Result<tauri::ipc::Response, HubError> {
     let hub = desktop.running()?;
-    let (_content_type, audio) = hub.voice().speech(&text).await?;
+    let (_content_type, audio) = hub
+        .voice()
+        .speech(&text, variant.unwrap_or_default())
+        .await?;
     Ok(tauri::ipc::Response::new(audio))
 }
 

@@ -2,7 +2,7 @@
 // real `clawmux` binary, and Debian's Chromium driven by playwright-core (no browser is downloaded).
 
 import { spawn, execFileSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, mkdirSync, readFileSync, readdirSync, symlinkSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { connect } from 'node:net';
@@ -32,6 +32,16 @@ export const TEST_MODEL = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.c
 export function withTestModel(data) {
   mkdirSync(join(data, 'models'), { recursive: true });
   copyFileSync(TEST_MODEL, join(data, 'models', 'ggml-tiny.en.bin'));
+}
+
+/** The device voice's files (Piper's en_US-joe-medium from PyPI, fetched by scripts/voice-test-model). */
+export const TEST_VOICES = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'clawmux-tests/piper');
+export const VOICE_FILES = ['en_US-joe-medium.onnx', 'en_US-joe-medium.onnx.json'];
+
+/** Puts the device's voice in a hub's data folder `data`, as a finished download leaves it (linked: 60 MiB). */
+export function withTestVoice(data) {
+  mkdirSync(join(data, 'models'), { recursive: true });
+  for (const f of VOICE_FILES) symlinkSync(join(TEST_VOICES, f), join(data, 'models', f));
 }
 
 /** Starts `clawmux serve` on `port` (0: a free one); resolves with the child and its port. */

@@ -1,10 +1,14 @@
-// A voice per agent, so that the user knows who speaks without looking: the voice chosen for an agent in
-// the voice settings, else one picked by its name among this page's voices of the user's language, with a
-// pitch of its own so that two agents on the same voice still sound apart. The choice is kept in this page's
-// storage: the window and a browser have different voices. (A speech service speaks with the one voice set
-// for it.)
+// A voice per agent, so that the user knows who speaks without looking. With the device's own voice: a
+// variant of it (higher or lower, at the same pace), chosen in the voice settings or picked by the agent's
+// name. With the window's voices: the voice chosen for an agent, else one picked by its name among this
+// page's voices of the user's language, with a pitch of its own so that two agents on the same voice still
+// sound apart. The choices are kept in this page's storage: the window and a browser have different
+// voices. (A speech service speaks with the one voice set for it.)
 
 const KEY = 'clawmux.agentVoices';
+const VARIANTS_KEY = 'clawmux.agentVariants';
+/** The device voice's variants (`clawmux_voice::piper::Variant`): steps below and above the voice. */
+export const VARIANTS = [-2, -1, 0, 1, 2];
 /** Pitches an agent may get (1 is the voice's own). */
 const PITCHES = [0.8, 0.9, 1, 1.1, 1.2];
 
@@ -15,19 +19,46 @@ function hash(name) {
   return h;
 }
 
-/** The voices chosen in the settings: `{agent: voice name}`. */
-export function chosenVoices() {
+function kept(key) {
   try {
-    const chosen = JSON.parse(localStorage.getItem(KEY) ?? '{}');
+    const chosen = JSON.parse(localStorage.getItem(key) ?? '{}');
     return chosen && typeof chosen === 'object' ? chosen : {};
   } catch {
     return {};
   }
 }
 
+/** The voices chosen in the settings: `{agent: voice name}`. */
+export function chosenVoices() {
+  return kept(KEY);
+}
+
 /** Keeps `chosen` (`{agent: voice name}`; an agent left out speaks with its automatic voice). */
 export function keepVoices(chosen) {
   localStorage.setItem(KEY, JSON.stringify(chosen));
+}
+
+/** The device voice's variants chosen in the settings: `{agent: steps}`. */
+export function chosenVariants() {
+  return kept(VARIANTS_KEY);
+}
+
+/** Keeps `chosen` (`{agent: steps}`; an agent left out speaks in its automatic variant). */
+export function keepVariants(chosen) {
+  localStorage.setItem(VARIANTS_KEY, JSON.stringify(chosen));
+}
+
+/** The device voice's variant `agent` speaks in: the one chosen for it, else one picked by its name; the
+ * app's own sentences (no agent) the voice as it is. */
+export function variantOf(agent, chosen = chosenVariants()) {
+  if (!agent) return 0;
+  if (VARIANTS.includes(chosen[agent])) return chosen[agent];
+  return VARIANTS[(hash(agent) >>> 7) % VARIANTS.length];
+}
+
+/** How a variant is said in the settings. */
+export function variantName(steps) {
+  return ['lowest', 'lower', 'as it is', 'higher', 'highest'][VARIANTS.indexOf(steps)] ?? 'as it is';
 }
 
 /**

@@ -119,9 +119,10 @@ class DesktopBackend {
     return invoke('send_recording', { agent, recording });
   }
 
-  /** Audio for a text from the speech service the hub is set to use: its bytes (raw over the IPC). */
-  speech(text) {
-    return invoke('speech', { text });
+  /** Audio for a text from the device's voice (in `variant`) or the speech service, as the hub's settings
+   * say: its bytes (raw over the IPC). */
+  speech(text, variant = 0) {
+    return invoke('speech', { text, variant });
   }
 
   /**
@@ -351,12 +352,13 @@ class BrowserBackend {
     return this.answer(response);
   }
 
-  /** Audio for a text from the speech service the hub is set to use: its bytes. */
-  async speech(text) {
+  /** Audio for a text from the device's voice (in `variant`) or the speech service, as the hub's settings
+   * say: its bytes. */
+  async speech(text, variant = 0) {
     const response = await fetch('/api/speech', {
       method: 'POST',
       headers: { Authorization: `Bearer ${this.token}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ text }),
+      body: JSON.stringify({ text, variant }),
     });
     if (!response.ok) await this.answer(response);
     return response.arrayBuffer();

@@ -17,7 +17,7 @@ const AT = '@';
 const known = new Set();
 
 /** Events about a hub itself rather than its agents. */
-const OWN = new Set([UiEvent.LIMITS, UiEvent.SEARCH_INDEX, UiEvent.SESSIONS_READ, UiEvent.MODEL_DOWNLOAD]);
+const OWN = new Set([UiEvent.LIMITS, UiEvent.SEARCH_INDEX, UiEvent.SESSIONS_READ, UiEvent.MODEL_DOWNLOAD, UiEvent.VOICE_DOWNLOAD]);
 
 /** The machine list commands answer with every machine: the names known from it. */
 const LISTS = new Set([Command.MACHINES, Command.MACHINE_ADD, Command.MACHINE_REMOVE]);
@@ -196,7 +196,7 @@ export class MachinesBackend {
 
   recorder() { return this.backend.recorder(); }
 
-  speech(text) { return this.backend.speech(text); }
+  speech(text, variant) { return this.backend.speech(text, variant); }
 
   imageAddress(blob) { return this.backend.imageAddress(blob); }
 

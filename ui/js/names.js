@@ -182,6 +182,7 @@ export const UiEvent = Object.freeze({
   SEARCH_INDEX: 'search_index',
   SESSIONS_READ: 'sessions_read',
   MODEL_DOWNLOAD: 'model_download',
+  VOICE_DOWNLOAD: 'voice_download',
   RESET: 'reset',
   PING: 'ping',
   ERROR: 'error',
@@ -225,6 +226,7 @@ export const Command = Object.freeze({
   SET_VOICE_SETTINGS: 'set_voice_settings',
   VOICE_MODELS: 'voice_models',
   DOWNLOAD_MODEL: 'download_model',
+  DOWNLOAD_VOICE: 'download_voice',
   CANCEL_DOWNLOAD: 'cancel_download',
   WARM_VOICE: 'warm_voice',
   HEAR: 'hear',
@@ -322,6 +324,18 @@ export const PermissionMode = Object.freeze({
 export const SpeechToText = Object.freeze({
   DEVICE: 'device',
   SERVICE: 'service',
+});
+
+/** Where text becomes speech (`clawmux_voice::TextToSpeech`). */
+export const TextToSpeech = Object.freeze({
+  DEVICE: 'device',
+  SERVICE: 'service',
+  WINDOW: 'window',
+});
+
+/** The voices the device can download (`clawmux_voice::piper::LocalVoice`). */
+export const LocalVoice = Object.freeze({
+  JOE_MEDIUM: 'en_US-joe-medium',
 });
 
 /** The speech models the device can download (`clawmux_voice::local::LocalModel`). */

@@ -4,7 +4,7 @@
 // screen to be sent again under the same id.
 
 import { $, notice } from './dom.js';
-import { Code, Command, Kind, Launch, Need, UiEvent } from './names.js';
+import { Code, Command, DownloadState, Kind, Launch, LocalVoice, Need, UiEvent } from './names.js';
 import { HandsFree } from './hands-free.js';
 import { Listener, Speaker, speakable } from './voice.js';
 import { VoiceSettingsForm } from './voice-settings.js';
@@ -20,21 +20,26 @@ export class VoicePanel {
   /** `current()` is the agent on screen, `session(agent)` its row, `agents()` every agent listed,
    * `select(agent)` shows one. */
   constructor(backend, { current, session, agents, select }) {
-    this.events = { [UiEvent.MODEL_DOWNLOAD]: (e) => this.downloadProgress(e) };
+    this.events = {
+      [UiEvent.MODEL_DOWNLOAD]: (e) => this.settings.progress(e),
+      [UiEvent.VOICE_DOWNLOAD]: (e) => this.voiceProgress(e),
+    };
     this.backend = backend;
     this.current = current;
     this.session = session;
+    this.localVoice = LocalVoice.JOE_MEDIUM;
     this.speaker = new Speaker({
       backend,
       onChange: () => { this.handsFree?.hint(); this.show(); },
       onProblem: notice,
+      onMissingVoice: () => this.offerVoice(),
     });
-    backend.command({ command: Command.VOICE_SETTINGS })
-      .then((settings) => { this.speaker.preferService = Boolean(settings.speech_url); })
-      .catch(() => {});
-    this.settings = new VoiceSettingsForm(backend, (saved) => {
-      this.speaker.preferService = Boolean(saved.speech_url);
-    }, agents);
+    const use = (settings) => {
+      this.speaker.use(settings.text_to_speech);
+      this.localVoice = settings.local_voice ?? this.localVoice;
+    };
+    backend.command({ command: Command.VOICE_SETTINGS }).then(use).catch(() => {});
+    this.settings = new VoiceSettingsForm(backend, use, agents);
     this.listener = new Listener({
       backend,
       onChange: () => this.show(),
@@ -140,9 +145,33 @@ export class VoicePanel {
     this.listener.start();
   }
 
-  /** A `model_download` event: the settings form shows it. */
-  downloadProgress(e) {
-    this.settings.progress(e);
+  /** The device's voice was wanted and is not here: said once, with the way to get it. */
+  offerVoice() {
+    notice(this.speaker.hasVoices()
+      ? 'Reading aloud with this window\'s voice until the device\'s own is downloaded (60 MiB, once).'
+      : 'No voice to read aloud with here yet: the device\'s own is downloaded once (60 MiB).');
+    const get = document.createElement('button');
+    get.type = 'button';
+    get.className = 'get-voice';
+    get.textContent = 'Get the voice';
+    get.addEventListener('click', () => {
+      get.disabled = true;
+      this.backend.command({ command: Command.DOWNLOAD_VOICE, voice: this.localVoice })
+        .then(() => notice('Downloading the device\'s voice…'))
+        .catch((e) => notice(`The voice was not downloaded: ${e.message}`));
+    });
+    $('notice').append(get);
+  }
+
+  /** A `voice_download` event: the settings form shows it; once it is here, it speaks. */
+  voiceProgress(e) {
+    this.settings.voiceProgress(e);
+    if (e.state === DownloadState.DONE) {
+      this.speaker.voiceMissing = false;
+      notice('The device\'s voice is here: answers are read with it from now on.');
+    } else if (e.state === DownloadState.FAILED) {
+      notice(`The voice was not downloaded: ${e.message}`);
+    }
   }
 
   /** A recording goes to the agent on screen; one that fails stays on screen to be sent again (same id). */

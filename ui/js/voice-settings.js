@@ -1,13 +1,15 @@
 // The voice settings form: where speech becomes text (on this device with a downloaded model, or the
-// user's own service) and where text becomes speech. The hub keeps them; the key is never shown back
-// (empty keeps it), and a bad address is refused with the hub's reason, nothing saved.
+// user's own service) and where text becomes speech (the device's own voice, the user's service, or the
+// window's voices). The hub keeps them; the key is never shown back (empty keeps it), and a bad address
+// is refused with the hub's reason, nothing saved.
 //
-// The device's models are listed with the disk each takes and whether it is here; a download shows its
-// progress (the hub's `model_download` events) and can be cancelled, keeping what came for the next try.
+// The device's models and its voice are listed with the disk each takes and whether it is here; a
+// download shows its progress (the hub's `model_download` and `voice_download` events) and can be
+// cancelled, keeping what came for the next try.
 
-import { chosenVoices, keepVoices, voiceOf } from './agent-voices.js';
+import { VARIANTS, chosenVariants, chosenVoices, keepVariants, keepVoices, variantName, variantOf, voiceOf } from './agent-voices.js';
 import { $ } from './dom.js';
-import { Command, DownloadState, LocalModel, SpeechToText } from './names.js';
+import { Command, DownloadState, LocalModel, SpeechToText, TextToSpeech } from './names.js';
 
 const MIB = 1024 * 1024;
 const LABELS = {
@@ -24,6 +26,7 @@ export class VoiceSettingsForm {
     this.onSaved = onSaved;
     this.loaded = {};
     this.models = [];
+    this.voices = [];
     $('voice-settings-open').addEventListener('click', () => this.open());
     $('vs-cancel').addEventListener('click', () => { $('voice-settings').hidden = true; });
     $('voice-settings').addEventListener('submit', (e) => {
@@ -31,6 +34,8 @@ export class VoiceSettingsForm {
       this.save();
     });
     $('vs-stt').addEventListener('change', () => this.showEngine());
+    $('vs-tts').addEventListener('change', () => { this.showEngine(); this.showAgentVoices(); });
+    $('vs-voice-download').addEventListener('click', () => this.downloadVoice());
     $('vs-model').addEventListener('change', () => this.showModel());
     $('vs-download').addEventListener('click', () => this.download());
     $('vs-download-cancel').addEventListener('click', () => this.backend.command({ command: Command.CANCEL_DOWNLOAD }).catch(() => {}));
@@ -42,8 +47,9 @@ export class VoiceSettingsForm {
     try {
       const settings = await this.backend.command({ command: Command.VOICE_SETTINGS });
       this.loaded = settings;
-      this.showAgentVoices();
       $('vs-stt').value = settings.speech_to_text;
+      $('vs-tts').value = settings.text_to_speech ?? TextToSpeech.DEVICE;
+      this.showAgentVoices();
       $('vs-transcription').value = settings.transcription_url ?? '';
       $('vs-speech').value = settings.speech_url ?? '';
       $('vs-voice').value = settings.speech_voice ?? '';
@@ -59,7 +65,10 @@ export class VoiceSettingsForm {
   }
 
   async loadModels(selected = $('vs-model').value) {
-    this.models = (await this.backend.command({ command: Command.VOICE_MODELS })).models;
+    const listed = await this.backend.command({ command: Command.VOICE_MODELS });
+    this.models = listed.models;
+    this.voices = listed.voices ?? [];
+    this.showVoice();
     const select = $('vs-model');
     select.replaceChildren(...this.models.map((m) => {
       const option = document.createElement('option');
@@ -75,6 +84,47 @@ export class VoiceSettingsForm {
     const device = $('vs-stt').value === SpeechToText.DEVICE;
     $('vs-device').hidden = !device;
     $('vs-service').hidden = device;
+    $('vs-tts-device').hidden = $('vs-tts').value !== TextToSpeech.DEVICE;
+    $('vs-tts-service').hidden = $('vs-tts').value !== TextToSpeech.SERVICE;
+  }
+
+  /** The device's voice the settings name: here, being downloaded, or to download. */
+  showVoice() {
+    const v = this.voices.find((x) => x.voice === this.loaded.local_voice) ?? this.voices[0];
+    if (!v) return;
+    const state = $('vs-voice-state');
+    state.className = 'state';
+    $('vs-voice-download').hidden = v.downloaded || v.downloading;
+    $('vs-voice-download').textContent = `Download the voice (${Math.round(v.size / MIB)} MiB)`;
+    $('vs-voice-progress').hidden = !v.downloading;
+    if (v.downloaded) state.textContent = `${v.voice}: here, it speaks on this device.`;
+    else if (v.downloading) state.textContent = 'Downloading the voice…';
+    else if (v.failure) {
+      state.textContent = v.failure;
+      state.classList.add('failed');
+    } else state.textContent = `${v.voice} (Piper, CC0) is downloaded once; until then the window's voices speak.`;
+  }
+
+  async downloadVoice() {
+    try {
+      const voice = this.loaded.local_voice ?? this.voices[0]?.voice;
+      await this.backend.command({ command: Command.DOWNLOAD_VOICE, voice });
+      await this.loadModels();
+    } catch (e) {
+      $('vs-hint').textContent = e.message;
+    }
+  }
+
+  /** A `voice_download` event from the hub. */
+  voiceProgress(e) {
+    if (e.state === DownloadState.RUNNING) {
+      $('vs-voice-progress').hidden = false;
+      $('vs-voice-progress').value = e.total ? e.done / e.total : 0;
+      $('vs-voice-state').textContent = `Downloading the voice… ${(e.done / MIB).toFixed(1)} of ${(e.total / MIB).toFixed(1)} MiB`;
+      $('vs-voice-download').hidden = true;
+      return;
+    }
+    if (!$('voice-settings').hidden) this.loadModels().catch(() => {});
   }
 
   /** The chosen model: here, being downloaded, or to download. */
@@ -123,13 +173,37 @@ export class VoiceSettingsForm {
     if (!$('voice-settings').hidden) this.loadModels().catch(() => {});
   }
 
-  /** A voice per agent among this page's voices: automatic (the one it gets by its name) or one chosen. */
+  /** A voice per agent: with the device's voice, a variant of it; with the window's, one of this page's
+   * voices. Automatic (the one it gets by its name) or one chosen. */
   showAgentVoices() {
-    const voices = 'speechSynthesis' in window ? speechSynthesis.getVoices() : [];
-    const chosen = chosenVoices();
     const list = $('vs-agent-voices');
     list.replaceChildren();
-    $('vs-agents').hidden = voices.length === 0;
+    const engine = $('vs-tts').value;
+    $('vs-agents').hidden = engine === TextToSpeech.SERVICE;
+    if (engine === TextToSpeech.DEVICE) this.showAgentVariants(list);
+    else this.showAgentWindowVoices(list);
+  }
+
+  showAgentVariants(list) {
+    $('vs-agents-legend').textContent = "Each agent's voice (the device's voice, higher or lower)";
+    const chosen = chosenVariants();
+    for (const agent of [...this.agents()].sort()) {
+      const select = document.createElement('select');
+      select.dataset.agent = agent;
+      select.append(new Option(`Automatic: ${variantName(variantOf(agent, {}))}`, ''));
+      for (const steps of VARIANTS) select.append(new Option(variantName(steps), String(steps)));
+      select.value = VARIANTS.includes(chosen[agent]) ? String(chosen[agent]) : '';
+      const label = document.createElement('label');
+      label.append(agent, select);
+      list.append(label);
+    }
+  }
+
+  showAgentWindowVoices(list) {
+    $('vs-agents-legend').textContent = "Each agent's voice (this window's voices)";
+    const voices = 'speechSynthesis' in window ? speechSynthesis.getVoices() : [];
+    const chosen = chosenVoices();
+    if (voices.length === 0) $('vs-agents').hidden = true;
     for (const agent of [...this.agents()].sort()) {
       const select = document.createElement('select');
       select.dataset.agent = agent;
@@ -143,14 +217,16 @@ export class VoiceSettingsForm {
     }
   }
 
-  /** Keeps the voices chosen for the agents listed (others keep theirs). */
+  /** Keeps the voices (or the device voice's variants) chosen for the agents listed (others keep theirs). */
   keepAgentVoices() {
-    const chosen = chosenVoices();
+    const variants = $('vs-tts').value === TextToSpeech.DEVICE;
+    const chosen = variants ? chosenVariants() : chosenVoices();
     for (const select of $('vs-agent-voices').querySelectorAll('select')) {
-      if (select.value) chosen[select.dataset.agent] = select.value;
+      if (select.value) chosen[select.dataset.agent] = variants ? Number(select.value) : select.value;
       else delete chosen[select.dataset.agent];
     }
-    keepVoices(chosen);
+    if (variants) keepVariants(chosen);
+    else keepVoices(chosen);
   }
 
   async save() {
@@ -160,6 +236,7 @@ export class VoiceSettingsForm {
     const settings = {
       ...loaded,
       speech_to_text: $('vs-stt').value,
+      text_to_speech: $('vs-tts').value,
       local_model: $('vs-model').value || loaded.local_model,
       transcription_url: value('vs-transcription'),
       speech_url: value('vs-speech'),

@@ -3,15 +3,33 @@
 // the sidebar; their indicator sits beside the microphone.
 //
 // Speaking: a queue, so two quick messages never talk over each other; stop and skip; markdown and code are
-// not read out as symbols. The engine is the speech service the hub is set to use when the user set one,
-// else the webview's speechSynthesis when it has voices. Sending never waits on any of it.
+// not read out as symbols. The engine is the one the voice settings name: the device's own voice (the
+// default; each agent in a variant of its own), the user's speech service, or the webview's
+// speechSynthesis. The hub's audio is asked for a few sentences at a time, the next while one plays, so a
+// long answer starts as soon as a short one would. While the device's voice is not downloaded yet the
+// webview's voices speak, and the page offers to get it. Sending never waits on any of it.
 //
 // Listening: hold Space (outside the text box) or click the mic; Escape cancels. The recording goes to the
 // hub, which transcribes it and stores a voice message. A recording that fails is kept on screen with a
 // Retry button and sent again under the same id, so it is stored once.
 
-import { voiceOf } from './agent-voices.js';
-import { Code } from './names.js';
+import { variantOf, voiceOf } from './agent-voices.js';
+import { Code, TextToSpeech } from './names.js';
+
+/** The longest piece of text the hub is asked to speak at once (sentences are not cut). */
+const PIECE = 220;
+
+/** `words` as pieces of whole sentences: the first sentence alone (the sooner it is heard), then pieces of
+ * at most about PIECE characters. */
+export function pieces(words) {
+  const out = [];
+  for (const sentence of words.split(/(?<=[.!?])\s+/).filter((p) => p.trim())) {
+    const last = out.length - 1;
+    if (last >= 1 && out[last].length + sentence.length < PIECE) out[last] += ` ${sentence}`;
+    else out.push(sentence);
+  }
+  return out;
+}
 
 /** What a markdown message sounds like: words, not symbols. */
 export function speakable(markdown) {
@@ -32,13 +50,23 @@ export function speakable(markdown) {
 
 /** Reads texts aloud one after another. */
 export class Speaker {
-  constructor({ backend, onChange, onProblem }) {
+  /** `onMissingVoice()` is told once when the device's voice is wanted and not downloaded yet. */
+  constructor({ backend, onChange, onProblem, onMissingVoice = () => {} }) {
     this.backend = backend;
     this.onChange = onChange;
     this.onProblem = onProblem;
+    this.onMissingVoice = onMissingVoice;
     this.queue = [];
     this.current = null; // { stop() }
-    this.preferService = false; // a speech service is set: the user chose its voice
+    this.engine = TextToSpeech.DEVICE; // as the voice settings say
+    this.voiceMissing = false; // the device's voice is not downloaded: the webview's speak meanwhile
+    this.offered = false; // the page offered to get it
+  }
+
+  /** The engine the settings name (`TextToSpeech`); the device's voice is asked for again. */
+  use(engine) {
+    this.engine = engine ?? TextToSpeech.DEVICE;
+    this.voiceMissing = false;
   }
 
   get speaking() {
@@ -75,7 +103,10 @@ export class Speaker {
       if (this.current === playing) this.next();
     };
     const { words, agent } = item;
-    const playing = !this.preferService && this.hasVoices() ? this.browserVoice(words, agent, done) : this.hubVoice(words, done);
+    // The hub says which of its engines speaks (the settings are read there each time); the webview's
+    // voices speak when chosen, or while the device's voice is missing, if the page has any.
+    const webview = this.hasVoices() && (this.engine === TextToSpeech.WINDOW || (this.engine === TextToSpeech.DEVICE && this.voiceMissing));
+    const playing = webview ? this.browserVoice(words, agent, done) : this.hubVoice(words, agent, done);
     this.current = playing;
     this.onChange();
   }
@@ -85,6 +116,13 @@ export class Speaker {
   }
 
   browserVoice(words, agent, done) {
+    if (!this.hasVoices()) {
+      // With the device's voice missing, the page's offer to get it says so already.
+      if (!this.voiceMissing) this.onProblem('This window has no voices to read aloud with: choose the device\'s voice in the voice settings.');
+      this.queue = [];
+      setTimeout(done);
+      return { stop: () => {} };
+    }
     const u = new SpeechSynthesisUtterance(words);
     const { voice, pitch } = voiceOf(agent, speechSynthesis.getVoices());
     if (voice) u.voice = voice;
@@ -98,43 +136,81 @@ export class Speaker {
     return { stop: () => speechSynthesis.cancel() };
   }
 
-  /** Speech from the hub's speech service, played with Web Audio (the Linux webview refuses to play
-   * blob: and data: URLs in media elements; Web Audio plays in both it and browsers). */
-  hubVoice(words, done) {
+  /** Speech from the hub (the device's voice, in the agent's variant, or the speech service), a few
+   * sentences at a time, the next asked for while one plays; played with Web Audio (the Linux webview
+   * refuses to play blob: and data: URLs in media elements; Web Audio plays in both it and browsers). */
+  hubVoice(words, agent, done) {
+    const parts = pieces(words);
+    const variant = variantOf(agent); // the device's voice's; a service has its one voice
+    const ask = (i) => {
+      if (i >= parts.length) return null;
+      const asked = this.backend.speech(parts[i], variant);
+      asked.catch(() => {}); // seen when awaited
+      return asked;
+    };
     let source = null;
     let stopped = false;
+    const handle = { stop: () => { stopped = true; source?.stop(); done(); } };
     const play = async () => {
-      let bytes;
-      try {
-        bytes = await this.backend.speech(words);
-      } catch (e) {
-        this.onProblem(e.code === Code.VOICE_NOT_CONFIGURED
-          ? 'No voice to read aloud with here: set a speech service in the voice settings.'
-          : `Could not speak: ${e.message}`);
-        this.queue = [];
-        done();
-        return;
+      let next = ask(0);
+      for (let i = 0; next; i += 1) {
+        let bytes;
+        try {
+          bytes = await next;
+        } catch (e) {
+          if (stopped) return;
+          if (i === 0 && e.code === Code.VOICE_NOT_DOWNLOADED) {
+            // The device's voice is not here yet: the webview's speak meanwhile, and the page offers it.
+            this.voiceMissing = true;
+            if (!this.offered) this.onMissingVoice();
+            this.offered = true;
+            const instead = this.browserVoice(words, agent, done);
+            handle.stop = instead.stop;
+            return;
+          }
+          this.onProblem(e.code === Code.VOICE_NOT_CONFIGURED
+            ? 'No voice to read aloud with here: set a speech service in the voice settings.'
+            : `Could not speak: ${e.message}`);
+          this.queue = [];
+          done();
+          return;
+        }
+        if (stopped) return;
+        next = ask(i + 1);
+        const played = await this.playAudio(bytes, (playing) => {
+          if (stopped) return false;
+          source = playing;
+          return true;
+        });
+        if (stopped) return;
+        if (!played) break;
       }
-      if (stopped) return;
-      this.audio ??= new AudioContext();
-      let buffer;
-      try {
-        buffer = await this.audio.decodeAudioData(bytes);
-      } catch (e) {
-        this.onProblem(`The speech service sent audio this window cannot play (${e.message || e.name}).`);
-        done();
-        return;
-      }
-      if (stopped) return;
-      await this.audio.resume().catch(() => {});
-      source = this.audio.createBufferSource();
-      source.buffer = buffer;
-      source.connect(this.audio.destination);
-      source.onended = done;
-      source.start();
+      done();
     };
     play();
-    return { stop: () => { stopped = true; source?.stop(); done(); } };
+    return { stop: () => handle.stop() };
+  }
+
+  /** Plays audio `bytes` with Web Audio, once `starting(source)` agrees; resolves when it has ended (false
+   * when the audio could not be played, or was not started). */
+  async playAudio(bytes, starting) {
+    this.audio ??= new AudioContext();
+    let buffer;
+    try {
+      buffer = await this.audio.decodeAudioData(bytes);
+    } catch (e) {
+      this.onProblem(`The voice sent audio this window cannot play (${e.message || e.name}).`);
+      return false;
+    }
+    await this.audio.resume().catch(() => {});
+    const source = this.audio.createBufferSource();
+    source.buffer = buffer;
+    source.connect(this.audio.destination);
+    if (!starting(source)) return false;
+    const ended = new Promise((resolve) => { source.onended = resolve; });
+    source.start();
+    await ended;
+    return true;
   }
 }
 

@@ -9,8 +9,9 @@ use std::time::Duration;
 
 use clawmux_core::wire::Code;
 use clawmux_hub::commands::Command;
-use clawmux_hub::voice::device::{ModelState, Models};
+use clawmux_hub::voice::device::ModelState;
 use clawmux_hub::voice::LocalModel;
+use clawmux_hub::voice::Models;
 
 use crate::client::{CallError, Client};
 use crate::env::HubArgs;

@@ -28,7 +28,7 @@ use crate::lifecycle::{Capabilities, SpawnRequest};
 use crate::terminal::Viewer;
 use crate::ui_event::{MessageOut, SessionInfo};
 use crate::usage::UsageReply;
-use crate::voice::device::Models;
+use crate::voice::Models;
 use crate::voice::Spoken;
 use crate::worktree::cleanup::Held;
 use crate::worktree::merge::Merged;
@@ -188,7 +188,12 @@ pub enum Command {
         /// `tiny.en`, `base.en` or `small.en`.
         model: clawmux_voice::local::LocalModel,
     },
-    /// Cancels the model download under way (the partial file is kept).
+    /// Starts downloading a voice for the device to speak with (progress on the feed, `voice_download`).
+    DownloadVoice {
+        /// `en_US-joe-medium`.
+        voice: crate::voice::LocalVoice,
+    },
+    /// Cancels the download under way, a model's or a voice's (the partial files are kept).
     CancelDownload {},
     /// Loads the speech model now: the user has started talking.
     WarmVoice {},
@@ -645,13 +650,17 @@ impl Hub {
             Command::SetVoiceSettings { settings } => Ok(Reply::VoiceSettings(
                 self.voice().set_settings(settings).await?,
             )),
-            Command::VoiceModels {} => Ok(Reply::Models(self.voice().device().models())),
+            Command::VoiceModels {} => Ok(Reply::Models(self.voice().models())),
             Command::DownloadModel { model } => {
                 self.voice().device().download(model)?;
                 Ok(Reply::Downloading { downloading: model })
             }
+            Command::DownloadVoice { voice } => {
+                self.voice().speaker().download(voice)?;
+                Ok(Reply::Done {})
+            }
             Command::CancelDownload {} => {
-                self.voice().device().cancel_download()?;
+                self.voice().cancel_download()?;
                 Ok(Reply::Done {})
             }
             Command::WarmVoice {} => {

@@ -316,6 +316,20 @@ pub enum UiEvent {
         #[serde(skip_serializing_if = "Option::is_none")]
         message: Option<String>,
     },
+    /// The device voice's download moved on, or ended.
+    VoiceDownload {
+        /// The voice.
+        voice: clawmux_voice::piper::LocalVoice,
+        /// Bytes downloaded.
+        done: u64,
+        /// Bytes in all.
+        total: u64,
+        /// Under way, or how it ended.
+        state: DownloadState,
+        /// Why it failed or stopped.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+    },
     /// The replay from the client's cursor could not be done; the client must reload its history.
     Reset {
         /// Why.
@@ -365,6 +379,7 @@ impl UiEvent {
             | UiEvent::SessionProblem { .. }
             | UiEvent::Reset { .. }
             | UiEvent::ModelDownload { .. }
+            | UiEvent::VoiceDownload { .. }
             | UiEvent::Changes { .. }
             | UiEvent::Forecast { .. }
             | UiEvent::Usage { .. }

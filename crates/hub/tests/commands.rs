@@ -284,6 +284,9 @@ fn every_command_runs_through_dispatch() {
         assert_eq!(models["models"].as_array().map(Vec::len), Some(3), "{models}");
         let started = run(&hub, command(json!({"command": "download_model", "model": "tiny.en"}))).await.unwrap();
         assert_eq!(started, json!({"downloading": "tiny.en"}));
+        assert_eq!(models["voices"][0]["voice"], "en_US-joe-medium", "{models}");
+        let started = run(&hub, command(json!({"command": "download_voice", "voice": "en_US-joe-medium"}))).await.unwrap();
+        assert_eq!(started, json!({}));
         match run(&hub, command(json!({"command": "cancel_download"}))).await {
             Ok(done) => assert_eq!(done, json!({})),
             Err(e) => assert_eq!(e.code, Code::NotPending, "the download had failed already"),

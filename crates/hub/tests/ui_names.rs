@@ -22,7 +22,8 @@ use clawmux_hub::search::Who;
 use clawmux_hub::ui_event::{EndReason, LaunchKind, UiEventType};
 use clawmux_hub::voice::device::DownloadState;
 use clawmux_voice::local::LocalModel;
-use clawmux_voice::SpeechToText;
+use clawmux_voice::piper::LocalVoice;
+use clawmux_voice::{SpeechToText, TextToSpeech};
 use serde::Serialize;
 use strum::IntoEnumIterator;
 
@@ -74,6 +75,8 @@ fn lists() -> Vec<(&'static str, BTreeSet<String>)> {
         ("SlashSource", rust_list(SlashSource::iter())),
         ("SpeechToText", rust_list(SpeechToText::iter())),
         ("LocalModel", rust_list(LocalModel::ALL)),
+        ("TextToSpeech", rust_list(TextToSpeech::iter())),
+        ("LocalVoice", rust_list(LocalVoice::ALL)),
         ("TerminalNotice", rust_list(TerminalNoticeType::iter())),
         ("TerminalInput", rust_list(TerminalInputType::iter())),
         ("Listened", rust_list(ListenedType::iter())),
@@ -216,6 +219,10 @@ fn the_forms_offer_exactly_the_enums_values() {
     assert_eq!(
         select_values(&html, "vs-stt"),
         rust_list(SpeechToText::iter())
+    );
+    assert_eq!(
+        select_values(&html, "vs-tts"),
+        rust_list(TextToSpeech::iter())
     );
     assert_eq!(
         select_values(&html, "merge-mode"),

@@ -16,7 +16,7 @@ pub mod local;
 pub mod piper;
 mod settings;
 
-pub use settings::{PublicSettings, SpeechToText, VoiceSettings, SETTINGS_FILE};
+pub use settings::{PublicSettings, SpeechToText, TextToSpeech, VoiceSettings, SETTINGS_FILE};
 
 /// The largest speech answer accepted.
 const MAX_SPEECH: u64 = 20 * 1024 * 1024;

@@ -4,6 +4,7 @@ use clawmux_core::wire::Code;
 use serde::{Deserialize, Serialize};
 
 use crate::local::LocalModel;
+use crate::piper::LocalVoice;
 use crate::VoiceError;
 
 /// Where speech becomes text.
@@ -14,6 +15,18 @@ pub enum SpeechToText {
     Device,
     /// The user's own transcription service.
     Service,
+}
+
+/// Where text becomes speech.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::EnumIter)]
+#[serde(rename_all = "snake_case")]
+pub enum TextToSpeech {
+    /// On this device, with a downloaded Piper voice.
+    Device,
+    /// The user's own speech service.
+    Service,
+    /// The window's (or the browser's) own voices.
+    Window,
 }
 
 /// The settings file in the data folder.
@@ -46,6 +59,13 @@ pub struct VoiceSettings {
     /// The model the device uses.
     #[serde(default = "default_local_model")]
     pub local_model: LocalModel,
+    /// Where text becomes speech; unset: on the device, unless a speech service is set (as it was before
+    /// the device could).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_to_speech: Option<TextToSpeech>,
+    /// The voice the device speaks with.
+    #[serde(default = "default_local_voice")]
+    pub local_voice: LocalVoice,
     /// With hands-free on, agents are asked for short spoken answers (code and tables sent apart): the
     /// user is listening, not reading.
     #[serde(default = "yes")]
@@ -72,6 +92,10 @@ pub struct PublicSettings {
     pub speech_to_text: SpeechToText,
     /// The model the device uses.
     pub local_model: LocalModel,
+    /// Where text becomes speech.
+    pub text_to_speech: TextToSpeech,
+    /// The voice the device speaks with.
+    pub local_voice: LocalVoice,
     /// With hands-free on, agents are asked for short spoken answers.
     pub spoken_answers: bool,
     /// Whether a key is saved (the key itself never leaves the hub).
@@ -80,6 +104,10 @@ pub struct PublicSettings {
 
 fn yes() -> bool {
     true
+}
+
+fn default_local_voice() -> LocalVoice {
+    LocalVoice::JoeMedium
 }
 
 fn default_local_model() -> LocalModel {
@@ -106,6 +134,8 @@ impl Default for VoiceSettings {
             speech_voice: default_voice(),
             speech_to_text: None,
             local_model: default_local_model(),
+            text_to_speech: None,
+            local_voice: default_local_voice(),
             spoken_answers: true,
             api_key: None,
         }
@@ -121,6 +151,15 @@ impl VoiceSettings {
             } else {
                 SpeechToText::Device
             })
+    }
+
+    /// Where text becomes speech.
+    pub fn text_to_speech(&self) -> TextToSpeech {
+        self.text_to_speech.unwrap_or(if self.speech_url.is_some() {
+            TextToSpeech::Service
+        } else {
+            TextToSpeech::Device
+        })
     }
 
     /// Refuses an address that is not plain http (the services are the user's own, nearby).
@@ -150,6 +189,8 @@ impl VoiceSettings {
             speech_voice: self.speech_voice.clone(),
             speech_to_text: self.speech_to_text(),
             local_model: self.local_model,
+            text_to_speech: self.text_to_speech(),
+            local_voice: self.local_voice,
             spoken_answers: self.spoken_answers,
             api_key_set: self.api_key.is_some(),
         }

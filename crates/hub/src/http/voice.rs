@@ -81,17 +81,22 @@ pub(super) async fn hear(
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 pub(super) struct SpeechRequest {
     text: String,
+    /// The device voice's variant (an agent's own); the voice as it is when left out.
+    #[serde(default)]
+    variant: crate::voice::Variant,
 }
 
-/// `POST /api/speech {"text"}`: the speech service's audio for the text.
+/// `POST /api/speech {"text", "variant"}`: the audio for the text, from the device's voice or the speech
+/// service as the settings say.
 pub(super) async fn speech(
     State(hub): State<Hub>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, HubError> {
     let req: SpeechRequest = body_json(body)?;
-    let (ctype, audio) = hub.voice().speech(&req.text).await?;
+    let (ctype, audio) = hub.voice().speech(&req.text, req.variant).await?;
     Ok(([(axum::http::header::CONTENT_TYPE, ctype)], audio).into_response())
 }
 

@@ -56,6 +56,11 @@ impl Hub {
                 options.models_url.clone(),
                 ui.clone(),
             ),
+            crate::voice::speaker::DeviceSpeaker::new(
+                data_dir.join("models"),
+                options.models_url.clone(),
+                ui.clone(),
+            ),
         );
         let (errands, errands_in) = tokio::sync::mpsc::unbounded_channel();
         let usage = crate::usage::Usage::new(

@@ -83,6 +83,7 @@ pub fn may_run(command: &Command) -> bool {
         | Command::SetVoiceSettings { .. }
         | Command::VoiceModels {}
         | Command::DownloadModel { .. }
+        | Command::DownloadVoice { .. }
         | Command::CancelDownload {}
         | Command::WarmVoice {}
         | Command::Hear { .. }

@@ -8,17 +8,15 @@
 //! one at a time too, and is told on the UI feed (`model_download`: progress, then how it ended) so the
 //! window shows it; `clawmux voice download` shows the same on a terminal.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
 
 use clawmux_core::wire::Code;
-use clawmux_voice::local::{self, Engine, LocalModel, ModelFile, Progress, Timeouts};
+use clawmux_voice::local::{self, Engine, LocalModel, ModelFile};
 use serde::Serialize;
 use tokio::sync::broadcast;
 
+use super::downloads::Downloads;
 use crate::error::HubError;
 pub use crate::ui_event::DownloadState;
 use crate::ui_event::UiEvent;
@@ -26,15 +24,6 @@ use crate::ui_event::UiEvent;
 /// whisper.cpp's threads for one transcription: the machine's cores, at most four (more buys little for
 /// these models, and the agents need the machine too).
 pub const THREADS: usize = 4;
-/// How often a download's progress is told, at most.
-const PROGRESS_EVERY: Duration = Duration::from_millis(250);
-
-/// The speech models the device can use (the `voice_models` command).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
-pub struct Models {
-    /// Each of them.
-    pub models: Vec<ModelState>,
-}
 
 /// One speech model on this device.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
@@ -53,26 +42,6 @@ pub struct ModelState {
     pub failure: Option<String>,
 }
 
-/// The download under way, and how each model's last one failed or stopped: shared with the download's
-/// thread, which ends it.
-#[derive(Default)]
-struct Downloads {
-    /// The download under way: its model, and the flag that cancels it.
-    current: Mutex<Option<(LocalModel, Arc<AtomicBool>)>>,
-    /// How each model's last download failed or stopped, if it did (for `clawmux voice download`).
-    failures: Mutex<HashMap<LocalModel, String>>,
-}
-
-impl Downloads {
-    fn current(&self) -> MutexGuard<'_, Option<(LocalModel, Arc<AtomicBool>)>> {
-        self.current.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn failures(&self) -> MutexGuard<'_, HashMap<LocalModel, String>> {
-        self.failures.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-}
-
 /// Speech to text on the device, as the hub keeps it: where the models are and come from, the one loaded,
 /// and the download under way.
 pub(crate) struct DeviceVoice {
@@ -87,7 +56,7 @@ pub(crate) struct DeviceVoice {
     engine: tokio::sync::Mutex<Option<(LocalModel, Arc<Engine>)>>,
     /// One transcription at a time.
     running: tokio::sync::Mutex<()>,
-    downloads: Arc<Downloads>,
+    downloads: Arc<Downloads<LocalModel>>,
 }
 
 impl DeviceVoice {
@@ -118,10 +87,9 @@ impl DeviceVoice {
     }
 
     /// Every model the device can use: its size, whether it is downloaded, how far a download is.
-    pub(crate) fn models(&self) -> Models {
-        let downloading = self.downloads.current().as_ref().map(|(m, _)| *m);
-        let failures = self.downloads.failures().clone();
-        let models = LocalModel::ALL
+    pub(crate) fn models(&self) -> Vec<ModelState> {
+        let downloading = self.downloads.under_way();
+        LocalModel::ALL
             .into_iter()
             .map(|m| ModelState {
                 model: m,
@@ -131,10 +99,9 @@ impl DeviceVoice {
                     .map(|md| md.len())
                     .ok(),
                 downloading: downloading == Some(m),
-                failure: failures.get(&m).cloned(),
+                failure: self.downloads.failure(m),
             })
-            .collect();
-        Models { models }
+            .collect()
     }
 
     /// The engine with `model` loaded (loading it, in place of another, if need be).
@@ -194,81 +161,27 @@ impl DeviceVoice {
     }
 
     /// Starts downloading `model` (one download at a time); its progress and end go out on the UI feed.
-    /// Long: a download's start, progress, cancel and end told from one task.
     pub(crate) fn download(&self, model: LocalModel) -> Result<(), HubError> {
-        let cancel = Arc::new(AtomicBool::new(false));
-        {
-            let mut current = self.downloads.current();
-            if let Some((m, _)) = current.as_ref() {
-                return Err(HubError::new(
-                    Code::DownloadInProgress,
-                    format!("{m} is being downloaded already"),
-                ));
-            }
-            *current = Some((model, cancel.clone()));
-        }
-        self.downloads.failures().remove(&model);
-        let (feed, downloads, file, dest) = (
-            self.feed.clone(),
-            self.downloads.clone(),
-            self.model_file(model),
-            model.path(&self.dir),
-        );
-        tokio::task::spawn_blocking(move || {
-            let total = file.size;
-            let mut told = Instant::now() - PROGRESS_EVERY;
-            let mut tell = |p: Progress| {
-                if told.elapsed() >= PROGRESS_EVERY {
-                    told = Instant::now();
-                    // No receiver means no UI is open: not an error.
-                    let _ = feed.send(UiEvent::ModelDownload {
-                        model,
-                        done: p.done,
-                        total: p.total,
-                        state: DownloadState::Running,
-                        message: None,
-                    });
-                }
-            };
-            let result = local::download(&file, &dest, Timeouts::default(), &cancel, &mut tell);
-            let done = std::fs::metadata(&dest)
-                .or_else(|_| std::fs::metadata(local::part_path(&dest)))
-                .map(|m| m.len())
-                .unwrap_or(0);
-            let (state, message) = match result {
-                Ok(()) => (DownloadState::Done, None),
-                Err(e) if e.code == Code::DownloadCancelled => {
-                    (DownloadState::Cancelled, Some(e.message))
-                }
-                Err(e) => (DownloadState::Failed, Some(e.message)),
-            };
-            match &message {
-                Some(why) => {
-                    tracing::warn!(%model, why, "the model's download ended");
-                    downloads.failures().insert(model, why.clone());
-                }
-                None => tracing::info!(%model, "the model is downloaded"),
-            }
-            *downloads.current() = None;
+        let feed = self.feed.clone();
+        let files = vec![(self.model_file(model), model.path(&self.dir))];
+        self.downloads.start(model, files, move |model, told| {
+            // No receiver means no UI is open: not an error.
             let _ = feed.send(UiEvent::ModelDownload {
                 model,
-                done,
-                total,
-                state,
-                message,
+                done: told.done,
+                total: told.total,
+                state: told.state,
+                message: told.message,
             });
-        });
-        Ok(())
+        })
     }
 
     /// Cancels the download under way (its partial file is kept for the next try).
     pub(crate) fn cancel_download(&self) -> Result<(), HubError> {
-        match self.downloads.current().as_ref() {
-            Some((_, cancel)) => {
-                cancel.store(true, Ordering::SeqCst);
-                Ok(())
-            }
-            None => Err(HubError::new(Code::NotPending, "no download is under way")),
+        if self.downloads.cancel() {
+            Ok(())
+        } else {
+            Err(HubError::new(Code::NotPending, "no download is under way"))
         }
     }
 }
@@ -290,7 +203,7 @@ mod tests {
     /// The end of the download `heard` tells: its state and why.
     async fn ended(heard: &mut broadcast::Receiver<UiEvent>) -> (DownloadState, Option<String>) {
         loop {
-            match tokio::time::timeout(Duration::from_secs(30), heard.recv()).await {
+            match tokio::time::timeout(std::time::Duration::from_secs(30), heard.recv()).await {
                 Ok(Ok(UiEvent::ModelDownload { state, message, .. }))
                     if state != DownloadState::Running =>
                 {
@@ -334,13 +247,13 @@ mod tests {
             voice.download(LocalModel::BaseEn).unwrap_err().code,
             Code::DownloadInProgress
         );
-        let models = voice.models().models;
+        let models = voice.models();
         assert_eq!(models[0].model, LocalModel::TinyEn);
         assert!(models[0].downloading);
         assert!(!models[1].downloading);
         voice.cancel_download().unwrap();
         assert_eq!(ended(&mut heard).await.0, DownloadState::Cancelled);
-        assert!(!voice.models().models[0].downloading);
+        assert!(!voice.models()[0].downloading);
         assert_eq!(
             voice.cancel_download().unwrap_err().code,
             Code::NotPending,
@@ -356,7 +269,7 @@ mod tests {
         let (state, why) = ended(&mut heard).await;
         assert_eq!(state, DownloadState::Failed);
         let why = why.unwrap();
-        let models = voice.models().models;
+        let models = voice.models();
         assert_eq!(models[0].failure.as_deref(), Some(why.as_str()));
         assert!(!models[0].downloaded);
         assert_eq!(models[1].failure, None);

@@ -12,16 +12,24 @@
 //! Speaking never blocks sending: it is a separate request the UI makes after a message arrived.
 
 pub mod device;
+mod downloads;
+mod recordings;
+pub mod speaker;
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use clawmux_core::wire::Code;
 pub use clawmux_voice::local::LocalModel;
+pub use clawmux_voice::piper::{LocalVoice, Variant};
+use clawmux_voice::TextToSpeech;
 use clawmux_voice::VoiceError;
 pub use clawmux_voice::{VoiceSettings, SETTINGS_FILE};
 
 use crate::error::HubError;
+pub use recordings::Recording;
+#[cfg(test)]
+use recordings::{check_recording_id, extension};
 
 /// The largest recording accepted (the limit of OpenAI's transcription API).
 pub const MAX_AUDIO: usize = 25 * 1024 * 1024;
@@ -42,35 +50,6 @@ async fn blocking<T: Send + 'static>(
         .map_err(HubError::from)
 }
 
-/// The file extension for an audio content type; `None` for what is not audio we know.
-fn extension(content_type: &str) -> Option<&'static str> {
-    let base = content_type.split(';').next().unwrap_or("").trim();
-    match base {
-        "audio/wav" | "audio/wave" | "audio/x-wav" => Some("wav"),
-        "audio/webm" => Some("webm"),
-        "audio/ogg" => Some("ogg"),
-        "audio/mp4" | "audio/m4a" => Some("m4a"),
-        "audio/mpeg" => Some("mp3"),
-        _ => None,
-    }
-}
-
-fn check_recording_id(id: &str) -> Result<(), HubError> {
-    let ok = !id.is_empty()
-        && id.len() <= 64
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
-    if ok {
-        Ok(())
-    } else {
-        Err(HubError::new(
-            Code::BadRecordingId,
-            "a recording id is 1-64 of letters, digits, - and _",
-        ))
-    }
-}
-
 /// A voice message stored: where the words went and what they were.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Spoken {
@@ -82,47 +61,37 @@ pub struct Spoken {
     pub text: String,
 }
 
-/// Writes a recording to `file` (0600), its folder made if missing.
-fn keep(file: &std::path::Path, audio: &[u8]) -> Result<(), HubError> {
-    file.parent()
-        .map_or(Ok(()), std::fs::create_dir_all)
-        .and_then(|()| crate::config::write_private(file, audio))
-        .map_err(|e| HubError::new(Code::CannotSave, format!("cannot keep the recording: {e}")))
+/// What the device can hear and speak with (the `voice_models` command).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Models {
+    /// The speech models (speech to text).
+    pub models: Vec<device::ModelState>,
+    /// The voices (text to speech).
+    #[serde(default)]
+    pub voices: Vec<speaker::VoiceState>,
 }
 
-/// A recording kept on disk until the message it became is stored ([`Recording::delivered`]).
-#[derive(Debug)]
-pub struct Recording {
-    id: String,
-    file: PathBuf,
-    content_type: String,
-    /// Shared, not copied, with each transcription of it (hands-free hears an approval twice).
-    audio: Arc<Vec<u8>>,
-}
-
-impl Recording {
-    /// The recording's id, the message's client key once it is one (`voice:<id>`).
-    pub fn client_key(&self) -> String {
-        format!("voice:{}", self.id)
-    }
-
-    /// Its message is stored: the kept file goes.
-    pub async fn delivered(self) {
-        let _ = tokio::fs::remove_file(&self.file).await;
-    }
-}
-
-/// Voice: speech to text (on the device or by the configured service), text to speech, the recordings kept
-/// and the settings. Made once when the hub opens with the data folder it keeps them in and the device's
-/// speech engine it owns; where the words go is the hub's to say ([`crate::Hub::voice_message`]).
+/// Voice: speech to text (on the device or by the configured service), text to speech (on the device or
+/// by the service), the recordings kept and the settings. Made once when the hub opens with the data
+/// folder it keeps them in and the device's engines it owns; where the words go is the hub's to say
+/// ([`crate::Hub::voice_message`]).
 pub struct Voice {
     data_dir: PathBuf,
     device: device::DeviceVoice,
+    speaker: speaker::DeviceSpeaker,
 }
 
 impl Voice {
-    pub(crate) fn new(data_dir: PathBuf, device: device::DeviceVoice) -> Voice {
-        Voice { data_dir, device }
+    pub(crate) fn new(
+        data_dir: PathBuf,
+        device: device::DeviceVoice,
+        speaker: speaker::DeviceSpeaker,
+    ) -> Voice {
+        Voice {
+            data_dir,
+            device,
+            speaker,
+        }
     }
 
     /// Speech to text on the device: its models, their download.
@@ -130,25 +99,26 @@ impl Voice {
         &self.device
     }
 
-    /// Where recording `recording` is kept until its message is stored: `<data dir>/voice/<id>.<ext>`.
-    fn kept_recording(&self, recording: &str, ext: &str) -> Result<PathBuf, HubError> {
-        check_recording_id(recording)?;
-        Ok(self
-            .data_dir
-            .join("voice")
-            .join(format!("{recording}.{ext}")))
+    /// Text to speech on the device: its voices, their download.
+    pub(crate) fn speaker(&self) -> &speaker::DeviceSpeaker {
+        &self.speaker
     }
 
-    /// Keeps a recording until its message is stored, so no failure after this loses it; returns where.
-    pub fn keep_recording(
-        &self,
-        recording: &str,
-        ext: &str,
-        audio: &[u8],
-    ) -> Result<PathBuf, HubError> {
-        let file = self.kept_recording(recording, ext)?;
-        keep(&file, audio)?;
-        Ok(file)
+    /// The models and voices the device can use, downloaded or not.
+    pub fn models(&self) -> Models {
+        Models {
+            models: self.device.models(),
+            voices: self.speaker.voices(),
+        }
+    }
+
+    /// Cancels the download under way, a model's or a voice's (its partial files are kept).
+    pub fn cancel_download(&self) -> Result<(), HubError> {
+        let voice = self.speaker.cancel_download();
+        match self.device.cancel_download() {
+            Err(e) if voice && e.code == Code::NotPending => Ok(()),
+            other => other,
+        }
     }
 
     fn voice_settings_path(&self) -> PathBuf {
@@ -202,82 +172,18 @@ impl Voice {
         Ok(new.public())
     }
 
-    /// A recording sent whole: checked, then kept on disk before anything else happens. Every failure
-    /// after this keeps it for a retry.
-    pub async fn take(
-        &self,
-        recording: &str,
-        content_type: &str,
-        audio: Vec<u8>,
-    ) -> Result<Recording, HubError> {
-        check_recording_id(recording)?;
-        let ext = extension(content_type).ok_or_else(|| {
-            HubError::new(
-                Code::NotAudio,
-                format!(
-                    "`{content_type}` is not a recording this hub takes (wav, webm, ogg, m4a, mp3)"
-                ),
-            )
-        })?;
-        if audio.is_empty() {
-            return Err(HubError::new(
-                Code::EmptyRecording,
-                "the recording is empty: was the microphone on?",
-            ));
-        }
-        // 25 MiB at most, written off the async threads.
-        let file = self.kept_recording(recording, ext)?;
-        let (file, audio) =
-            tokio::task::spawn_blocking(move || keep(&file, &audio).map(|()| (file, audio)))
-                .await
-                .map_err(|e| {
-                    HubError::new(Code::CannotSave, format!("cannot keep the recording: {e}"))
-                })??;
-        Ok(Recording {
-            id: recording.to_owned(),
-            file,
-            content_type: content_type.to_owned(),
-            audio: Arc::new(audio),
-        })
-    }
-
-    /// A recording sent whole (`audio`: [`Voice::take`]) or, with none, kept earlier by the desktop app
-    /// ([`Voice::kept`]).
-    pub async fn recording(
-        &self,
-        recording: &str,
-        content_type: &str,
-        audio: Option<Vec<u8>>,
-    ) -> Result<Recording, HubError> {
-        match audio {
-            Some(audio) => self.take(recording, content_type, audio).await,
-            None => self.kept(recording, content_type).await,
-        }
-    }
-
-    /// A recording kept earlier with [`Voice::keep_recording`] (the desktop app records into the hub's
-    /// folder), taken without writing it again.
-    pub async fn kept(&self, recording: &str, content_type: &str) -> Result<Recording, HubError> {
-        let ext = extension(content_type).unwrap_or("wav");
-        let file = self.kept_recording(recording, ext)?;
-        let audio = tokio::fs::read(&file).await.map_err(|e| {
-            HubError::new(
-                Code::NoSuchRecording,
-                format!("recording {recording} is not kept here: {e}"),
-            )
-        })?;
-        Ok(Recording {
-            id: recording.to_owned(),
-            file,
-            content_type: content_type.to_owned(),
-            audio: Arc::new(audio),
-        })
-    }
-
-    /// Loads the model the settings name, if speech becomes text on the device and the model is here:
-    /// called when the user starts talking, so the words are not kept waiting for it.
+    /// Loads the model the settings name, if speech becomes text on the device and the model is here, and
+    /// the device's voice if it speaks and is here: called when the user starts talking (or turns reading
+    /// aloud on), so neither the words nor the answers wait for a load.
     pub async fn warm(&self) -> Result<(), HubError> {
         let settings = self.settings().await?;
+        if settings.text_to_speech() == TextToSpeech::Device {
+            // The answers will be spoken too; a voice not downloaded yet is said at the first one.
+            match self.speaker.warm(settings.local_voice).await {
+                Err(e) if e.code == Code::VoiceNotDownloaded => {}
+                other => other?,
+            }
+        }
         if settings.speech_to_text() != clawmux_voice::SpeechToText::Device {
             return Ok(());
         }
@@ -338,11 +244,38 @@ impl Voice {
         (plain, seconds)
     }
 
-    /// Speech for `text` from the speech service: the audio and its content type.
-    pub async fn speech(&self, text: &str) -> Result<(String, Vec<u8>), HubError> {
+    /// Speech for `text` where the settings say (the device's voice in `variant`, or the speech
+    /// service): its content type and the audio.
+    pub async fn speech(
+        &self,
+        text: &str,
+        variant: Variant,
+    ) -> Result<(String, Vec<u8>), HubError> {
         let settings = self.settings().await?;
+        if text.trim().is_empty() || text.len() > clawmux_voice::MAX_SPEECH_TEXT {
+            return Err(HubError::new(
+                Code::BadText,
+                format!(
+                    "the text to speak must be 1-{} bytes",
+                    clawmux_voice::MAX_SPEECH_TEXT
+                ),
+            ));
+        }
         let text = text.to_owned();
-        blocking(move || clawmux_voice::speak(&settings, &text)).await
+        match settings.text_to_speech() {
+            TextToSpeech::Device => {
+                let wav = self
+                    .speaker
+                    .speak(settings.local_voice, text, variant)
+                    .await?;
+                Ok(("audio/wav".to_owned(), wav))
+            }
+            TextToSpeech::Service => blocking(move || clawmux_voice::speak(&settings, &text)).await,
+            TextToSpeech::Window => Err(HubError::new(
+                Code::VoiceNotConfigured,
+                "the settings say the window speaks with its own voices",
+            )),
+        }
     }
 }
 
@@ -364,12 +297,12 @@ mod tests {
     /// The feature over a temporary data folder, with no model and no service to reach.
     fn voice() -> (Voice, tempfile::TempDir) {
         let dir = tempfile::tempdir().unwrap();
-        let device = device::DeviceVoice::new(
-            dir.path().join("models"),
-            Some("http://127.0.0.1:9".to_owned()),
-            tokio::sync::broadcast::channel(4).0,
-        );
-        (Voice::new(dir.path().to_owned(), device), dir)
+        let feed = tokio::sync::broadcast::channel(4).0;
+        let mirror = Some("http://127.0.0.1:9".to_owned());
+        let device =
+            device::DeviceVoice::new(dir.path().join("models"), mirror.clone(), feed.clone());
+        let speaker = speaker::DeviceSpeaker::new(dir.path().join("models"), mirror, feed);
+        (Voice::new(dir.path().to_owned(), device, speaker), dir)
     }
 
     #[tokio::test]

@@ -32,7 +32,27 @@ const PITCH_STEP: f32 = 0.06;
 /// A variant of a voice: `0` is the voice as it is, each step above or below a little higher or lower
 /// (at most [`Variant::MAX`] steps either way).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, serde::Serialize)]
+#[serde(try_from = "i8", into = "i8")]
 pub struct Variant(i8);
+
+impl TryFrom<i8> for Variant {
+    type Error = String;
+
+    fn try_from(steps: i8) -> Result<Variant, String> {
+        Variant::new(steps).ok_or_else(|| {
+            format!(
+                "a voice's variant is -{m} to {m}, not {steps}",
+                m = Variant::MAX
+            )
+        })
+    }
+}
+
+impl From<Variant> for i8 {
+    fn from(v: Variant) -> i8 {
+        v.0
+    }
+}
 
 impl Variant {
     /// The furthest a variant goes from the voice, in steps.
@@ -251,6 +271,11 @@ mod tests {
     fn variants_are_bounded_and_the_wav_says_its_rate() {
         assert_eq!(Variant::new(3), None);
         assert_eq!(Variant::new(-3), None);
+        assert!(serde_json::from_str::<Variant>("3").is_err());
+        assert_eq!(
+            serde_json::from_str::<Variant>("-2").unwrap(),
+            Variant::new(-2).unwrap()
+        );
         assert!(Variant::new(2).unwrap().pitch() > Variant::default().pitch());
         let speech = Speech {
             samples: vec![1, -2, 3],

@@ -1,0 +1,165 @@
+//! Downloading what the device's voice needs (a speech model, a voice's files): one download of a kind at
+//! a time, cancellable, its failure remembered for the next look, its progress told as it goes. The
+//! files themselves are fetched and checked by `clawmux_voice::local::download`; this is the bookkeeping
+//! the hub keeps around it, for any kind of thing downloaded (`K`: which one).
+
+use std::collections::HashMap;
+use std::fmt::Display;
+use std::hash::Hash;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use clawmux_core::wire::Code;
+use clawmux_voice::local::{self, ModelFile, Progress, Timeouts};
+
+use crate::error::HubError;
+pub use crate::ui_event::DownloadState;
+
+/// How often a download's progress is told, at most.
+const PROGRESS_EVERY: Duration = Duration::from_millis(250);
+
+/// What a download tells as it goes and when it ends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Told {
+    /// Bytes downloaded.
+    pub done: u64,
+    /// Bytes in all.
+    pub total: u64,
+    /// Under way, or how it ended.
+    pub state: DownloadState,
+    /// Why it failed or stopped.
+    pub message: Option<String>,
+}
+
+/// The download under way, and how each one's last download failed or stopped: shared with the
+/// download's thread, which ends it.
+pub(crate) struct Downloads<K> {
+    current: Mutex<Option<(K, Arc<AtomicBool>)>>,
+    failures: Mutex<HashMap<K, String>>,
+}
+
+impl<K> Default for Downloads<K> {
+    fn default() -> Downloads<K> {
+        Downloads {
+            current: Mutex::new(None),
+            failures: Mutex::new(HashMap::new()),
+        }
+    }
+}
+
+impl<K: Copy + Eq + Hash + Display + Send + 'static> Downloads<K> {
+    fn current(&self) -> MutexGuard<'_, Option<(K, Arc<AtomicBool>)>> {
+        self.current.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn failures(&self) -> MutexGuard<'_, HashMap<K, String>> {
+        self.failures.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// What is being downloaded now.
+    pub(crate) fn under_way(&self) -> Option<K> {
+        self.current().as_ref().map(|(k, _)| *k)
+    }
+
+    /// How `key`'s last download failed or stopped, if it did.
+    pub(crate) fn failure(&self, key: K) -> Option<String> {
+        self.failures().get(&key).cloned()
+    }
+
+    /// Starts downloading `files` of `key`, one after the other, into their paths (one download at a
+    /// time); `tell` hears its progress and its end, from the download's thread.
+    /// Long: a download's start, progress, cancel and end told from one task.
+    pub(crate) fn start(
+        self: &Arc<Self>,
+        key: K,
+        files: Vec<(ModelFile, PathBuf)>,
+        mut tell: impl FnMut(K, Told) + Send + 'static,
+    ) -> Result<(), HubError> {
+        let cancel = Arc::new(AtomicBool::new(false));
+        {
+            let mut current = self.current();
+            if let Some((k, _)) = current.as_ref() {
+                return Err(HubError::new(
+                    Code::DownloadInProgress,
+                    format!("{k} is being downloaded already"),
+                ));
+            }
+            *current = Some((key, cancel.clone()));
+        }
+        self.failures().remove(&key);
+        let downloads = self.clone();
+        tokio::task::spawn_blocking(move || {
+            let total = files.iter().map(|(f, _)| f.size).sum();
+            let mut told = Instant::now() - PROGRESS_EVERY;
+            let mut before = 0;
+            let mut result = Ok(());
+            for (file, dest) in &files {
+                let mut progress = |p: Progress| {
+                    if told.elapsed() >= PROGRESS_EVERY {
+                        told = Instant::now();
+                        tell(
+                            key,
+                            Told {
+                                done: before + p.done,
+                                total,
+                                state: DownloadState::Running,
+                                message: None,
+                            },
+                        );
+                    }
+                };
+                result = local::download(file, dest, Timeouts::default(), &cancel, &mut progress);
+                if result.is_err() {
+                    break;
+                }
+                before += file.size;
+            }
+            let done = files
+                .iter()
+                .map(|(_, dest)| {
+                    std::fs::metadata(dest)
+                        .or_else(|_| std::fs::metadata(local::part_path(dest)))
+                        .map_or(0, |m| m.len())
+                })
+                .sum();
+            let (state, message) = match result {
+                Ok(()) => (DownloadState::Done, None),
+                Err(e) if e.code == Code::DownloadCancelled => {
+                    (DownloadState::Cancelled, Some(e.message))
+                }
+                Err(e) => (DownloadState::Failed, Some(e.message)),
+            };
+            match &message {
+                Some(why) => {
+                    tracing::warn!(%key, why, "the download ended");
+                    downloads.failures().insert(key, why.clone());
+                }
+                None => tracing::info!(%key, "downloaded"),
+            }
+            *downloads.current() = None;
+            tell(
+                key,
+                Told {
+                    done,
+                    total,
+                    state,
+                    message,
+                },
+            );
+        });
+        Ok(())
+    }
+
+    /// Cancels the download under way, if there is one (its partial files are kept for the next try).
+    pub(crate) fn cancel(&self) -> bool {
+        match self.current().as_ref() {
+            Some((_, cancel)) => {
+                cancel.store(true, Ordering::SeqCst);
+                true
+            }
+            None => false,
+        }
+    }
+}
