@@ -12,7 +12,7 @@ import {
   APP, APP_ARGS, BUS, DISPLAY, OPENED, PICK, SPEECH, SSH_CONFIG, WINDOW_STATE, browser, children, data, dir, launchApp, listening,
   notifications, painted, quitApp, start, tray, until, useApp, windowHub,
 } from './desktop-harness.mjs';
-import { ARTIFACTS, BIN, ROOT, startHub, withTestModel } from './harness.mjs';
+import { ARTIFACTS, BIN, ROOT, startHub, withTestModel, withTestVoice } from './harness.mjs';
 import { sshKeys, startSshd } from './sshd.mjs';
 import { fileLines, png } from './files.mjs';
 import { filePart, readWav, startService } from './voice-service.mjs';
@@ -175,7 +175,7 @@ test('in the window, a click on the indicator explains it, and "This looks wrong
   await (await browser.$('#explain [data-action="close"]')).click();
 });
 
-test('the window reads an answer aloud with its own voices, and says when it is done', async () => {
+test('the window reads an answer aloud with its own voices while the device\'s is not downloaded, offers it, and says when it is done', async () => {
   const { clawmux } = await windowHub();
   await (await browser.$('[data-agent="sky"]')).click();
   const voices = await browser.execute(() => new Promise((ok) => {
@@ -193,7 +193,8 @@ test('the window reads an answer aloud with its own voices, and says when it is 
   await painted();
   await browser.saveScreenshot(join(ARTIFACTS, 'desktop-speaking.png'));
   await browser.waitUntil(async () => (await state.getText()) === '', { timeout: 20000, timeoutMsg: 'never finished speaking' });
-  assert.equal(await (await browser.$('#notice')).getText(), '', 'no error while speaking');
+  assert.match(await (await browser.$('#notice')).getText(), /^Reading aloud with this window's voice until the device's own is downloaded \(60 MiB, once\)/);
+  assert.equal(await (await browser.$('#notice .get-voice')).getText(), 'Get the voice', 'the device\'s voice offered');
 });
 
 test('each agent speaks with a voice of its own in the window, and a voice chosen for one in the settings is its voice from then on', async () => {
@@ -223,8 +224,12 @@ test('each agent speaks with a voice of its own in the window, and a voice chose
   assert.deepEqual([skyAgain.voice, skyAgain.pitch], [sky.voice, sky.pitch], 'sky keeps its voice');
   assert.notDeepEqual([moon.voice, moon.pitch], [sky.voice, sky.pitch], 'moon does not sound like sky');
 
-  // The settings list each agent with its automatic voice; one chosen for sky is sky's from then on.
+  // The user chooses the window's voices for good; the settings list each agent with its automatic voice
+  // among them, and one chosen for sky is sky's from then on.
   await (await browser.$('#voice-settings-open')).click();
+  const engine = await browser.$('#vs-tts');
+  await engine.waitForDisplayed({ timeout: 5000 });
+  await engine.selectByAttribute('value', 'window');
   const select = await browser.$('#vs-agent-voices select[data-agent="sky"]');
   await select.waitForDisplayed({ timeout: 5000 });
   assert.match(await (await select.$('option[value=""]')).getText(), new RegExp(`^Automatic: ${sky.voice.replace(/[()]/g, '.')}, pitch ${Math.round(sky.pitch * 10) / 10}`));
@@ -371,12 +376,18 @@ function writeWav(file, rate, samples) {
   writeFileSync(file, Buffer.concat([header, Buffer.from(samples.buffer)]));
 }
 
-test('hands-free in the window: the app listens, the user speaking stops its speech at once, and the words addressed by name reach that agent', async (t) => {
+test('hands-free in the window: the app listens, the user speaking stops the device\'s voice at once, the words addressed by name reach that agent, "who needs me?" is answered with it', async (t) => {
   // The app listens to this file as its microphone: a quiet room, "Sky, please run the tests.", the room,
   // "Who needs me?", the room.
   const file = join(dir, 'hands-free.wav');
   const [addressed, asked] = roomWithWords(file, ['Sky, please run the tests.', 'Who needs me?'], 2.0, 3.0);
   const onset = addressed.start;
+  // Speech heard on the device, and the device's voice here (as its download leaves it): the window
+  // loads with the settings' default, which speaks with it.
+  const { api: running } = await windowHub();
+  const { transcription_url } = await running('GET', '/api/voice/settings');
+  await running('POST', '/api/voice/settings', { transcription_url, speech_to_text: 'device', local_model: 'tiny.en' });
+  withTestVoice(data);
   await quitApp();
   await launchApp(['--data-dir', data, '--microphone-file', file]);
   t.after(async () => {
@@ -406,11 +417,23 @@ test('hands-free in the window: the app listens, the user speaking stops its spe
         ? async (on) => { const ears = await listen(on); window.listeningAt = Date.now(); return ears; }
         : typeof target[key] === 'function' ? target[key].bind(target) : target[key]),
     });
-    // When the webview starts saying the app's answer to "who needs me?": its first word.
-    const speak = speechSynthesis.speak.bind(speechSynthesis);
-    speechSynthesis.speak = (u) => {
-      if (/needs you/i.test(u.text)) u.addEventListener('start', () => { window.answeredAt ??= Date.now(); });
-      speak(u);
+    // When the device's voice starts saying the app's answer to "who needs me?": its first word. The
+    // audio the hub made for each text, known by its length when it is played.
+    window.made = [];
+    const speech = speaker.backend.speech.bind(speaker.backend);
+    speaker.backend.speech = async (text, variant) => {
+      const asked = Date.now();
+      const bytes = await speech(text, variant);
+      const wav = new DataView(bytes);
+      window.made.push({ text, asked, got: Date.now(), seconds: wav.getUint32(40, true) / 2 / wav.getUint32(24, true) });
+      return bytes;
+    };
+    const start = AudioBufferSourceNode.prototype.start;
+    AudioBufferSourceNode.prototype.start = function (...args) {
+      const made = window.made.find((m) => Math.abs(m.seconds - this.buffer.duration) < 0.01);
+      if (made && /needs you/i.test(made.text)) window.answeredAt ??= Date.now();
+      if (made) window.playedAt ??= Date.now();
+      return start.apply(this, args);
     };
     speaker.enqueue('This is a long answer read aloud, sentence after sentence, so that it is still being read when the user speaks over it. '.repeat(4));
     const at = Date.now();
@@ -419,7 +442,8 @@ test('hands-free in the window: the app listens, the user speaking stops its spe
   });
   assert.equal(started.speaking, true, 'the app speaks');
   await browser.waitUntil(async () => /Listening/.test(await (await browser.$('#hands-free-state')).getText()), { timeout: 10000, timeoutMsg: 'never listened' });
-  assert.equal(await browser.execute(() => speechSynthesis.speaking), true, 'still speaking while nobody else does');
+  await browser.waitUntil(() => browser.execute(() => window.playedAt !== undefined), { timeout: 10000, timeoutMsg: 'the device\'s voice never played' });
+  assert.equal(await browser.execute(() => window.clawmux.speaker.speaking && !speechSynthesis.speaking), true, 'the device\'s voice still speaking while nobody else does');
   await browser.waitUntil(() => browser.execute(() => window.stoppedAt !== undefined), { timeout: 10000, timeoutMsg: 'the user spoke and the app went on' });
   const { stoppedAt, listeningAt } = await browser.execute(() => ({ stoppedAt: window.stoppedAt, listeningAt: window.listeningAt }));
   const bargeIn = Math.round(stoppedAt - started.at - onset * 1000);
@@ -427,7 +451,7 @@ test('hands-free in the window: the app listens, the user speaking stops its spe
   console.log(`barge-in in the window: the voice's start in the microphone file to the app's speech stopped: ${atLeast}-${bargeIn} ms (counted from the microphone running, and from the toggle's click)`);
   assert.ok(bargeIn > 0, `the speech stopped ${-bargeIn} ms before the voice began`);
   assert.ok(bargeIn < 1000, `the speech stopped ${bargeIn} ms after the voice began`);
-  await browser.waitUntil(() => browser.execute(() => !speechSynthesis.speaking), { timeout: 2000, timeoutMsg: 'the webview still speaks' });
+  await browser.waitUntil(() => browser.execute(() => !window.clawmux.speaker.speaking), { timeout: 2000, timeoutMsg: 'the app still speaks' });
 
   await until('sky\'s wait printed the words', () => /\[VOICE id:msg-[0-9a-f]{8} from:user aloud\] .*run the tests?\b/i.test(wait.printed), 30000)
     .catch(async (e) => {
@@ -438,10 +462,12 @@ test('hands-free in the window: the app listens, the user speaking stops its spe
   let state = '';
   await browser.waitUntil(async () => /run the tests?\b/i.test((state = await (await browser.$('#hands-free-state')).getText())), { timeout: 5000 })
     .catch(() => assert.fail(`the words heard are not shown: ${state}`));
-  // "Who needs me?": answered from the hub's state, the first word spoken by the window's voice.
+  // "Who needs me?": answered from the hub's state, the first word spoken by the device's voice.
   await browser.waitUntil(() => browser.execute(() => window.answeredAt !== undefined), { timeout: 30000, timeoutMsg: 'no spoken answer to "who needs me?"' });
   const answeredAt = await browser.execute(() => window.answeredAt);
-  console.log(`"who needs me?" in the window: the end of the voice to the first word of the answer: ${Math.round(answeredAt - listeningAt - asked.end * 1000)}-${Math.round(answeredAt - started.at - asked.end * 1000)} ms (0.7 s of it the detector's quiet; tiny.en on the device, WebKitGTK's voice)`);
+  const answer = await browser.execute(() => window.made.find((m) => /needs you/i.test(m.text)));
+  console.log(`  of it: "${answer.text}" asked of the device's voice ${Math.round(answer.asked - listeningAt - asked.end * 1000)} ms after the voice ended, made in ${answer.got - answer.asked} ms (${answer.seconds.toFixed(2)} s of speech), playing ${answeredAt - answer.got} ms later`);
+  console.log(`"who needs me?" in the window: the end of the voice to the first word of the answer: ${Math.round(answeredAt - listeningAt - asked.end * 1000)}-${Math.round(answeredAt - started.at - asked.end * 1000)} ms (0.7 s of it the detector's quiet; tiny.en on the device, the device's voice)`);
   assert.deepEqual(readdirSync(join(data, 'voice')), [], 'no utterance is kept once heard');
   await (await browser.$('#hands-free-mute')).click();
   assert.match(await (await browser.$('#hands-free-state')).getText(), /^Muted/);
@@ -460,6 +486,8 @@ test('a speech service set in the voice settings form reads the answers instead 
   });
   t.after(() => kokoro.close());
   await (await browser.$('#voice-settings-open')).click();
+  await (await browser.$('#vs-tts')).waitForDisplayed({ timeout: 5000 });
+  await (await browser.$('#vs-tts')).selectByAttribute('value', 'service');
   const speechUrl = await browser.$('#vs-speech');
   await speechUrl.waitForDisplayed({ timeout: 5000 });
   await browser.waitUntil(async () => /\/v1\/audio\/transcriptions$/.test(await (await browser.$('#vs-transcription')).getValue()),

@@ -85,8 +85,10 @@ export class HandsFree {
    * `shown()` is the agent on screen; `speaker` says the answers (and is stopped by the user's voice);
    * `onHeard(heard)` gets what the hub made of each utterance; `onChange()` redraws the indicator.
    */
-  constructor({ backend, speaker, shown, onHeard, onChange, onProblem }) {
-    Object.assign(this, { backend, speaker, shown, onHeard, onChange, onProblem });
+  /** `onStart()` is told when it starts (the page reads the voice settings again: they may have changed
+   * elsewhere). */
+  constructor({ backend, speaker, shown, onHeard, onChange, onProblem, onStart = () => {} }) {
+    Object.assign(this, { backend, speaker, shown, onHeard, onChange, onProblem, onStart });
     this.on = false;
     this.muted = false;
     this.state = 'off'; // off | starting | listening | hearing | thinking
@@ -97,6 +99,7 @@ export class HandsFree {
     if (this.on) return;
     this.on = true;
     this.set('starting');
+    this.onStart();
     try {
       this.ears = this.backend.listen ? await this.appEars() : await this.pageEars();
       this.hinted = null;

@@ -34,12 +34,8 @@ export class VoicePanel {
       onProblem: notice,
       onMissingVoice: () => this.offerVoice(),
     });
-    const use = (settings) => {
-      this.speaker.use(settings.text_to_speech);
-      this.localVoice = settings.local_voice ?? this.localVoice;
-    };
-    backend.command({ command: Command.VOICE_SETTINGS }).then(use).catch(() => {});
-    this.settings = new VoiceSettingsForm(backend, use, agents);
+    this.settings = new VoiceSettingsForm(backend, (saved) => this.use(saved), agents);
+    this.readSettings();
     this.listener = new Listener({
       backend,
       onChange: () => this.show(),
@@ -53,6 +49,7 @@ export class VoicePanel {
       onHeard: (heard) => this.heard(heard, select),
       onChange: () => this.show(),
       onProblem: notice,
+      onStart: () => this.readSettings(),
     });
     this.wire();
     this.show();
@@ -143,6 +140,16 @@ export class VoicePanel {
   talk() {
     this.backend.command({ command: Command.WARM_VOICE }).catch(() => {});
     this.listener.start();
+  }
+
+  /** The voice settings, read again: which engine speaks, which voice the device has. */
+  readSettings() {
+    this.backend.command({ command: Command.VOICE_SETTINGS }).then((settings) => this.use(settings)).catch(() => {});
+  }
+
+  use(settings) {
+    this.speaker.use(settings.text_to_speech);
+    this.localVoice = settings.local_voice ?? this.localVoice;
   }
 
   /** The device's voice was wanted and is not here: said once, with the way to get it. */
