@@ -23,6 +23,7 @@ done
 depends=$(dpkg-deb -f "$deb" Depends)
 grep -q libwebkit2gtk-4.1 <<<"$depends" || fail "no WebKitGTK dependency: $depends"
 grep -q libasound2 <<<"$depends" || fail "no ALSA dependency (the microphone): $depends"
+grep -q libpulse0 <<<"$depends" || fail "no libpulse dependency (the microphone through the sound server): $depends"
 grep -q espeak-ng <<<"$depends" || fail "no espeak-ng dependency (the device voice's phonemes): $depends"
 entry=$(dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/share/applications/clawmux.desktop 2>/dev/null \
     || dpkg-deb --fsys-tarfile "$deb" | tar -xO usr/share/applications/clawmux.desktop)

@@ -241,24 +241,33 @@ export function wavOf(chunks, rate) {
   return new Blob([out.buffer], { type: 'audio/wav' });
 }
 
-/**
- * The page's microphone as raw samples (getUserMedia and an AudioWorklet): `onSamples(block)` gets each
- * block of the first channel, as it comes or, with `frameSeconds`, gathered into blocks that long
- * (`latencyHint` is the AudioContext's). `verb` and `then` finish what a refusal says ("cannot record", "allow it for
- * this page and try again"). Resolves once the audio graph runs, with the device's rate and `close()`.
- */
-export async function openMicrophone(onSamples, { audio = {}, verb = 'record', then = 'and try again', frameSeconds = 0, latencyHint } = {}) {
-  if (!navigator.mediaDevices?.getUserMedia || !window.AudioWorkletNode) {
-    throw new Error(`This window cannot ${verb}: no microphone access here.`);
-  }
-  let stream;
+/** The microphone's stream, or why not (`verb` and `then` finish what a refusal says). */
+async function askMicrophone(audio, verb, then) {
+  if (!navigator.mediaDevices?.getUserMedia) throw new Error(`This window cannot ${verb}: no microphone access here.`);
   try {
-    stream = await navigator.mediaDevices.getUserMedia({ audio: { channelCount: 1, ...audio } });
+    return await navigator.mediaDevices.getUserMedia({ audio: { channelCount: 1, ...audio } });
   } catch (e) {
     throw new Error(e.name === 'NotAllowedError'
       ? `The microphone was not allowed: allow it for this page ${then}.`
       : `No microphone: ${e.message || e.name}`);
   }
+}
+
+/**
+ * The page's microphone as raw samples: `onSamples(block)` gets each block of the first channel, as it
+ * comes or, with `frameSeconds`, gathered into blocks that long. Where the browser hands a track's own
+ * frames over (`MediaStreamTrackProcessor`, Chromium) and blocks are asked for, they are read from it: no
+ * audio graph runs, nothing plays silence to the speakers, which is what listening for hours costs
+ * least with. Elsewhere an AudioWorklet takes them (`latencyHint` is its AudioContext's). `verb` and
+ * `then` finish what a refusal says ("cannot record", "allow it for this page and try again"). Resolves
+ * once samples can flow, with the device's rate and `close()`.
+ */
+export async function openMicrophone(onSamples, { audio = {}, verb = 'record', then = 'and try again', frameSeconds = 0, latencyHint } = {}) {
+  if (frameSeconds > 0 && window.MediaStreamTrackProcessor) {
+    return openTrackFrames(await askMicrophone(audio, verb, then), onSamples, frameSeconds);
+  }
+  if (!window.AudioWorkletNode) throw new Error(`This window cannot ${verb}: no microphone access here.`);
+  const stream = await askMicrophone(audio, verb, then);
   const context = new AudioContext(latencyHint ? { latencyHint } : undefined);
   let node = null;
   const close = () => {
@@ -282,6 +291,54 @@ export async function openMicrophone(onSamples, { audio = {}, verb = 'record', t
     throw e;
   }
   return { rate: context.sampleRate, close };
+}
+
+/** The track of `stream` read frame by frame, its samples handed to `onSamples` in blocks of
+ * `frameSeconds`. */
+async function openTrackFrames(stream, onSamples, frameSeconds) {
+  const [track] = stream.getAudioTracks();
+  const reader = new window.MediaStreamTrackProcessor({ track }).readable.getReader();
+  let open = true;
+  const close = async () => {
+    open = false;
+    for (const t of stream.getTracks()) t.stop();
+    await reader.cancel().catch(() => {});
+  };
+  const first = await reader.read();
+  if (first.done) {
+    await close();
+    throw new Error('No microphone: its track ended at once.');
+  }
+  const rate = first.value.sampleRate;
+  const size = Math.max(128, Math.round(rate * frameSeconds));
+  let block = new Float32Array(size);
+  let filled = 0;
+  const take = (data) => {
+    const samples = new Float32Array(data.numberOfFrames);
+    data.copyTo(samples, { planeIndex: 0, format: 'f32-planar' });
+    data.close();
+    for (let at = 0; at < samples.length;) {
+      const n = Math.min(samples.length - at, size - filled);
+      block.set(samples.subarray(at, at + n), filled);
+      filled += n;
+      at += n;
+      if (filled === size) {
+        onSamples(block);
+        block = new Float32Array(size);
+        filled = 0;
+      }
+    }
+  };
+  take(first.value);
+  (async () => {
+    while (open) {
+      const { value, done } = await reader.read().catch(() => ({ done: true }));
+      if (done) return;
+      if (open) take(value);
+      else value.close();
+    }
+  })();
+  return { rate, close };
 }
 
 /**

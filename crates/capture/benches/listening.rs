@@ -1,11 +1,11 @@
 //! What hands-free listening costs in the desktop app while nobody speaks: the app's listener
-//! (`clawmux_capture::listen`, cpal -> ALSA -> PulseAudio) on a PulseAudio server of the bench's own whose
+//! (`clawmux_capture::listen`, the sound server's default source through libpulse) on a PulseAudio server of the bench's own whose
 //! default source plays a quiet room (white noise, paced in real time), for `SECONDS`; the CPU this process
 //! spends on it (its listener's threads, from /proc) and the sound server's, against the same run with
 //! nobody listening. Also how many utterances it sent: none is the goal.
 //!
 //! Run: `cargo bench -p clawmux-capture --bench listening` (SECONDS=20 by default; THREADS=1 also prints
-//! each thread's CPU: cpal's ALSA thread and the ALSA PulseAudio plugin's loop against the listener's own).
+//! each thread's CPU: the source's reader against the listener's own).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 

@@ -5,17 +5,19 @@
 //!
 //! Every source is reduced to the same tape: 16-bit mono at the source's own rate (the transcription
 //! services resample what they get; resampling here could only lose). A source is either the default
-//! microphone (cpal, so ALSA and through it PulseAudio or PipeWire) or a WAV file played in real time as if
+//! microphone (the sound server's default source through libpulse, PulseAudio or PipeWire's pulse server;
+//! else ALSA's default device through cpal) or a WAV file played in real time as if
 //! a microphone heard it, then silence: the way tests feed real speech through the same path, and what
 //! `--microphone-file` gives people without a microphone.
 //!
-//! The source runs on a thread of its own (cpal streams are not `Send` everywhere), which also keeps the
-//! async runtime free. This crate knows nothing of Tauri or the hub.
+//! The source runs on a thread of its own (cpal streams are not `Send` everywhere; libpulse's simple reads
+//! block), which also keeps the async runtime free. This crate knows nothing of Tauri or the hub.
 
 pub mod detector;
 mod file;
 pub mod listen;
 mod microphone;
+mod pulse;
 mod tape;
 
 use std::path::PathBuf;
@@ -82,25 +84,36 @@ impl std::fmt::Debug for Clip {
 pub struct Recording {
     stop: Option<mpsc::Sender<()>>,
     thread: Option<JoinHandle<()>>,
+    /// Closed when the source's thread ends.
+    ended: mpsc::Receiver<()>,
     tape: Tape,
 }
+
+/// How long a stopped source may take to end before it is left to end by itself: a sound server whose
+/// source delivers nothing more holds its reader until the next fragment, or until it goes.
+const STOP_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// Opens `source` and starts recording; returns once audio flows, or says why it cannot.
 pub fn start(source: &Source) -> Result<Recording, CaptureError> {
     let (stop, stopped) = mpsc::channel();
     let (ready, started) = mpsc::channel();
+    let (ending, ended) = mpsc::channel::<()>();
     let source = source.clone();
     let thread = std::thread::Builder::new()
         .name("clawmux-capture".into())
-        .spawn(move || match source {
-            Source::Microphone => microphone::run(&ready, &stopped),
-            Source::File(path) => file::run(&path, &ready, &stopped),
+        .spawn(move || {
+            let _ending = ending;
+            match source {
+                Source::Microphone => microphone::run(&ready, &stopped),
+                Source::File(path) => file::run(&path, &ready, &stopped),
+            }
         })
         .map_err(|e| CaptureError::Device(format!("cannot start a thread: {e}")))?;
     match started.recv() {
         Ok(Ok(tape)) => Ok(Recording {
             stop: Some(stop),
             thread: Some(thread),
+            ended,
             tape,
         }),
         Ok(Err(e)) => {
@@ -121,10 +134,16 @@ impl Recording {
         self.tape.to_clip()
     }
 
+    /// Stops the source: its thread is joined once it ends, or left to end by itself after [`STOP_WAIT`].
     fn halt(&mut self) {
         drop(self.stop.take());
         if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
+            if matches!(
+                self.ended.recv_timeout(STOP_WAIT),
+                Err(mpsc::RecvTimeoutError::Disconnected)
+            ) {
+                let _ = thread.join();
+            }
         }
     }
 }

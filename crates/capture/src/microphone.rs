@@ -1,6 +1,6 @@
-//! The system's default input device through cpal (ALSA on Linux, which reaches PulseAudio or PipeWire
-//! through their ALSA plugins), in its default configuration; every sample format a device may offer is
-//! mixed down onto the tape as it arrives.
+//! The microphone: the sound server's default source where one answers ([`crate::pulse`]), else the
+//! system's default input device through cpal (ALSA on Linux), in its default configuration; every sample
+//! format a device may offer is mixed down onto the tape as it arrives.
 
 use std::sync::mpsc::{Receiver, Sender};
 
@@ -12,6 +12,9 @@ use crate::CaptureError;
 
 /// The source's thread: opens the device, says whether it records, and keeps the stream until told to stop.
 pub fn run(ready: &Sender<Result<Tape, CaptureError>>, stopped: &Receiver<()>) {
+    if crate::pulse::run(ready, stopped) {
+        return;
+    }
     match open() {
         Ok((stream, tape)) => {
             if ready.send(Ok(tape)).is_ok() {

@@ -1,4 +1,4 @@
-//! The real microphone path (cpal -> ALSA -> PulseAudio), fed real speech: a PulseAudio server of the
+//! The real microphone path (the sound server's default source, through libpulse), fed real speech: a PulseAudio server of the
 //! test's own (its folder as home and runtime dir, never the user's) with a virtual source reading a FIFO,
 //! made the default; espeak-ng's speech is written into the FIFO while the recording runs.
 //!

@@ -43,10 +43,17 @@ fn main() {
     println!("voice loaded in {} ms", started.elapsed().as_millis());
     // The first run after the load sets up what the runtime keeps: what the first answer waits for.
     let t = Instant::now();
-    voice.speak("Nobody needs you.", Variant::default()).unwrap();
-    println!("the first sentence after the load: {} ms", t.elapsed().as_millis());
+    voice
+        .speak("Nobody needs you.", Variant::default())
+        .unwrap();
+    println!(
+        "the first sentence after the load: {} ms",
+        t.elapsed().as_millis()
+    );
     let t = Instant::now();
-    voice.speak("Nobody needs you.", Variant::default()).unwrap();
+    voice
+        .speak("Nobody needs you.", Variant::default())
+        .unwrap();
     println!("the same sentence again: {} ms", t.elapsed().as_millis());
 
     let mut factors = Vec::new();
