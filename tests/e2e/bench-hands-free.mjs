@@ -60,10 +60,18 @@ try {
     return { browser: (c1 - c0) / (SECONDS * 10), hub: (h1 - h0) / (SECONDS * 10) };
   };
   const off = await measure();
+  // The floor: the microphone open with hands-free's constraints and nothing reading it (the browser's
+  // own capture, its fake device included).
+  await page.evaluate(async () => {
+    window.held = await navigator.mediaDevices.getUserMedia({ audio: { channelCount: 1, echoCancellation: true, noiseSuppression: true } });
+  });
+  const held = await measure();
+  await page.evaluate(() => window.held.getTracks().forEach((t) => t.stop()));
   await page.click('#hands-free');
   await page.waitForSelector('#hands-free-state.on');
   const on = await measure();
   console.log(`the browser, hands-free off: ${off.browser.toFixed(2)} % of one core; listening to room noise: ${on.browser.toFixed(2)} % (+${(on.browser - off.browser).toFixed(2)}; target < 3)`);
+  console.log(`  of it the browser's own capture, the microphone held with nothing reading it: +${(held.browser - off.browser).toFixed(2)}; the page's listening on top: +${(on.browser - held.browser).toFixed(2)}`);
   console.log(`the hub meanwhile: ${off.hub.toFixed(2)} % off, ${on.hub.toFixed(2)} % listening`);
   console.log(`utterances sent while nobody spoke: ${sent} (target 0) over ${SECONDS} s`);
 } finally {
