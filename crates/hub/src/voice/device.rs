@@ -202,18 +202,14 @@ mod tests {
 
     /// The end of the download `heard` tells: its state and why.
     async fn ended(heard: &mut broadcast::Receiver<UiEvent>) -> (DownloadState, Option<String>) {
-        loop {
-            match tokio::time::timeout(std::time::Duration::from_secs(30), heard.recv()).await {
-                Ok(Ok(UiEvent::ModelDownload { state, message, .. }))
-                    if state != DownloadState::Running =>
-                {
-                    return (state, message)
-                }
-                Ok(Ok(_)) => {}
-                Ok(Err(e)) => panic!("the feed broke: {e}"),
-                Err(_) => panic!("the download never ended"),
+        crate::voice::downloads::testing::ended(heard, |e| {
+            if let UiEvent::ModelDownload { state, message, .. } = e {
+                Some((state, message))
+            } else {
+                None
             }
-        }
+        })
+        .await
     }
 
     /// A server that answers every request with the start of a large body, then holds the connection.

@@ -163,3 +163,32 @@ impl<K: Copy + Eq + Hash + Display + Send + 'static> Downloads<K> {
         }
     }
 }
+
+/// What the tests of the downloads share.
+#[cfg(test)]
+pub(crate) mod testing {
+    use tokio::sync::broadcast;
+
+    use super::DownloadState;
+    use crate::ui_event::UiEvent;
+
+    /// The end of the download `heard` tells: its state and why (`told` reads them from the kind of
+    /// event the download sends).
+    pub(crate) async fn ended(
+        heard: &mut broadcast::Receiver<UiEvent>,
+        told: impl Fn(UiEvent) -> Option<(DownloadState, Option<String>)>,
+    ) -> (DownloadState, Option<String>) {
+        loop {
+            match tokio::time::timeout(std::time::Duration::from_secs(60), heard.recv()).await {
+                Ok(Ok(event)) => match told(event) {
+                    Some((state, message)) if state != DownloadState::Running => {
+                        return (state, message)
+                    }
+                    Some(_) | None => {}
+                },
+                Ok(Err(e)) => panic!("the feed broke: {e}"),
+                Err(_) => panic!("the download never ended"),
+            }
+        }
+    }
+}

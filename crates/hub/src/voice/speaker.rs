@@ -196,20 +196,16 @@ mod tests {
         (speaker, heard, dir)
     }
 
-    /// The end of the voice download `heard` tells.
+    /// The end of the download `heard` tells: its state and why.
     async fn ended(heard: &mut broadcast::Receiver<UiEvent>) -> (DownloadState, Option<String>) {
-        loop {
-            match tokio::time::timeout(std::time::Duration::from_secs(60), heard.recv()).await {
-                Ok(Ok(UiEvent::VoiceDownload { state, message, .. }))
-                    if state != DownloadState::Running =>
-                {
-                    return (state, message)
-                }
-                Ok(Ok(_)) => {}
-                Ok(Err(e)) => panic!("the feed broke: {e}"),
-                Err(_) => panic!("the download never ended"),
+        crate::voice::downloads::testing::ended(heard, |e| {
+            if let UiEvent::VoiceDownload { state, message, .. } = e {
+                Some((state, message))
+            } else {
+                None
             }
-        }
+        })
+        .await
     }
 
     /// A server on the loopback that serves the files of `dir` by name.
