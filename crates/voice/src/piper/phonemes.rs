@@ -20,6 +20,11 @@ const BEGIN: &str = "^";
 const END: &str = "$";
 const PAD: &str = "_";
 
+/// The longest sentence spoken in one run of the voice, in characters (about 25 s of speech): a longer
+/// one (a run-on, or a list of clauses) is cut into several at its words, so what one run of the network
+/// holds in memory stays bounded whatever an agent writes.
+const MAX_SENTENCE: usize = 400;
+
 /// A clause of a sentence: its words and the punctuation that ended it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Clause {
@@ -54,6 +59,13 @@ pub(crate) fn sentences(text: &str) -> Vec<Vec<Clause>> {
             }
         } else {
             words.push(c);
+            if c.is_whitespace() && words.len() >= MAX_SENTENCE {
+                push_clause(&mut clauses, &mut words, ',');
+            }
+        }
+        let said: usize = clauses.iter().map(|c| c.words.len() + 1).sum::<usize>() + words.len();
+        if said >= MAX_SENTENCE && !clauses.is_empty() {
+            sentences.push(std::mem::take(&mut clauses));
         }
     }
     push_clause(&mut clauses, &mut words, '.');
@@ -193,6 +205,24 @@ mod tests {
             vec![vec![clause("say h@l'oU", '.')]]
         );
         assert!(sentences(" \n ").is_empty());
+    }
+
+    #[test]
+    fn a_run_on_or_a_long_list_is_cut_into_bounded_sentences() {
+        for text in ["word ".repeat(900), "a word, ".repeat(500)] {
+            let said = sentences(&text);
+            assert!(said.len() > 5, "{}", said.len());
+            for sentence in &said {
+                let chars: usize = sentence.iter().map(|c| c.words.len()).sum();
+                assert!(chars <= MAX_SENTENCE + 10, "{chars}");
+            }
+            let words: usize = said
+                .iter()
+                .flatten()
+                .map(|c| c.words.split_whitespace().count())
+                .sum();
+            assert_eq!(words, text.split_whitespace().count(), "every word kept");
+        }
     }
 
     #[test]
