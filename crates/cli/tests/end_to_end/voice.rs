@@ -337,11 +337,22 @@ fn real_speech_is_transcribed_once_and_never_lost() {
 #[test]
 fn speech_comes_from_the_speech_service_or_a_clear_error() {
     let hub = TestHub::start();
+    // The device's own voice speaks by default: not downloaded here, and said so.
+    let (status, v) = hub.post("/api/speech", None, r#"{"text":"hello"}"#);
+    assert_eq!(
+        (status, v["code"].as_str()),
+        (409, Some("voice_not_downloaded"))
+    );
+    // The window's voices chosen: the hub has none to give.
+    settings(&hub, json!({"text_to_speech": "window"}));
     let (status, v) = hub.post("/api/speech", None, r#"{"text":"hello"}"#);
     assert_eq!(
         (status, v["code"].as_str()),
         (409, Some("voice_not_configured"))
     );
+    // A variant is one of the voice's: two steps at most either way.
+    let (status, _) = hub.post("/api/speech", None, r#"{"text":"hello","variant":3}"#);
+    assert_eq!(status, 400);
     let kokoro = service(|path, _, body| {
         let req: Value = serde_json::from_slice(body).unwrap();
         if path == "/v1/audio/speech"
