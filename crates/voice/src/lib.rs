@@ -108,14 +108,20 @@ pub fn transcribe(
     Ok(words)
 }
 
-/// Speech for `text` from the speech service: its content type and the audio.
-pub fn speak(settings: &VoiceSettings, text: &str) -> Result<(String, Vec<u8>), VoiceError> {
+/// Refuses a text to speak that is empty or longer than [`MAX_SPEECH_TEXT`], whoever speaks it.
+pub fn check_text(text: &str) -> Result<(), VoiceError> {
     if text.trim().is_empty() || text.len() > MAX_SPEECH_TEXT {
         return Err(VoiceError::new(
             Code::BadText,
             format!("the text to speak must be 1-{MAX_SPEECH_TEXT} bytes"),
         ));
     }
+    Ok(())
+}
+
+/// Speech for `text` from the speech service: its content type and the audio.
+pub fn speak(settings: &VoiceSettings, text: &str) -> Result<(String, Vec<u8>), VoiceError> {
+    check_text(text)?;
     let url = settings.speech_url.as_deref().ok_or_else(|| {
         VoiceError::new(
             Code::VoiceNotConfigured,

@@ -252,15 +252,7 @@ impl Voice {
         variant: Variant,
     ) -> Result<(String, Vec<u8>), HubError> {
         let settings = self.settings().await?;
-        if text.trim().is_empty() || text.len() > clawmux_voice::MAX_SPEECH_TEXT {
-            return Err(HubError::new(
-                Code::BadText,
-                format!(
-                    "the text to speak must be 1-{} bytes",
-                    clawmux_voice::MAX_SPEECH_TEXT
-                ),
-            ));
-        }
+        clawmux_voice::check_text(text)?;
         let text = text.to_owned();
         match settings.text_to_speech() {
             TextToSpeech::Device => {

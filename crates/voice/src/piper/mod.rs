@@ -116,24 +116,21 @@ impl Speech {
 
     /// As a WAV file (16-bit PCM, mono).
     pub fn wav(&self) -> Vec<u8> {
-        let data = u32::try_from(self.samples.len() * 2).unwrap_or(u32::MAX);
-        let mut out = Vec::with_capacity(44 + self.samples.len() * 2);
-        out.extend_from_slice(b"RIFF");
-        out.extend_from_slice(&(36 + data).to_le_bytes());
-        out.extend_from_slice(b"WAVEfmt ");
-        out.extend_from_slice(&16u32.to_le_bytes());
-        out.extend_from_slice(&1u16.to_le_bytes());
-        out.extend_from_slice(&1u16.to_le_bytes());
-        out.extend_from_slice(&self.rate.to_le_bytes());
-        out.extend_from_slice(&(self.rate * 2).to_le_bytes());
-        out.extend_from_slice(&2u16.to_le_bytes());
-        out.extend_from_slice(&16u16.to_le_bytes());
-        out.extend_from_slice(b"data");
-        out.extend_from_slice(&data.to_le_bytes());
-        for s in &self.samples {
-            out.extend_from_slice(&s.to_le_bytes());
+        let spec = hound::WavSpec {
+            channels: 1,
+            sample_rate: self.rate,
+            bits_per_sample: 16,
+            sample_format: hound::SampleFormat::Int,
+        };
+        let mut out = std::io::Cursor::new(Vec::with_capacity(44 + self.samples.len() * 2));
+        // Writing to memory fails only on a size beyond a WAV's 4 GiB, which a bounded text never makes.
+        if let Ok(mut writer) = hound::WavWriter::new(&mut out, spec) {
+            for &s in &self.samples {
+                let _ = writer.write_sample(s);
+            }
+            let _ = writer.finalize();
         }
-        out
+        out.into_inner()
     }
 }
 
