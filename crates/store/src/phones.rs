@@ -101,6 +101,44 @@ impl Store {
         Ok(())
     }
 
+    /// Where the hub listens for phones itself (the hub's JSON), if anywhere.
+    pub async fn phone_address(&self) -> Result<Option<String>, StoreError> {
+        Ok(
+            sqlx::query_scalar("SELECT address FROM phone_settings WHERE id = 1")
+                .fetch_one(&self.reader)
+                .await?,
+        )
+    }
+
+    /// Sets, or with `None` clears, where the hub listens for phones itself.
+    pub async fn set_phone_address(&self, address: Option<&str>) -> Result<(), StoreError> {
+        let mut w = self.write().await;
+        sqlx::query("UPDATE phone_settings SET address = ?1 WHERE id = 1")
+            .bind(address)
+            .execute(&mut w.conn)
+            .await?;
+        Ok(())
+    }
+
+    /// Who runs the hub, as pushes name it, if the user said.
+    pub async fn push_contact(&self) -> Result<Option<String>, StoreError> {
+        Ok(
+            sqlx::query_scalar("SELECT push_contact FROM phone_settings WHERE id = 1")
+                .fetch_one(&self.reader)
+                .await?,
+        )
+    }
+
+    /// Sets, or with `None` clears, who runs the hub, as pushes name it.
+    pub async fn set_push_contact(&self, contact: Option<&str>) -> Result<(), StoreError> {
+        let mut w = self.write().await;
+        sqlx::query("UPDATE phone_settings SET push_contact = ?1 WHERE id = 1")
+            .bind(contact)
+            .execute(&mut w.conn)
+            .await?;
+        Ok(())
+    }
+
     /// Keeps a newly paired phone.
     pub async fn add_phone(
         &self,

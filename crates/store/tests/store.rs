@@ -574,6 +574,23 @@ async fn phones_are_found_by_their_tokens_hash_and_revoked_for_good() {
     assert!(!store.phones_on().await.unwrap());
     store.set_phones_on(true).await.unwrap();
     assert!(store.phones_on().await.unwrap());
+    assert_eq!(store.phone_address().await.unwrap(), None);
+    store.set_phone_address(Some("{\"at\":1}")).await.unwrap();
+    assert_eq!(
+        store.phone_address().await.unwrap().as_deref(),
+        Some("{\"at\":1}")
+    );
+    store.set_phone_address(None).await.unwrap();
+    assert_eq!(store.phone_address().await.unwrap(), None);
+    assert_eq!(store.push_contact().await.unwrap(), None);
+    store
+        .set_push_contact(Some("mailto:me@example.com"))
+        .await
+        .unwrap();
+    assert_eq!(
+        store.push_contact().await.unwrap().as_deref(),
+        Some("mailto:me@example.com")
+    );
     let added = store
         .add_phone("p1", "Pixel", &[7; 32], Millis(5))
         .await
