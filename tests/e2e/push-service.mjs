@@ -27,7 +27,8 @@ function decrypt(body, ua, auth) {
   return record.subarray(0, end);
 }
 
-/** Checks a `vapid t=..., k=...` header for `origin`: the public key it names, or throws why not. */
+/** Checks a `vapid t=..., k=...` header for `origin`: the public key it names and the contact, or throws
+ * why not. */
 function checkVapid(header, origin) {
   const [, token, key] = /^vapid t=([^,]+), k=(.+)$/.exec(header ?? '') ?? [];
   if (!token) throw new Error(`no VAPID authorization: ${header}`);
@@ -40,13 +41,13 @@ function checkVapid(header, origin) {
   if (aud !== origin) throw new Error(`the token is for ${aud}, not ${origin}`);
   if (!(exp > Date.now() / 1000 && exp < Date.now() / 1000 + 24 * 3600)) throw new Error(`a bad expiry: ${exp}`);
   if (!/^(mailto:|https:)/.test(sub)) throw new Error(`a bad contact: ${sub}`);
-  return key;
+  return { key, sub };
 }
 
 /**
  * Starts the push service. `subscription` is what the phone's browser would hand the page
- * (`{endpoint, keys: {p256dh, auth}}`); `received` lists `{at, message}` in arrival order; `next(n)` resolves
- * once `n` pushes arrived.
+ * (`{endpoint, keys: {p256dh, auth}}`); `received` lists `{at, message, sub}` in arrival order (`sub`: the
+ * contact the push named); `next(n)` resolves once `n` pushes arrived.
  */
 export async function startPushService() {
   const ua = createECDH('prime256v1');
@@ -64,10 +65,10 @@ export async function startPushService() {
         if (req.method !== 'POST' || req.url !== '/push/phone') throw new Error(`${req.method} ${req.url}`);
         if (req.headers['content-encoding'] !== 'aes128gcm') throw new Error(`encoding ${req.headers['content-encoding']}`);
         if (!(Number(req.headers.ttl) > 0)) throw new Error('no TTL');
-        const key = checkVapid(req.headers.authorization, `http://127.0.0.1:${server.address().port}`);
+        const { key, sub } = checkVapid(req.headers.authorization, `http://127.0.0.1:${server.address().port}`);
         if (appKey && key !== appKey) throw new Error('signed with another key than the subscription was made with');
         const message = JSON.parse(decrypt(Buffer.concat(chunks), ua, auth));
-        received.push({ at, message });
+        received.push({ at, message, sub });
         res.writeHead(201).end();
       } catch (e) {
         received.push({ at, error: String(e.message ?? e) });

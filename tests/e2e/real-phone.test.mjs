@@ -51,6 +51,7 @@ test('a real agent\'s permission reaches the phone as a push and is answered fro
   let desktop;
   try {
     await spawnSky(hub, ev);
+    assert.match(hub.clawmux(['phone', 'contact', 'mailto:me@example.com']), /pushes name mailto:me@example.com/);
     phone = await pairedPhone(real.browser, hub, way, ['notifications']);
     // The subscription, given as the page gives it (`POST /api/phone/push`), with this phone's token.
     const { key } = await phone.page.evaluate(async (token) => (await fetch('/api/phone/push-key', { headers: { Authorization: `Bearer ${token}` } })).json(), phone.token);
@@ -72,6 +73,7 @@ test('a real agent\'s permission reaches the phone as a push and is answered fro
     const asked = await ev.until((e) => ev.seen.indexOf(e) >= m && e.type === 'session_status' && e.session_id === 'sky' && e.needs?.request, 60000, 'the permission');
     const first = await push.next(1);
     assert.equal(first.error, undefined, first.error);
+    assert.equal(first.sub, 'mailto:me@example.com', 'the contact the user set, for the push service');
     const raised = Math.round(first.at - asked.receivedAt);
     console.log(`push: a need raised (its status on the feed) to the push request at the push service: ${raised} ms`);
     const request = asked.needs.request.id;

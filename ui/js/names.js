@@ -76,6 +76,8 @@ export const Code = Object.freeze({
   PHONES_OFF: 'phones_off',
   BAD_PAIRING_CODE: 'bad_pairing_code',
   UNKNOWN_PHONE: 'unknown_phone',
+  BAD_PHONE_ADDRESS: 'bad_phone_address',
+  BAD_PUSH_CONTACT: 'bad_push_contact',
   BAD_SUBSCRIPTION: 'bad_subscription',
   UNKNOWN_AGENT: 'unknown_agent',
   AGENT_EXISTS: 'agent_exists',
@@ -201,6 +203,8 @@ export const Command = Object.freeze({
   ATTACHMENT_IMAGE: 'attachment_image',
   PHONE: 'phone',
   SET_PHONE: 'set_phone',
+  SET_PHONE_ADDRESS: 'set_phone_address',
+  SET_PUSH_CONTACT: 'set_push_contact',
   PHONE_PAIR: 'phone_pair',
   PHONE_REVOKE: 'phone_revoke',
   PRESENT: 'present',
@@ -365,4 +369,11 @@ export const Listened = Object.freeze({
 export const TerminalInput = Object.freeze({
   INPUT: 'input',
   RESIZE: 'resize',
+});
+
+/** Whether the hub listens for phones at an address of the user's own (`phone::Listening`'s `state`). */
+export const Listening = Object.freeze({
+  NO: 'no',
+  AT: 'at',
+  FAILED: 'failed',
 });

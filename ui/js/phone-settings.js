@@ -2,7 +2,7 @@
 // (a one-time code, good for minutes), and the phones paired, each with its last use and Revoke. A
 // phone's own page shows none of it: pairing and settings are the desktop's.
 
-import { Command } from './names.js';
+import { Command, Listening } from './names.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -43,9 +43,10 @@ export class PhoneSettings {
     }
   }
 
-  show({ on, phones }) {
+  show({ on, phones, listening }) {
     $('phone-on').checked = on;
     $('phone-pair').hidden = !on;
+    this.showAddress(listening);
     if (!on) this.hidePairing();
     const list = $('phone-list');
     if (!$('phone-pairing').hidden && phones.length > (this.pairedBefore ?? phones.length)) this.hidePairing();
@@ -81,6 +82,10 @@ export class PhoneSettings {
     }
     $('phone-qr').src = `data:image/svg+xml;base64,${btoa(pairing.qr_svg)}`;
     $('phone-link').textContent = pairing.link;
+    $('phone-pin').hidden = !pairing.made_here;
+    $('phone-pin').textContent = pairing.made_here
+      ? `The phone's browser will warn about this desktop's own certificate: go on only if its SHA-256 fingerprint is ${pairing.made_here}`
+      : '';
     $('phone-pairing').hidden = false;
     this.pairedBefore = $('phone-list').children.length;
     const until = Date.now() + pairing.expires_in * 1000;
@@ -98,6 +103,21 @@ export class PhoneSettings {
     };
     tick();
     this.timer = setInterval(tick, 1000);
+  }
+
+  /** Where the hub listens for phones itself (`clawmux phone address`), if it does or cannot. */
+  showAddress(listening) {
+    const line = $('phone-address');
+    const at = listening?.state === Listening.AT;
+    const failed = listening?.state === Listening.FAILED;
+    line.hidden = !at && !failed;
+    line.classList.toggle('error', failed);
+    if (at) {
+      line.textContent = `Phones may also come to ${listening.url}` +
+        (listening.made_here ? ` (this desktop's own certificate, SHA-256 ${listening.made_here})` : '');
+    } else if (failed) {
+      line.textContent = `Cannot listen for phones: ${listening.reason}`;
+    }
   }
 
   hidePairing() {

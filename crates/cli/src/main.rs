@@ -411,6 +411,28 @@ enum PhoneCommand {
         /// The phone's id, as `status` lists it.
         id: String,
     },
+    /// Who runs this hub, as the pushes to phones name it to their push services (Apple's asks for a real
+    /// one): `mailto:you@example.com` or an `https://` address; `off` for none.
+    Contact {
+        /// The contact, or `off`.
+        contact: String,
+    },
+    /// Also listen for phones at an address of this machine, over TLS (a Tailscale or WireGuard
+    /// address); `off` to stop. Without --cert and --key, the app makes a certificate, whose fingerprint
+    /// the phone's browser shows to compare.
+    Address {
+        /// `ADDRESS:PORT` (e.g. 100.101.102.103:3461), or `off`.
+        listen: String,
+        /// The name phones use for it (e.g. desk.tail1234.ts.net), if not the address.
+        #[arg(long)]
+        name: Option<String>,
+        /// Your certificate chain (PEM), e.g. from `tailscale cert`.
+        #[arg(long, requires = "key")]
+        cert: Option<std::path::PathBuf>,
+        /// Its private key (PEM, readable by you alone).
+        #[arg(long, requires = "cert")]
+        key: Option<std::path::PathBuf>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -554,16 +576,23 @@ fn main() -> ExitCode {
             WorktreeCommand::List => worktree::list(&hub),
             WorktreeCommand::Remove { name, discard } => worktree::remove(&hub, &name, discard),
         },
-        Command::Phone { command, hub } => phone::run(
-            &hub,
-            match command {
-                PhoneCommand::On => phone::Phone::On,
-                PhoneCommand::Off => phone::Phone::Off,
-                PhoneCommand::Status => phone::Phone::Status,
-                PhoneCommand::Pair => phone::Phone::Pair,
-                PhoneCommand::Revoke { id } => phone::Phone::Revoke(id),
-            },
-        ),
+        Command::Phone { command, hub } => match command {
+            PhoneCommand::On => Ok(phone::Phone::On),
+            PhoneCommand::Off => Ok(phone::Phone::Off),
+            PhoneCommand::Status => Ok(phone::Phone::Status),
+            PhoneCommand::Pair => Ok(phone::Phone::Pair),
+            PhoneCommand::Revoke { id } => Ok(phone::Phone::Revoke(id)),
+            PhoneCommand::Contact { contact } => {
+                Ok(phone::Phone::Contact(Some(contact).filter(|c| c != "off")))
+            }
+            PhoneCommand::Address {
+                listen,
+                name,
+                cert,
+                key,
+            } => phone::address(&listen, name, cert.zip(key)).map(phone::Phone::Address),
+        }
+        .and_then(|what| phone::run(&hub, what)),
         Command::Diff { name, stat, hub } => worktree::diff(&hub, &name, stat),
         Command::Merge {
             name,

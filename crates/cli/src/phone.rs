@@ -1,10 +1,14 @@
 //! `clawmux phone`: lets the user's phones reach the agents (through the user's own tunnel), offers a
-//! pairing link, lists the phones paired and revokes one (`docs/PHONE.md`).
+//! pairing link, lists the phones paired and revokes one, and sets the address of the user's own where the
+//! hub listens for phones over TLS (`docs/PHONE.md`).
 
 use std::time::Duration;
 
 use clawmux_hub::commands::Command;
-use clawmux_hub::phone::{Pairing, PhoneStatus};
+use std::path::PathBuf;
+
+use clawmux_hub::phone::address::CertificateFiles;
+use clawmux_hub::phone::{Listening, Pairing, PhoneAddress, PhoneStatus};
 
 use crate::client::{printable, Client};
 use crate::env::HubArgs;
@@ -22,6 +26,39 @@ pub enum Phone {
     Pair,
     /// Revokes a phone.
     Revoke(String),
+    /// Sets (or with none clears) where the hub listens for phones itself.
+    Address(Option<PhoneAddress>),
+    /// Sets (or with none clears) who runs the hub, as pushes name it.
+    Contact(Option<String>),
+}
+
+/// The address `listen` (`ADDRESS:PORT` or `off`) names, with its name and the user's certificate
+/// files (made absolute here, where the relative path means something).
+pub fn address(
+    listen: &str,
+    name: Option<String>,
+    certificate: Option<(PathBuf, PathBuf)>,
+) -> Result<Option<PhoneAddress>, String> {
+    if listen == "off" {
+        return Ok(None);
+    }
+    let listen = listen.parse().map_err(|_| {
+        format!("`{listen}` is not ADDRESS:PORT (e.g. 100.101.102.103:3461), nor `off`")
+    })?;
+    let absolute =
+        |p: PathBuf| std::path::absolute(&p).map_err(|e| format!("{}: {e}", p.display()));
+    let certificate = match certificate {
+        Some((cert, key)) => Some(CertificateFiles {
+            cert: absolute(cert)?,
+            key: absolute(key)?,
+        }),
+        None => None,
+    };
+    Ok(Some(PhoneAddress {
+        listen,
+        name,
+        certificate,
+    }))
 }
 
 /// Runs `what`.
@@ -32,6 +69,8 @@ pub fn run(args: &HubArgs, what: Phone) -> Result<(), String> {
         Phone::Off => client.command(&Command::SetPhone { on: false })?,
         Phone::Status => client.command(&Command::Phone {})?,
         Phone::Revoke(phone) => client.command(&Command::PhoneRevoke { phone })?,
+        Phone::Address(address) => client.command(&Command::SetPhoneAddress { address })?,
+        Phone::Contact(contact) => client.command(&Command::SetPushContact { contact })?,
         Phone::Pair => {
             let pairing: Pairing = client.command(&Command::PhonePair {})?;
             println!(
@@ -39,6 +78,10 @@ pub fn run(args: &HubArgs, what: Phone) -> Result<(), String> {
                 pairing.expires_in / 60
             );
             println!("{}", pairing.link);
+            if let Some(print) = &pairing.made_here {
+                println!("(the phone's browser will warn about this desktop's own certificate: go on only if its SHA-256 fingerprint is {print})");
+                return Ok(());
+            }
             println!(
                 "(the phone reaches this address through a tunnel to this machine: docs/PHONE.md)"
             );
@@ -51,6 +94,24 @@ pub fn run(args: &HubArgs, what: Phone) -> Result<(), String> {
 
 fn print(status: &PhoneStatus) {
     println!("phones: {}", if status.on { "on" } else { "off" });
+    match (&status.address, &status.listening) {
+        (_, Listening::At { url, made_here }) => {
+            println!("listening for phones at {url}");
+            if let Some(print) = made_here {
+                println!("  with this desktop's own certificate, SHA-256 {print}");
+            }
+        }
+        (_, Listening::Failed { reason }) => {
+            println!("cannot listen for phones: {}", printable(reason));
+        }
+        (Some(address), Listening::No) => {
+            println!("phones' address {} (when phones are on)", address.listen);
+        }
+        (None, Listening::No) => {}
+    }
+    if let Some(contact) = &status.push_contact {
+        println!("pushes name {} as who runs this hub", contact.as_str());
+    }
     for p in &status.phones {
         let state = match (p.revoked_at, p.used_at) {
             (Some(_), _) => "revoked".to_owned(),

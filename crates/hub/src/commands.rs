@@ -303,6 +303,18 @@ pub enum Command {
         /// On or off.
         on: bool,
     },
+    /// Where the hub listens for phones itself, over TLS (`clawmux phone address`), or, with none,
+    /// nowhere beyond loopback.
+    SetPhoneAddress {
+        /// The address, its name and the user's certificate; none: through a tunnel only.
+        address: Option<crate::phone::PhoneAddress>,
+    },
+    /// Who runs the hub, as pushes name it to push services (`clawmux phone contact`): a `mailto:` or
+    /// `https:` address; none: a placeholder.
+    SetPushContact {
+        /// The contact, or none.
+        contact: Option<String>,
+    },
     /// A pairing link for a new phone, with a one-time code that expires in minutes.
     PhonePair {},
     /// Revokes a paired phone at once.
@@ -773,6 +785,12 @@ impl Hub {
             }
             Command::Phone {} => Ok(Reply::Phone(self.phone().status().await?)),
             Command::SetPhone { on } => Ok(Reply::Phone(self.phone().set_on(on).await?)),
+            Command::SetPhoneAddress { address } => {
+                Ok(Reply::Phone(self.phone().set_address(address).await?))
+            }
+            Command::SetPushContact { contact } => Ok(Reply::Phone(
+                self.phone().set_push_contact(contact.as_deref()).await?,
+            )),
             Command::PhonePair {} => Ok(Reply::Pairing(Box::new(
                 self.phone().pair(crate::clock::now())?,
             ))),

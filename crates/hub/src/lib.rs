@@ -135,6 +135,13 @@ pub async fn serve(
         app.clone(),
     )
     .with_graceful_shutdown(until(stopping.clone()));
+    // Phones at an address of the user's own, over TLS, while they want it (`http::phones`).
+    let phones = tokio::spawn(http::phones::serve(
+        hub.clone(),
+        budget.clone(),
+        idle,
+        stopping.clone(),
+    ));
     let v6 = async move {
         match listeners.v6 {
             Some(v6) => {
@@ -158,6 +165,7 @@ pub async fn serve(
     for task in aborts {
         task.abort();
     }
+    phones.abort();
     for task in background {
         task.abort();
     }

@@ -319,7 +319,17 @@ fn every_command_runs_through_dispatch() {
         assert_eq!(refused(json!({"command": "machine_remove", "name": "gpu"})).await, Code::UnknownMachine);
 
         // Phones: off, so no pairing; on, a link with a one-time code; a phone paired is listed, revoked.
-        assert_eq!(run(&hub, command(json!({"command": "phone"}))).await.unwrap(), json!({"on": false, "phones": []}));
+        assert_eq!(run(&hub, command(json!({"command": "phone"}))).await.unwrap(), json!({"on": false, "address": null, "listening": {"state": "no"}, "push_contact": null, "phones": []}));
+        // Who runs the hub, as pushes name it: a mail or https address, nothing else.
+        assert_eq!(refused(json!({"command": "set_push_contact", "contact": "javascript:alert(1)"})).await, Code::BadPushContact);
+        let named = run(&hub, command(json!({"command": "set_push_contact", "contact": "mailto:me@example.com"}))).await.unwrap();
+        assert_eq!(named["push_contact"], "mailto:me@example.com");
+        assert_eq!(hub.phone().push().contact().map(|c| c.as_str().to_owned()), Some("mailto:me@example.com".into()));
+        // An address for phones that is not one is refused; one that is, kept (no transport serves it here).
+        assert_eq!(refused(json!({"command": "set_phone_address", "address": {"listen": "0.0.0.0:3461"}})).await, Code::BadPhoneAddress);
+        let kept = run(&hub, command(json!({"command": "set_phone_address", "address": {"listen": "100.64.0.7:3461"}}))).await.unwrap();
+        assert_eq!(kept["address"], json!({"listen": "100.64.0.7:3461"}));
+        run(&hub, command(json!({"command": "set_phone_address", "address": null}))).await.unwrap();
         assert_eq!(refused(json!({"command": "phone_pair"})).await, Code::PhonesOff);
         assert_eq!(run(&hub, command(json!({"command": "set_phone", "on": true}))).await.unwrap()["on"], true);
         let pairing = run(&hub, command(json!({"command": "phone_pair"}))).await.unwrap();

@@ -18,6 +18,7 @@ use clawmux_hub::asks::Verdict;
 use clawmux_hub::commands::CommandName;
 use clawmux_hub::lifecycle::flags::{Effort, PermissionMode};
 use clawmux_hub::lifecycle::slash::SlashSource;
+use clawmux_hub::phone::ListeningState;
 use clawmux_hub::search::Who;
 use clawmux_hub::ui_event::{EndReason, LaunchKind, UiEventType};
 use clawmux_hub::voice::device::DownloadState;
@@ -86,6 +87,7 @@ fn lists() -> Vec<(&'static str, BTreeSet<String>)> {
         ("Window", rust_list(Window::ALL)),
         ("Need", rust_list(Need::ALL)),
         ("Who", rust_list(Who::ALL)),
+        ("Listening", rust_list(ListeningState::iter())),
     ]
 }
 

@@ -62,6 +62,11 @@ codes! {
     BadPairingCode = "bad_pairing_code",
     /// No paired phone by that id.
     UnknownPhone = "unknown_phone",
+    /// An address for phones that is not one: every interface, a host name that is not one, a
+    /// certificate or key that cannot be read or served, a key others can read.
+    BadPhoneAddress = "bad_phone_address",
+    /// A contact for push services that is not a `mailto:` or `https:` address.
+    BadPushContact = "bad_push_contact",
     /// A phone's push subscription that is not one (an address that is not a push service's, keys that
     /// are not keys).
     BadSubscription = "bad_subscription",

@@ -14,6 +14,7 @@ pub mod browser;
 pub mod local;
 pub mod peers;
 mod phone;
+pub mod phones;
 mod status;
 mod terminal;
 mod ui;
@@ -67,11 +68,17 @@ struct Guard {
     local: bool,
     /// The user's phones (`None` on the private socket, which no phone reaches).
     phone: Option<crate::phone::Phone>,
+    /// On the phones' own address (`phones.rs`): the `host:port` phones name it by. Only phones come in
+    /// there: the desktop's token is refused.
+    phones_at: Option<Arc<str>>,
 }
 
 impl Guard {
     fn host_ok(&self, host: Option<&str>) -> bool {
         let Some(host) = host else { return false };
+        if let Some(at) = &self.phones_at {
+            return at.eq_ignore_ascii_case(host);
+        }
         let port = self.port;
         let exposed = self
             .exposed
@@ -101,7 +108,8 @@ impl Guard {
     /// With phones on, a tunnel's end: a loopback name at any port (an `ssh -L` on the phone listens on a
     /// port of its own). A DNS-rebinding page cannot name one; a request so addressed still needs a token.
     fn tunnel_host(&self, host: Option<&str>) -> bool {
-        let on = self.phone.as_ref().is_some_and(crate::phone::Phone::is_on);
+        let on =
+            self.phones_at.is_none() && self.phone.as_ref().is_some_and(crate::phone::Phone::is_on);
         let loopback = |host: &str| {
             let name = host.rsplit_once(':').map_or("", |(name, port)| {
                 if port.parse::<u16>().is_ok() {
@@ -193,6 +201,13 @@ async fn guard(State(g): State<Guard>, mut req: Request, next: Next) -> Response
     // (The token is taken out of the request first: a request cannot be held across the store's await.)
     let given = Guard::presented(&req).map(str::to_owned);
     let caller = g.caller(given.as_deref()).await;
+    if g.phones_at.is_some() && caller == Some(Caller::Desktop) {
+        return HubError::new(
+            Code::Unauthorized,
+            "the desktop's token is not taken at the phones' address",
+        )
+        .into_response();
+    }
     if caller.is_none() && !agent && !pairing {
         return HubError::new(
             Code::Unauthorized,
@@ -307,6 +322,21 @@ pub fn router(hub: Hub, addr: std::net::SocketAddr) -> Router {
         exposed: (!addr.ip().is_loopback() && !addr.ip().is_unspecified()).then_some(addr.ip()),
         local: false,
         phone: Some(hub.phone().clone()),
+        phones_at: None,
+    };
+    routes(hub, guard_state)
+}
+
+/// The hub's routes at the phones' own address ([`phones`]), which phones name by `host` (`name:port`):
+/// a phone's token, or a pairing, and nothing of the desktop's.
+pub fn phones_router(hub: Hub, host: String) -> Router {
+    let guard_state = Guard {
+        token: Arc::from(hub.token()),
+        port: 0,
+        exposed: None,
+        local: false,
+        phone: Some(hub.phone().clone()),
+        phones_at: Some(Arc::from(host)),
     };
     routes(hub, guard_state)
 }
@@ -319,6 +349,7 @@ pub fn local_router(hub: Hub) -> Router {
         exposed: None,
         local: true,
         phone: None,
+        phones_at: None,
     };
     routes(hub, guard_state)
 }
@@ -390,6 +421,7 @@ mod tests {
             exposed: None,
             local: false,
             phone: None,
+            phones_at: None,
         };
         assert!(g.host_ok(Some("127.0.0.1:3460")));
         assert!(g.host_ok(Some("localhost:3460")));

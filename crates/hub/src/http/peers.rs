@@ -115,7 +115,7 @@ impl Budget {
     }
 
     /// A place for one more connection, when one is free.
-    async fn take(&self) -> Option<Held> {
+    pub(super) async fn take(&self) -> Option<Held> {
         self.places.clone().acquire_owned().await.ok().map(Held)
     }
 
@@ -126,7 +126,7 @@ impl Budget {
 }
 
 /// One connection's place in the budget, given back when the connection closes.
-struct Held(#[allow(dead_code)] tokio::sync::OwnedSemaphorePermit);
+pub(super) struct Held(#[allow(dead_code)] tokio::sync::OwnedSemaphorePermit);
 
 /// Raises the soft limit of open descriptors to the hard one (desktops start programs at 1,024, which 2,000
 /// idle connections would exhaust); returns the soft limit in force.
@@ -297,6 +297,13 @@ impl<S> Idle<S> {
             deadline: Box::pin(tokio::time::sleep(idle)),
             held: None,
         }
+    }
+
+    /// A connection holding its place in a listener's budget.
+    pub(super) fn held(inner: S, idle: Duration, held: Held) -> Idle<S> {
+        let mut stream = Idle::new(inner, idle);
+        stream.held = Some(held);
+        stream
     }
 }
 

@@ -39,7 +39,9 @@ pub(crate) fn status(code: Code) -> StatusCode {
         | Code::BadMachine
         | Code::BadModel
         | Code::BadSlashCommand
-        | Code::BadSubscription => StatusCode::BAD_REQUEST,
+        | Code::BadSubscription
+        | Code::BadPhoneAddress
+        | Code::BadPushContact => StatusCode::BAD_REQUEST,
         Code::Unauthorized | Code::BadPairingCode => StatusCode::UNAUTHORIZED,
         Code::BadHost | Code::BadOrigin | Code::NotForPhones | Code::PhonesOff => {
             StatusCode::FORBIDDEN

@@ -98,6 +98,8 @@ pub fn may_run(command: &Command) -> bool {
         | Command::UsageContinue { .. }
         | Command::Phone {}
         | Command::SetPhone { .. }
+        | Command::SetPhoneAddress { .. }
+        | Command::SetPushContact { .. }
         | Command::PhonePair { .. }
         | Command::PhoneRevoke { .. }
         | Command::Present { .. } => false,

@@ -10,11 +10,18 @@
 //!
 //! A revocation, or phones turned off, takes effect at once: each request checks, and every open feed is
 //! told to check again (`changes`).
+//!
+//! Where the user names an address of theirs for phones (`address.rs`), the hub also listens there, over
+//! TLS (`tls.rs`): this type says where it is wanted (`wanted`), and the transport that serves it
+//! (`http/phones.rs`, which sees the whole hub) reports back how it went (`report`).
 
 pub mod access;
+pub mod address;
 pub mod push;
+mod status;
 #[cfg(test)]
 mod tests;
+pub mod tls;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU16, Ordering};
@@ -24,11 +31,12 @@ use std::time::Duration;
 use clawmux_core::http1::constant_time_eq;
 use clawmux_core::wire::Code;
 use clawmux_core::Millis;
-use clawmux_store::{PhoneRow, Store};
-use serde::{Deserialize, Serialize};
+use clawmux_store::Store;
 use sha2::{Digest, Sha256};
 
 use crate::error::HubError;
+pub use address::{Listening, ListeningState, PhoneAddress};
+pub use status::{Paired, Pairing, PhoneId, PhoneInfo, PhoneStatus};
 
 /// How long a pairing code may be redeemed.
 pub const PAIRING_TTL: Duration = Duration::from_secs(5 * 60);
@@ -39,68 +47,18 @@ const USE_NOTED_EVERY: Duration = Duration::from_secs(60);
 /// The longest name a phone may give itself.
 const NAME_CHARS: usize = 40;
 
-/// A paired phone, as the window lists it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PhoneInfo {
-    /// Its id.
-    pub id: String,
-    /// Its name.
-    pub name: String,
-    /// When it was paired.
-    pub paired_at: Millis,
-    /// When it was last let in (to the minute).
-    pub used_at: Option<Millis>,
-    /// When it was revoked.
-    pub revoked_at: Option<Millis>,
+/// Where the hub should listen for phones beyond loopback: the address, while phones are on; each
+/// change numbered, so that whoever changed it can wait for the transport's report on it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Wanted {
+    /// The address to serve, or none.
+    pub address: Option<PhoneAddress>,
+    /// This change's number.
+    pub generation: u64,
 }
 
-impl From<PhoneRow> for PhoneInfo {
-    fn from(r: PhoneRow) -> PhoneInfo {
-        PhoneInfo {
-            id: r.id,
-            name: r.name,
-            paired_at: r.paired_at,
-            used_at: r.used_at,
-            revoked_at: r.revoked_at,
-        }
-    }
-}
-
-/// Whether phones are on, and the phones paired.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PhoneStatus {
-    /// Phones may reach the hub.
-    pub on: bool,
-    /// Every phone paired, the newest first.
-    pub phones: Vec<PhoneInfo>,
-}
-
-/// A pairing offered: the code, the link that holds it, and the link as a QR code.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Pairing {
-    /// The one-time code.
-    pub code: String,
-    /// The link a phone opens (the hub's address as the desktop reaches it; a tunnel to the same port
-    /// on the phone gives the phone the same address).
-    pub link: String,
-    /// The link as a QR code, an SVG image.
-    pub qr_svg: String,
-    /// Seconds until the code expires.
-    pub expires_in: u64,
-}
-
-/// A phone just paired: its id and the token it keeps (shown once, never again).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Paired {
-    /// The phone.
-    pub phone: PhoneInfo,
-    /// Its token.
-    pub token: String,
-}
-
-/// A phone let in: who is asking.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PhoneId(pub String);
+/// How long a change of address waits for the transport to say how it went.
+const LISTEN_REPORT: Duration = Duration::from_secs(5);
 
 /// The user's phones. Made once when the hub opens, with the store.
 #[derive(Debug, Clone)]
@@ -117,6 +75,12 @@ pub struct Phone {
     changes: Arc<tokio::sync::watch::Sender<u64>>,
     /// Pushes to the phones.
     push: push::Push,
+    /// Where the user wants the hub to listen for phones (off or not).
+    address: Arc<Mutex<Option<PhoneAddress>>>,
+    /// What the transport should serve now.
+    wanted: Arc<tokio::sync::watch::Sender<Wanted>>,
+    /// What it reported, for which change.
+    listening: Arc<tokio::sync::watch::Sender<(u64, Listening)>>,
 }
 
 fn failed(e: clawmux_store::StoreError) -> HubError {
@@ -141,8 +105,29 @@ impl Phone {
         data_dir: &std::path::Path,
     ) -> Result<Phone, HubError> {
         let on = store.phones_on().await.map_err(failed)?;
+        let address = store
+            .phone_address()
+            .await
+            .map_err(failed)?
+            .and_then(|json| PhoneAddress::from_json(&json));
+        let contact = store
+            .push_contact()
+            .await
+            .map_err(failed)?
+            .and_then(|kept| {
+                push::contact::Contact::parse(&kept)
+                    .inspect_err(|_| tracing::warn!("the push contact kept is not one; not named"))
+                    .ok()
+            });
+        let wanted = Wanted {
+            address: address.clone().filter(|_| on),
+            generation: 0,
+        };
         Ok(Phone {
-            push: push::Push::open(store.clone(), data_dir)?,
+            address: Arc::new(Mutex::new(address)),
+            wanted: Arc::new(tokio::sync::watch::channel(wanted).0),
+            listening: Arc::new(tokio::sync::watch::channel((0, Listening::No)).0),
+            push: push::Push::open(store.clone(), data_dir, contact)?,
             store,
             port,
             on: Arc::new(AtomicBool::new(on)),
@@ -162,8 +147,75 @@ impl Phone {
         let phones = self.store.phones().await.map_err(failed)?;
         Ok(PhoneStatus {
             on: self.is_on(),
+            address: self.address().clone(),
+            listening: self.listening.borrow().1.clone(),
+            push_contact: self.push.contact(),
             phones: phones.into_iter().map(PhoneInfo::from).collect(),
         })
+    }
+
+    /// Sets (or with `None` clears) who runs the hub, as pushes name it to push services. A contact that
+    /// is not one is refused and changes nothing.
+    pub async fn set_push_contact(&self, contact: Option<&str>) -> Result<PhoneStatus, HubError> {
+        let contact = contact.map(push::contact::Contact::parse).transpose()?;
+        self.push.set_contact(contact).await?;
+        self.status().await
+    }
+
+    fn address(&self) -> std::sync::MutexGuard<'_, Option<PhoneAddress>> {
+        self.address.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Sets (or with `None` clears) where the hub listens for phones itself, and, while phones are on,
+    /// waits a moment for the transport to say how it went (the status says it). An address that is
+    /// not one is refused and changes nothing.
+    pub async fn set_address(
+        &self,
+        address: Option<PhoneAddress>,
+    ) -> Result<PhoneStatus, HubError> {
+        if let Some(address) = &address {
+            address.check()?;
+        }
+        let json = address.as_ref().map(PhoneAddress::to_json);
+        self.store
+            .set_phone_address(json.as_deref())
+            .await
+            .map_err(failed)?;
+        *self.address() = address;
+        self.rewant().await;
+        self.status().await
+    }
+
+    /// Tells the transport what to serve now, and waits (a moment at most) for its report.
+    async fn rewant(&self) {
+        let address = self.address().clone().filter(|_| self.is_on());
+        let mut generation = 0;
+        self.wanted.send_modify(|w| {
+            w.generation += 1;
+            w.address = address;
+            generation = w.generation;
+        });
+        if self.wanted.receiver_count() == 0 {
+            return; // nothing serves it (a hub without listeners, in tests)
+        }
+        let mut reports = self.listening.subscribe();
+        let reported = reports.wait_for(|(g, _)| *g >= generation);
+        let _ = tokio::time::timeout(LISTEN_REPORT, reported).await;
+    }
+
+    /// What the transport should serve, as it changes.
+    pub fn wanted(&self) -> tokio::sync::watch::Receiver<Wanted> {
+        self.wanted.subscribe()
+    }
+
+    /// The transport's report on change `generation`.
+    pub fn report(&self, generation: u64, listening: Listening) {
+        match &listening {
+            Listening::At { url, .. } => tracing::info!(%url, "listening for phones"),
+            Listening::Failed { reason } => tracing::warn!(%reason, "cannot listen for phones"),
+            Listening::No => {}
+        }
+        self.listening.send_replace((generation, listening));
     }
 
     /// Turns phones on or off. Off, no code can be redeemed and every phone is shut out at once (paired
@@ -175,6 +227,7 @@ impl Phone {
             self.codes().clear();
             self.changed();
         }
+        self.rewant().await;
         self.status().await
     }
 
@@ -197,12 +250,17 @@ impl Phone {
         codes.insert(code.clone(), now.after(PAIRING_TTL));
         drop(codes);
         let port = self.port.load(Ordering::SeqCst);
-        let link = format!("http://127.0.0.1:{port}/#pair={code}");
+        let (base, made_here) = match self.listening.borrow().1.clone() {
+            Listening::At { url, made_here } => (url, made_here),
+            Listening::No | Listening::Failed { .. } => (format!("http://127.0.0.1:{port}"), None),
+        };
+        let link = format!("{base}/#pair={code}");
         Ok(Pairing {
-            qr_svg: qr_svg(&link)?,
+            qr_svg: status::qr_svg(&link)?,
             link,
             code,
             expires_in: PAIRING_TTL.as_secs(),
+            made_here,
         })
     }
 
@@ -351,15 +409,4 @@ fn clean_name(name: &str) -> String {
     } else {
         line
     }
-}
-
-/// `link` as a QR code, an SVG image.
-fn qr_svg(link: &str) -> Result<String, HubError> {
-    let code = qrcode::QrCode::new(link.as_bytes())
-        .map_err(|e| HubError::new(Code::Internal, format!("no QR code for the link: {e}")))?;
-    Ok(code
-        .render::<qrcode::render::svg::Color>()
-        .min_dimensions(240, 240)
-        .quiet_zone(true)
-        .build())
 }

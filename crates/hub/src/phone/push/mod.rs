@@ -9,6 +9,7 @@
 //! request a push announced is answered anywhere, one more push says so, and the phone withdraws its
 //! notification (`Answered`).
 
+pub mod contact;
 mod encrypt;
 mod endpoint;
 mod rule;
@@ -102,6 +103,8 @@ pub struct Push {
     present_until: Arc<AtomicI64>,
     /// Pushes sent since the hub started (for the figures).
     sent: Arc<AtomicU64>,
+    /// Who runs the hub, as push services ask (none set: the placeholder).
+    contact: Arc<std::sync::Mutex<Option<contact::Contact>>>,
 }
 
 fn bad(message: String) -> HubError {
@@ -109,8 +112,13 @@ fn bad(message: String) -> HubError {
 }
 
 impl Push {
-    /// Pushes of the hub whose data folder is `data_dir` (its VAPID key there, made the first time).
-    pub fn open(store: Store, data_dir: &Path) -> Result<Push, HubError> {
+    /// Pushes of the hub whose data folder is `data_dir` (its VAPID key there, made the first time),
+    /// naming `contact` to push services.
+    pub fn open(
+        store: Store,
+        data_dir: &Path,
+        contact: Option<contact::Contact>,
+    ) -> Result<Push, HubError> {
         let vapid = vapid::Vapid::load_or_create(data_dir).map_err(|e| {
             HubError::new(
                 Code::CannotSave,
@@ -128,7 +136,29 @@ impl Push {
             client,
             present_until: Arc::new(AtomicI64::new(0)),
             sent: Arc::new(AtomicU64::new(0)),
+            contact: Arc::new(std::sync::Mutex::new(contact)),
         })
+    }
+
+    /// Who runs the hub, as pushes name it (none set: the placeholder is named).
+    pub fn contact(&self) -> Option<contact::Contact> {
+        self.contact
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Names `contact` (none: the placeholder) in the pushes from now on.
+    pub async fn set_contact(&self, contact: Option<contact::Contact>) -> Result<(), HubError> {
+        self.store
+            .set_push_contact(contact.as_ref().map(contact::Contact::as_str))
+            .await
+            .map_err(|e| HubError::new(Code::Internal, e.to_string()))?;
+        *self
+            .contact
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = contact;
+        Ok(())
     }
 
     /// The hub's public key, the phone's `applicationServerKey`.
@@ -225,7 +255,13 @@ impl Push {
             .header("Content-Type", "application/octet-stream")
             .header(
                 "Authorization",
-                self.vapid.authorization(endpoint.origin(), now),
+                self.vapid.authorization(
+                    endpoint.origin(),
+                    now,
+                    self.contact()
+                        .as_ref()
+                        .map_or(contact::PLACEHOLDER, contact::Contact::as_str),
+                ),
             )
             .send(&body[..])
             .map_err(|e| format!("the push service did not answer: {e}"))?;

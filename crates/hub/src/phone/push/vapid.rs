@@ -18,9 +18,6 @@ pub const KEY_FILE: &str = "push-key";
 /// How long a signed token is good for (push services take up to 24 hours).
 const TOKEN_SECONDS: u64 = 12 * 60 * 60;
 
-/// Who runs the hub, as push services ask (a contact; nothing is sent there).
-const CONTACT: &str = "mailto:push@clawmux.invalid";
-
 /// The hub's VAPID key.
 #[derive(Clone)]
 pub struct Vapid {
@@ -62,13 +59,13 @@ impl Vapid {
     }
 
     /// The `Authorization` header for a push to the push service at `audience` (its origin,
-    /// `https://host[:port]`) at `now` (seconds since the epoch).
-    pub fn authorization(&self, audience: &str, now: u64) -> String {
+    /// `https://host[:port]`) at `now` (seconds since the epoch), naming `contact` as who runs the hub.
+    pub fn authorization(&self, audience: &str, now: u64, contact: &str) -> String {
         let header = B64.encode(br#"{"typ":"JWT","alg":"ES256"}"#);
         let claims = serde_json::json!({
             "aud": audience,
             "exp": now + TOKEN_SECONDS,
-            "sub": CONTACT,
+            "sub": contact,
         });
         let claims = B64.encode(claims.to_string());
         let signed = format!("{header}.{claims}");
@@ -104,7 +101,8 @@ mod tests {
             .mode();
         assert_eq!(mode & 0o777, 0o600);
 
-        let header = first.authorization("https://push.example.net", 1_000);
+        let header =
+            first.authorization("https://push.example.net", 1_000, "mailto:me@example.com");
         let (t, k) = header
             .strip_prefix("vapid t=")
             .and_then(|rest| rest.split_once(", k="))
@@ -116,6 +114,7 @@ mod tests {
                 .unwrap();
         assert_eq!(claims["aud"], "https://push.example.net");
         assert_eq!(claims["exp"], 1_000 + TOKEN_SECONDS);
+        assert_eq!(claims["sub"], "mailto:me@example.com");
         let public = VerifyingKey::from_sec1_bytes(&B64.decode(k).unwrap()).unwrap();
         let signature = Signature::from_slice(&B64.decode(signature).unwrap()).unwrap();
         assert!(public.verify(signed.as_bytes(), &signature).is_ok());
