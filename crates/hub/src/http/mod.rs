@@ -10,6 +10,7 @@
 //! either reaches the hub and no other user's server.
 
 mod api;
+mod bodies;
 pub mod browser;
 pub mod local;
 pub mod peers;
@@ -242,7 +243,7 @@ async fn guard(State(g): State<Guard>, mut req: Request, next: Next) -> Response
     // A body declared too large is refused before it is read: the client hears it at once (rather than
     // after sending megabytes to be thrown away, into a connection then closed). A body of no declared
     // length is still cut at the limit as it is read (DefaultBodyLimit).
-    let limit = body_limit(req.uri().path());
+    let limit = bodies::limit(req.uri().path());
     let declared = req
         .headers()
         .get(header::CONTENT_LENGTH)
@@ -251,7 +252,7 @@ async fn guard(State(g): State<Guard>, mut req: Request, next: Next) -> Response
     if declared.is_some_and(|n| n > limit as u64) {
         // Answered now, and the connection closed only once the client has stopped sending (RFC 9112,
         // 9.6): closed at once, with its body still arriving, the client would read a reset instead.
-        tokio::spawn(drain(req.into_body()));
+        tokio::spawn(bodies::drain(req.into_body()));
         let mut refused = HubError::new(
             Code::BodyTooLarge,
             format!("the body is over the {limit} bytes this endpoint takes"),
@@ -264,24 +265,6 @@ async fn guard(State(g): State<Guard>, mut req: Request, next: Next) -> Response
         return refused;
     }
     next.run(req).await
-}
-
-/// The most of a refused body read and thrown away, and how long the client may pause while sending it,
-/// before the connection is closed anyway.
-const DRAIN_MAX: usize = 64 * 1024 * 1024;
-const DRAIN_PAUSE: std::time::Duration = std::time::Duration::from_secs(2);
-
-/// Reads a refused body to its end, within bounds, and throws it away.
-async fn drain(body: axum::body::Body) {
-    use futures_util::StreamExt;
-    let mut stream = body.into_data_stream();
-    let mut read = 0;
-    while read <= DRAIN_MAX {
-        match tokio::time::timeout(DRAIN_PAUSE, stream.next()).await {
-            Ok(Some(Ok(chunk))) => read += chunk.len(),
-            Ok(Some(Err(_)) | None) | Err(_) => return,
-        }
-    }
 }
 
 /// What an agent does (its hooks, its wait, its sends, an observed session's reports): allowed without the
@@ -298,20 +281,6 @@ fn agent_route(path: &str) -> bool {
             | "/api/observe"
             | "/api/usage"
     ) || path.starts_with("/ws/wait/")
-}
-
-/// The largest body a path takes: recordings up to the transcription limit, anything else [`MAX_BODY`].
-fn body_limit(path: &str) -> usize {
-    if (path.starts_with("/api/sessions/") && path.ends_with("/voice")) || path == "/api/voice/hear"
-    {
-        crate::voice::MAX_AUDIO
-    } else if path == "/api/command" {
-        MAX_COMMAND
-    } else if path.starts_with("/api/sessions/") && path.ends_with("/attachments") {
-        MAX_FILE_BODY
-    } else {
-        MAX_BODY
-    }
 }
 
 /// The hub's routes, guarded, for a hub listening on `addr`.

@@ -129,3 +129,66 @@ async fn a_revoked_phone_or_phones_off_are_shut_out_at_once_and_feeds_are_told()
     let second_used = used.phones.iter().find(|p| p.id == second.phone.id);
     assert_eq!(second_used.unwrap().used_at, Some(Millis(6)));
 }
+
+/// The address is served only while phones are on; each change waits for the transport's report on it,
+/// and a pairing then links to the address reported.
+#[tokio::test]
+async fn the_address_is_wanted_only_while_phones_are_on_and_pairing_links_to_where_it_listens() {
+    let (dir, phone) = phones().await;
+    let mut wanted = phone.wanted();
+    // A transport: reports every change it is told of, as listening there.
+    let reporter = phone.clone();
+    let transport = tokio::spawn(async move {
+        loop {
+            let want = wanted.borrow_and_update().clone();
+            let listening = match &want.address {
+                Some(a) => super::Listening::At {
+                    url: a.url(4443),
+                    made_here: Some("AB:CD".into()),
+                },
+                None => super::Listening::No,
+            };
+            reporter.report(want.generation, listening);
+            if wanted.changed().await.is_err() {
+                return;
+            }
+        }
+    });
+    let address = super::PhoneAddress {
+        listen: "100.64.0.7:0".parse().unwrap(),
+        name: Some("desk.ts.net".into()),
+        certificate: None,
+    };
+    let kept = phone.set_address(Some(address.clone())).await.unwrap();
+    assert_eq!(kept.address, Some(address.clone()));
+    assert_eq!(
+        kept.listening,
+        super::Listening::No,
+        "phones off: not served"
+    );
+    let on = phone.set_on(true).await.unwrap();
+    assert!(
+        matches!(&on.listening, super::Listening::At { url, .. } if url == "https://desk.ts.net:4443"),
+        "{:?}",
+        on.listening
+    );
+    let pairing = phone.pair(Millis(0)).unwrap();
+    assert!(
+        pairing.link.starts_with("https://desk.ts.net:4443/#pair="),
+        "{}",
+        pairing.link
+    );
+    assert_eq!(pairing.made_here.as_deref(), Some("AB:CD"));
+    assert_eq!(
+        phone.set_on(false).await.unwrap().listening,
+        super::Listening::No
+    );
+    // Kept across a restart, served again only once phones are on.
+    let store = Store::open(&dir.path().join("db.sqlite")).await.unwrap();
+    let again = Phone::open(store, Arc::new(AtomicU16::new(3460)), dir.path())
+        .await
+        .unwrap();
+    assert_eq!(again.status().await.unwrap().address, Some(address));
+    assert_eq!(again.wanted().borrow().address, None);
+    transport.abort();
+}
