@@ -726,6 +726,42 @@ test('in the window: a pasted screenshot and a dropped log reach the agent as fi
   await browser.saveScreenshot(join(ARTIFACTS, 'desktop-attachments.png'));
 });
 
+test('in the window: phones turned on, the pairing link shown as a QR code, the phone that redeems it listed and revoked', async () => {
+  await (await browser.$('#connection.online')).waitForExist({ timeout: 20000 });
+  const { clawmux } = await windowHub();
+  const on = await browser.$('#phone-on');
+  await on.waitForDisplayed({ timeout: 10000 });
+  assert.equal(await on.isSelected(), false, 'off by default');
+  await on.click();
+  const pair = await browser.$('#phone-pair');
+  await pair.waitForDisplayed({ timeout: 10000 });
+  assert.match(clawmux('sky', ['phone', 'status']), /^phones: on$/m);
+  await pair.click();
+  await (await browser.$('#phone-pairing')).waitForDisplayed({ timeout: 10000 });
+  await browser.waitUntil(() => browser.execute(() => {
+    const img = document.getElementById('phone-qr');
+    return img.src.startsWith('data:image/svg+xml') && img.complete && img.naturalWidth >= 200;
+  }), { timeout: 10000, timeoutMsg: 'no QR code drawn' });
+  const link = (await (await browser.$('#phone-link')).getText()).trim();
+  const [, origin, code] = /^(http:\/\/127\.0\.0\.1:\d+)\/#pair=([0-9a-f]{32})$/.exec(link) ?? [];
+  assert.ok(code, link);
+  await browser.saveScreenshot(join(ARTIFACTS, 'desktop-phone-pairing.png'));
+  // A phone redeems the code as its page does; the window lists it and closes the pairing.
+  const paired = await fetch(`${origin}/api/phone/pair`, {
+    method: 'POST', headers: { 'Content-Type': 'application/json', Origin: origin }, body: JSON.stringify({ code, name: 'Pixel in the window test' }),
+  });
+  assert.equal(paired.status, 200);
+  const row = await browser.$('#phone-list li:not(.revoked)');
+  await row.waitForExist({ timeout: 15000 });
+  assert.match(await row.getText(), /Pixel in the window test/);
+  await (await browser.$('#phone-pairing')).waitForDisplayed({ reverse: true, timeout: 10000 });
+  await (await row.$('button')).click();
+  await (await browser.$('#phone-list li.revoked')).waitForExist({ timeout: 10000 });
+  assert.match(clawmux('sky', ['phone', 'status']), /revoked/);
+  await on.click();
+  await pair.waitForDisplayed({ reverse: true, timeout: 10000 });
+});
+
 test('in the window: "Start at login" is off until ticked, then an autostart entry runs this app; unticked, it is gone', async () => {
   await (await browser.$('#connection.online')).waitForExist({ timeout: 20000 });
   const entry = join(dir, '.config', 'autostart', 'clawmux.desktop');
