@@ -2,8 +2,8 @@
 // tunnel: the hub listens there over TLS only, with the certificate the app made. The phone (Chromium with
 // a Pixel 7's screen and touch) trusts that certificate as a user who compared its fingerprint does: by its
 // key (`--ignore-certificate-errors-spki-list`, Chromium's own pinning). Paired by the https link the
-// desktop prints, it reads and sends, installs (its service worker on the https origin), and is shut out
-// when phones are turned off.
+// desktop prints, it reads and sends, installs (its service worker on the https origin), opens again from
+// the home screen with the token it kept and what it missed, and is shut out when phones are turned off.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,7 +19,7 @@ function spkiPin(pem) {
   return createHash('sha256').update(spki).digest('base64');
 }
 
-test('a phone at the hub\'s own TLS address pairs by the https link, sends, installs, and is shut out when phones are off', async () => {
+test('a phone at the hub\'s own TLS address pairs by the https link, sends, installs, opens again from the home screen with what it missed, and is shut out when phones are off', async () => {
   const hub = await startHub();
   let browser;
   try {
@@ -55,9 +55,24 @@ test('a phone at the hub\'s own TLS address pairs by the https link, sends, inst
     const scope = await page.evaluate(async () => (await navigator.serviceWorker.ready).scope);
     assert.equal(scope, `https://127.0.0.1:${port}/ui/`, 'installable on the https origin');
 
+    // The page closed (a phone's browser drops a tab asleep for long); sky answers meanwhile. Opened again
+    // from the home screen (the manifest's start address, no link), it is let in by the token it kept and
+    // shows the answer once.
+    await page.close();
+    await hub.api('POST', '/api/send', { to: 'user', text: 'while the phone was away' }, 'sky');
+    const start = await (await fetch(`http://127.0.0.1:${hub.port}/ui/manifest.webmanifest`)).json();
+    const again = await context.newPage();
+    again.on('pageerror', (e) => errors.push(String(e)));
+    await again.goto(`https://127.0.0.1:${port}${start.start_url}`);
+    await again.waitForSelector('#connection.online', { timeout: 20000 });
+    await again.tap('[data-agent="sky"]');
+    await again.waitForFunction(() => [...document.querySelectorAll('.chat[data-session="sky"] .msg')].some((m) => /while the phone was away/.test(m.textContent)), null, { timeout: 20000 });
+    const shown = await again.$$eval('.chat[data-session="sky"] .msg', (els) => els.filter((e) => /while the phone was away/.test(e.textContent)).length);
+    assert.equal(shown, 1, 'shown once');
+
     // Phones off: the address closes, and the phone says it is offline.
     hub.clawmux(['phone', 'off']);
-    await page.waitForSelector('#connection:not(.online)', { state: 'attached', timeout: 30000 });
+    await again.waitForSelector('#connection:not(.online)', { state: 'attached', timeout: 30000 });
     assert.deepEqual(errors, []);
   } finally {
     await browser?.close();
