@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 mod attachment;
+mod client;
 mod code;
 mod listened;
 mod terminal;
@@ -13,6 +14,7 @@ pub use attachment::{
     clean_name, file_line, Attachment, AttachmentId, AttachmentKind, AttachmentRef,
     BadAttachmentId, MAX_ATTACHMENT, MAX_ATTACHMENTS, MAX_NAME_CHARS,
 };
+pub use client::{parse_client_message, ClientMessage};
 pub use code::Code;
 pub use listened::{Listened, ListenedType};
 pub use terminal::{

@@ -12,7 +12,7 @@ use std::time::Duration;
 use axum::extract::ws::{Message as Ws, WebSocket, WebSocketUpgrade};
 use axum::extract::{Query, State};
 use axum::response::Response;
-use clawmux_core::wire::MsgId;
+use clawmux_core::wire::{parse_client_message, ClientMessage, MsgId};
 use futures_util::stream::SplitSink;
 use futures_util::{SinkExt, StreamExt};
 use serde::Deserialize;
@@ -69,31 +69,6 @@ async fn shut_out(hub: &Hub, phone: Option<&PhoneId>, changes: &mut Option<watch
             return;
         }
     }
-}
-
-/// What a browser may send on its WebSocket.
-#[derive(Debug, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum ClientMessage {
-    /// A message to an agent.
-    Text {
-        /// The agent.
-        session_id: String,
-        /// The message.
-        text: String,
-        /// The browser's id for it, so a resend is stored once.
-        client_id: Option<String>,
-        /// Spoken rather than typed.
-        #[serde(default)]
-        voice: bool,
-    },
-    /// Keeps the connection alive.
-    Ping,
-}
-
-/// Parses one WebSocket text frame from a browser. (The fuzz target's entry point.)
-pub fn parse_client_message(text: &str) -> Result<ClientMessage, serde_json::Error> {
-    serde_json::from_str(text)
 }
 
 type Tx = SplitSink<WebSocket, Ws>;
