@@ -199,9 +199,7 @@ impl axum::serve::Listener for UserOnly {
                 // This user's, or a remote peer's (`--allow-remote`: the token decides).
                 Some(_) | None => {
                     let _ = stream.set_nodelay(true);
-                    let mut idle = Idle::new(stream, self.idle);
-                    idle.held = Some(held);
-                    return (idle, peer);
+                    return (Idle::held(stream, self.idle, held), peer);
                 }
             }
         }
