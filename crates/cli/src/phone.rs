@@ -2,11 +2,10 @@
 //! pairing link, lists the phones paired and revokes one, and sets the address of the user's own where the
 //! hub listens for phones over TLS (`docs/PHONE.md`).
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use clawmux_hub::commands::Command;
-use std::path::PathBuf;
-
 use clawmux_hub::phone::address::CertificateFiles;
 use clawmux_hub::phone::{Listening, Pairing, PhoneAddress, PhoneStatus};
 
@@ -80,11 +79,11 @@ pub fn run(args: &HubArgs, what: Phone) -> Result<(), String> {
             println!("{}", pairing.link);
             if let Some(print) = &pairing.made_here {
                 println!("(the phone's browser will warn about this desktop's own certificate: go on only if its SHA-256 fingerprint is {print})");
-                return Ok(());
+            } else if pairing.link.starts_with("http://127.0.0.1:") {
+                println!(
+                    "(the phone reaches this address through a tunnel to this machine: docs/PHONE.md)"
+                );
             }
-            println!(
-                "(the phone reaches this address through a tunnel to this machine: docs/PHONE.md)"
-            );
             return Ok(());
         }
     };

@@ -1,13 +1,13 @@
 //! What the phones' settings show and hand out: the phones paired, whether phones are on and where the
 //! hub listens for them, a pairing offered, a phone just paired.
 
+use clawmux_core::wire::Code;
 use clawmux_core::Millis;
 use clawmux_store::PhoneRow;
 use serde::{Deserialize, Serialize};
 
 use super::{Listening, PhoneAddress};
 use crate::error::HubError;
-use clawmux_core::wire::Code;
 
 /// A paired phone, as the window lists it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
