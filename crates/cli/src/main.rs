@@ -354,6 +354,9 @@ enum HookCommand {
         /// The hub's data folder (where its private socket is).
         #[arg(long, env = "CLAWMUX_HOME")]
         data_dir: Option<PathBuf>,
+        /// How long a connection answering nothing may stay silent, in milliseconds (the hub's).
+        #[arg(long, default_value_t = clawmux_hub::config::IDLE_MS)]
+        idle_ms: u64,
     },
     /// A hook of a session ClawMux did not start (installed by `clawmux hooks install`).
     Observe {
@@ -456,9 +459,14 @@ fn run_hook(hook: HookCommand) -> ExitCode {
         HookCommand::Stop => hook::stop(),
         HookCommand::ToolStatus => hook::tool_status(),
         HookCommand::Permission => hook::permission(),
-        HookCommand::Relay { agent, data_dir } => relay::run(
+        HookCommand::Relay {
+            agent,
+            data_dir,
+            idle_ms,
+        } => relay::run(
             agent,
             data_dir.unwrap_or_else(clawmux_hub::config::default_data_dir),
+            std::time::Duration::from_millis(idle_ms),
         ),
         HookCommand::Observe { data_dir } => hook::observe(data_dir.as_deref()),
     }

@@ -20,12 +20,13 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, State};
+use axum::extract::{ConnectInfo, DefaultBodyLimit, State};
 use axum::http::{HeaderMap, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use clawmux_core::hook::relay::{HookKey, Relayed, KEY_HEADER};
 use clawmux_core::wire::StopVerdict;
+use clawmux_hub::http::idle::Carried;
 use clawmux_hub::http::peers::{Budget, UserOnly};
 use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http1::SendRequest;
@@ -47,8 +48,9 @@ struct Relay {
 }
 
 /// Runs the relay of `agent` for the hub of `data_dir` (see the module's docs for the exchange on stdin
-/// and stdout). Exits 0 when the agent's process ends, or when no PID ever comes (the start failed).
-pub fn run(agent: String, data_dir: PathBuf) -> ExitCode {
+/// and stdout), closing connections silent for `idle` unless a hook on them is being answered. Exits 0
+/// when the agent's process ends, or when no PID ever comes (the start failed).
+pub fn run(agent: String, data_dir: PathBuf, idle: Duration) -> ExitCode {
     let mut line = String::new();
     // Read through `Stdin` itself, which takes its lock for this line alone: the PID comes later.
     let key = match std::io::stdin().read_line(&mut line) {
@@ -75,7 +77,7 @@ pub fn run(agent: String, data_dir: PathBuf) -> ExitCode {
         socket: clawmux_hub::http::local::socket_path(&data_dir),
         idle: Mutex::new(Vec::new()),
     });
-    let served = runtime.block_on(serve(relay));
+    let served = runtime.block_on(serve(relay, idle));
     runtime.shutdown_background();
     match served {
         Ok(()) => ExitCode::SUCCESS,
@@ -86,8 +88,10 @@ pub fn run(agent: String, data_dir: PathBuf) -> ExitCode {
     }
 }
 
-/// Binds, says the port, serves until the agent's process ends.
-async fn serve(relay: Arc<Relay>) -> std::io::Result<()> {
+/// Binds, says the port, serves until the agent's process ends. A connection that carries a hook being
+/// answered stays open however long its answer takes (a permission waits for the user, for up to its
+/// hook's timeout of a day); a silent one is closed after its first seconds, or to make room.
+async fn serve(relay: Arc<Relay>, idle: Duration) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await?;
     let port = listener.local_addr()?.port();
     let mut stdout = std::io::stdout().lock();
@@ -99,12 +103,11 @@ async fn serve(relay: Arc<Relay>) -> std::io::Result<()> {
         // As much as the command-form hook reads from its stdin.
         .layer(DefaultBodyLimit::max(MAX_STDIN as usize))
         .with_state(relay);
-    let listener = UserOnly::new(
+    let listener = UserOnly::new(listener, idle, Budget::new(MAX_CONNECTIONS));
+    let server = axum::serve(
         listener,
-        Duration::from_millis(clawmux_hub::config::IDLE_MS),
-        Budget::new(MAX_CONNECTIONS),
+        app.into_make_service_with_connect_info::<Carried>(),
     );
-    let server = axum::serve(listener, app);
     tokio::select! {
         served = server => served,
         () = agent_ended() => Ok(()),
@@ -136,10 +139,13 @@ async fn agent_ended() {
 /// Any request: a relayed hook with the agent's key, forwarded; anything else refused.
 async fn hook(
     State(relay): State<Arc<Relay>>,
+    ConnectInfo(Carried(connection)): ConnectInfo<Carried>,
     uri: Uri,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
+    // Claude Code waits, silent, for this answer: its connection is not idle meanwhile.
+    let _answering = connection.answering();
     let Some(kind) = Relayed::from_path(uri.path()) else {
         return refused(StatusCode::NOT_FOUND, "no such hook");
     };

@@ -17,6 +17,7 @@ mod observed;
 mod other_users;
 mod phones;
 mod protocol;
+mod relay;
 mod remote;
 mod search;
 mod security;

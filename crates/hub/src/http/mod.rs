@@ -12,6 +12,7 @@
 mod api;
 mod bodies;
 pub mod browser;
+pub mod idle;
 pub mod local;
 pub mod peers;
 mod phone;

@@ -4,21 +4,17 @@
 //! idle connections of another user's once kept it from answering anyone. On loopback the kernel knows
 //! whose socket the other end is (socket diagnostics over netlink, as `ss` asks), so a connection from
 //! another user's process is closed at once: nobody but the user has any business with the hub (a browser
-//! runs as the user). And a connection that sends nothing for [`IDLE_MS`] is closed, whoever holds it: the
-//! hub pings its WebSockets at least four times per idle time and every client answers by itself, so only
-//! a dead or stalled client is ever idle that long.
+//! runs as the user). How long a connection may stay silent, and which one makes room when the budget is
+//! spent, is `idle.rs`'s.
 
-use std::future::Future;
 use std::io;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 use std::time::Duration;
 
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::time::{Instant, Sleep};
+
+use super::idle::{Connections, Idle};
 
 /// After a failed accept (out of descriptors, most likely): say so and wait a moment rather than spin.
 pub(super) async fn accept_failed(e: io::Error) {
@@ -119,6 +115,11 @@ impl Budget {
         self.places.clone().acquire_owned().await.ok().map(Held)
     }
 
+    /// A place for one more connection, if one is free now.
+    fn try_take(&self) -> Option<Held> {
+        self.places.clone().try_acquire_owned().ok().map(Held)
+    }
+
     /// Connections held now.
     pub fn held(&self) -> usize {
         self.most - self.places.available_permits()
@@ -147,23 +148,26 @@ pub fn raise_descriptor_limit() -> u64 {
 }
 
 /// The hub's TCP listener: only this user's processes (on loopback), idle connections closed, and no
-/// more connections at once than its [`Budget`].
+/// more connections at once than its [`Budget`]: when it is spent, one that answers nothing is closed to
+/// make room.
 pub struct UserOnly {
     inner: TcpListener,
     uid: u32,
     idle: Duration,
     budget: Budget,
+    connections: Connections,
 }
 
 impl UserOnly {
     /// Wraps a bound listener; connections that stay silent for `idle` are closed; while `budget` is
-    /// spent, no connection is accepted (they wait in the kernel's backlog, costing the hub nothing).
+    /// spent, a connection that answers nothing is closed for each new one (which waits meanwhile).
     pub fn new(inner: TcpListener, idle: Duration, budget: Budget) -> UserOnly {
         UserOnly {
             inner,
             uid: rustix::process::getuid().as_raw(),
             idle,
             budget,
+            connections: Connections::default(),
         }
     }
 }
@@ -174,11 +178,6 @@ impl axum::serve::Listener for UserOnly {
 
     async fn accept(&mut self) -> (Self::Io, Self::Addr) {
         loop {
-            // Stop accepting before the last descriptors go: a connection that closes (an idle one times
-            // out) makes room. Meanwhile new ones wait in the kernel's backlog.
-            let Some(held) = self.budget.take().await else {
-                return std::future::pending().await;
-            };
             let (stream, peer) = match self.inner.accept().await {
                 Ok(accepted) => accepted,
                 Err(e) => {
@@ -197,11 +196,23 @@ impl axum::serve::Listener for UserOnly {
                     continue;
                 }
                 // This user's, or a remote peer's (`--allow-remote`: the token decides).
-                Some(_) | None => {
-                    let _ = stream.set_nodelay(true);
-                    return (Idle::held(stream, self.idle, held), peer);
-                }
+                Some(_) | None => {}
             }
+            // The budget spent: a connection that answers nothing makes room (one closing gives its place
+            // back), rather than this one waiting behind silent ones.
+            let held = match self.budget.try_take() {
+                Some(held) => held,
+                None => {
+                    self.connections.make_room();
+                    match self.budget.take().await {
+                        Some(held) => held,
+                        None => return std::future::pending().await,
+                    }
+                }
+            };
+            let _ = stream.set_nodelay(true);
+            let activity = self.connections.track();
+            return (Idle::new(stream, self.idle, Some(held), activity), peer);
         }
     }
 
@@ -278,89 +289,6 @@ fn diag_owner(answer: &[u8]) -> Option<u32> {
     Some(u32::from_ne_bytes(answer.get(80..84)?.try_into().ok()?))
 }
 
-/// A stream that fails with `TimedOut` once nothing has been read from it for its idle time.
-pub struct Idle<S> {
-    inner: S,
-    idle: Duration,
-    deadline: Pin<Box<Sleep>>,
-    /// Its place in the listener's budget, given back when it closes.
-    held: Option<Held>,
-}
-
-impl<S> Idle<S> {
-    fn new(inner: S, idle: Duration) -> Idle<S> {
-        Idle {
-            inner,
-            idle,
-            deadline: Box::pin(tokio::time::sleep(idle)),
-            held: None,
-        }
-    }
-
-    /// A connection holding its place in a listener's budget.
-    pub(super) fn held(inner: S, idle: Duration, held: Held) -> Idle<S> {
-        let mut stream = Idle::new(inner, idle);
-        stream.held = Some(held);
-        stream
-    }
-}
-
-impl<S: AsyncRead + Unpin> AsyncRead for Idle<S> {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        let before = buf.filled().len();
-        match Pin::new(&mut self.inner).poll_read(cx, buf) {
-            Poll::Ready(result) => {
-                if buf.filled().len() > before {
-                    let next = Instant::now() + self.idle;
-                    self.deadline.as_mut().reset(next);
-                }
-                Poll::Ready(result)
-            }
-            Poll::Pending => match self.deadline.as_mut().poll(cx) {
-                Poll::Ready(()) => Poll::Ready(Err(io::Error::new(
-                    io::ErrorKind::TimedOut,
-                    "the connection was idle too long",
-                ))),
-                Poll::Pending => Poll::Pending,
-            },
-        }
-    }
-}
-
-impl<S: AsyncWrite + Unpin> AsyncWrite for Idle<S> {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.inner).poll_write(cx, buf)
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.inner).poll_flush(cx)
-    }
-
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.inner).poll_shutdown(cx)
-    }
-
-    fn poll_write_vectored(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.inner).poll_write_vectored(cx, bufs)
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        self.inner.is_write_vectored()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -431,28 +359,5 @@ mod tests {
         assert!(budget.take().await.is_some(), "a place given back is taken");
         drop(held);
         assert_eq!(budget.held(), 0);
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn a_connection_is_closed_only_after_its_idle_time_of_silence() {
-        use tokio::io::{AsyncReadExt, AsyncWriteExt};
-        let idle = Duration::from_secs(60);
-        let (mut client, server) = tokio::io::duplex(64);
-        let mut server = Idle::new(server, idle);
-        let t0 = Instant::now();
-        // Bytes every 59 s keep it open, whatever the total.
-        for _ in 0..3 {
-            tokio::time::sleep(Duration::from_secs(59)).await;
-            client.write_all(b"x").await.unwrap();
-            let mut byte = [0u8; 1];
-            server.read_exact(&mut byte).await.unwrap();
-        }
-        let heard = Instant::now();
-        assert_eq!(heard - t0, Duration::from_secs(177));
-        // Then silence: the read fails once the idle time has passed since the last byte, not before.
-        let mut byte = [0u8; 1];
-        let err = server.read(&mut byte).await.unwrap_err();
-        assert_eq!(err.kind(), io::ErrorKind::TimedOut);
-        assert_eq!(Instant::now() - heard, idle);
     }
 }

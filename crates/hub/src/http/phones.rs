@@ -18,7 +18,8 @@ use tokio::sync::{mpsc, watch};
 use tokio_rustls::server::TlsStream;
 use tokio_rustls::TlsAcceptor;
 
-use super::peers::{accept_failed, Budget, Idle};
+use super::idle::{Activity, Idle};
+use super::peers::{accept_failed, Budget};
 use crate::hub::Hub;
 use crate::phone::{Listening, PhoneAddress};
 
@@ -135,7 +136,9 @@ impl TlsListener {
                     let _ = stream.set_nodelay(true);
                     match tokio::time::timeout(HANDSHAKE, acceptor.accept(stream)).await {
                         Ok(Ok(tls)) => {
-                            let _ = done.send((Idle::held(tls, idle, held), peer)).await;
+                            let _ = done
+                                .send((Idle::new(tls, idle, Some(held), Activity::new()), peer))
+                                .await;
                         }
                         Ok(Err(e)) => tracing::debug!(%peer, error = %e, "a TLS handshake failed"),
                         Err(_) => tracing::debug!(%peer, "a TLS handshake took too long"),

@@ -38,6 +38,7 @@ impl Relay {
         clawmux: &Path,
         data_dir: &Path,
         name: &str,
+        idle: std::time::Duration,
     ) -> Result<Relay, HubError> {
         let failed = |why: String| {
             HubError::new(
@@ -54,6 +55,8 @@ impl Relay {
             .arg(name)
             .arg("--data-dir")
             .arg(data_dir)
+            .arg("--idle-ms")
+            .arg(idle.as_millis().to_string())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

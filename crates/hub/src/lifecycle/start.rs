@@ -77,7 +77,7 @@ impl Lifecycle {
         let relay = if launch.demo {
             None
         } else {
-            Some(Relay::start(&clawmux, &self.data_dir, name).await?)
+            Some(Relay::start(&clawmux, &self.data_dir, name, self.options.idle_timeout).await?)
         };
         let http = relay.as_ref().map(|r| launch::HttpHooks {
             port: r.port,
