@@ -434,6 +434,9 @@ pub async fn hear_voice(
         .voice()
         .recording(recording, content_type, audio)
         .await?;
+    // Nothing of an utterance is kept, whatever happens: not when it is answered, not when it fails,
+    // and not when its request goes away unanswered (the guard removes it then).
+    let kept = kept.discarded_at_end();
     let heard = async {
         let sessions = hub.sessions().await?;
         let expected = HandsFree::expected(&sessions, shown);
@@ -448,10 +451,20 @@ pub async fn hear_voice(
         }
         carry_out(hub, &mut heard, act, Some(&kept.client_key())).await?;
         Ok(heard)
+    };
+    // An utterance is answered within its time (under its connection's idle time), whatever the
+    // machine's load: a busy one says so rather than leaving the connection to close with no answer.
+    let within = hub.options().hear_within;
+    match tokio::time::timeout(within, heard).await {
+        Ok(heard) => heard,
+        Err(_) => Err(HubError::new(
+            Code::TranscriptionFailed,
+            format!(
+                "hearing that took longer than {:.0} s (the machine is busy): say it again",
+                within.as_secs_f64()
+            ),
+        )),
     }
-    .await;
-    kept.delivered().await;
-    heard
 }
 
 /// Carries out what hands-free decided for `text`, through the paths a typed message and a click take.

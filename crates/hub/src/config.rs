@@ -145,6 +145,9 @@ fn valid_token(t: &str) -> bool {
 /// How long a connection may stay silent, in milliseconds (`Options::idle_timeout`'s default).
 pub const IDLE_MS: u64 = 60_000;
 
+/// How long hearing one hands-free utterance may take, in milliseconds (`Options::hear_within`'s default).
+pub const HEAR_WITHIN_MS: u64 = 30_000;
+
 /// How the hub starts and looks after agents. [`Options::from_env`] reads each from the environment, so
 /// `clawmux serve` and the app take them the same way.
 #[derive(Debug, Clone)]
@@ -177,6 +180,9 @@ pub struct Options {
     /// How long a connection to the TCP port may send nothing before it is closed
     /// (`CLAWMUX_IDLE_TIMEOUT_MS`, default 60 s).
     pub idle_timeout: Duration,
+    /// How long hearing one hands-free utterance may take before the hub answers that the machine is
+    /// too busy (`CLAWMUX_HEAR_WITHIN_MS`, default 30 s: under the idle time of its connection).
+    pub hear_within: Duration,
     /// Where speech models are downloaded from instead of whisper.cpp's repository (`CLAWMUX_MODELS_URL`:
     /// a mirror; the files must still be the pinned ones).
     pub models_url: Option<String>,
@@ -223,6 +229,7 @@ impl Options {
                 crate::lifecycle::launch::BASH_TIMEOUT_MS,
             ),
             idle_timeout: ms("CLAWMUX_IDLE_TIMEOUT_MS", IDLE_MS),
+            hear_within: ms("CLAWMUX_HEAR_WITHIN_MS", HEAR_WITHIN_MS),
             models_url: std::env::var("CLAWMUX_MODELS_URL")
                 .ok()
                 .filter(|u| !u.is_empty()),

@@ -385,3 +385,47 @@ fn speech_comes_from_the_speech_service_or_a_clear_error() {
     assert_eq!((status, v["code"].as_str()), (502, Some("speech_failed")));
     assert_eq!(hub.post("/api/speech", None, r#"{"text":""}"#).0, 400);
 }
+
+#[test]
+fn an_utterance_heard_too_slowly_is_answered_in_its_time_and_nothing_of_it_is_kept() {
+    // Hearing may take a second here; the user's service takes a minute (a busy machine, a slow server).
+    let hub = TestHub::start_with_options(&[("CLAWMUX_HEAR_WITHIN_MS", "1000")]);
+    hub.add_agent("sky");
+    let slow = service(|_, _, _| {
+        std::thread::sleep(std::time::Duration::from_secs(60));
+        (
+            200,
+            "application/json",
+            br#"{"text":"run the tests"}"#.to_vec(),
+        )
+    });
+    settings(
+        &hub,
+        json!({"speech_to_text": "service",
+            "transcription_url": format!("http://127.0.0.1:{}/v1/audio/transcriptions", slow.port)}),
+    );
+    let audio = speak_wav(hub.dir.path(), "sky, run the tests");
+    let started = std::time::Instant::now();
+    let mut resp = hub
+        .http()
+        .post(hub.url("/api/voice/hear?recording=hf-slow&shown=sky"))
+        .header("Authorization", format!("Bearer {}", hub.token))
+        .header("Content-Type", "audio/wav")
+        .send(&audio[..])
+        .unwrap();
+    let status = resp.status().as_u16();
+    let v: Value = serde_json::from_str(&resp.body_mut().read_to_string().unwrap_or_default())
+        .unwrap_or_default();
+    assert_eq!(
+        (status, v["code"].as_str()),
+        (502, Some("transcription_failed")),
+        "{v}"
+    );
+    assert!(v["message"].as_str().unwrap().contains("busy"), "{v}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(9));
+    // Nothing kept, nothing sent.
+    crate::common::wait_until(std::time::Duration::from_secs(5), || {
+        !hub.data().join("voice/hf-slow.wav").exists()
+    });
+    assert!(hub.history("sky").is_empty());
+}

@@ -27,9 +27,9 @@ use clawmux_voice::VoiceError;
 pub use clawmux_voice::{VoiceSettings, SETTINGS_FILE};
 
 use crate::error::HubError;
-pub use recordings::Recording;
 #[cfg(test)]
 use recordings::{check_recording_id, extension};
+pub use recordings::{Discarded, Recording};
 
 /// The largest recording accepted (the limit of OpenAI's transcription API).
 pub const MAX_AUDIO: usize = 25 * 1024 * 1024;

@@ -67,6 +67,38 @@ impl Recording {
     pub async fn delivered(self) {
         let _ = tokio::fs::remove_file(&self.file).await;
     }
+
+    /// The recording of an utterance, whose file goes when it is dropped, however its hearing ends.
+    pub fn discarded_at_end(self) -> Discarded {
+        Discarded(self)
+    }
+}
+
+/// A recording removed from disk when dropped ([`Recording::discarded_at_end`]).
+#[derive(Debug)]
+pub struct Discarded(Recording);
+
+impl std::ops::Deref for Discarded {
+    type Target = Recording;
+
+    fn deref(&self) -> &Recording {
+        &self.0
+    }
+}
+
+impl Drop for Discarded {
+    fn drop(&mut self) {
+        let file = std::mem::take(&mut self.0.file);
+        // Off the async threads where there are some; a drop outside a runtime removes it at once.
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                runtime.spawn_blocking(move || std::fs::remove_file(file));
+            }
+            Err(_) => {
+                let _ = std::fs::remove_file(file);
+            }
+        }
+    }
 }
 
 impl Voice {
