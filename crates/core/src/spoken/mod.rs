@@ -7,10 +7,12 @@
 //! not clearly an approval is asked again, never taken as one.
 
 pub mod approval;
+pub mod echo;
 pub mod intent;
 pub mod prose;
 
 pub use approval::{confirmed, danger, judge, Danger, Judged};
+pub use echo::is_echo;
 pub use intent::{understand, Query, Understood};
 pub use prose::Spoken;
 
@@ -26,16 +28,6 @@ pub fn words(text: &str) -> Vec<String> {
         })
         .filter(|w| !w.is_empty())
         .collect()
-}
-
-/// Whether `heard` is the app's own speech (`said`) heard back through the speakers rather than the
-/// user: three words or more, three in five of them the app's. A short answer ("allow") is never taken for an echo:
-/// the grammar judges it.
-pub fn is_echo(heard: &str, said: &str) -> bool {
-    let heard = words(&clean(heard));
-    let said = words(said);
-    let own = heard.iter().filter(|w| said.contains(w)).count();
-    heard.len() >= 3 && own * 10 >= heard.len() * 6
 }
 
 /// What the recognizer heard, without what it makes up: bracketed non-speech (`[BLANK_AUDIO]`, `(music)`,
@@ -142,19 +134,6 @@ mod tests {
             ["okay", "wait", "dont", "run", "that"]
         );
         assert_eq!(words("  ...  "), Vec::<String>::new());
-    }
-
-    #[test]
-    fn the_apps_own_speech_heard_back_is_told_from_the_user() {
-        let said = "sky asks to run npm test. Allow, or deny?";
-        assert!(is_echo(
-            "Sky asks to run and PM test. Allow. Organize.",
-            said
-        ));
-        assert!(is_echo("allow or deny", said));
-        assert!(!is_echo("Allow.", said));
-        assert!(!is_echo("Rain, run the tests please.", said));
-        assert!(!is_echo("who needs me", ""));
     }
 
     #[test]
