@@ -234,3 +234,64 @@ fn a_download_through_the_hub_is_told_on_the_feed_and_a_wrong_file_is_refused() 
         "{listed}"
     );
 }
+
+/// Posts one hands-free utterance, as the page does: (status, what the app made of it).
+fn hear(hub: &TestHub, recording: &str, said: &str, audio: &[u8]) -> (u16, serde_json::Value) {
+    let url = format!(
+        "/api/voice/hear?recording={recording}&shown=sky&said={}",
+        urlencoding(said)
+    );
+    let mut resp = hub
+        .http()
+        .post(hub.url(&url))
+        .header("Authorization", format!("Bearer {}", hub.token))
+        .header("Content-Type", "audio/wav")
+        .send(audio)
+        .unwrap();
+    let status = resp.status().as_u16();
+    let body = resp.body_mut().read_to_string().unwrap_or_default();
+    (status, serde_json::from_str(&body).unwrap_or_default())
+}
+
+fn urlencoding(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+#[test]
+fn the_apps_own_question_naming_a_path_heard_back_is_never_a_message() {
+    let hub = TestHub::start();
+    hub.add_agent("sky");
+    hub.add_agent("rain");
+    std::fs::create_dir_all(hub.data().join("models")).unwrap();
+    std::fs::copy(test_model(), hub.data().join("models/ggml-tiny.en.bin")).unwrap();
+    let (status, _) = hub.post(
+        "/api/voice/settings",
+        None,
+        &json!({"speech_to_text": "device", "local_model": "tiny.en"}).to_string(),
+    );
+    assert_eq!(status, 200);
+    // What the page speaks, heard back through the speakers by the microphone.
+    let questions = [
+        "sky asks to run echo held out > /tmp/clawmux-h3/harmless.txt. Allow, or deny?",
+        "rain asks to write notes.md. Allow, or deny?",
+        "sky asks to run ls -la /home/user/projects/clawmux/crates. Allow, or deny?",
+    ];
+    for (i, said) in questions.iter().enumerate() {
+        let audio = speech(&hub, said);
+        let (status, v) = hear(&hub, &format!("echo-{i}"), said, &audio);
+        assert_eq!(status, 200, "{v}");
+        println!("heard back: {:?} -> {}", v["heard"], v["done"]);
+        assert!(
+            ["nothing", "asked_again"].contains(&v["done"].as_str().unwrap()),
+            "{said}: {v}"
+        );
+    }
+    assert!(hub.history("sky").is_empty() && hub.history("rain").is_empty());
+}

@@ -4,14 +4,16 @@
 //! clawmux", a name as a near word ("Kai" for sky), punctuation as words ("greater than"). So what the
 //! app said is first put as a speech engine says it (the names of the symbols it reads out added), and
 //! the words heard are compared with it loosely (a letter off counts as the same word). Heard back, the
-//! app's speech is then either mostly its words, or holds a run of four of them in its order: a user
-//! repeats neither a question's frame ("asks to run ... allow, or deny") nor a path.
+//! app's speech is then mostly its words, or holds a run of four of them in its order, or half of what it
+//! said in its order: a user repeats neither a question's frame ("asks to run ... allow, or deny") nor a
+//! path.
 
 use super::{clean, words};
 
 /// Whether `heard` is the app's own speech (`said`) heard back rather than the user: three words or more,
-/// and three in five of them the app's, or four of them in a row as the app said them. A short answer
-/// ("allow") is never taken for an echo: the grammar judges it.
+/// and three in five of them the app's, or four of them in a row as the app said them, or half of the
+/// app's words (three at least) in its order. A short answer ("allow") is never taken for an echo: the
+/// grammar judges it.
 pub fn is_echo(heard: &str, said: &str) -> bool {
     let heard = words(&clean(heard));
     let said = spoken_words(said);
@@ -22,7 +24,31 @@ pub fn is_echo(heard: &str, said: &str) -> bool {
         .iter()
         .filter(|w| said.iter().any(|s| alike(w, s)))
         .count();
-    own * 10 >= heard.len() * 6 || shares_a_run(&heard, &said, RUN)
+    own * 10 >= heard.len() * 6
+        || shares_a_run(&heard, &said, RUN)
+        || in_order(&heard, &said) * 2 >= said.len().max(6)
+}
+
+/// How many words of `heard` stand in `said` in the same order (the longest common subsequence, words
+/// alike): a question heard back keeps its frame ("asks to write ... or deny") around what it garbles.
+fn in_order(heard: &[String], said: &[String]) -> usize {
+    // Bounded work: the first words heard against the app's last words said.
+    let heard = &heard[..heard.len().min(200)];
+    let said = &said[said.len().saturating_sub(2_000)..];
+    let mut row = vec![0usize; said.len() + 1];
+    for h in heard {
+        let mut diagonal = 0;
+        for (j, s) in said.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = if alike(h, s) {
+                diagonal + 1
+            } else {
+                above.max(row[j])
+            };
+            diagonal = above;
+        }
+    }
+    row[said.len()]
 }
 
 /// How many of the app's words in a row, heard in its order, make an echo.
@@ -131,7 +157,13 @@ mod tests {
             "Kai asks to run echo held out, greater than slash temp slash claw mocks. Allow or deny.",
             "Skye asks to run echo, held out greater than slash.",
             "asks to run echo held out greater than slash tmp",
+            "Sky asks to run echo health out, /dmb/lormaxh3/harmless.txt, allow, or deny.",
         ] {
+            assert!(is_echo(heard, said), "{heard}");
+        }
+        // Heard by tiny.en from espeak-ng's speech of a short question: its frame kept around a garble.
+        let said = "rain asks to write notes.md. Allow, or deny?";
+        for heard in ["Ray asks to write a note to stop M.V. below, or deny."] {
             assert!(is_echo(heard, said), "{heard}");
         }
         // The user's own words about the same command are the user's.
