@@ -3,7 +3,7 @@
 use serde_json::{json, Value};
 
 use super::{AnswerRequest, Request, Verdict};
-use crate::lifecycle::flags::PermissionMode;
+use crate::lifecycle::flags::PlanMode;
 
 /// The hook's answer to Claude Code for `reply` to `request`.
 pub(super) fn decision(request: &Request, reply: &AnswerRequest) -> Value {
@@ -22,7 +22,7 @@ pub(super) fn decision(request: &Request, reply: &AnswerRequest) -> Value {
     }
     if request.tool_name == "ExitPlanMode" && verdict != Verdict::Deny {
         // An approved plan leaves plan mode: Claude Code takes the approval with the mode to go on in.
-        let mode = reply.mode.unwrap_or(PermissionMode::Default);
+        let mode = reply.mode.unwrap_or(PlanMode::Default).permission_mode();
         decision["updatedPermissions"] =
             json!([{ "type": "setMode", "mode": mode.as_str(), "destination": "session" }]);
         decision["updatedInput"] = request.tool_input.clone();
@@ -111,7 +111,7 @@ mod tests {
         let out = decision(
             &plan,
             &AnswerRequest {
-                mode: Some(PermissionMode::AcceptEdits),
+                mode: Some(PlanMode::AcceptEdits),
                 ..reply(Verdict::Allow)
             },
         );

@@ -11,7 +11,7 @@ use serde_json::{json, Map, Value};
 use tokio::sync::oneshot;
 
 use super::plan::{plan_file, read_plan};
-use crate::lifecycle::flags::PermissionMode;
+use crate::lifecycle::flags::PlanMode;
 use crate::ui_event::Request;
 
 /// What the user decided.
@@ -45,7 +45,14 @@ pub struct AnswerRequest {
     /// first when not given.
     pub suggestion: Option<usize>,
     /// For an approved plan: the permission mode to carry on in (Claude Code's own default when not given).
-    pub mode: Option<PermissionMode>,
+    pub mode: Option<PlanMode>,
+}
+
+impl AnswerRequest {
+    /// Whether the answer raises the agent's permission mode (a plan approved into more than asking).
+    pub fn raises_mode(&self) -> bool {
+        self.mode.is_some_and(|m| m != PlanMode::Default)
+    }
 }
 
 /// An open request and the hook waiting for its answer.

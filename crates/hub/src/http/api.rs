@@ -95,7 +95,8 @@ pub(super) async fn command(
             tracing::info!(phone = phone.0, "a phone asked for a desktop's command");
             return Err(HubError::new(
                 Code::NotForPhones,
-                "a phone may read, send, answer and interrupt; this command is for the desktop",
+                "a phone may read, send, answer and interrupt, never raising an agent's permission \
+                 mode; this is for the desktop",
             ));
         }
     }

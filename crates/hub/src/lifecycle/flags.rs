@@ -33,6 +33,31 @@ impl PermissionMode {
     }
 }
 
+/// The modes a plan may be approved into: what the window offers beside its Approve. Planning again is
+/// no approval, and never asking is chosen when an agent starts, never in passing: a plan's answer that
+/// names either is refused where it is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum PlanMode {
+    /// Ask before anything that changes something.
+    Default,
+    /// Edit files without asking; ask for the rest.
+    AcceptEdits,
+    /// Claude Code's safety check decides.
+    Auto,
+}
+
+impl PlanMode {
+    /// The permission mode it is.
+    pub fn permission_mode(self) -> PermissionMode {
+        match self {
+            PlanMode::Default => PermissionMode::Default,
+            PlanMode::AcceptEdits => PermissionMode::AcceptEdits,
+            PlanMode::Auto => PermissionMode::Auto,
+        }
+    }
+}
+
 /// Claude Code's effort levels, as its `--effort` spells them: more thinks longer and costs more of the
 /// account's limits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::EnumIter)]

@@ -1,5 +1,5 @@
 //! What a paired phone may do: what the window does to agents (read, send, answer, interrupt, attach),
-//! and nothing that changes the hub (settings, machines, pairing, starting or ending agents) or runs a
+//! never raising an agent's permission mode, and nothing that changes the hub (settings, machines, pairing, starting or ending agents) or runs a
 //! program (a terminal). The desktop's token may do everything; a phone's token is checked here, by route
 //! and, for the command surface, by command, so a command added later is the desktop's until it is listed
 //! here (the match has no catch-all).
@@ -55,13 +55,14 @@ pub fn may_run(command: &Command) -> bool {
         | Command::AttachmentImage { .. }
         | Command::MarkRead { .. }
         | Command::Interrupt { .. }
-        | Command::Answer(_)
         | Command::Dismiss { .. }
         | Command::History { .. }
         | Command::Changes { .. }
         | Command::Usage { .. }
         | Command::Search(_)
         | Command::Capabilities {} => true,
+        // An answer, but never one that raises the agent's permission mode: that is the desktop's.
+        Command::Answer(answer) => !answer.raises_mode(),
         // Another machine's agent: what may be done to it is what may be done to one here.
         Command::OnMachine { forward, .. } => serde_json::from_value::<Command>(forward.clone())
             .is_ok_and(|inner| !matches!(inner, Command::OnMachine { .. }) && may_run(&inner)),
@@ -103,5 +104,37 @@ pub fn may_run(command: &Command) -> bool {
         | Command::PhonePair { .. }
         | Command::PhoneRevoke { .. }
         | Command::Present { .. } => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn command(json: &str) -> Result<Command, serde_json::Error> {
+        serde_json::from_str(json)
+    }
+
+    #[test]
+    fn a_phone_answers_but_never_raises_the_permission_mode() {
+        let answer = |mode: &str| {
+            command(&format!(
+                r#"{{"command":"answer","session_id":"sky","request_id":"r1","decision":"allow"{mode}}}"#
+            ))
+        };
+        assert!(may_run(&answer("").unwrap()));
+        assert!(may_run(&answer(r#","mode":"default""#).unwrap()));
+        assert!(!may_run(&answer(r#","mode":"acceptEdits""#).unwrap()));
+        assert!(!may_run(&answer(r#","mode":"auto""#).unwrap()));
+        // Never asking, or planning again, is no plan's approval for anyone: refused where it is read.
+        for never in ["bypassPermissions", "plan"] {
+            let refused = answer(&format!(r#","mode":"{never}""#)).unwrap_err();
+            assert!(refused.to_string().contains("unknown variant"), "{refused}");
+        }
+        // Nor through another machine's agent.
+        let forwarded = command(
+            r#"{"command":"on_machine","machine":"box","forward":{"command":"answer","session_id":"sky","request_id":"r1","decision":"allow","mode":"acceptEdits"}}"#,
+        );
+        assert!(!may_run(&forwarded.unwrap()));
     }
 }
