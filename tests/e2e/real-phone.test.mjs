@@ -42,7 +42,7 @@ function notifications(phone) {
 
 test('a real agent\'s permission reaches the phone as a push and is answered from its notification, once; the desktop shows it answered elsewhere', async () => {
   const model = await startModel(asker());
-  const hub = await startHub({ env: { CLAWMUX_CLAUDE: real.claude, ...claudeEnv(model.port) } });
+  const hub = await startHub({ env: { CLAWMUX_CLAUDE: real.claude, CLAWMUX_PUSH_ON_LOOPBACK: '1', ...claudeEnv(model.port) } });
   prepareHome(hub.dir, [join(hub.data, 'agents', 'sky')]);
   const push = await startPushService();
   const way = await tunnel(hub);

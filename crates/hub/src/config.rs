@@ -183,6 +183,9 @@ pub struct Options {
     /// How long hearing one hands-free utterance may take before the hub answers that the machine is
     /// too busy (`CLAWMUX_HEAR_WITHIN_MS`, default 30 s: under the idle time of its connection).
     pub hear_within: Duration,
+    /// Whether a phone's push service may be on this machine (`CLAWMUX_PUSH_ON_LOOPBACK=1`: tests run one;
+    /// never otherwise, or a paired phone could make the hub post to any local port).
+    pub push_on_loopback: bool,
     /// Where speech models are downloaded from instead of whisper.cpp's repository (`CLAWMUX_MODELS_URL`:
     /// a mirror; the files must still be the pinned ones).
     pub models_url: Option<String>,
@@ -230,6 +233,7 @@ impl Options {
             ),
             idle_timeout: ms("CLAWMUX_IDLE_TIMEOUT_MS", IDLE_MS),
             hear_within: ms("CLAWMUX_HEAR_WITHIN_MS", HEAR_WITHIN_MS),
+            push_on_loopback: std::env::var("CLAWMUX_PUSH_ON_LOOPBACK").is_ok_and(|v| v == "1"),
             models_url: std::env::var("CLAWMUX_MODELS_URL")
                 .ok()
                 .filter(|u| !u.is_empty()),

@@ -143,7 +143,13 @@ impl Hub {
         );
         let hands_free = crate::hands_free::HandsFree::new(store.clone());
         let attachments = crate::attachments::Attachments::new(data_dir, store.clone());
-        let phone = crate::phone::Phone::open(store.clone(), port.clone(), data_dir).await?;
+        let phone = crate::phone::Phone::open(
+            store.clone(),
+            port.clone(),
+            data_dir,
+            options.push_on_loopback,
+        )
+        .await?;
         Ok(Hub {
             inner: Arc::new(Inner {
                 store,

@@ -87,11 +87,12 @@ fn hash(token: &str) -> [u8; 32] {
 
 impl Phone {
     /// The phones of `store`, on or off as the user left them, for the hub serving on `port` from
-    /// `data_dir` (its push key there).
+    /// `data_dir` (its push key there); their push services on this machine only if `push_on_loopback`.
     pub async fn open(
         store: Store,
         port: Arc<AtomicU16>,
         data_dir: &std::path::Path,
+        push_on_loopback: bool,
     ) -> Result<Phone, HubError> {
         let on = store.phones_on().await.map_err(failed)?;
         let address = store
@@ -116,7 +117,7 @@ impl Phone {
             address: Arc::new(Mutex::new(address)),
             wanted: Arc::new(tokio::sync::watch::channel(wanted).0),
             listening: Arc::new(tokio::sync::watch::channel((0, Listening::No)).0),
-            push: push::Push::open(store.clone(), data_dir, contact)?,
+            push: push::Push::open(store.clone(), data_dir, contact, push_on_loopback)?,
             store,
             port,
             on: Arc::new(AtomicBool::new(on)),

@@ -10,7 +10,7 @@ use super::{Phone, PhoneId, PAIRING_TTL};
 async fn phones() -> (tempfile::TempDir, Phone) {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(&dir.path().join("db.sqlite")).await.unwrap();
-    let phone = Phone::open(store, Arc::new(AtomicU16::new(3460)), dir.path())
+    let phone = Phone::open(store, Arc::new(AtomicU16::new(3460)), dir.path(), false)
         .await
         .unwrap();
     (dir, phone)
@@ -185,7 +185,7 @@ async fn the_address_is_wanted_only_while_phones_are_on_and_pairing_links_to_whe
     );
     // Kept across a restart, served again only once phones are on.
     let store = Store::open(&dir.path().join("db.sqlite")).await.unwrap();
-    let again = Phone::open(store, Arc::new(AtomicU16::new(3460)), dir.path())
+    let again = Phone::open(store, Arc::new(AtomicU16::new(3460)), dir.path(), false)
         .await
         .unwrap();
     assert_eq!(again.status().await.unwrap().address, Some(address));

@@ -1,6 +1,9 @@
 //! A push service's address, as a phone gives it: hostile input, checked before the hub ever sends there.
-//! Push services are HTTPS; plain HTTP is taken on loopback only (a push service on this machine, as the
-//! tests run one). No user name or password in it, no fragment, nothing but an address.
+//! Push services are HTTPS at a host name (Google's, Mozilla's, Apple's, Microsoft's). An address on this
+//! machine or at a bare IP address is none: a paired phone could otherwise make the hub post to any local
+//! port and path, or into the user's network. Only where the hub is told so (a test running a push
+//! service of its own, `CLAWMUX_PUSH_ON_LOOPBACK`) is loopback taken, plain HTTP included. No user name
+//! or password in it, no fragment, nothing but an address.
 
 /// A checked push endpoint.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -11,15 +14,15 @@ pub struct Endpoint {
 
 /// Why an address is not a push endpoint.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("not a push service's address ({0}): https://host/..., or http:// on loopback only")]
+#[error("not a push service's address ({0}): https://host.name/...")]
 pub struct BadEndpoint(&'static str);
 
 /// The longest address taken.
 const MAX_URL: usize = 2048;
 
 impl Endpoint {
-    /// Checks `url`.
-    pub fn parse(url: &str) -> Result<Endpoint, BadEndpoint> {
+    /// Checks `url`; one on this machine only if `on_loopback` (a test's push service).
+    pub fn parse(url: &str, on_loopback: bool) -> Result<Endpoint, BadEndpoint> {
         if url.len() > MAX_URL || url.chars().any(|c| c.is_control() || c.is_whitespace()) {
             return Err(BadEndpoint("too long, or with spaces or controls"));
         }
@@ -49,9 +52,17 @@ impl Endpoint {
         if !port_ok || !host_ok {
             return Err(BadEndpoint("a host or port that is not one"));
         }
-        let loopback = matches!(host, "127.0.0.1" | "[::1]" | "localhost");
+        let loopback =
+            matches!(host, "127.0.0.1" | "[::1]" | "localhost") || host.ends_with(".localhost");
+        let address = host.starts_with('[') || host.split('.').all(|p| p.parse::<u8>().is_ok());
+        if loopback && !on_loopback {
+            return Err(BadEndpoint("this machine"));
+        }
+        if address && !loopback {
+            return Err(BadEndpoint("an IP address, not a push service's name"));
+        }
         if !secure && !loopback {
-            return Err(BadEndpoint("plain http beyond this machine"));
+            return Err(BadEndpoint("plain http"));
         }
         let scheme = if secure { "https" } else { "http" };
         Ok(Endpoint {
@@ -76,12 +87,30 @@ mod tests {
     use super::*;
 
     #[test]
-    fn push_services_are_https_and_loopback_may_be_plain() {
-        let fcm = Endpoint::parse("https://fcm.googleapis.com/fcm/send/abc:def").unwrap();
+    fn push_services_are_https_at_a_name_and_loopback_only_where_a_test_says() {
+        let fcm = Endpoint::parse("https://fcm.googleapis.com/fcm/send/abc:def", false).unwrap();
         assert_eq!(fcm.origin(), "https://fcm.googleapis.com");
-        let local = Endpoint::parse("http://127.0.0.1:8123/push/1").unwrap();
+        let local = Endpoint::parse("http://127.0.0.1:8123/push/1", true).unwrap();
         assert_eq!(local.origin(), "http://127.0.0.1:8123");
-        assert!(Endpoint::parse("http://[::1]:9/p").is_ok());
+        assert!(Endpoint::parse("http://[::1]:9/p", true).is_ok());
+        // A phone naming this machine, or an address in the user's network: refused.
+        for local in [
+            "http://127.0.0.1:8123/push/1",
+            "https://127.0.0.1:3460/api/command",
+            "https://localhost:3460/api/command",
+            "https://[::1]:9/p",
+            "https://app.localhost/p",
+        ] {
+            assert!(Endpoint::parse(local, false).is_err(), "{local}");
+        }
+        for network in [
+            "https://192.168.1.1/admin",
+            "https://10.0.0.1/p",
+            "https://169.254.169.254/latest",
+            "https://[fe80::1]/p",
+        ] {
+            assert!(Endpoint::parse(network, true).is_err(), "{network}");
+        }
         for bad in [
             "http://push.example.net/p",
             "ftp://x/y",
@@ -95,8 +124,8 @@ mod tests {
             "https://evil_host/p",
             "javascript:alert(1)",
         ] {
-            assert!(Endpoint::parse(bad).is_err(), "{bad}");
+            assert!(Endpoint::parse(bad, true).is_err(), "{bad}");
         }
-        assert!(Endpoint::parse(&format!("https://h/{}", "a".repeat(3000))).is_err());
+        assert!(Endpoint::parse(&format!("https://h/{}", "a".repeat(3000)), false).is_err());
     }
 }

@@ -105,6 +105,8 @@ pub struct Push {
     sent: Arc<AtomicU64>,
     /// Who runs the hub, as push services ask (none set: the placeholder).
     contact: Arc<std::sync::Mutex<Option<contact::Contact>>>,
+    /// Whether push services on this machine are taken (a test's).
+    on_loopback: bool,
 }
 
 fn bad(message: String) -> HubError {
@@ -113,11 +115,12 @@ fn bad(message: String) -> HubError {
 
 impl Push {
     /// Pushes of the hub whose data folder is `data_dir` (its VAPID key there, made the first time),
-    /// naming `contact` to push services.
+    /// naming `contact` to push services; to a push service on this machine only if `on_loopback`.
     pub fn open(
         store: Store,
         data_dir: &Path,
         contact: Option<contact::Contact>,
+        on_loopback: bool,
     ) -> Result<Push, HubError> {
         let vapid = vapid::Vapid::load_or_create(data_dir).map_err(|e| {
             HubError::new(
@@ -137,6 +140,7 @@ impl Push {
             present_until: Arc::new(AtomicI64::new(0)),
             sent: Arc::new(AtomicU64::new(0)),
             contact: Arc::new(std::sync::Mutex::new(contact)),
+            on_loopback,
         })
     }
 
@@ -168,7 +172,8 @@ impl Push {
 
     /// Keeps `phone`'s subscription, its address and keys checked first (they come from the phone).
     pub async fn subscribe(&self, phone: &PhoneId, sub: &Subscription) -> Result<(), HubError> {
-        let endpoint = Endpoint::parse(&sub.endpoint).map_err(|e| bad(e.to_string()))?;
+        let endpoint =
+            Endpoint::parse(&sub.endpoint, self.on_loopback).map_err(|e| bad(e.to_string()))?;
         let p256dh = B64
             .decode(sub.keys.p256dh.trim_end_matches('='))
             .map_err(|e| bad(format!("the subscription's p256dh is not base64url: {e}")))?;
@@ -232,7 +237,8 @@ impl Push {
 
     /// One push request (blocking).
     fn post(&self, target: &PushRow, plaintext: &[u8]) -> Result<(), String> {
-        let endpoint = Endpoint::parse(&target.endpoint).map_err(|e| e.to_string())?;
+        let endpoint =
+            Endpoint::parse(&target.endpoint, self.on_loopback).map_err(|e| e.to_string())?;
         let mut salt = [0u8; 16];
         getrandom::fill(&mut salt).map_err(|e| e.to_string())?;
         let body = encrypt::encrypt(
