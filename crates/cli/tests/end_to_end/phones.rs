@@ -239,8 +239,25 @@ fn a_paired_phone_reaches_only_what_the_window_does_to_agents_until_it_is_revoke
 fn over_tls(
     port: u16,
     cert: &rustls::pki_types::CertificateDer<'static>,
+    call: (&str, &str, Value),
+    token: Option<&str>,
+) -> Option<(u16, Value)> {
+    over_tls_from(
+        port,
+        cert,
+        call,
+        token,
+        &format!("https://127.0.0.1:{port}"),
+    )
+}
+
+/// [`over_tls`] from the page at `origin`.
+fn over_tls_from(
+    port: u16,
+    cert: &rustls::pki_types::CertificateDer<'static>,
     (method, path, body): (&str, &str, Value),
     token: Option<&str>,
+    origin: &str,
 ) -> Option<(u16, Value)> {
     use std::io::{Read, Write};
     let mut roots = rustls::RootCertStore::empty();
@@ -259,7 +276,7 @@ fn over_tls(
     let host = format!("127.0.0.1:{port}");
     let mut headers = vec![
         ("Host", host.clone()),
-        ("Origin", format!("https://{host}")),
+        ("Origin", origin.to_owned()),
         ("Content-Type", "application/json".to_owned()),
     ];
     if let Some(t) = token {
@@ -390,6 +407,22 @@ fn phones_at_an_address_of_their_own_are_served_over_tls_with_the_apps_certifica
         over_tls(port, &cert, settings, Some(token)).map(|s| s.0),
         Some(403)
     );
+    // Only the phones' own page may call with a phone's token there: no other origin, the app's neither.
+    for origin in [
+        format!("http://127.0.0.1:{port}"),
+        "tauri://localhost".to_owned(),
+        "http://tauri.localhost".to_owned(),
+        format!("http://127.0.0.1:{}", hub.port),
+        "http://127.0.0.1:0".to_owned(),
+        "https://evil.example".to_owned(),
+    ] {
+        let read = ("GET", "/api/sessions", Value::Null);
+        assert_eq!(
+            over_tls_from(port, &cert, read, Some(token), &origin).map(|s| s.0),
+            Some(403),
+            "from {origin}"
+        );
+    }
 
     // Phones off: the address is closed; an address not this machine's says why.
     hub.run(None, &["phone", "off"]);

@@ -127,9 +127,13 @@ impl Guard {
         on && host.is_some_and(loopback)
     }
 
-    /// Whether a phone's (or a pairing's) request may come from `origin`: the hub's or the app's own, or
-    /// the very address the request was sent to (the page the phone loaded through its tunnel).
+    /// Whether a phone's (or a pairing's) request may come from `origin`: at the phones' own address,
+    /// its page alone (`https://<that address>`); elsewhere the hub's or the app's own, or the very
+    /// address the request was sent to (the page the phone loaded through its tunnel).
     fn phone_origin_ok(&self, origin: &str, host: Option<&str>) -> bool {
+        if let Some(at) = &self.phones_at {
+            return origin.eq_ignore_ascii_case(&format!("https://{at}"));
+        }
         self.origin_ok(origin)
             || host.is_some_and(|h| {
                 origin.eq_ignore_ascii_case(&format!("http://{h}"))
