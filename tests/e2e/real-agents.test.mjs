@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { agentProcesses, startHub } from './harness.mjs';
+import { agentProcesses, startHub, within } from './harness.mjs';
 import { claudeBinary, claudeEnv, contentText, follower, prepareHome, spawnSky, startModel } from './real-claude.mjs';
 
 let claude;
@@ -319,6 +319,49 @@ test('slash commands from the window: /compact runs in the agent\'s Claude Code 
     await ev.state('sky', 'idle', m, 60000);
   } finally {
     release();
+    ev.close();
+    hub.stop();
+    await model.close();
+  }
+});
+
+test('a model the account cannot use is a failed start the user undoes at once; a model typed with /model is the one it starts on next', async () => {
+  const model = await startModel(follower(), { unknownModel: (name) => /gone/.test(name) });
+  const hub = await realHub(model);
+  const ev = await hub.events();
+  const main = () => model.requests.filter((r) => Array.isArray(r.body.tools) && r.body.tools.length);
+  const launch = () => JSON.parse(execFileSync('sqlite3', [join(hub.data, 'clawmux.db'), "SELECT launch FROM agents WHERE name = 'sky'"], { encoding: 'utf8' }));
+  try {
+    await spawnSky(hub, ev);
+    // Switched to a model the API answers 404 for: the start fails, and says so at once.
+    let m = ev.mark();
+    await hub.api('POST', '/api/command', { command: 'set_model', session_id: 'sky', model: 'claude-gone-1' });
+    const failed = await ev.until((x) => ev.seen.indexOf(x) >= m && x.type === 'session_status' && x.session_id === 'sky'
+      && x.state === 'starting' && x.needs?.need === 'error', 60000, 'the failed start shown');
+    assert.match(failed.needs.reason, /gone|model|not.found/i, failed.needs.reason);
+    // Switching back is taken then, not refused as a start under way.
+    m = ev.mark();
+    await hub.api('POST', '/api/command', { command: 'set_model', session_id: 'sky', model: null });
+    await ev.state('sky', 'idle', m, 90000);
+    assert.equal(launch().model ?? null, null);
+
+    // `/model haiku` typed from the window: the live session switches, and so does what it starts on.
+    m = ev.mark();
+    await hub.api('POST', '/api/command', { command: 'slash', session_id: 'sky', text: '/model haiku' });
+    await within((async () => { while (launch().model !== 'haiku') await new Promise((ok) => setTimeout(ok, 100)); })(), 30000, 'the model kept');
+    await ev.state('sky', 'idle', m, 90000);
+    m = ev.mark();
+    await hub.api('POST', '/api/sessions/sky/restart');
+    await ev.state('sky', 'starting', m, 60000);
+    await ev.state('sky', 'idle', m, 90000);
+    m = ev.mark();
+    const sent = await hub.api('POST', '/api/sessions/sky/messages', { text: 'which model after the restart' });
+    await ev.event('assistant_text', 'sky', m, (e) => e.parent_id === sent.id, 60000);
+    assert.match(main().at(-1).body.model, /haiku/, `after a restart: ${main().at(-1).body.model}`);
+  } catch (e) {
+    console.log('states', JSON.stringify(ev.seen.filter((x) => x.type === 'session_status').map((x) => `${x.state}:${x.needs?.need ?? ''}:${x.needs?.reason ?? ''}`)));
+    throw e;
+  } finally {
     ev.close();
     hub.stop();
     await model.close();

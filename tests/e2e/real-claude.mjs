@@ -133,8 +133,9 @@ function stream(res, reply, n, usage, headers) {
  * `usage` is what each answer reports it used (`input_tokens`, `output_tokens`, `cache_*_input_tokens`);
  * `headers()` adds response headers to each (what a subscription account's answers carry about its limits).
  * A rule may answer `{ rejected: headers }`: a 429 at the account's limit, as the API sends it.
+ * `unknownModel(name)` true: a request for that model gets the API's 404 for a model the account cannot use.
  */
-export async function startModel(rules, { usage = USAGE, headers = () => ({}) } = {}) {
+export async function startModel(rules, { usage = USAGE, headers = () => ({}), unknownModel = () => false } = {}) {
   const model = { requests: [], turns: [], port: 0, close: null };
   let n = 0;
   const server = createServer((req, res) => {
@@ -152,6 +153,12 @@ export async function startModel(rules, { usage = USAGE, headers = () => ({}) } 
       if (!req.url.startsWith('/v1/messages')) {
         res.writeHead(404, { 'Content-Type': 'application/json' });
         res.end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: 'scripted model' } }));
+        return;
+      }
+      if (body.model && unknownModel(body.model)) {
+        // What the API answers for a model the account cannot use.
+        res.writeHead(404, { 'Content-Type': 'application/json', 'x-should-retry': 'false' });
+        res.end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: `model: ${body.model}` } }));
         return;
       }
       n += 1;

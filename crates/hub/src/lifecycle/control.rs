@@ -162,9 +162,10 @@ impl Lifecycle {
                 format!("`{name}` is the demo agent: it has no {what}"),
             ));
         }
-        if matches!(
-            row.snapshot.state,
-            State::Processing | State::Compacting | State::Starting
+        if busy(
+            &row.snapshot,
+            self.options.start_timeout,
+            crate::clock::now(),
         ) {
             return Err(HubError::new(
                 Code::AgentBusy,
@@ -181,6 +182,20 @@ impl Lifecycle {
         if row.snapshot.state != State::Dead {
             self.start_again(name, None).await?;
         }
+        Ok(())
+    }
+
+    /// Records that agent `name`'s live session now runs on `model` (none: Claude Code's default), as
+    /// `/model` typed at its prompt switched it: it starts on that model from then on too.
+    pub(super) async fn keep_model(&self, name: &str, model: Option<&str>) -> Result<(), HubError> {
+        if let Some(model) = model {
+            check_model(model)?;
+        }
+        let (_, mut launch) = self.launch_of(name).await?;
+        launch.model = model.map(str::to_owned);
+        let json = serde_json::to_string(&launch)
+            .map_err(|e| HubError::new(Code::Internal, e.to_string()))?;
+        self.states.store().set_launch(name, &json).await?;
         Ok(())
     }
 
@@ -248,5 +263,64 @@ impl Lifecycle {
         }
         self.interrupted_at_start(interrupted);
         Ok(())
+    }
+}
+
+/// Whether an agent in `snapshot` is in the middle of something a restart would cut off: working, or
+/// starting. A start that failed (its first turn ended on an error: a model the account cannot use, the
+/// usage limit) or that is overdue (past `start_timeout`, already reported) is an end the user acts on at
+/// once, by switching the model or starting it again, not something to wait for.
+fn busy(
+    snapshot: &clawmux_core::Snapshot,
+    start_timeout: Duration,
+    now: clawmux_core::Millis,
+) -> bool {
+    match snapshot.state {
+        State::Processing | State::Compacting => true,
+        State::Starting => {
+            let failed = snapshot.attention.as_ref().is_some_and(|a| {
+                matches!(
+                    a.need,
+                    clawmux_core::Need::Error | clawmux_core::Need::RateLimited
+                )
+            });
+            let overdue = u128::from(now.since(snapshot.since)) > start_timeout.as_millis();
+            !failed && !overdue
+        }
+        State::Idle | State::Dead => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clawmux_core::{Attention, Millis, Need, Snapshot};
+
+    #[test]
+    fn a_start_that_failed_or_is_overdue_is_no_start_to_wait_for() {
+        let limit = Duration::from_secs(90);
+        let mut starting = Snapshot::new(Millis(1_000));
+        assert!(busy(&starting, limit, Millis(2_000)), "just started");
+        assert!(
+            !busy(&starting, limit, Millis(92_000)),
+            "past the start limit"
+        );
+        starting.attention = Some(Attention {
+            need: Need::Error,
+            reason: "invalid_request: model not found".into(),
+            tool_use_id: None,
+            tool_name: None,
+            since: Millis(1_500),
+            notice: false,
+        });
+        assert!(
+            !busy(&starting, limit, Millis(2_000)),
+            "its first turn failed"
+        );
+        let mut working = Snapshot::new(Millis(1_000));
+        working.state = State::Processing;
+        assert!(busy(&working, limit, Millis(500_000)));
+        working.state = State::Idle;
+        assert!(!busy(&working, limit, Millis(2_000)));
     }
 }

@@ -265,9 +265,13 @@ pub fn argv(s: &Start<'_>) -> Vec<String> {
         .to_owned(),
     );
     argv.push(s.begin.session().to_owned());
-    if let Some(model) = &s.launch.model {
-        argv.push("--model".to_owned());
-        argv.push(model.clone());
+    // A resumed conversation goes on in the model it last ran (one the account may not be able to use,
+    // switched away from since): the model the user chose is named either way, Claude Code's own
+    // default by its alias.
+    match (&s.launch.model, s.begin.resumes()) {
+        (Some(model), _) => argv.extend(["--model".to_owned(), model.clone()]),
+        (None, true) => argv.extend(["--model".to_owned(), DEFAULT_MODEL.to_owned()]),
+        (None, false) => {}
     }
     if let Some(effort) = s.launch.effort {
         argv.push("--effort".to_owned());
@@ -285,6 +289,9 @@ pub fn argv(s: &Start<'_>) -> Vec<String> {
     argv.push(first_prompt(s.name, s.begin));
     argv
 }
+
+/// Claude Code's alias for its own default model (the account's recommended one).
+const DEFAULT_MODEL: &str = "default";
 
 /// The agent's environment (docs/PROTOCOL.md), with `clawmux` first on its PATH.
 pub fn env(
@@ -494,6 +501,17 @@ mod tests {
         let a = argv(&start);
         assert!(a.windows(2).any(|w| w[0] == "--resume"));
         assert!(a.last().unwrap().contains("cut off"), "the agent is told");
+        // Claude Code's own default named by its alias when resuming (else the conversation's last
+        // model would go on), and not at all for a new conversation.
+        let default = Launch {
+            model: None,
+            ..launch.clone()
+        };
+        start.launch = &default;
+        assert!(argv(&start).windows(2).any(|w| w == ["--model", "default"]));
+        start.begin = Begin::Fresh("0b6f0c3e-0000-4000-8000-000000000000");
+        assert!(!argv(&start).iter().any(|w| w == "--model"));
+        start.launch = &launch;
         assert!(
             a.last()
                 .unwrap()

@@ -180,6 +180,20 @@ pub fn parse<'a>(text: &'a str, known: &[SlashCommand]) -> Result<&'a str, HubEr
     Ok(text)
 }
 
+/// The model `/model NAME` switches to (`Some(None)`: `/model default`, Claude Code's own); `None` when
+/// `text` is not such a command, or names no model.
+fn switched_model(text: &str) -> Option<Option<&str>> {
+    let mut words = text.split_whitespace();
+    if words.next() != Some("/model") {
+        return None;
+    }
+    let model = words.next()?;
+    if words.next().is_some() {
+        return None;
+    }
+    Some((model != "default").then_some(model))
+}
+
 impl Lifecycle {
     /// The slash commands agent `name` knows.
     pub async fn slash_commands(&self, name: &str) -> Result<Vec<SlashCommand>, HubError> {
@@ -203,6 +217,10 @@ impl Lifecycle {
         }
         let known = self.slash_commands(name).await?;
         let text = parse(text, &known)?;
+        let model = switched_model(text);
+        if let Some(Some(model)) = model {
+            super::flags::check_model(model)?;
+        }
         let (live, _) = self.running(name).await?;
         if row.snapshot.attention.is_some() {
             return Err(HubError::new(
@@ -225,6 +243,11 @@ impl Lifecycle {
         self.interrupt(name).await?;
         tokio::time::sleep(super::ended::PROMPT_READY).await;
         self.type_prompt(name, text).await?;
+        // `/model NAME` switches the live session: its next start takes the same model, as a switch
+        // from the header does (`/model` alone opens Claude Code's own picker, which says nothing here).
+        if let Some(model) = model {
+            self.keep_model(name, model).await?;
+        }
         self.note(name, &format!("You ran `{text}` in `{name}`."))
             .await;
         Ok(())
@@ -234,6 +257,20 @@ impl Lifecycle {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_model_named_at_the_prompt_is_the_one_the_agent_starts_on_next() {
+        assert_eq!(switched_model("/model haiku"), Some(Some("haiku")));
+        assert_eq!(
+            switched_model("/model  claude-opus-4-5 "),
+            Some(Some("claude-opus-4-5"))
+        );
+        assert_eq!(switched_model("/model default"), Some(None));
+        assert_eq!(switched_model("/model"), None);
+        assert_eq!(switched_model("/model a b"), None);
+        assert_eq!(switched_model("/compact"), None);
+        assert_eq!(switched_model("/models haiku"), None);
+    }
 
     #[test]
     fn commands_are_found_where_claude_code_finds_them() {
