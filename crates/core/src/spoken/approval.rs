@@ -104,13 +104,24 @@ pub fn judge(text: &str, danger: Option<&Danger>) -> Judged {
 const SECONDS_PER_WORD: f32 = 0.6;
 const SECONDS_AT_LEAST: f32 = 1.0;
 
+/// What the audio of an utterance says beside its words.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sound {
+    /// From its first to its last loud moment.
+    pub seconds: f32,
+    /// How many runs of speech it holds, apart by a pause: "um, allow" is two, "allow" one.
+    pub runs: usize,
+}
+
 /// Whether an approval heard with the recognizer's prompt (`prompted`) stands against what the same
-/// speech gives without the prompt (`plain`) and how long it lasted (`seconds`, from its first to its
-/// last loud moment). A prompt biases the recognizer towards the answers, and on a small model it can
-/// drop the rest of what was said ("Allow, but not the push." heard as "Allow."): the plain words must
-/// hold no negation or hesitation and not be longer than the answer by more than a word, and the speech
-/// must not last longer than its words take.
-pub fn confirmed(prompted: &str, plain: Option<&str>, seconds: Option<f32>) -> bool {
+/// speech gives without the prompt (`plain`) and what its audio says (`sound`). A prompt biases the
+/// recognizer towards the answers, and on a small model it can drop the rest of what was said ("Allow,
+/// but not the push." heard as "Allow."); and recognizers drop fillers ("um, allow" is heard "Allow."),
+/// so the words alone cannot tell a hesitant answer from a clear one. So: the plain words must hold no
+/// negation or hesitation and not be longer than the answer by more than a word; the speech must not last
+/// longer than its words take; and it must be said in one run: anything said before or after the answer,
+/// apart from it by a pause, is more than the answer.
+pub fn confirmed(prompted: &str, plain: Option<&str>, sound: Option<Sound>) -> bool {
     let answer = words(&clean(prompted)).len();
     if let Some(plain) = plain {
         let plain = words(&clean(plain));
@@ -118,7 +129,9 @@ pub fn confirmed(prompted: &str, plain: Option<&str>, seconds: Option<f32>) -> b
             return false;
         }
     }
-    seconds.is_none_or(|s| s <= (answer as f32 * SECONDS_PER_WORD).max(SECONDS_AT_LEAST))
+    sound.is_none_or(|s| {
+        s.runs <= 1 && s.seconds <= (answer as f32 * SECONDS_PER_WORD).max(SECONDS_AT_LEAST)
+    })
 }
 
 /// Programs whose every run is dangerous: what they do cannot be taken back.
@@ -240,36 +253,62 @@ mod tests {
         assert_eq!(judge("no, don't", None), Judged::Again(Why::Unsure));
     }
 
+    /// One run of speech this long.
+    fn said(seconds: f32) -> Option<Sound> {
+        Some(Sound { seconds, runs: 1 })
+    }
+
     #[test]
     fn an_approval_heard_with_the_prompt_must_agree_with_the_plain_words_and_the_speechs_length() {
         // As measured (tiny.en, espeak-ng): the prompt made these "Allow."
         assert!(!confirmed(
             "Allow.",
             Some("allow, but not in the bush."),
-            Some(1.36)
+            said(1.36)
         ));
         assert!(!confirmed(
             "Allow.",
             Some("allow, but out of the push."),
-            Some(1.66)
+            said(1.66)
         ));
-        assert!(!confirmed("Allow.", Some("loud"), Some(1.46)));
+        assert!(!confirmed("Allow.", Some("loud"), said(1.46)));
         // Real answers, heard badly without the prompt.
-        assert!(confirmed("Allow.", Some("below."), Some(0.38)));
-        assert!(confirmed("Allow.", Some("Allows"), Some(0.68)));
+        assert!(confirmed("Allow.", Some("below."), said(0.38)));
+        assert!(confirmed("Allow.", Some("Allows"), said(0.68)));
         assert!(confirmed(
             "Allow git push.",
             Some("I'll get push."),
-            Some(0.80)
+            said(0.80)
         ));
         assert!(confirmed(
             "Always allow.",
             Some("Always allow."),
-            Some(1.10)
+            said(1.10)
         ));
         // Nothing to check against (typed, or a service's words): the grammar alone decides.
         assert!(confirmed("Allow.", None, None));
         assert!(!confirmed("Allow.", Some("no"), None));
+    }
+
+    #[test]
+    fn a_hesitant_approval_is_none_though_its_words_are_the_answer() {
+        // "Um, allow." as tiny.en hears espeak-ng say it: the filler dropped, the words an answer, its
+        // length within an answer's; two runs of speech tell it.
+        let hesitant = Some(Sound {
+            seconds: 0.86,
+            runs: 2,
+        });
+        assert!(!confirmed("Allow.", Some("allow."), hesitant));
+        assert!(!confirmed("Allow.", None, hesitant));
+        assert!(!confirmed(
+            "Allow git push.",
+            Some("allow git push"),
+            Some(Sound {
+                seconds: 1.0,
+                runs: 2
+            })
+        ));
+        assert!(confirmed("Allow.", Some("allow."), said(0.86)));
     }
 
     #[test]

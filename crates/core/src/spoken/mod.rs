@@ -6,12 +6,14 @@
 //! the hub's `hands_free` feature applies them to its agents and requests. A mishearing fails safe: what is
 //! not clearly an approval is asked again, never taken as one.
 
+pub mod address;
 pub mod approval;
 pub mod echo;
 pub mod intent;
 pub mod prose;
 
-pub use approval::{confirmed, danger, judge, Danger, Judged};
+pub use address::understand_both;
+pub use approval::{confirmed, danger, judge, Danger, Judged, Sound};
 pub use echo::is_echo;
 pub use intent::{understand, Query, Understood};
 pub use prose::Spoken;

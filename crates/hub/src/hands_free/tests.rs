@@ -1,5 +1,6 @@
 //! Hands-free decisions over a temporary store: the agents as the sidebar lists them, built by hand.
 
+use clawmux_core::spoken::Sound;
 use clawmux_core::wire::Kind;
 use clawmux_core::{Attention, Millis, Need, State};
 use clawmux_store::{NewMessage, Store};
@@ -67,7 +68,7 @@ fn asks_to_run(info: &mut SessionInfo, command: &str) {
 
 async fn decide(f: &Fixture, text: &str, shown: Option<&str>) -> (Heard, Act) {
     f.hands_free
-        .decide(text, shown, &f.sessions, None)
+        .decide(text, None, shown, &f.sessions, None)
         .await
         .unwrap()
 }
@@ -229,6 +230,7 @@ async fn the_apps_own_speech_heard_back_does_nothing() {
         .hands_free
         .decide(
             "Sky asks to run and PM test. Allow.",
+            None,
             Some("sky"),
             &f.sessions,
             Some(said),
@@ -239,7 +241,7 @@ async fn the_apps_own_speech_heard_back_does_nothing() {
     // The user's own short answer after it is judged.
     let (_, act) = f
         .hands_free
-        .decide("Allow.", Some("sky"), &f.sessions, Some(said))
+        .decide("Allow.", None, Some("sky"), &f.sessions, Some(said))
         .await
         .unwrap();
     assert!(HandsFree::approves(&act));
@@ -286,7 +288,10 @@ async fn an_approval_heard_from_speech_stands_only_if_its_plain_words_and_length
         act.clone(),
         &f.sessions,
         Some("allow, but not in the bush."),
-        Some(1.36),
+        Some(Sound {
+            seconds: 1.36,
+            runs: 1,
+        }),
     );
     assert_eq!(act2, Act::None);
     assert_eq!(
@@ -296,8 +301,25 @@ async fn an_approval_heard_from_speech_stands_only_if_its_plain_words_and_length
         }
     );
     assert!(checked.say.starts_with("That was not clearly an answer."));
-    // "allow", heard as "below." without the prompt, said in 0.4 s: it stands.
-    let (_, act3) = HandsFree::check(heard, act.clone(), &f.sessions, Some("below."), Some(0.4));
+    // "um, allow": the words agree, but it was said in two runs: not clearly an approval.
+    let hesitant = Sound {
+        seconds: 0.8,
+        runs: 2,
+    };
+    let (_, um) = HandsFree::check(
+        heard.clone(),
+        act.clone(),
+        &f.sessions,
+        Some("allow."),
+        Some(hesitant),
+    );
+    assert_eq!(um, Act::None);
+    // "allow", heard as "below." without the prompt, said in 0.4 s in one run: it stands.
+    let clear = Sound {
+        seconds: 0.4,
+        runs: 1,
+    };
+    let (_, act3) = HandsFree::check(heard, act.clone(), &f.sessions, Some("below."), Some(clear));
     assert_eq!(act3, act);
     // A denial is never second-guessed.
     let (_, deny) = decide(&f, "deny", Some("sky")).await;
@@ -321,4 +343,45 @@ fn the_recognizer_expects_the_names_and_while_a_request_is_open_every_answer_ali
         HandsFree::expected(&sessions, None),
         "sky, rain. Allow. Always allow. Deny. Skip. No. Wait. Don't. Not. But. allow git push."
     );
+}
+
+#[tokio::test]
+async fn words_for_an_agent_named_are_never_sent_to_another_and_the_plain_hearing_decides_whom() {
+    let f = fixture().await;
+    // A name said that is no agent's (as tiny.en heard "Rain, ..." and "What is sky doing?"): asked.
+    for heard_as in ["Ray, stop the build.", "What is Kai doing?"] {
+        let (heard, act) = decide(&f, heard_as, Some("sky")).await;
+        assert_eq!(act, Act::None, "{heard_as}: {heard:?}");
+        assert!(matches!(heard.done, Done::Which { .. }), "{heard:?}");
+        assert!(HandsFree::names_nobody(heard_as, &f.sessions));
+    }
+    let (heard, _) = decide(&f, "What is Kai doing?", Some("sky")).await;
+    assert_eq!(
+        heard.say,
+        "No agent is called \"kai\". Say one of sky, rain."
+    );
+    // The prompted hearing named nobody, the plain one names rain: rain gets the words.
+    let (_, act) = f
+        .hands_free
+        .decide(
+            "way in front the fps",
+            Some("rain run the test"),
+            Some("sky"),
+            &f.sessions,
+            None,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        act,
+        Act::Send {
+            agent: "rain".into(),
+            text: "run the test".into()
+        }
+    );
+    // Named clearly with the prompt: no second hearing is needed.
+    assert!(!HandsFree::names_nobody(
+        "Rain, run the tests.",
+        &f.sessions
+    ));
 }

@@ -19,6 +19,7 @@ pub mod speaker;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+pub use clawmux_core::spoken::Sound;
 use clawmux_core::wire::Code;
 pub use clawmux_voice::local::LocalModel;
 pub use clawmux_voice::piper::{LocalVoice, Variant};
@@ -225,12 +226,12 @@ impl Voice {
     }
 
     /// What an approval heard with a prompt is checked against (`core::spoken::confirmed`): the same
-    /// speech's words without the prompt (on the device only: a service is given no prompt), and how long
-    /// the speech lasts (for a WAV recording).
-    pub async fn plain(&self, recording: &Recording) -> (Option<String>, Option<f32>) {
-        let seconds = clawmux_voice::local::decode_wav(&recording.audio)
+    /// speech's words without the prompt (on the device only: a service is given no prompt), and what
+    /// its audio says, its length and its runs of speech (for a WAV recording).
+    pub async fn plain(&self, recording: &Recording) -> (Option<String>, Option<Sound>) {
+        let sound = clawmux_voice::local::decode_wav(&recording.audio)
             .ok()
-            .map(|(samples, rate)| clawmux_voice::local::speech_seconds(&samples, rate));
+            .map(|(samples, rate)| clawmux_voice::local::sound(&samples, rate));
         let plain = match self.settings().await {
             Ok(settings) if settings.speech_to_text() == clawmux_voice::SpeechToText::Device => {
                 let audio = Arc::clone(&recording.audio);
@@ -241,7 +242,7 @@ impl Voice {
             }
             Ok(_) | Err(_) => None,
         };
-        (plain, seconds)
+        (plain, sound)
     }
 
     /// Speech for `text` where the settings say (the device's voice in `variant`, or the speech

@@ -105,27 +105,6 @@ fn is_only_a_tag(text: &str) -> bool {
     (t.starts_with('[') && t.ends_with(']')) || (t.starts_with('(') && t.ends_with(')'))
 }
 
-/// How long the speech in `samples` (at `rate`) lasts: from the first to the last 20 ms frame within 30 dB
-/// of the loudest. Silence is 0.
-pub fn speech_seconds(samples: &[f32], rate: u32) -> f32 {
-    let frame = (rate / 50).max(1) as usize;
-    let loudness: Vec<f32> = samples
-        .chunks(frame)
-        .map(|f| (f.iter().map(|s| s * s).sum::<f32>() / f.len() as f32).sqrt())
-        .collect();
-    let loudest = loudness.iter().copied().fold(0.0, f32::max);
-    if loudest <= 1e-4 {
-        return 0.0;
-    }
-    let loud = |l: &&f32| **l > loudest * 0.0316;
-    let first = loudness.iter().position(|l| loud(&l));
-    let last = loudness.iter().rposition(|l| loud(&l));
-    match (first, last) {
-        (Some(a), Some(b)) => (b - a + 1) as f32 * frame as f32 / rate as f32,
-        _ => 0.0,
-    }
-}
-
 /// A WAV recording's samples as mono f32, and its rate.
 pub fn decode_wav(bytes: &[u8]) -> Result<(Vec<f32>, u32), VoiceError> {
     let bad =
@@ -194,22 +173,6 @@ pub fn to_16k(samples: &[f32], rate: u32) -> Result<Vec<f32>, VoiceError> {
     let delay = resampler.output_delay();
     let wanted = samples.len() * SAMPLE_RATE as usize / rate as usize;
     Ok(out.into_iter().skip(delay).take(wanted).collect())
-}
-
-#[cfg(test)]
-mod speech_tests {
-    use super::*;
-
-    #[test]
-    fn speech_is_measured_from_its_first_to_its_last_loud_moment() {
-        let mut clip = vec![0.0f32; 16_000];
-        for (i, s) in clip.iter_mut().enumerate().skip(4_000).take(8_000) {
-            *s = ((i as f32) * 0.3).sin() * 0.5;
-        }
-        let seconds = speech_seconds(&clip, 16_000);
-        assert!((seconds - 0.5).abs() < 0.03, "{seconds}");
-        assert_eq!(speech_seconds(&[0.0; 16_000], 16_000), 0.0);
-    }
 }
 
 #[cfg(test)]

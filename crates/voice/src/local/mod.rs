@@ -6,13 +6,15 @@
 
 mod download;
 mod engine;
+mod sound;
 
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 pub use download::{download, part_path, Cancel, Progress, Timeouts};
-pub use engine::{decode_wav, speech_seconds, to_16k, Engine, SAMPLE_RATE};
+pub use engine::{decode_wav, to_16k, Engine, SAMPLE_RATE};
+pub use sound::{sound, speech_seconds};
 
 /// Where whisper.cpp's models are published.
 const MODEL_BASE: &str = "https://huggingface.co/ggerganov/whisper.cpp/resolve/main";
