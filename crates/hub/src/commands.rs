@@ -440,14 +440,31 @@ pub async fn hear_voice(
     let heard = async {
         let sessions = hub.sessions().await?;
         let expected = HandsFree::expected(&sessions, shown);
-        let text = hub.voice().hear(&kept, Some(expected)).await?;
+        // Heard with the prompt (the names, the answers), and without it where that is needed: who the
+        // words are for when the prompted hearing names nobody clearly (the prompt hurts sentences), or
+        // heard nothing; what an approval is checked against.
+        let (text, mut plain) = match hub.voice().hear(&kept, Some(expected)).await {
+            Ok(text) => (text, None),
+            Err(e) if e.code == Code::NothingHeard => match hub.voice().plain(&kept).await {
+                (Some(plain), sound) => (plain, Some((None, sound))),
+                (None, _) => return Err(e),
+            },
+            Err(e) => return Err(e),
+        };
+        if plain.is_none() && HandsFree::names_nobody(&text, &sessions) {
+            plain = Some(hub.voice().plain(&kept).await);
+        }
+        let plain_words = plain.as_ref().and_then(|(words, _)| words.as_deref());
         let (mut heard, mut act) = hub
             .hands_free()
-            .decide(&text, shown, &sessions, said)
+            .decide(&text, plain_words, shown, &sessions, said)
             .await?;
         if HandsFree::approves(&act) {
-            let (plain, seconds) = hub.voice().plain(&kept).await;
-            (heard, act) = HandsFree::check(heard, act, &sessions, plain.as_deref(), seconds);
+            let (plain, sound) = match plain {
+                Some(plain) => plain,
+                None => hub.voice().plain(&kept).await,
+            };
+            (heard, act) = HandsFree::check(heard, act, &sessions, plain.as_deref(), sound);
         }
         carry_out(hub, &mut heard, act, Some(&kept.client_key())).await?;
         Ok(heard)
@@ -484,7 +501,7 @@ async fn hear(
     let sessions = hub.sessions().await?;
     let (mut heard, act) = hub
         .hands_free()
-        .decide(text, shown, &sessions, said)
+        .decide(text, None, shown, &sessions, said)
         .await?;
     carry_out(hub, &mut heard, act, client_id).await?;
     Ok(heard)

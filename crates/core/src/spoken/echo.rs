@@ -163,9 +163,8 @@ mod tests {
         }
         // Heard by tiny.en from espeak-ng's speech of a short question: its frame kept around a garble.
         let said = "rain asks to write notes.md. Allow, or deny?";
-        for heard in ["Ray asks to write a note to stop M.V. below, or deny."] {
-            assert!(is_echo(heard, said), "{heard}");
-        }
+        let heard = "Ray asks to write a note to stop M.V. below, or deny.";
+        assert!(is_echo(heard, said), "{heard}");
         // The user's own words about the same command are the user's.
         for heard in [
             "Sky, run the harmless test instead.",

@@ -5,8 +5,10 @@
 //! - An utterance that begins with an agent's name ("sky, run the tests", "tell sky to run the tests")
 //!   goes to that agent; anything else to the agent shown.
 //! - Names are compared by how they sound, since the recognizer spells what it hears ("Skye" for `sky`):
-//!   a name heard that sounds like two agents' is not guessed, the user is asked which.
+//!   a name heard that sounds like two agents' is not guessed, the user is asked which; a name said that
+//!   is no agent's is asked about too (`address.rs`), never taken for the agent shown.
 
+use super::address::{near, unknown_name};
 use super::{clean, words};
 
 /// A question the app answers from the hub's state.
@@ -76,7 +78,13 @@ pub fn understand(text: &str, names: &[&str]) -> Understood {
         _ => (0, false),
     };
     let Some((agents, used)) = named(&said[lead..], names) else {
-        return Understood::ToShown { text };
+        return match unknown_name(&text, &said, lead, verb) {
+            Some(heard) => Understood::Which {
+                agents: near(&heard, names),
+                heard,
+            },
+            None => Understood::ToShown { text },
+        };
     };
     if agents.len() > 1 {
         return Understood::Which {
@@ -134,6 +142,13 @@ fn query(said: &[String], names: &[&str]) -> Option<Understood> {
                     heard: who.join(" "),
                     agents,
                 }),
+                // One word that is no agent's name ("what is Kai doing?"): asked about.
+                _ if who.len() == 1 && !["it", "this", "that", "everyone"].contains(&s[2]) => {
+                    Some(Understood::Which {
+                        agents: near(&who[0], names),
+                        heard: who[0].clone(),
+                    })
+                }
                 _ => None,
             };
         }
@@ -144,7 +159,7 @@ fn query(said: &[String], names: &[&str]) -> Option<Understood> {
 
 /// The agents whose name the words begin with, by sound, and how many words the name took; `None` when
 /// no agent's does.
-fn named(said: &[String], names: &[&str]) -> Option<(Vec<String>, usize)> {
+pub(super) fn named(said: &[String], names: &[&str]) -> Option<(Vec<String>, usize)> {
     let mut found: Vec<(String, usize)> = Vec::new();
     for name in names {
         let name_words = words(name);
@@ -181,7 +196,7 @@ fn after_words(text: &str, n: usize) -> String {
 
 /// How a word sounds, roughly: spellings of one sound made one (`skye` and `sky`, `kat` and `cat`),
 /// doubled letters and a silent final `e` dropped, and small numbers as digits.
-fn sound(word: &str) -> String {
+pub(super) fn sound(word: &str) -> String {
     let number = match word {
         "zero" => "0",
         "one" | "won" => "1",

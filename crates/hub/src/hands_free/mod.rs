@@ -126,11 +126,14 @@ impl HandsFree {
     }
 
     /// Decides what `text` (as heard) means with the agent `shown` on screen and the agents as `sessions`
-    /// list them: what to say, and what the router must do. `said` is what the app said last: its own
-    /// speech heard back is nothing.
+    /// list them: what to say, and what the router must do. `plain` is the same speech heard without the
+    /// recognizer's prompt, where it was (it decides who the words are for when `text` names nobody
+    /// clearly: [`HandsFree::names_nobody`]). `said` is what the app said last: its own speech heard back
+    /// is nothing.
     pub(crate) async fn decide(
         &self,
         text: &str,
+        plain: Option<&str>,
         shown: Option<&str>,
         sessions: &[SessionInfo],
         said: Option<&str>,
@@ -145,7 +148,7 @@ impl HandsFree {
             };
             return Ok((nothing, Act::None));
         }
-        let understood = spoken::understand(text, &names);
+        let understood = spoken::understand_both(text, plain, &names);
         let reply = |say: String, done: Done| Heard {
             heard: heard.clone(),
             say,
@@ -179,19 +182,19 @@ impl HandsFree {
     }
 
     /// An approval heard from speech, checked (`core::spoken::confirmed`) against the `plain` words of the
-    /// same speech and its length in `seconds`: one that does not stand is asked again, and approves
-    /// nothing.
+    /// same speech and its `sound` (length, runs of speech): one that does not stand is asked again, and
+    /// approves nothing.
     pub(crate) fn check(
         heard: Heard,
         act: Act,
         sessions: &[SessionInfo],
         plain: Option<&str>,
-        seconds: Option<f32>,
+        sound: Option<spoken::Sound>,
     ) -> (Heard, Act) {
         let Act::Answer(answer) = &act else {
             return (heard, act);
         };
-        if !Self::approves(&act) || spoken::confirmed(&heard.heard, plain, seconds) {
+        if !Self::approves(&act) || spoken::confirmed(&heard.heard, plain, sound) {
             return (heard, act);
         }
         let info = sessions.iter().find(|s| s.session_id == answer.session_id);
@@ -203,6 +206,16 @@ impl HandsFree {
         };
         let why = "That was not clearly an answer.";
         asked_again(&answer.session_id, &asked, why, reply)
+    }
+
+    /// Whether `text` (as heard with the prompt) names no agent clearly: words for the agent shown, or a
+    /// name that is no agent's. The plain hearing of the same speech is then asked too.
+    pub(crate) fn names_nobody(text: &str, sessions: &[SessionInfo]) -> bool {
+        let names: Vec<&str> = sessions.iter().map(|s| s.session_id.as_str()).collect();
+        matches!(
+            spoken::understand(text, &names),
+            Understood::ToShown { .. } | Understood::Which { .. }
+        )
     }
 
     /// Whether an act approves a request (an approval heard from speech is checked first).
@@ -267,6 +280,17 @@ fn for_agent(
                 Act::None,
             ),
         },
+        Understood::Which { heard, agents } if agents.is_empty() => {
+            let names: Vec<&str> = sessions.iter().map(|s| s.session_id.as_str()).collect();
+            (
+                format!(
+                    "No agent is called \"{heard}\". Say one of {}.",
+                    names.join(", ")
+                ),
+                Done::Which { agents },
+                Act::None,
+            )
+        }
         Understood::Which { heard, agents } => (
             format!(
                 "\"{heard}\" sounds like {}. Say the name again.",
