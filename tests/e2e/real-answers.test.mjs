@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ARTIFACTS, openUi, startHub } from './harness.mjs';
+import { ARTIFACTS, openUi, startHub, withTestModel } from './harness.mjs';
 import { asker, useClaudeAndBrowser, claudeEnv, prepareHome, spawnSky, startModel } from './real-claude.mjs';
 
 const real = useClaudeAndBrowser();
@@ -208,6 +208,67 @@ test('a folder Claude Code was never trusted with: the page asks first, and the 
     assert.deepEqual(errors, []);
   } finally {
     await page.close();
+    ev.close();
+    hub.stop();
+    await model.close();
+  }
+});
+
+test('a permission held longer than every idle limit on its way is answered from the window, a phone and by voice', async () => {
+  // Every idle limit on the way is two seconds (the agent's relay, the hub's port); each request waits
+  // for the user three times that long, as one read from a phone's push minutes later does.
+  const IDLE = 2000;
+  const model = await startModel(asker());
+  const hub = await startHub({ env: { CLAWMUX_CLAUDE: real.claude, CLAWMUX_IDLE_TIMEOUT_MS: String(IDLE), ...claudeEnv(model.port) } });
+  prepareHome(hub.dir, [join(hub.data, 'agents', 'sky')]);
+  withTestModel(hub.data);
+  await hub.api('POST', '/api/voice/settings', { speech_to_text: 'device', local_model: 'tiny.en' });
+  const ev = await hub.events();
+  const work = join(hub.data, 'agents', 'sky');
+  // A paired phone's token, redeemed as the phone's page redeems it.
+  hub.clawmux(['phone', 'on']);
+  const code = /#pair=([0-9a-f]{32})/.exec(hub.clawmux(['phone', 'pair']))[1];
+  const paired = await (await fetch(`http://127.0.0.1:${hub.port}/api/phone/pair`, {
+    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ code, name: 'Pixel' }),
+  })).json();
+  const answer = (token, id) => fetch(`http://127.0.0.1:${hub.port}/api/command`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ command: 'answer', session_id: 'sky', request_id: id, decision: 'allow' }),
+  });
+  const byVoice = async () => {
+    const file = join(hub.dir, 'allow.wav');
+    execFileSync('espeak-ng', ['-w', file, 'Allow.']);
+    const r = await fetch(`http://127.0.0.1:${hub.port}/api/voice/hear?recording=allow-${Date.now()}&shown=sky`, {
+      method: 'POST', headers: { Authorization: `Bearer ${hub.token}`, 'Content-Type': 'audio/wav' }, body: readFileSync(file),
+    });
+    return r.json();
+  };
+  try {
+    let m = ev.mark();
+    hub.clawmux(['spawn', 'sky', '--permission-mode', 'default']);
+    await ev.state('sky', 'idle', m, 60000);
+    for (const [n, how] of [[1, 'window'], [2, 'phone'], [3, 'voice']]) {
+      m = ev.mark();
+      await hub.api('POST', '/api/sessions/sky/messages', { text: `do: touch ${join(work, `held-${how}`)}` });
+      const asked = await request(ev, m);
+      const opened = Date.now();
+      // Three idle limits of the user's silence, while Claude Code's hook waits on its connection.
+      await new Promise((ok) => setTimeout(ok, 3 * IDLE));
+      const still = (await hub.api('GET', '/api/sessions')).find((s) => s.session_id === 'sky');
+      assert.equal(still.needs?.request?.id, asked.request.id, `${how}: still open after ${Date.now() - opened} ms`);
+      if (how === 'window') assert.equal((await answer(hub.token, asked.request.id)).status, 200);
+      if (how === 'phone') assert.equal((await answer(paired.token, asked.request.id)).status, 200);
+      if (how === 'voice') {
+        let heard = await byVoice();
+        // The small test model may need "Allow." said again (asked again, never approved wrongly).
+        for (let i = 0; i < 3 && heard.done !== 'answered'; i++) heard = await byVoice();
+        assert.equal(heard.done, 'answered', JSON.stringify(heard));
+      }
+      await ev.state('sky', 'idle', m, 60000);
+      assert.ok(existsSync(join(work, `held-${how}`)), `${how}: the command allowed after ${n * 3 * IDLE / 1000} s ran`);
+    }
+  } finally {
     ev.close();
     hub.stop();
     await model.close();

@@ -126,7 +126,9 @@ pub async fn serve(
     // for each connection, and each hook is a connection of its own.
     let local = axum::serve(socket, http::local_router(hub.clone()).into_make_service())
         .with_graceful_shutdown(until(stopping.clone()));
-    let app = http::router(hub.clone(), addr).into_make_service();
+    // Each request knows its connection, so a slow answer keeps it open (`http::idle`).
+    let app = http::router(hub.clone(), addr)
+        .into_make_service_with_connect_info::<http::idle::Carried>();
     // Connections on both loopback addresses share one budget of descriptors.
     let budget = http::peers::Budget::from_limit();
     let idle = hub.options().idle_timeout;

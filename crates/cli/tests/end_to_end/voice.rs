@@ -389,7 +389,11 @@ fn speech_comes_from_the_speech_service_or_a_clear_error() {
 #[test]
 fn an_utterance_heard_too_slowly_is_answered_in_its_time_and_nothing_of_it_is_kept() {
     // Hearing may take a second here; the user's service takes a minute (a busy machine, a slow server).
-    let hub = TestHub::start_with_options(&[("CLAWMUX_HEAR_WITHIN_MS", "1000")]);
+    // The connection's idle time is shorter still: a slow answer must not find it closed.
+    let hub = TestHub::start_with_options(&[
+        ("CLAWMUX_HEAR_WITHIN_MS", "1000"),
+        ("CLAWMUX_IDLE_TIMEOUT_MS", "300"),
+    ]);
     hub.add_agent("sky");
     let slow = service(|_, _, _| {
         std::thread::sleep(std::time::Duration::from_secs(60));

@@ -251,6 +251,33 @@ impl axum::extract::connect_info::Connected<axum::serve::IncomingStream<'_, supe
     }
 }
 
+impl
+    axum::extract::connect_info::Connected<
+        axum::serve::IncomingStream<'_, super::phones::TlsListener>,
+    > for Carried
+{
+    fn connect_info(stream: axum::serve::IncomingStream<'_, super::phones::TlsListener>) -> Self {
+        Carried(Arc::clone(stream.io().activity()))
+    }
+}
+
+/// Middleware: a request is being answered from the moment it reaches the router until its answer is
+/// made, so a slow answer (an utterance heard on a busy machine) never finds its connection closed for
+/// the client's silence. A connection served without its [`Carried`] (the private socket, which has no
+/// idle time) is left as it is.
+pub async fn while_answering(
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let answering = req
+        .extensions()
+        .get::<axum::extract::ConnectInfo<Carried>>()
+        .map(|info| info.0 .0.answering());
+    let response = next.run(req).await;
+    drop(answering);
+    response
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -379,6 +379,7 @@ fn routes(hub: Hub, guard_state: Guard) -> Router {
         .route("/ui/{*path}", get(ui::asset))
         .fallback(|| async { HubError::new(Code::NotFound, "no such endpoint") })
         .layer(axum::middleware::from_fn_with_state(guard_state, guard))
+        .layer(axum::middleware::from_fn(idle::while_answering))
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .with_state(hub)
 }

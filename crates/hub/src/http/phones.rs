@@ -88,7 +88,8 @@ async fn start(
     let port = listener.local_addr().map_err(|e| e.to_string())?.port();
     let url = address.url(port);
     let host = url.trim_start_matches("https://").to_owned();
-    let app = super::phones_router(hub.clone(), host).into_make_service();
+    let app = super::phones_router(hub.clone(), host)
+        .into_make_service_with_connect_info::<super::idle::Carried>();
     let (tls, accepting) =
         TlsListener::new(listener, TlsAcceptor::from(certified.config), idle, budget)
             .map_err(|e| e.to_string())?;
