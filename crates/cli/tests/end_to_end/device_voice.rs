@@ -13,6 +13,10 @@ use std::time::Duration;
 use crate::common::{start_wait, TestHub};
 use serde_json::json;
 
+/// How long a test waits for speech to be heard: the hub's own bound on an utterance (30 s) and more,
+/// so a machine whose cores are busy fails the hub, not the test's patience.
+const HEARING: Duration = Duration::from_secs(60);
+
 fn test_model() -> PathBuf {
     let cache = std::env::var_os("XDG_CACHE_HOME")
         .map(PathBuf::from)
@@ -40,7 +44,7 @@ fn speech(hub: &TestHub, words: &str) -> Vec<u8> {
 
 fn post_audio(hub: &TestHub, recording: &str, audio: &[u8]) -> (u16, serde_json::Value) {
     let mut resp = hub
-        .http()
+        .http_within(HEARING)
         .post(hub.url(&format!("/api/sessions/sky/voice?recording={recording}")))
         .header("Authorization", format!("Bearer {}", hub.token))
         .header("Content-Type", "audio/wav")
@@ -124,7 +128,7 @@ fn a_hands_free_utterance_without_the_model_says_why_and_keeps_nothing() {
     );
     assert_eq!(status, 200);
     let mut resp = hub
-        .http()
+        .http_within(HEARING)
         .post(hub.url("/api/voice/hear?recording=hf-1&shown=sky"))
         .header("Authorization", format!("Bearer {}", hub.token))
         .header("Content-Type", "audio/wav")
@@ -242,7 +246,7 @@ fn hear(hub: &TestHub, recording: &str, said: &str, audio: &[u8]) -> (u16, serde
         urlencoding(said)
     );
     let mut resp = hub
-        .http()
+        .http_within(HEARING)
         .post(hub.url(&url))
         .header("Authorization", format!("Bearer {}", hub.token))
         .header("Content-Type", "audio/wav")

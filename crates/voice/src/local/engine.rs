@@ -4,6 +4,11 @@
 //! talking); a transcription runs on the caller's thread (the hub's blocking pool) with a bounded number
 //! of threads of whisper.cpp's own. A short clip is not padded to Whisper's 30 s window: the encoder is
 //! given the clip's length (`audio_ctx`), which is what makes a 3 s clip fast.
+//!
+//! whisper.cpp's threads wait for each other by spinning: on a machine whose cores are busy (agents
+//! building, tests running) two of them take 5-6 s for a sentence that one thread hears in under a second
+//! there, so each transcription takes as many threads as the machine has cores to spare at that moment
+//! ([`spare_threads`]).
 
 use std::path::Path;
 
@@ -51,7 +56,7 @@ impl Engine {
             .create_state()
             .map_err(|e| unusable(format!("cannot start the engine: {e}")))?;
         let mut params = FullParams::new(SamplingStrategy::Greedy { best_of: 1 });
-        params.set_n_threads(self.threads);
+        params.set_n_threads(spare_threads(self.threads));
         params.set_language(Some("en"));
         params.set_translate(false);
         params.set_no_context(true);
@@ -97,6 +102,35 @@ impl Engine {
         }
         Ok(words)
     }
+}
+
+/// How many of `most` threads a transcription takes now: all while the cores are free, else one. The
+/// kernel says how many tasks are runnable this moment and on average over the last minute
+/// (`/proc/loadavg`); a machine where it cannot be read is taken as free.
+fn spare_threads(most: i32) -> i32 {
+    if most <= 1 {
+        return most;
+    }
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get) as f32;
+    match std::fs::read_to_string("/proc/loadavg") {
+        Ok(load) if busy(&load, cores, most as f32) => 1,
+        Ok(_) | Err(_) => most,
+    }
+}
+
+/// Whether `loadavg` (`/proc/loadavg`'s line) says fewer than `threads` of `cores` are free now (its
+/// runnable tasks, this one among them), or that every core was busy over the last minute (the hub's own
+/// transcriptions alone never make it so).
+fn busy(loadavg: &str, cores: f32, threads: f32) -> bool {
+    let mut fields = loadavg.split_whitespace();
+    let minute: f32 = fields.next().and_then(|f| f.parse().ok()).unwrap_or(0.0);
+    let runnable: f32 = fields
+        .nth(2)
+        .and_then(|f| f.split('/').next())
+        .and_then(|f| f.parse().ok())
+        .unwrap_or(1.0);
+    let others_now = (runnable - 1.0).max(0.0);
+    minute >= cores || others_now + threads > cores
 }
 
 /// Whisper's way of saying it heard no speech: `[BLANK_AUDIO]`, `(silence)` and the like.
@@ -178,6 +212,26 @@ pub fn to_16k(samples: &[f32], rate: u32) -> Result<Vec<f32>, VoiceError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_busy_machine_gets_one_thread_a_free_one_all() {
+        // Two cores, two threads wanted.
+        assert!(!busy("0.10 0.20 0.30 1/300 4242", 2.0, 2.0), "idle");
+        assert!(
+            busy("2.10 1.20 0.30 1/300 4242", 2.0, 2.0),
+            "busy this last minute"
+        );
+        assert!(
+            busy("0.10 0.20 0.30 3/300 4242", 2.0, 2.0),
+            "two others runnable now"
+        );
+        assert!(
+            !busy("0.90 0.20 0.30 1/300 4242", 2.0, 2.0),
+            "its own hearing of late"
+        );
+        assert!(!busy("garbage", 2.0, 2.0));
+        assert_eq!(spare_threads(1), 1);
+    }
 
     #[test]
     fn a_recording_of_whole_chunks_is_resampled_too() {
