@@ -439,21 +439,7 @@ pub async fn hear_voice(
     let kept = kept.discarded_at_end();
     let heard = async {
         let sessions = hub.sessions().await?;
-        let expected = HandsFree::expected(&sessions, shown);
-        // Heard with the prompt (the names, the answers), and without it where that is needed: who the
-        // words are for when the prompted hearing names nobody clearly (the prompt hurts sentences), or
-        // heard nothing; what an approval is checked against.
-        let (text, mut plain) = match hub.voice().hear(&kept, Some(expected)).await {
-            Ok(text) => (text, None),
-            Err(e) if e.code == Code::NothingHeard => match hub.voice().plain(&kept).await {
-                (Some(plain), sound) => (plain, Some((None, sound))),
-                (None, _) => return Err(e),
-            },
-            Err(e) => return Err(e),
-        };
-        if plain.is_none() && HandsFree::names_nobody(&text, &sessions) {
-            plain = Some(hub.voice().plain(&kept).await);
-        }
+        let (text, plain) = heard_twice(hub, &kept, &sessions, shown).await?;
         let plain_words = plain.as_ref().and_then(|(words, _)| words.as_deref());
         let (mut heard, mut act) = hub
             .hands_free()
@@ -482,6 +468,36 @@ pub async fn hear_voice(
             ),
         )),
     }
+}
+
+/// An utterance heard with the recognizer's prompt (the names, the answers), and without it where that is
+/// needed: who the words are for when the prompted hearing names nobody clearly (the prompt hurts
+/// sentences), or heard nothing. The words, and the plain hearing (its words, its sound) if there was one.
+async fn heard_twice(
+    hub: &Hub,
+    kept: &crate::voice::Recording,
+    sessions: &[crate::ui_event::SessionInfo],
+    shown: Option<&str>,
+) -> Result<
+    (
+        String,
+        Option<(Option<String>, Option<crate::voice::Sound>)>,
+    ),
+    HubError,
+> {
+    let expected = HandsFree::expected(sessions, shown);
+    let (text, mut plain) = match hub.voice().hear(kept, Some(expected)).await {
+        Ok(text) => (text, None),
+        Err(e) if e.code == Code::NothingHeard => match hub.voice().plain(kept).await {
+            (Some(plain), sound) => (plain, Some((None, sound))),
+            (None, _) => return Err(e),
+        },
+        Err(e) => return Err(e),
+    };
+    if plain.is_none() && HandsFree::names_nobody(&text, sessions) {
+        plain = Some(hub.voice().plain(kept).await);
+    }
+    Ok((text, plain))
 }
 
 /// Carries out what hands-free decided for `text`, through the paths a typed message and a click take.

@@ -1,16 +1,11 @@
-//! A name said that is no agent's, and an utterance heard twice.
+//! A name said that is no agent's, and how names sound.
 //!
 //! Words meant for one agent must never reach another: "Wren, stop the build", heard "Ren, stop the build",
 //! is not for the agent on screen. So a name said (the first word, set apart by the recognizer's comma;
 //! who is told or asked in "tell X to ..."; who "what is X doing?" asks about) that is no agent's makes the
 //! app ask, naming the agents it sounds near, instead of sending the words anywhere.
-//!
-//! The recognizer's prompt (the agents' names, the answers) helps short answers and hurts sentences: "Rain,
-//! run the tests" under noise was heard "way in front the fps" with it and "rain run the test" without.
-//! So where the prompted hearing names nobody clearly, the plain one decides when it names an agent.
-
-use super::intent::sound;
-use super::Understood;
+//! (An utterance heard twice, with the recognizer's prompt and without, is decided by
+//! `spoken::understand_both`.)
 
 /// First words that are no name, set apart by a comma as a name is ("Okay, run it").
 const NOT_NAMES: &[&str] = &[
@@ -172,116 +167,74 @@ fn within_one(a: &str, b: &str) -> bool {
     }
 }
 
-/// What an utterance heard twice means: with the prompt (`prompted`), and, where that names nobody
-/// clearly, without it (`plain`) when that names an agent.
-pub fn understand_both(prompted: &str, plain: Option<&str>, names: &[&str]) -> Understood {
-    let first = super::understand(prompted, names);
-    let Some(plain) = plain else {
-        return first;
+/// How a word sounds, roughly: spellings of one sound made one (`skye` and `sky`, `kat` and `cat`),
+/// doubled letters and a silent final `e` dropped, and small numbers as digits.
+pub(super) fn sound(word: &str) -> String {
+    let number = match word {
+        "zero" => "0",
+        "one" | "won" => "1",
+        "two" | "too" => "2",
+        "three" => "3",
+        "four" => "4",
+        "five" => "5",
+        "six" => "6",
+        "seven" => "7",
+        "eight" | "ate" => "8",
+        "nine" => "9",
+        "ten" => "10",
+        _ => "",
     };
-    match first {
-        Understood::ToShown { .. } | Understood::Which { .. } | Understood::Nothing => {
-            let asked = matches!(first, Understood::Which { .. });
-            match super::understand(plain, names) {
-                second @ Understood::ToAgent { .. } => second,
-                // Nobody named in the prompted hearing, a name that is no agent's in the plain one: ask.
-                second @ Understood::Which { .. } if !asked => second,
-                Understood::Which { .. }
-                | Understood::ToShown { .. }
-                | Understood::Query(_)
-                | Understood::Nothing => first,
-            }
-        }
-        Understood::Query(_) | Understood::ToAgent { .. } => first,
+    if !number.is_empty() {
+        return number.to_owned();
     }
+    let mut w = word.to_lowercase();
+    for (from, to) in [
+        ("ph", "f"),
+        ("ck", "k"),
+        ("qu", "kw"),
+        ("x", "ks"),
+        ("c", "k"),
+        ("z", "s"),
+        ("y", "i"),
+        ("ee", "i"),
+        ("ea", "i"),
+        ("ie", "i"),
+        ("oo", "u"),
+        ("gh", ""),
+        ("wh", "w"),
+    ] {
+        w = w.replace(from, to);
+    }
+    if w.len() > 2 && w.ends_with('e') {
+        w.pop();
+    }
+    let mut out = String::with_capacity(w.len());
+    for c in w.chars() {
+        if !out.ends_with(c) {
+            out.push(c);
+        }
+    }
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spoken::understand;
 
     const AGENTS: &[&str] = &["rain", "wren", "sky"];
-
-    fn which(heard: &str, agents: &[&str]) -> Understood {
-        Understood::Which {
-            heard: heard.into(),
-            agents: agents.iter().map(|a| (*a).to_owned()).collect(),
-        }
-    }
-
-    #[test]
-    fn a_name_said_that_is_no_agents_is_asked_about_never_sent_to_the_agent_shown() {
-        // As tiny.en heard "Wren, stop the build." and "What is sky doing?".
-        assert_eq!(
-            understand("REN, STOP THE BEAL", AGENTS),
-            which("ren", &["wren"])
-        );
-        assert_eq!(understand("What is Kai doing?", AGENTS), which("kai", &[]));
-        assert_eq!(
-            understand("Tell Ray to check the build.", AGENTS),
-            which("ray", &["rain"])
-        );
-        // Not a name: words for the agent shown, as before.
-        for text in [
-            "Okay, run the tests.",
-            "Thanks, that's great.",
-            "run the tests",
-            "What is the build doing?",
-            "Please, go on.",
-            "Stop.",
-        ] {
-            let understood = understand(text, AGENTS);
-            assert!(
-                matches!(
-                    understood,
-                    Understood::ToShown { .. } | Understood::Query(_)
-                ),
-                "{text}: {understood:?}"
-            );
-        }
-    }
-
-    #[test]
-    fn where_the_prompted_hearing_names_nobody_the_plain_one_decides() {
-        let to_rain = Understood::ToAgent {
-            agent: "rain".into(),
-            text: "run the test".into(),
-        };
-        assert_eq!(
-            understand_both("way in front the fps", Some("rain run the test"), AGENTS),
-            to_rain
-        );
-        assert_eq!(
-            understand_both("REN, STOP THE BEAL", Some("Wren, stop the build."), AGENTS),
-            Understood::ToAgent {
-                agent: "wren".into(),
-                text: "stop the build.".into()
-            }
-        );
-        // A name in neither: the words go to the agent shown, as typed ones would.
-        assert!(matches!(
-            understand_both("run the tests", Some("run the test"), AGENTS),
-            Understood::ToShown { .. }
-        ));
-        // The prompted hearing named an agent clearly: it stands.
-        assert_eq!(
-            understand_both("Sky, run the tests.", Some("Skype run the test"), AGENTS),
-            Understood::ToAgent {
-                agent: "sky".into(),
-                text: "run the tests.".into()
-            }
-        );
-        // Nobody named in the prompted hearing, an unknown name in the plain one: asked.
-        assert_eq!(
-            understand_both("run the build", Some("Ren, run the build"), AGENTS),
-            which("ren", &["wren"])
-        );
-    }
 
     #[test]
     fn near_is_a_letter_off_by_sound() {
         assert_eq!(near("ren", AGENTS), ["wren"]);
+        assert_eq!(sound("Skye"), sound("sky"));
+        assert_eq!(
+            unknown_name("Ren, stop.", &["ren".into(), "stop".into()], 0, false),
+            Some("ren".into())
+        );
+        assert_eq!(
+            unknown_name("Okay, stop.", &["okay".into(), "stop".into()], 0, false),
+            None
+        );
         assert_eq!(near("rein", AGENTS), ["rain"]);
         assert!(near("kai", AGENTS).is_empty());
     }

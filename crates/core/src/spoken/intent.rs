@@ -8,7 +8,7 @@
 //!   a name heard that sounds like two agents' is not guessed, the user is asked which; a name said that
 //!   is no agent's is asked about too (`address.rs`), never taken for the agent shown.
 
-use super::address::{near, unknown_name};
+use super::address::{near, sound, unknown_name};
 use super::{clean, words};
 
 /// A question the app answers from the hub's state.
@@ -192,56 +192,6 @@ fn after_words(text: &str, n: usize) -> String {
         in_word = part_of_word;
     }
     String::new()
-}
-
-/// How a word sounds, roughly: spellings of one sound made one (`skye` and `sky`, `kat` and `cat`),
-/// doubled letters and a silent final `e` dropped, and small numbers as digits.
-pub(super) fn sound(word: &str) -> String {
-    let number = match word {
-        "zero" => "0",
-        "one" | "won" => "1",
-        "two" | "too" => "2",
-        "three" => "3",
-        "four" => "4",
-        "five" => "5",
-        "six" => "6",
-        "seven" => "7",
-        "eight" | "ate" => "8",
-        "nine" => "9",
-        "ten" => "10",
-        _ => "",
-    };
-    if !number.is_empty() {
-        return number.to_owned();
-    }
-    let mut w = word.to_lowercase();
-    for (from, to) in [
-        ("ph", "f"),
-        ("ck", "k"),
-        ("qu", "kw"),
-        ("x", "ks"),
-        ("c", "k"),
-        ("z", "s"),
-        ("y", "i"),
-        ("ee", "i"),
-        ("ea", "i"),
-        ("ie", "i"),
-        ("oo", "u"),
-        ("gh", ""),
-        ("wh", "w"),
-    ] {
-        w = w.replace(from, to);
-    }
-    if w.len() > 2 && w.ends_with('e') {
-        w.pop();
-    }
-    let mut out = String::with_capacity(w.len());
-    for c in w.chars() {
-        if !out.ends_with(c) {
-            out.push(c);
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -12,7 +12,6 @@ pub mod echo;
 pub mod intent;
 pub mod prose;
 
-pub use address::understand_both;
 pub use approval::{confirmed, danger, judge, Danger, Judged, Sound};
 pub use echo::is_echo;
 pub use intent::{understand, Query, Understood};
@@ -30,6 +29,32 @@ pub fn words(text: &str) -> Vec<String> {
         })
         .filter(|w| !w.is_empty())
         .collect()
+}
+
+/// What an utterance heard twice means: with the prompt (`prompted`), and, where that names nobody
+/// clearly, without it (`plain`) when that names an agent. The recognizer's prompt (the agents' names,
+/// the answers) helps short answers and hurts sentences: "Rain, run the tests" under noise was heard "way
+/// in front the fps" with it and "rain run the test" without.
+pub fn understand_both(prompted: &str, plain: Option<&str>, names: &[&str]) -> Understood {
+    let first = understand(prompted, names);
+    let Some(plain) = plain else {
+        return first;
+    };
+    match first {
+        Understood::ToShown { .. } | Understood::Which { .. } | Understood::Nothing => {
+            let asked = matches!(first, Understood::Which { .. });
+            match understand(plain, names) {
+                second @ Understood::ToAgent { .. } => second,
+                // Nobody named in the prompted hearing, a name that is no agent's in the plain one: ask.
+                second @ Understood::Which { .. } if !asked => second,
+                Understood::Which { .. }
+                | Understood::ToShown { .. }
+                | Understood::Query(_)
+                | Understood::Nothing => first,
+            }
+        }
+        Understood::Query(_) | Understood::ToAgent { .. } => first,
+    }
 }
 
 /// What the recognizer heard, without what it makes up: bracketed non-speech (`[BLANK_AUDIO]`, `(music)`,
@@ -136,6 +161,84 @@ mod tests {
             ["okay", "wait", "dont", "run", "that"]
         );
         assert_eq!(words("  ...  "), Vec::<String>::new());
+    }
+
+    const AGENTS: &[&str] = &["rain", "wren", "sky"];
+
+    fn which(heard: &str, agents: &[&str]) -> Understood {
+        Understood::Which {
+            heard: heard.into(),
+            agents: agents.iter().map(|a| (*a).to_owned()).collect(),
+        }
+    }
+
+    #[test]
+    fn a_name_said_that_is_no_agents_is_asked_about_never_sent_to_the_agent_shown() {
+        // As tiny.en heard "Wren, stop the build." and "What is sky doing?".
+        assert_eq!(
+            understand("REN, STOP THE BEAL", AGENTS),
+            which("ren", &["wren"])
+        );
+        assert_eq!(understand("What is Kai doing?", AGENTS), which("kai", &[]));
+        assert_eq!(
+            understand("Tell Ray to check the build.", AGENTS),
+            which("ray", &["rain"])
+        );
+        // Not a name: words for the agent shown, as before.
+        for text in [
+            "Okay, run the tests.",
+            "Thanks, that's great.",
+            "run the tests",
+            "What is the build doing?",
+            "Please, go on.",
+            "Stop.",
+        ] {
+            let understood = understand(text, AGENTS);
+            assert!(
+                matches!(
+                    understood,
+                    Understood::ToShown { .. } | Understood::Query(_)
+                ),
+                "{text}: {understood:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn where_the_prompted_hearing_names_nobody_the_plain_one_decides() {
+        let to_rain = Understood::ToAgent {
+            agent: "rain".into(),
+            text: "run the test".into(),
+        };
+        assert_eq!(
+            understand_both("way in front the fps", Some("rain run the test"), AGENTS),
+            to_rain
+        );
+        assert_eq!(
+            understand_both("REN, STOP THE BEAL", Some("Wren, stop the build."), AGENTS),
+            Understood::ToAgent {
+                agent: "wren".into(),
+                text: "stop the build.".into()
+            }
+        );
+        // A name in neither: the words go to the agent shown, as typed ones would.
+        assert!(matches!(
+            understand_both("run the tests", Some("run the test"), AGENTS),
+            Understood::ToShown { .. }
+        ));
+        // The prompted hearing named an agent clearly: it stands.
+        assert_eq!(
+            understand_both("Sky, run the tests.", Some("Skype run the test"), AGENTS),
+            Understood::ToAgent {
+                agent: "sky".into(),
+                text: "run the tests.".into()
+            }
+        );
+        // Nobody named in the prompted hearing, an unknown name in the plain one: asked.
+        assert_eq!(
+            understand_both("run the build", Some("Ren, run the build"), AGENTS),
+            which("ren", &["wren"])
+        );
     }
 
     #[test]

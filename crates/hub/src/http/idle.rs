@@ -22,8 +22,6 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::time::{Instant, Sleep};
 
-use super::peers::Held;
-
 /// How long a new connection may take to send its first bytes.
 pub const FIRST_BYTES: Duration = Duration::from_secs(5);
 
@@ -238,26 +236,18 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for Idle<S> {
     }
 }
 
+/// One connection's place in its listener's budget (`peers::Budget`), given back when it closes.
+pub struct Held(#[allow(dead_code)] pub(super) tokio::sync::OwnedSemaphorePermit);
+
 /// A connection's [`Activity`] as a request's `ConnectInfo`, for a handler that may answer slowly to hold
 /// [`Activity::answering`] (`Router::into_make_service_with_connect_info::<Carried>()`).
 #[derive(Clone)]
 pub struct Carried(pub Arc<Activity>);
 
-impl axum::extract::connect_info::Connected<axum::serve::IncomingStream<'_, super::peers::UserOnly>>
-    for Carried
-{
-    fn connect_info(stream: axum::serve::IncomingStream<'_, super::peers::UserOnly>) -> Self {
-        Carried(Arc::clone(stream.io().activity()))
-    }
-}
-
-impl
-    axum::extract::connect_info::Connected<
-        axum::serve::IncomingStream<'_, super::phones::TlsListener>,
-    > for Carried
-{
-    fn connect_info(stream: axum::serve::IncomingStream<'_, super::phones::TlsListener>) -> Self {
-        Carried(Arc::clone(stream.io().activity()))
+impl Carried {
+    /// The activity of the connection `stream` was accepted as (each listener's `Connected` says so).
+    pub fn of<S>(stream: &Idle<S>) -> Carried {
+        Carried(Arc::clone(stream.activity()))
     }
 }
 

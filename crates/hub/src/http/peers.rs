@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use tokio::net::{TcpListener, TcpStream};
 
-use super::idle::{Connections, Idle};
+use super::idle::{Carried, Connections, Held, Idle};
 
 /// After a failed accept (out of descriptors, most likely): say so and wait a moment rather than spin.
 pub(super) async fn accept_failed(e: io::Error) {
@@ -126,9 +126,6 @@ impl Budget {
     }
 }
 
-/// One connection's place in the budget, given back when the connection closes.
-pub(super) struct Held(#[allow(dead_code)] tokio::sync::OwnedSemaphorePermit);
-
 /// Raises the soft limit of open descriptors to the hard one (desktops start programs at 1,024, which 2,000
 /// idle connections would exhaust); returns the soft limit in force.
 pub fn raise_descriptor_limit() -> u64 {
@@ -218,6 +215,12 @@ impl axum::serve::Listener for UserOnly {
 
     fn local_addr(&self) -> io::Result<Self::Addr> {
         self.inner.local_addr()
+    }
+}
+
+impl axum::extract::connect_info::Connected<axum::serve::IncomingStream<'_, UserOnly>> for Carried {
+    fn connect_info(stream: axum::serve::IncomingStream<'_, UserOnly>) -> Self {
+        Carried::of(stream.io())
     }
 }
 

@@ -18,7 +18,7 @@ use tokio::sync::{mpsc, watch};
 use tokio_rustls::server::TlsStream;
 use tokio_rustls::TlsAcceptor;
 
-use super::idle::{Activity, Idle};
+use super::idle::{Activity, Carried, Idle};
 use super::peers::{accept_failed, Budget};
 use crate::hub::Hub;
 use crate::phone::{Listening, PhoneAddress};
@@ -159,6 +159,14 @@ impl TlsListener {
 impl Drop for TlsListener {
     fn drop(&mut self) {
         self.accepting.abort();
+    }
+}
+
+impl axum::extract::connect_info::Connected<axum::serve::IncomingStream<'_, TlsListener>>
+    for Carried
+{
+    fn connect_info(stream: axum::serve::IncomingStream<'_, TlsListener>) -> Self {
+        Carried::of(stream.io())
     }
 }
 
