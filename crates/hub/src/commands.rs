@@ -458,7 +458,7 @@ pub async fn hear_voice(
     // An utterance is answered within its time (under its connection's idle time), whatever the
     // machine's load: a busy one says so rather than leaving the connection to close with no answer.
     let within = hub.options().hear_within;
-    match tokio::time::timeout(within, heard).await {
+    let heard = match tokio::time::timeout(within, heard).await {
         Ok(heard) => heard,
         Err(_) => Err(HubError::new(
             Code::TranscriptionFailed,
@@ -467,7 +467,9 @@ pub async fn hear_voice(
                 within.as_secs_f64()
             ),
         )),
-    }
+    };
+    kept.discard().await;
+    heard
 }
 
 /// An utterance heard with the recognizer's prompt (the names, the answers), and without it where that is

@@ -86,9 +86,20 @@ impl std::ops::Deref for Discarded {
     }
 }
 
+impl Discarded {
+    /// Removes the file now, before what was heard is answered.
+    pub async fn discard(mut self) {
+        let file = std::mem::take(&mut self.0.file);
+        let _ = tokio::fs::remove_file(file).await;
+    }
+}
+
 impl Drop for Discarded {
     fn drop(&mut self) {
         let file = std::mem::take(&mut self.0.file);
+        if file.as_os_str().is_empty() {
+            return;
+        }
         // Off the async threads where there are some; a drop outside a runtime removes it at once.
         match tokio::runtime::Handle::try_current() {
             Ok(runtime) => {
