@@ -441,9 +441,10 @@ pub async fn hear_voice(
         let sessions = hub.sessions().await?;
         let (text, plain) = heard_twice(hub, &kept, &sessions, shown).await?;
         let plain_words = plain.as_ref().and_then(|(words, _)| words.as_deref());
+        let sound = hub.voice().sound(&kept);
         let (mut heard, mut act) = hub
             .hands_free()
-            .decide(&text, plain_words, shown, &sessions, said)
+            .decide(&text, (plain_words, sound), shown, &sessions, said)
             .await?;
         if HandsFree::approves(&act) {
             let (plain, sound) = match plain {
@@ -519,7 +520,7 @@ async fn hear(
     let sessions = hub.sessions().await?;
     let (mut heard, act) = hub
         .hands_free()
-        .decide(text, None, shown, &sessions, said)
+        .decide(text, (None, None), shown, &sessions, said)
         .await?;
     carry_out(hub, &mut heard, act, client_id).await?;
     Ok(heard)

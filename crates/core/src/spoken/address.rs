@@ -4,11 +4,14 @@
 //! is not for the agent on screen. So a name said (the first word, set apart by the recognizer's comma;
 //! who is told or asked in "tell X to ..."; who "what is X doing?" asks about) that is no agent's makes the
 //! app ask, naming the agents it sounds near, instead of sending the words anywhere.
-//! (An utterance heard twice, with the recognizer's prompt and without, is decided by
-//! `spoken::understand_both`.)
+//! A name the recognizer dropped is found in the audio instead: a short run of speech set apart at the
+//! start that the words heard do not hold ([`dropped_name`]). (An utterance heard twice, with the
+//! recognizer's prompt and without, is decided by `spoken::understand_both`.)
 
-/// First words that are no name, set apart by a comma as a name is ("Okay, run it").
-const NOT_NAMES: &[&str] = &[
+use super::approval::Sound;
+
+/// Words said on their own before a sentence, set apart as a name is ("Okay, run it").
+const INTERJECTIONS: &[&str] = &[
     "okay",
     "ok",
     "yes",
@@ -82,27 +85,6 @@ const NOT_NAMES: &[&str] = &[
     "hm",
     "mm",
     "huh",
-    "it",
-    "this",
-    "that",
-    "he",
-    "she",
-    "they",
-    "we",
-    "you",
-    "i",
-    "the",
-    "a",
-    "an",
-    "there",
-    "here",
-    "what",
-    "why",
-    "how",
-    "when",
-    "where",
-    "who",
-    "if",
     // The answers to a request, and what undoes one.
     "allow",
     "always",
@@ -116,6 +98,17 @@ const NOT_NAMES: &[&str] = &[
     "hold",
 ];
 
+/// Other first words that are no name: pronouns, articles, question words.
+const NOT_NAMES: &[&str] = &[
+    "it", "this", "that", "he", "she", "they", "we", "you", "i", "the", "a", "an", "there", "here",
+    "what", "why", "how", "when", "where", "who", "if",
+];
+
+/// Whether `word` may be a name said on its own.
+fn may_be_a_name(word: &str) -> bool {
+    !INTERJECTIONS.contains(&word) && !NOT_NAMES.contains(&word)
+}
+
 /// The name an utterance says that is no agent's, if it says one: who "tell X to ..." or "ask X to ..."
 /// names (`verb`), else a first word set apart by a comma or a full stop from more words. `said` is
 /// `text`'s words, `lead` how many lead-in words ("hey", "tell") come before the name.
@@ -126,7 +119,7 @@ pub(super) fn unknown_name(text: &str, said: &[String], lead: usize, verb: bool)
         return (to > 0).then(|| said[lead..lead + to].join(" "));
     }
     let first = said.get(lead)?;
-    if NOT_NAMES.contains(&first.as_str()) || said.len() <= lead + 1 {
+    if !may_be_a_name(first) || said.len() <= lead + 1 {
         return None;
     }
     // The token that holds that word must end the clause: "Ren, stop ..." or "Ren. Stop ...".
@@ -136,6 +129,27 @@ pub(super) fn unknown_name(text: &str, said: &[String], lead: usize, verb: bool)
     token
         .ends_with([',', '.', '!', ':', ';'])
         .then(|| first.clone())
+}
+
+/// The longest first run of speech taken for a name said first ("Wren," or "Rain," said apart).
+const OPENING_AT_MOST: f32 = 0.7;
+
+/// Whether the audio opens with a short run of speech apart from the rest (a name said first: "Wren,
+/// stop the build.") that the words heard do not hold: their first clause is two words or more, and does
+/// not begin with an interjection the short run could be. The recognizer dropped a name, then (it drops
+/// what it cannot make out): the words are for someone, not surely the agent shown.
+pub fn dropped_name(text: &str, sound: &Sound) -> bool {
+    if sound.runs < 2 || sound.opening <= 0.0 || sound.opening > OPENING_AT_MOST {
+        return false;
+    }
+    let clause = text
+        .split([',', '.', '?', '!', ';', ':'])
+        .find(|c| !super::words(c).is_empty());
+    let Some(clause) = clause else {
+        return false;
+    };
+    let said = super::words(clause);
+    said.len() >= 2 && !INTERJECTIONS.contains(&said[0].as_str())
 }
 
 /// The agents whose one-word name sounds within a letter of `heard` ("ren" and `wren`).
@@ -188,6 +202,12 @@ pub(super) fn sound(word: &str) -> String {
         return number.to_owned();
     }
     let mut w = word.to_lowercase();
+    // A silent first letter: "wren" is said "ren", "knox" "nox".
+    for silent in ["wr", "kn", "gn", "ps"] {
+        if w.starts_with(silent) && w.len() > 2 {
+            w.remove(0);
+        }
+    }
     for (from, to) in [
         ("ph", "f"),
         ("ck", "k"),
@@ -224,9 +244,40 @@ mod tests {
     const AGENTS: &[&str] = &["rain", "wren", "sky"];
 
     #[test]
+    fn a_name_the_recognizer_dropped_is_found_in_the_audio() {
+        // "Wren, run the tests." heard "Run the tests. Run the tests." (tiny.en), its audio two runs.
+        let named = Sound {
+            seconds: 1.4,
+            runs: 2,
+            opening: 0.35,
+        };
+        assert!(dropped_name("Run the tests. Run the tests.", &named));
+        assert!(dropped_name("for men run the tests.", &named));
+        assert!(dropped_name("The wheel.", &named));
+        assert!(dropped_name("What can change in the power sir?", &named));
+        // The short run is in the words: an interjection, or a word of its own.
+        assert!(!dropped_name("Okay, run the tests.", &named));
+        assert!(!dropped_name("Okay so run the tests.", &named));
+        assert!(!dropped_name("Stop, the build is broken.", &named));
+        // One run, or a long first one: nothing set apart.
+        let one = Sound {
+            seconds: 1.4,
+            runs: 1,
+            opening: 0.0,
+        };
+        assert!(!dropped_name("Run the tests.", &one));
+        let long = Sound {
+            opening: 1.1,
+            ..named
+        };
+        assert!(!dropped_name("Run the tests and tell me.", &long));
+    }
+
+    #[test]
     fn near_is_a_letter_off_by_sound() {
-        assert_eq!(near("ren", AGENTS), ["wren"]);
+        assert_eq!(near("rem", AGENTS), ["wren"]);
         assert_eq!(sound("Skye"), sound("sky"));
+        assert_eq!(sound("Ren"), sound("wren"));
         assert_eq!(
             unknown_name("Ren, stop.", &["ren".into(), "stop".into()], 0, false),
             Some("ren".into())
@@ -235,7 +286,7 @@ mod tests {
             unknown_name("Okay, stop.", &["okay".into(), "stop".into()], 0, false),
             None
         );
-        assert_eq!(near("rein", AGENTS), ["rain"]);
+        assert_eq!(near("rein", AGENTS), ["rain", "wren"]);
         assert!(near("kai", AGENTS).is_empty());
     }
 }

@@ -105,12 +105,14 @@ const SECONDS_PER_WORD: f32 = 0.6;
 const SECONDS_AT_LEAST: f32 = 1.0;
 
 /// What the audio of an utterance says beside its words.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Sound {
     /// From its first to its last loud moment.
     pub seconds: f32,
     /// How many runs of speech it holds, apart by a pause: "um, allow" is two, "allow" one.
     pub runs: usize,
+    /// How long its first run lasts, when more follow ("Wren," of "Wren, stop the build.").
+    pub opening: f32,
 }
 
 /// Whether an approval heard with the recognizer's prompt (`prompted`) stands against what the same
@@ -255,7 +257,11 @@ mod tests {
 
     /// One run of speech this long.
     fn said(seconds: f32) -> Option<Sound> {
-        Some(Sound { seconds, runs: 1 })
+        Some(Sound {
+            seconds,
+            runs: 1,
+            ..Sound::default()
+        })
     }
 
     #[test]
@@ -297,6 +303,7 @@ mod tests {
         let hesitant = Some(Sound {
             seconds: 0.86,
             runs: 2,
+            opening: 0.3,
         });
         assert!(!confirmed("Allow.", Some("allow."), hesitant));
         assert!(!confirmed("Allow.", None, hesitant));
@@ -305,7 +312,8 @@ mod tests {
             Some("allow git push"),
             Some(Sound {
                 seconds: 1.0,
-                runs: 2
+                runs: 2,
+                opening: 0.4,
             })
         ));
         assert!(confirmed("Allow.", Some("allow."), said(0.86)));

@@ -7,6 +7,7 @@
 //! not clearly an approval is asked again, never taken as one.
 
 pub mod address;
+pub use address::dropped_name;
 pub mod approval;
 pub mod echo;
 pub mod intent;
@@ -176,9 +177,14 @@ mod tests {
     fn a_name_said_that_is_no_agents_is_asked_about_never_sent_to_the_agent_shown() {
         // As tiny.en heard "Wren, stop the build." and "What is sky doing?".
         assert_eq!(
-            understand("REN, STOP THE BEAL", AGENTS),
-            which("ren", &["wren"])
+            understand("REM, STOP THE BEAL", AGENTS),
+            which("rem", &["wren"])
         );
+        // Said as it sounds: the name.
+        assert!(matches!(
+            understand("REN, STOP THE BEAL", AGENTS),
+            Understood::ToAgent { .. }
+        ));
         assert_eq!(understand("What is Kai doing?", AGENTS), which("kai", &[]));
         assert_eq!(
             understand("Tell Ray to check the build.", AGENTS),
@@ -215,7 +221,7 @@ mod tests {
             to_rain
         );
         assert_eq!(
-            understand_both("REN, STOP THE BEAL", Some("Wren, stop the build."), AGENTS),
+            understand_both("REM, STOP THE BEAL", Some("Wren, stop the build."), AGENTS),
             Understood::ToAgent {
                 agent: "wren".into(),
                 text: "stop the build.".into()
@@ -236,8 +242,8 @@ mod tests {
         );
         // Nobody named in the prompted hearing, an unknown name in the plain one: asked.
         assert_eq!(
-            understand_both("run the build", Some("Ren, run the build"), AGENTS),
-            which("ren", &["wren"])
+            understand_both("run the build", Some("Rem, run the build"), AGENTS),
+            which("rem", &["wren"])
         );
     }
 

@@ -128,12 +128,13 @@ impl HandsFree {
     /// Decides what `text` (as heard) means with the agent `shown` on screen and the agents as `sessions`
     /// list them: what to say, and what the router must do. `plain` is the same speech heard without the
     /// recognizer's prompt, where it was (it decides who the words are for when `text` names nobody
-    /// clearly: [`HandsFree::names_nobody`]). `said` is what the app said last: its own speech heard back
-    /// is nothing.
+    /// clearly: [`HandsFree::names_nobody`]); `sound`, what its audio says (a name said first that the
+    /// recognizer dropped makes the app ask whom the words are for). `said` is what the app said last:
+    /// its own speech heard back is nothing.
     pub(crate) async fn decide(
         &self,
         text: &str,
-        plain: Option<&str>,
+        (plain, sound): (Option<&str>, Option<spoken::Sound>),
         shown: Option<&str>,
         sessions: &[SessionInfo],
         said: Option<&str>,
@@ -148,7 +149,15 @@ impl HandsFree {
             };
             return Ok((nothing, Act::None));
         }
-        let understood = spoken::understand_both(text, plain, &names);
+        let understood = match spoken::understand_both(text, plain, &names) {
+            Understood::ToShown { .. } if sound.is_some_and(|s| spoken::dropped_name(text, &s)) => {
+                Understood::Which {
+                    heard: String::new(),
+                    agents: Vec::new(),
+                }
+            }
+            understood => understood,
+        };
         let reply = |say: String, done: Done| Heard {
             heard: heard.clone(),
             say,
@@ -280,6 +289,11 @@ fn for_agent(
                 Act::None,
             ),
         },
+        Understood::Which { heard, agents } if heard.is_empty() => (
+            "Who is it for? Say the agent's name first.".to_owned(),
+            Done::Which { agents },
+            Act::None,
+        ),
         Understood::Which { heard, agents } if agents.is_empty() => {
             let names: Vec<&str> = sessions.iter().map(|s| s.session_id.as_str()).collect();
             (

@@ -68,7 +68,7 @@ fn asks_to_run(info: &mut SessionInfo, command: &str) {
 
 async fn decide(f: &Fixture, text: &str, shown: Option<&str>) -> (Heard, Act) {
     f.hands_free
-        .decide(text, None, shown, &f.sessions, None)
+        .decide(text, (None, None), shown, &f.sessions, None)
         .await
         .unwrap()
 }
@@ -230,7 +230,7 @@ async fn the_apps_own_speech_heard_back_does_nothing() {
         .hands_free
         .decide(
             "Sky asks to run and PM test. Allow.",
-            None,
+            (None, None),
             Some("sky"),
             &f.sessions,
             Some(said),
@@ -241,7 +241,7 @@ async fn the_apps_own_speech_heard_back_does_nothing() {
     // The user's own short answer after it is judged.
     let (_, act) = f
         .hands_free
-        .decide("Allow.", None, Some("sky"), &f.sessions, Some(said))
+        .decide("Allow.", (None, None), Some("sky"), &f.sessions, Some(said))
         .await
         .unwrap();
     assert!(HandsFree::approves(&act));
@@ -291,6 +291,7 @@ async fn an_approval_heard_from_speech_stands_only_if_its_plain_words_and_length
         Some(Sound {
             seconds: 1.36,
             runs: 1,
+            opening: 0.0,
         }),
     );
     assert_eq!(act2, Act::None);
@@ -305,6 +306,7 @@ async fn an_approval_heard_from_speech_stands_only_if_its_plain_words_and_length
     let hesitant = Sound {
         seconds: 0.8,
         runs: 2,
+        opening: 0.3,
     };
     let (_, um) = HandsFree::check(
         heard.clone(),
@@ -318,6 +320,7 @@ async fn an_approval_heard_from_speech_stands_only_if_its_plain_words_and_length
     let clear = Sound {
         seconds: 0.4,
         runs: 1,
+        opening: 0.0,
     };
     let (_, act3) = HandsFree::check(heard, act.clone(), &f.sessions, Some("below."), Some(clear));
     assert_eq!(act3, act);
@@ -365,7 +368,7 @@ async fn words_for_an_agent_named_are_never_sent_to_another_and_the_plain_hearin
         .hands_free
         .decide(
             "way in front the fps",
-            Some("rain run the test"),
+            (Some("rain run the test"), None),
             Some("sky"),
             &f.sessions,
             None,
@@ -379,6 +382,26 @@ async fn words_for_an_agent_named_are_never_sent_to_another_and_the_plain_hearin
             text: "run the test".into()
         }
     );
+    // A name said first that the recognizer dropped ("Wren, run the tests." heard "Run the tests."): the
+    // audio opens with a short run apart from the rest, so the app asks whom, and sends nothing.
+    let named_first = Sound {
+        seconds: 1.4,
+        runs: 2,
+        opening: 0.35,
+    };
+    let (heard, act) = f
+        .hands_free
+        .decide(
+            "Run the tests. Run the tests.",
+            (None, Some(named_first)),
+            Some("sky"),
+            &f.sessions,
+            None,
+        )
+        .await
+        .unwrap();
+    assert_eq!(act, Act::None);
+    assert_eq!(heard.say, "Who is it for? Say the agent's name first.");
     // Named clearly with the prompt: no second hearing is needed.
     assert!(!HandsFree::names_nobody(
         "Rain, run the tests.",

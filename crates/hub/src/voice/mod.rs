@@ -225,13 +225,18 @@ impl Voice {
         }
     }
 
+    /// What a recording's audio says beside its words (a WAV recording's: its length, its runs of speech).
+    pub fn sound(&self, recording: &Recording) -> Option<Sound> {
+        clawmux_voice::local::decode_wav(&recording.audio)
+            .ok()
+            .map(|(samples, rate)| clawmux_voice::local::sound(&samples, rate))
+    }
+
     /// What an approval heard with a prompt is checked against (`core::spoken::confirmed`): the same
     /// speech's words without the prompt (on the device only: a service is given no prompt), and what
     /// its audio says, its length and its runs of speech (for a WAV recording).
     pub async fn plain(&self, recording: &Recording) -> (Option<String>, Option<Sound>) {
-        let sound = clawmux_voice::local::decode_wav(&recording.audio)
-            .ok()
-            .map(|(samples, rate)| clawmux_voice::local::sound(&samples, rate));
+        let sound = self.sound(recording);
         let plain = match self.settings().await {
             Ok(settings) if settings.speech_to_text() == clawmux_voice::SpeechToText::Device => {
                 let audio = Arc::clone(&recording.audio);

@@ -30,10 +30,7 @@ pub fn sound(samples: &[f32], rate: u32) -> Sound {
         .collect();
     let loudest = loudness.iter().copied().fold(0.0, f32::max);
     if loudest <= 1e-4 {
-        return Sound {
-            seconds: 0.0,
-            runs: 0,
-        };
+        return Sound::default();
     }
     // Loud: within 30 dB of the loudest, and 6 dB over the floor (the quietest fifth of the frames) as
     // long as that stays 12 dB under the loudest (a clip that is all speech has no floor).
@@ -44,36 +41,55 @@ pub fn sound(samples: &[f32], rate: u32) -> Sound {
     let loud: Vec<bool> = loudness.iter().map(|l| *l > threshold).collect();
     let (Some(first), Some(last)) = (loud.iter().position(|l| *l), loud.iter().rposition(|l| *l))
     else {
-        return Sound {
-            seconds: 0.0,
-            runs: 0,
-        };
+        return Sound::default();
     };
     let seconds = (last - first + 1) as f32 * frame as f32 / rate as f32;
+    let (runs, opening) = runs(&loud[first..=last]);
     Sound {
         seconds,
-        runs: runs(&loud[first..=last]),
+        runs,
+        opening: if runs > 1 {
+            opening as f32 * frame as f32 / rate as f32
+        } else {
+            0.0
+        },
     }
 }
 
-/// The runs of loud frames in `loud`, those apart by less than a pause counted as one, clicks as none.
-fn runs(loud: &[bool]) -> usize {
+/// The runs of loud frames in `loud`, those apart by less than a pause counted as one, clicks as none;
+/// and how many frames the first run spans (its short quiets within).
+fn runs(loud: &[bool]) -> (usize, usize) {
     let mut runs = 0;
     let mut run = 0;
+    let mut span = 0;
     let mut quiet = 0;
+    let mut opening = 0;
     for &l in loud {
         if l {
             run += 1;
+            span += quiet + 1;
             quiet = 0;
         } else {
             quiet += 1;
             if quiet == PAUSE_FRAMES {
-                runs += usize::from(run >= RUN_AT_LEAST_FRAMES);
+                if run >= RUN_AT_LEAST_FRAMES {
+                    runs += 1;
+                    if runs == 1 {
+                        opening = span;
+                    }
+                }
                 run = 0;
+                span = 0;
             }
         }
     }
-    runs + usize::from(run >= RUN_AT_LEAST_FRAMES)
+    if run >= RUN_AT_LEAST_FRAMES {
+        runs += 1;
+        if runs == 1 {
+            opening = span;
+        }
+    }
+    (runs, opening)
 }
 
 #[cfg(test)]
@@ -113,6 +129,8 @@ mod tests {
         assert_eq!(sound(&clip(&[(200, 50), (300, 0)]), RATE).runs, 1);
         let hesitant = sound(&clip(&[(250, 150), (350, 0)]), RATE);
         assert_eq!(hesitant.runs, 2);
+        assert!((hesitant.opening - 0.25).abs() < 0.02, "{hesitant:?}");
+        assert_eq!(one.opening, 0.0);
         assert!((hesitant.seconds - 0.75).abs() < 0.02, "{hesitant:?}");
         assert_eq!(sound(&vec![0.0; 16_000], RATE).runs, 0);
     }
