@@ -43,9 +43,18 @@ fn speech(hub: &TestHub, words: &str) -> Vec<u8> {
 }
 
 fn post_audio(hub: &TestHub, recording: &str, audio: &[u8]) -> (u16, serde_json::Value) {
+    post_wav(
+        hub,
+        &format!("/api/sessions/sky/voice?recording={recording}"),
+        audio,
+    )
+}
+
+/// Posts a WAV recording to `path`, waiting as long as hearing it may take: (status, answer).
+fn post_wav(hub: &TestHub, path: &str, audio: &[u8]) -> (u16, serde_json::Value) {
     let mut resp = hub
         .http_within(HEARING)
-        .post(hub.url(&format!("/api/sessions/sky/voice?recording={recording}")))
+        .post(hub.url(path))
         .header("Authorization", format!("Bearer {}", hub.token))
         .header("Content-Type", "audio/wav")
         .send(audio)
@@ -241,20 +250,11 @@ fn a_download_through_the_hub_is_told_on_the_feed_and_a_wrong_file_is_refused() 
 
 /// Posts one hands-free utterance, as the page does: (status, what the app made of it).
 fn hear(hub: &TestHub, recording: &str, said: &str, audio: &[u8]) -> (u16, serde_json::Value) {
-    let url = format!(
+    let path = format!(
         "/api/voice/hear?recording={recording}&shown=sky&said={}",
         urlencoding(said)
     );
-    let mut resp = hub
-        .http_within(HEARING)
-        .post(hub.url(&url))
-        .header("Authorization", format!("Bearer {}", hub.token))
-        .header("Content-Type", "audio/wav")
-        .send(audio)
-        .unwrap();
-    let status = resp.status().as_u16();
-    let body = resp.body_mut().read_to_string().unwrap_or_default();
-    (status, serde_json::from_str(&body).unwrap_or_default())
+    post_wav(hub, &path, audio)
 }
 
 fn urlencoding(text: &str) -> String {

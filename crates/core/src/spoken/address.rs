@@ -159,26 +159,12 @@ pub(super) fn near(heard: &str, names: &[&str]) -> Vec<String> {
         .iter()
         .filter(|name| {
             let words = super::words(name);
-            words.len() == 1 && within_one(&heard, &sound(&words[0]))
+            words.len() == 1
+                && !heard.is_empty()
+                && super::within_one_edit(&heard, &sound(&words[0]))
         })
         .map(|name| (*name).to_owned())
         .collect()
-}
-
-fn within_one(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-    if long.len() - short.len() > 1 || short.is_empty() {
-        return false;
-    }
-    let Some(first) = short.iter().zip(long).position(|(x, y)| x != y) else {
-        return true;
-    };
-    if short.len() == long.len() {
-        short[first + 1..] == long[first + 1..]
-    } else {
-        short[first..] == long[first + 1..]
-    }
 }
 
 /// How a word sounds, roughly: spellings of one sound made one (`skye` and `sky`, `kat` and `cat`),

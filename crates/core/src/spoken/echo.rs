@@ -105,22 +105,7 @@ fn symbol_name(c: char) -> Option<&'static str> {
 /// The same word as a recognizer may spell it: equal, or, for words of four letters or more, one letter
 /// added, dropped or changed.
 fn alike(a: &str, b: &str) -> bool {
-    a == b || (a.len().min(b.len()) >= 4 && within_one_edit(a.as_bytes(), b.as_bytes()))
-}
-
-fn within_one_edit(a: &[u8], b: &[u8]) -> bool {
-    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-    if long.len() - short.len() > 1 {
-        return false;
-    }
-    let Some(first) = short.iter().zip(long).position(|(x, y)| x != y) else {
-        return true;
-    };
-    if short.len() == long.len() {
-        short[first + 1..] == long[first + 1..]
-    } else {
-        short[first..] == long[first + 1..]
-    }
+    a == b || (a.len().min(b.len()) >= 4 && super::within_one_edit(a, b))
 }
 
 /// Whether `run` words of `heard` in a row stand in `said` in the same order, one after another.

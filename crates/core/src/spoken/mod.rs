@@ -58,6 +58,23 @@ pub fn understand_both(prompted: &str, plain: Option<&str>, names: &[&str]) -> U
     }
 }
 
+/// Whether `a` and `b` differ by at most one letter added, dropped or changed.
+fn within_one_edit(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    if long.len() - short.len() > 1 {
+        return false;
+    }
+    let Some(first) = short.iter().zip(long).position(|(x, y)| x != y) else {
+        return true;
+    };
+    if short.len() == long.len() {
+        short[first + 1..] == long[first + 1..]
+    } else {
+        short[first..] == long[first + 1..]
+    }
+}
+
 /// What the recognizer heard, without what it makes up: bracketed non-speech (`[BLANK_AUDIO]`, `(music)`,
 /// `*coughs*`) removed, and a phrase it repeated over and over (a known failure of small models on short
 /// or noisy clips: "maybe a loud traitor, maybe a loud traitor, ...") kept once.
