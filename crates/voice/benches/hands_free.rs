@@ -388,15 +388,13 @@ fn addressing(engine: &Engine, dir: &Path) -> ([(usize, usize); 2], [usize; 2]) 
                         Understood::ToShown { .. } | Understood::Which { .. }
                     );
                     let plain = unclear.then(|| engine.transcribe(audio, None).unwrap_or_default());
-                    let understood = match understand_both(&prompted, plain.as_deref(), &AGENTS) {
-                        // A name said first that the recognizer dropped: the hub asks whom.
-                        Understood::ToShown { .. }
-                            if dropped_name(&prompted, &sound(audio, 16_000)) =>
-                        {
-                            Understood::Nothing
-                        }
-                        understood => understood,
-                    };
+                    let mut understood = understand_both(&prompted, plain.as_deref(), &AGENTS);
+                    // A name said first that the recognizer dropped: the hub asks whom.
+                    if matches!(understood, Understood::ToShown { .. })
+                        && dropped_name(&prompted, &sound(audio, 16_000))
+                    {
+                        understood = Understood::Nothing;
+                    }
                     addressed[c].1 += 1;
                     let to = match &understood {
                         Understood::ToAgent { agent, .. } => Some(agent.as_str()),

@@ -149,15 +149,15 @@ impl HandsFree {
             };
             return Ok((nothing, Act::None));
         }
-        let understood = match spoken::understand_both(text, plain, &names) {
-            Understood::ToShown { .. } if sound.is_some_and(|s| spoken::dropped_name(text, &s)) => {
-                Understood::Which {
-                    heard: String::new(),
-                    agents: Vec::new(),
-                }
-            }
-            understood => understood,
-        };
+        let mut understood = spoken::understand_both(text, plain, &names);
+        let to_shown = matches!(understood, Understood::ToShown { .. });
+        if to_shown && sound.is_some_and(|s| spoken::dropped_name(text, &s)) {
+            // A name said first that the recognizer dropped: asked whom, sent nowhere.
+            understood = Understood::Which {
+                heard: String::new(),
+                agents: Vec::new(),
+            };
+        }
         let reply = |say: String, done: Done| Heard {
             heard: heard.clone(),
             say,
