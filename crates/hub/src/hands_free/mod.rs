@@ -348,3 +348,5 @@ fn open_request<'s>(
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_whom;
