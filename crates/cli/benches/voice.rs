@@ -146,26 +146,77 @@ fn dir_path(hub: &Hub) -> PathBuf {
 
 /// Hands-free through the hub (`POST /api/voice/hear`): an utterance addressed to an agent, from the end
 /// of speech (the clip posted whole) to the words stored for that agent; and "who needs me?" to the
-/// answer's words (what the window then speaks).
+/// answer's words (what the window then speaks), with nobody waiting and, as the user meets it, while an
+/// agent asks a permission (the recognizer's prompt then holds the answers too).
 fn hands_free(hub: &Hub, http: &ureq::Agent, dir: PathBuf) {
     hub.add(http, "rain");
-    for (what, words) in [
-        (
-            "an utterance for an agent (\"Rain, run the tests.\")",
-            "Rain, run the tests.",
-        ),
-        ("\"Who needs me?\" to its answer", "Who needs me?"),
-    ] {
-        let (audio, seconds) = speech(&dir, "hands-free.wav", words);
+    utterances(
+        hub,
+        http,
+        &dir,
+        &[
+            (
+                "an utterance for an agent (\"Rain, run the tests.\")",
+                "Rain, run the tests.",
+            ),
+            ("\"Who needs me?\" to its answer", "Who needs me?"),
+        ],
+    );
+    // rain asks a permission: its hook waits on the hub's port until it is answered below.
+    let asking = {
+        let (hub_port, token) = (hub.port, hub.token.clone());
+        std::thread::spawn(move || {
+            let ask = json!({"hook_event_name": "PermissionRequest", "tool_name": "Bash",
+                "tool_input": {"command": "cargo test"}});
+            ureq::post(format!("http://127.0.0.1:{hub_port}/api/hooks/permission"))
+                .header("Authorization", format!("Bearer {token}"))
+                .header("ClawMux-Session", "rain")
+                .header("Content-Type", "application/json")
+                .send(ask.to_string())
+                .map(|_| ())
+        })
+    };
+    let request = loop {
+        let sessions = hub.get(http, "/api/sessions");
+        let id = sessions
+            .as_array()
+            .and_then(|s| s.iter().find(|a| a["session_id"] == "rain"))
+            .and_then(|a| a["needs"]["request"]["id"].as_str().map(str::to_owned));
+        if let Some(id) = id {
+            break id;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    utterances(
+        hub,
+        http,
+        &dir,
+        &[(
+            "\"Who needs me?\" to its answer, rain asking a permission",
+            "Who needs me?",
+        )],
+    );
+    let answer = json!({"command": "answer", "session_id": "rain", "request_id": request,
+        "decision": "deny"});
+    hub.post(http, "/api/command", None, &answer.to_string());
+    let _ = asking.join();
+}
+
+/// Each of `said` (what it is, the words) posted as hands-free posts it, `RUNS` times: the time to the
+/// hub's answer.
+fn utterances(hub: &Hub, http: &ureq::Agent, dir: &std::path::Path, said: &[(&str, &str)]) {
+    for &(what, words) in said {
+        let (audio, seconds) = speech(dir, "hands-free.wav", words);
         let mut times: Vec<Duration> = Vec::new();
         let mut reply = String::new();
         for run in 0..RUNS {
             let started = Instant::now();
             let mut resp = http
                 .post(format!(
-                    "http://127.0.0.1:{}/api/voice/hear?recording=hf{run}{}&shown=sky",
+                    "http://127.0.0.1:{}/api/voice/hear?recording=hf{run}{}{}&shown=sky",
                     hub.port,
-                    words.len()
+                    words.len(),
+                    what.len()
                 ))
                 .header("Authorization", format!("Bearer {}", hub.token))
                 .header("Content-Type", "audio/wav")
