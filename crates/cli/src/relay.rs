@@ -20,13 +20,13 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::body::Bytes;
-use axum::extract::{ConnectInfo, DefaultBodyLimit, State};
+use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderMap, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use clawmux_core::hook::relay::{HookKey, Relayed, KEY_HEADER};
 use clawmux_core::wire::StopVerdict;
-use clawmux_hub::http::idle::Carried;
+use clawmux_hub::http::idle::{while_answering, Carried};
 use clawmux_hub::http::peers::{Budget, UserOnly};
 use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http1::SendRequest;
@@ -100,6 +100,8 @@ async fn serve(relay: Arc<Relay>, idle: Duration) -> std::io::Result<()> {
     drop(stdout);
     let app = axum::Router::new()
         .fallback(hook)
+        // Claude Code waits, silent, for each answer: its connection is not idle meanwhile.
+        .layer(axum::middleware::from_fn(while_answering))
         // As much as the command-form hook reads from its stdin.
         .layer(DefaultBodyLimit::max(MAX_STDIN as usize))
         .with_state(relay);
@@ -139,13 +141,10 @@ async fn agent_ended() {
 /// Any request: a relayed hook with the agent's key, forwarded; anything else refused.
 async fn hook(
     State(relay): State<Arc<Relay>>,
-    ConnectInfo(Carried(connection)): ConnectInfo<Carried>,
     uri: Uri,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    // Claude Code waits, silent, for this answer: its connection is not idle meanwhile.
-    let _answering = connection.answering();
     let Some(kind) = Relayed::from_path(uri.path()) else {
         return refused(StatusCode::NOT_FOUND, "no such hook");
     };

@@ -439,15 +439,20 @@ pub async fn hear_voice(
     let kept = kept.discarded_at_end();
     let heard = async {
         let sessions = hub.sessions().await?;
-        let (text, plain) = heard_twice(hub, &kept, &sessions, shown).await?;
-        let plain_words = plain.as_ref().and_then(|(words, _)| words.as_deref());
         let sound = hub.voice().sound(&kept);
+        let (text, plain) = heard_twice(hub, &kept, &sessions, shown).await?;
         let (mut heard, mut act) = hub
             .hands_free()
-            .decide(&text, (plain_words, sound), shown, &sessions, said)
+            .decide(
+                &text,
+                (plain.as_ref().and_then(Option::as_deref), sound),
+                shown,
+                &sessions,
+                said,
+            )
             .await?;
         if HandsFree::approves(&act) {
-            let (plain, sound) = match plain {
+            let plain = match plain {
                 Some(plain) => plain,
                 None => hub.voice().plain(&kept).await,
             };
@@ -475,25 +480,20 @@ pub async fn hear_voice(
 
 /// An utterance heard with the recognizer's prompt (the names, the answers), and without it where that is
 /// needed: who the words are for when the prompted hearing names nobody clearly (the prompt hurts
-/// sentences), or heard nothing. The words, and the plain hearing (its words, its sound) if there was one.
+/// sentences), or heard nothing. The words, and, where it was heard plain, what that heard.
 async fn heard_twice(
     hub: &Hub,
     kept: &crate::voice::Recording,
     sessions: &[crate::ui_event::SessionInfo],
     shown: Option<&str>,
-) -> Result<
-    (
-        String,
-        Option<(Option<String>, Option<crate::voice::Sound>)>,
-    ),
-    HubError,
-> {
+) -> Result<(String, Option<Option<String>>), HubError> {
     let expected = HandsFree::expected(sessions, shown);
     let (text, mut plain) = match hub.voice().hear(kept, Some(expected)).await {
         Ok(text) => (text, None),
+        // The plain hearing is then the words, with nothing beside them to check against.
         Err(e) if e.code == Code::NothingHeard => match hub.voice().plain(kept).await {
-            (Some(plain), sound) => (plain, Some((None, sound))),
-            (None, _) => return Err(e),
+            Some(plain) => (plain, Some(None)),
+            None => return Err(e),
         },
         Err(e) => return Err(e),
     };

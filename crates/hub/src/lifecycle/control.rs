@@ -176,9 +176,7 @@ impl Lifecycle {
             ));
         }
         change(&mut launch);
-        let json = serde_json::to_string(&launch)
-            .map_err(|e| HubError::new(Code::Internal, e.to_string()))?;
-        self.states.store().set_launch(name, &json).await?;
+        self.save_launch(name, &launch).await?;
         if row.snapshot.state != State::Dead {
             self.start_again(name, None).await?;
         }
@@ -193,7 +191,12 @@ impl Lifecycle {
         }
         let (_, mut launch) = self.launch_of(name).await?;
         launch.model = model.map(str::to_owned);
-        let json = serde_json::to_string(&launch)
+        self.save_launch(name, &launch).await
+    }
+
+    /// Keeps how agent `name` is started from now on.
+    async fn save_launch(&self, name: &str, launch: &Launch) -> Result<(), HubError> {
+        let json = serde_json::to_string(launch)
             .map_err(|e| HubError::new(Code::Internal, e.to_string()))?;
         self.states.store().set_launch(name, &json).await?;
         Ok(())

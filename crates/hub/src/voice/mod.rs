@@ -232,12 +232,11 @@ impl Voice {
             .map(|(samples, rate)| clawmux_voice::local::sound(&samples, rate))
     }
 
-    /// What an approval heard with a prompt is checked against (`core::spoken::confirmed`): the same
-    /// speech's words without the prompt (on the device only: a service is given no prompt), and what
-    /// its audio says, its length and its runs of speech (for a WAV recording).
-    pub async fn plain(&self, recording: &Recording) -> (Option<String>, Option<Sound>) {
-        let sound = self.sound(recording);
-        let plain = match self.settings().await {
+    /// The same speech's words without the recognizer's prompt, what an approval heard with it is checked
+    /// against (`core::spoken::confirmed`) and what decides whom words are for when the prompted hearing
+    /// names nobody: on the device only (a service is given no prompt); `None` where it hears nothing.
+    pub async fn plain(&self, recording: &Recording) -> Option<String> {
+        match self.settings().await {
             Ok(settings) if settings.speech_to_text() == clawmux_voice::SpeechToText::Device => {
                 let audio = Arc::clone(&recording.audio);
                 self.device
@@ -246,8 +245,7 @@ impl Voice {
                     .ok()
             }
             Ok(_) | Err(_) => None,
-        };
-        (plain, sound)
+        }
     }
 
     /// Speech for `text` where the settings say (the device's voice in `variant`, or the speech
