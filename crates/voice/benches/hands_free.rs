@@ -9,20 +9,22 @@
 //! to judge an answer, and its real-time factor.
 //!
 //! Run: `cargo bench -p clawmux-voice --bench hands_free` (after `scripts/voice-test-model`). Only the
-//! smallest model (tiny.en) is measured here: no registry ships the default, base.en.
+//! smallest model (tiny.en) is measured here: no registry ships the default, base.en. Addressing by name
+//! is `--bench addressing`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
-use clawmux_core::spoken::{
-    approval::Why, confirmed, danger, dropped_name, judge, understand, understand_both, Danger,
-    Judged, Sound, Understood,
-};
-use clawmux_voice::local::{decode_wav, sound, to_16k, Engine};
+use clawmux_core::spoken::{approval::Why, confirmed, danger, judge, Danger, Judged, Sound};
+use clawmux_voice::local::{sound, Engine};
 use serde_json::json;
+
+// The corpus's speech, noise and mixing, shared with the addressing benchmark.
+#[path = "corpus/speech.rs"]
+mod corpus;
+
+use corpus::{mix, model, noise, speak, VOICES};
 
 /// What the recognizer is told to expect while a permission is open (as the hub builds it).
 const PROMPT: &str = "sky, rain. Allow. Always allow. Deny. Skip. No. Wait. Don't. Not. But.";
@@ -30,58 +32,9 @@ const PROMPT_PUSH: &str =
     "sky, rain. Allow. Always allow. Deny. Skip. No. Wait. Don't. Not. But. Allow git push.";
 /// The app's own question, heard back.
 const APP: &str = "sky asks to run npm test. Allow, or deny?";
-/// The voices and the speeds (words a minute: espeak-ng's 175 is 1x).
-const VOICES: [&str; 3] = ["en", "en-us", "en-us+m3"];
+/// The speeds (words a minute: espeak-ng's 175 is 1x).
 const SPEEDS: [(u32, &str); 4] = [(140, "0.8x"), (175, "1x"), (200, "1.15x"), (228, "1.3x")];
 const CONDITIONS: [&str; 3] = ["clean", "noise -10 dB", "app's speech -12 dB"];
-
-fn model() -> PathBuf {
-    std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache"))
-        .join("clawmux-tests/whisper/ggml-tiny.en.bin")
-}
-
-/// `words` spoken by espeak-ng in `voice` at `speed` words a minute, at 16 kHz.
-fn speak(dir: &Path, voice: &str, speed: u32, words: &str) -> Vec<f32> {
-    let file = dir.join("clip.wav");
-    assert!(Command::new("espeak-ng")
-        .args(["-v", voice, "-s", &speed.to_string(), "-w"])
-        .arg(&file)
-        .arg(words)
-        .status()
-        .unwrap()
-        .success());
-    let (samples, rate) = decode_wav(&std::fs::read(&file).unwrap()).unwrap();
-    to_16k(&samples, rate).unwrap()
-}
-
-fn rms(x: &[f32]) -> f32 {
-    (x.iter().map(|s| s * s).sum::<f32>() / x.len().max(1) as f32).sqrt()
-}
-
-/// A reproducible white noise.
-fn noise(n: usize, seed: u64) -> Vec<f32> {
-    let mut state = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
-    (0..n)
-        .map(|_| {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            ((state >> 33) as f32 / (1u64 << 31) as f32) - 1.0
-        })
-        .collect()
-}
-
-/// `speech` with `other` under it, `db` below the speech's level (looped or cut to the speech's length).
-fn mix(speech: &[f32], other: &[f32], db: f32) -> Vec<f32> {
-    let gain = rms(speech) / rms(other).max(1e-9) * 10f32.powf(-db / 20.0);
-    speech
-        .iter()
-        .enumerate()
-        .map(|(i, s)| (s + other[i % other.len()] * gain).clamp(-1.0, 1.0))
-        .collect()
-}
 
 fn name(j: &Judged) -> String {
     match j {
@@ -195,12 +148,6 @@ fn main() {
     }
     let dir = tempfile::tempdir().unwrap();
     let engine = Engine::load(&model, 2).unwrap();
-    // `cargo bench ... -- addressing`: the addressing corpus alone.
-    if std::env::args().any(|a| a == "addressing") {
-        let (addressed, misaddressed) = addressing(&engine, dir.path());
-        print_addressing(&addressed, &misaddressed);
-        return;
-    }
     let push = danger("Bash", &json!({"command": "git push origin main"}));
     // (the words, what they must be taken as, whether the command is a push)
     let answers: &[(&str, Judged, bool)] = &[
@@ -293,7 +240,6 @@ fn main() {
             }
         }
     }
-    let (addressed, misaddressed) = addressing(&engine, dir.path());
     // Nobody speaking: noise and silence, with the prompt.
     let mut idle = Tally::default();
     for (what, audio) in [
@@ -341,7 +287,6 @@ fn main() {
             "false approvals, every phrase that must never approve, noise and silence (goal 0)"
         )
     );
-    print_addressing(&addressed, &misaddressed);
     times.sort();
     let p50 = times[times.len() / 2];
     let mean_speech = speech_seconds_total / times.len() as f64;
@@ -352,84 +297,4 @@ fn main() {
         times.iter().map(Duration::as_secs_f64).sum::<f64>() / speech_seconds_total,
         mean_speech
     );
-}
-
-/// The agents of the addressing corpus, and the prompt the hub gives while no request is open.
-const AGENTS: [&str; 3] = ["rain", "wren", "sky"];
-const NAMES_PROMPT: &str = "rain, wren, sky.";
-
-/// Utterances that name an agent first, in every voice at 1x, clean and under noise, decided as the hub
-/// decides them (heard with the names as the prompt, and plain where that names nobody clearly), with sky
-/// on screen: (to the agent named, all) and how many went to another agent, per condition.
-fn addressing(engine: &Engine, dir: &Path) -> ([(usize, usize); 2], [usize; 2]) {
-    let sentences = [
-        "run the tests.",
-        "stop the build.",
-        "check the build.",
-        "what changed in the parser?",
-        "commit and push when it passes.",
-    ];
-    let mut addressed = [(0, 0); 2];
-    let mut misaddressed = [0; 2];
-    for voice in VOICES {
-        for agent in AGENTS {
-            for sentence in sentences {
-                let words = format!("{}{}, {sentence}", agent[..1].to_uppercase(), &agent[1..]);
-                let clip = speak(dir, voice, 175, &words);
-                for (c, audio) in [clip.clone(), mix(&clip, &noise(clip.len(), 5), 10.0)]
-                    .iter()
-                    .enumerate()
-                {
-                    let prompted = engine
-                        .transcribe(audio, Some(NAMES_PROMPT))
-                        .unwrap_or_default();
-                    let unclear = matches!(
-                        understand(&prompted, &AGENTS),
-                        Understood::ToShown { .. } | Understood::Which { .. }
-                    );
-                    let plain = unclear.then(|| engine.transcribe(audio, None).unwrap_or_default());
-                    let mut understood = understand_both(&prompted, plain.as_deref(), &AGENTS);
-                    // A name said first that the recognizer dropped: the hub asks whom.
-                    if matches!(understood, Understood::ToShown { .. })
-                        && dropped_name(&prompted, &sound(audio, 16_000))
-                    {
-                        understood = Understood::Nothing;
-                    }
-                    addressed[c].1 += 1;
-                    let to = match &understood {
-                        Understood::ToAgent { agent, .. } => Some(agent.as_str()),
-                        // Sent to the agent shown: sky.
-                        Understood::ToShown { .. } => Some("sky"),
-                        Understood::Nothing | Understood::Query(_) | Understood::Which { .. } => {
-                            None
-                        }
-                    };
-                    match to {
-                        Some(to) if to == agent => addressed[c].0 += 1,
-                        Some(_) => misaddressed[c] += 1,
-                        None => {}
-                    }
-                    println!(
-                        "  {voice:9} {:13} {words:44} | {prompted:?} | {:?} -> {}",
-                        ["clean", "noise -10 dB"][c],
-                        plain.unwrap_or_default(),
-                        to.unwrap_or("asked")
-                    );
-                }
-            }
-        }
-    }
-    (addressed, misaddressed)
-}
-
-fn print_addressing(addressed: &[(usize, usize); 2], misaddressed: &[usize; 2]) {
-    for (c, condition) in ["clean", "noise -10 dB"].iter().enumerate() {
-        println!(
-            "addressed by name, {condition}: {} of {} to the agent named ({:.1} %), {} to another agent (goal 0), the rest asked whom",
-            addressed[c].0,
-            addressed[c].1,
-            100.0 * addressed[c].0 as f64 / addressed[c].1.max(1) as f64,
-            misaddressed[c]
-        );
-    }
 }
