@@ -16,7 +16,7 @@ deb=$(ls target/debug/bundle/deb/clawmux_*_amd64.deb)
 fail() { echo "package: $*"; exit 1; }
 
 contents=$(dpkg-deb -c "$deb")
-for path in usr/bin/clawmux-desktop usr/bin/clawmux usr/share/applications/clawmux.desktop; do
+for path in usr/bin/clawmux-desktop usr/bin/clawmux usr/bin/clawmux-statusline usr/share/applications/clawmux.desktop; do
     grep -qE " (\./)?$path\$" <<<"$contents" || fail "$path is missing from $deb"
 done
 [ "$(dpkg-deb -f "$deb" Package)" = clawmux ] || fail "the package is named $(dpkg-deb -f "$deb" Package), not clawmux"
@@ -30,7 +30,7 @@ entry=$(dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/share/applications/clawmu
 grep -qx 'Name=ClawMux' <<<"$entry" || fail "the menu entry's name is not ClawMux: $entry"
 grep -qE '^Categories=.*Development;' <<<"$entry" || fail "the menu entry has no category: $entry"
 grep -qx 'Exec=clawmux-desktop' <<<"$entry" || fail "the menu entry does not start clawmux-desktop: $entry"
-echo "package: $deb ($(du -h "$deb" | cut -f1)) ships clawmux-desktop and clawmux, menu entry ClawMux (Development)"
+echo "package: $deb ($(du -h "$deb" | cut -f1)) ships clawmux-desktop, clawmux and clawmux-statusline, menu entry ClawMux (Development)"
 
 if [ "$(id -u)" -ne 0 ]; then
     echo "package: SKIPPED installing it: not root (apt needs root; run the test command as root to check it)"
@@ -50,6 +50,7 @@ remove() {
 trap remove EXIT
 [ -x /usr/bin/clawmux-desktop ] && [ -x /usr/bin/clawmux ] || fail "installed, but the programs are not in /usr/bin"
 /usr/bin/clawmux --version >/dev/null || fail "the installed clawmux does not run"
+[ "$(echo '{}' | /usr/bin/clawmux-statusline)" = ClawMux ] || fail "the installed clawmux-statusline does not run"
 
 # The installed app, with the source tree's ui/ out of sight: an empty folder is mounted over it in a mount
 # namespace of the test's own, which nothing outside it sees.

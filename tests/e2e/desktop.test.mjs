@@ -12,7 +12,7 @@ import {
   APP, APP_ARGS, BUS, DISPLAY, OPENED, PICK, SPEECH, SSH_CONFIG, WINDOW_STATE, browser, children, data, dir, launchApp, listening,
   notifications, painted, quitApp, start, tray, until, useApp, windowHub,
 } from './desktop-harness.mjs';
-import { ARTIFACTS, BIN, ROOT, startHub, withTestModel, withTestVoice } from './harness.mjs';
+import { ARTIFACTS, BIN, ROOT, STATUS_LINE, startHub, withTestModel, withTestVoice } from './harness.mjs';
 import { sshKeys, startSshd } from './sshd.mjs';
 import { fileLines, png } from './files.mjs';
 import { filePart, readWav, startService } from './voice-service.mjs';
@@ -630,7 +630,7 @@ test('in the window: an agent\'s figures, the usage view drawn by uPlot, and the
     execFileSync(BIN, ['agent', 'add', name, '--work-dir', join(dir, name)], { env: hubEnv });
   }
   // The status-line bridge, as Claude Code runs it for a spawned agent: the payload on stdin.
-  const statusLine = (agent, payload) => execFileSync(BIN, ['statusline'], { env: env(agent), input: JSON.stringify(payload), encoding: 'utf8' });
+  const statusLine = (agent, payload) => execFileSync(STATUS_LINE, [], { env: env(agent), input: JSON.stringify(payload), encoding: 'utf8' });
   const printed = statusLine('sun', {
     session_id: 'c-sun', model: { display_name: 'Opus 5.5' }, cost: { total_cost_usd: 1.2 },
     context_window: { context_window_size: 200000, used_percentage: 48, total_input_tokens: 96000, total_output_tokens: 4000, current_usage: { input_tokens: 96000 } },

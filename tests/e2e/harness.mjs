@@ -4,7 +4,7 @@
 import { spawn, execFileSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, mkdirSync, readFileSync, readdirSync, symlinkSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { connect } from 'node:net';
 import { createInterface } from 'node:readline';
 import { chromium } from 'playwright-core';
@@ -12,6 +12,8 @@ import WebSocket from 'ws';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const BIN = process.env.CLAWMUX_BIN ?? join(ROOT, 'target/debug/clawmux');
+/** The status line ClawMux sets for its agents: the program beside `clawmux`. */
+export const STATUS_LINE = join(dirname(BIN), 'clawmux-statusline');
 export const ARTIFACTS = join(ROOT, 'test-artifacts');
 
 /** The processes started for agents of the hub whose data folder is `data` (from their environment). */

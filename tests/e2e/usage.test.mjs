@@ -1,5 +1,5 @@
 // What agents cost and the account's limits, in Chromium, against the real hub and the real status-line
-// bridge (`clawmux statusline`, run as Claude Code runs it, with the payload on stdin): the sidebar's line,
+// bridge (`clawmux-statusline`, run as Claude Code runs it, with the payload on stdin): the sidebar's line,
 // the header's detail, the limits, the usage view's chart and totals as figures move, and an agent held by
 // the usage limit then opted in to continue.
 
@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ARTIFACTS, BIN, openBrowser, openUi, startHub } from './harness.mjs';
+import { ARTIFACTS, STATUS_LINE, openBrowser, openUi, startHub } from './harness.mjs';
 
 let browser;
 before(async () => { browser = await openBrowser(); });
@@ -16,7 +16,7 @@ after(async () => { await browser?.close(); });
 
 /** Runs the bridge as `agent`'s status line with `payload`; returns the line it printed. */
 function statusline(hub, agent, payload) {
-  return execFileSync(BIN, ['statusline'], {
+  return execFileSync(STATUS_LINE, [], {
     input: JSON.stringify(payload),
     encoding: 'utf8',
     cwd: join(hub.dir, 'agents', agent),

@@ -1,13 +1,16 @@
-//! The status-line bridge's cost per refresh: Claude Code runs `clawmux statusline` at each refresh of an
-//! agent's status line (after each answer, at most every 300 ms) and waits for its line. Prints, with the
-//! real release binary against a real hub, start to exit:
-//! - the bridge alone (hands the payload to the hub, prints ClawMux's line): p50 and p99;
+//! The status-line bridge's cost per refresh: Claude Code runs `clawmux-statusline` at each refresh of an
+//! agent's status line (about once per model answer) and waits for its line. Prints, with the real release
+//! binaries against a real hub, start to exit:
+//! - the bridge alone (hands the payload to the hub, prints ClawMux's line): p50 and p99, and the CPU one
+//!   refresh costs, the bridge's own and the hub's; the same for `clawmux statusline` (settings written
+//!   before the program), which starts the whole `clawmux` command;
 //! - the bridge chaining the user's own status-line command (`--then`): p50 and p99;
 //! - a chained command that hangs: the bridge still answers by its deadline (max);
 //! - the hub's side, `POST /api/usage` on a kept connection: p50 and p99.
 //!
-//! Goal (issue: usage): the bridge answers within 50 ms whatever happens. Run: `cargo bench -p clawmux
-//! --bench statusline` (or `scripts/bench`).
+//! Goal (issue: usage): the bridge answers within 50 ms whatever happens; it costs as little CPU as a
+//! process can. Run: `cargo build --release -p clawmux-statusline && cargo bench -p clawmux --bench
+//! statusline` (or `scripts/bench`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
@@ -38,15 +41,62 @@ fn payload(n: u64) -> String {
     .to_string()
 }
 
+/// The release `clawmux-statusline` beside the `clawmux` measured.
+fn program() -> std::path::PathBuf {
+    let program = std::path::Path::new(&*support::BIN)
+        .with_file_name(clawmux_core::layout::STATUS_LINE_PROGRAM);
+    assert!(
+        program.is_file(),
+        "{} is not built: cargo build --release -p clawmux-statusline",
+        program.display()
+    );
+    program
+}
+
+/// The CPU time of this process's children that have ended (user + system), from /proc.
+fn children_cpu() -> Duration {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap();
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .unwrap()
+        .1
+        .split_whitespace()
+        .collect();
+    let ticks: u64 = fields[13].parse::<u64>().unwrap() + fields[14].parse::<u64>().unwrap();
+    Duration::from_millis(ticks * 10)
+}
+
+/// How the bridge is started: the program, or `clawmux statusline`.
+#[derive(Clone, Copy)]
+enum Bridge {
+    Program,
+    Subcommand,
+}
+
 /// Runs the bridge `runs` times with `args`; the time from start to exit of each.
-fn bridge(hub: &Hub, args: &[&str], runs: u64) -> Vec<Duration> {
+fn bridge(hub: &Hub, how: Bridge, args: &[&str], runs: u64) -> Vec<Duration> {
     (0..runs)
         .map(|n| {
             let body = payload(n + 1);
             let start = Instant::now();
-            let mut child = hub
-                .agent_cmd("sky")
-                .arg("statusline")
+            let mut cmd = hub.agent_cmd("sky");
+            let mut cmd = match how {
+                Bridge::Program => {
+                    let mut program = std::process::Command::new(program());
+                    program.env_clear();
+                    for (k, v) in cmd.get_envs() {
+                        if let Some(v) = v {
+                            program.env(k, v);
+                        }
+                    }
+                    program
+                }
+                Bridge::Subcommand => {
+                    cmd.arg("statusline");
+                    cmd
+                }
+            };
+            let mut child = cmd
                 .args(args)
                 .stdin(Stdio::piped())
                 .stdout(Stdio::piped())
@@ -73,20 +123,31 @@ fn main() {
     hub.add(&http, "sky");
     std::fs::create_dir_all(hub.dir.path().join("data/agents/sky")).unwrap();
 
-    let mut alone = bridge(&hub, &[], 300);
-    println!(
-        "`clawmux statusline` (payload to the hub, ClawMux's line), start to exit: p50 {}, p99 {} (goal: within 50 ms)",
-        ms(pct(&mut alone, 50)),
-        ms(pct(&mut alone, 99))
-    );
+    for (how, name) in [
+        (Bridge::Program, "`clawmux-statusline`"),
+        (Bridge::Subcommand, "`clawmux statusline`"),
+    ] {
+        let runs = 300;
+        let (own, hubs) = (children_cpu(), hub.cpu());
+        let mut alone = bridge(&hub, how, &[], runs);
+        let per = |d: Duration| format!("{:.2} ms", d.as_secs_f64() * 1000.0 / runs as f64);
+        println!(
+            "{name} (payload to the hub, ClawMux's line), start to exit: p50 {}, p99 {} (goal: within 50 ms); \
+             CPU per refresh: the bridge {}, the hub {}",
+            ms(pct(&mut alone, 50)),
+            ms(pct(&mut alone, 99)),
+            per(children_cpu() - own),
+            per(hub.cpu() - hubs),
+        );
+    }
     let users = "cat >/dev/null; printf 'main  ~/src/app'";
-    let mut chained = bridge(&hub, &["--then", users], 300);
+    let mut chained = bridge(&hub, Bridge::Program, &["--then", users], 300);
     println!(
-        "`clawmux statusline --then <the user's command>`, start to exit: p50 {}, p99 {}",
+        "`clawmux-statusline --then <the user's command>`, start to exit: p50 {}, p99 {}",
         ms(pct(&mut chained, 50)),
         ms(pct(&mut chained, 99))
     );
-    let mut hung = bridge(&hub, &["--then", "sleep 30"], 20);
+    let mut hung = bridge(&hub, Bridge::Program, &["--then", "sleep 30"], 20);
     println!(
         "the same with a chained command that hangs (cut, its last line shown): max {}",
         ms(pct(&mut hung, 100))

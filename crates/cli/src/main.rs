@@ -105,7 +105,9 @@ enum Command {
         re: Option<String>,
     },
     /// The status-line command of a spawned agent: hands Claude Code's payload to the hub (usage, context,
-    /// limits) and prints a line within 50 ms, the user's own command's when chained.
+    /// limits) and prints a line within 50 ms, the user's own command's when chained. The same as the
+    /// `clawmux-statusline` program beside this one, which ClawMux sets as it starts faster; kept for the
+    /// settings written before it.
     Statusline {
         /// The user's own status-line command, run with the same payload; its line is the one printed.
         #[arg(long)]
@@ -517,8 +519,12 @@ fn main() -> ExitCode {
             observe,
             data_dir,
         } => {
-            let observed = observe.then_some(data_dir.as_deref());
-            return usage::statusline(then.as_deref(), observed);
+            let args = clawmux_statusline::Args {
+                then,
+                observe,
+                data_dir,
+            };
+            return clawmux_statusline::run(&args);
         }
         Command::Usage { json, days, hub } => usage::usage(&hub, json, days),
         Command::Search {

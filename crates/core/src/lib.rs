@@ -14,6 +14,7 @@ pub mod explain;
 pub mod hex;
 pub mod hook;
 pub mod http1;
+pub mod layout;
 pub mod machine;
 pub mod observe;
 pub mod opinion;

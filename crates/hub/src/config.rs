@@ -270,11 +270,7 @@ fn default_clawmux() -> PathBuf {
 
 /// The default data folder: `$CLAWMUX_HOME`, else `~/.clawmux`.
 pub fn default_data_dir() -> PathBuf {
-    if let Some(home) = std::env::var_os("CLAWMUX_HOME") {
-        return PathBuf::from(home);
-    }
-    let home = std::env::var_os("HOME").map_or_else(|| PathBuf::from("/"), PathBuf::from);
-    home.join(".clawmux")
+    clawmux_core::layout::data_dir(std::env::var_os("CLAWMUX_HOME"), std::env::var_os("HOME"))
 }
 
 #[cfg(test)]

@@ -15,9 +15,6 @@ use serde_json::Value;
 
 use crate::error::HubError;
 
-/// The longest Claude session id accepted (UUIDs are 36).
-const MAX_SESSION_ID: usize = 128;
-
 /// The name an observed session gets: its folder's name (made an identifier, at most 23 characters), a dash
 /// and the first 8 characters of its session id.
 pub(crate) fn observed_name(cwd: &str, session_id: &str) -> String {
@@ -48,15 +45,7 @@ pub(crate) fn observed_name(cwd: &str, session_id: &str) -> String {
     format!("{name}-{id}")
 }
 
-/// Whether `id` is a Claude Code session id as ClawMux takes one: 1 to 128 letters, digits, - and _ (it
-/// names files and agents, so nothing else).
-pub fn session_id_ok(id: &str) -> bool {
-    !id.is_empty()
-        && id.len() <= MAX_SESSION_ID
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-}
+pub use clawmux_core::layout::session_id_ok;
 
 /// Who an observed hook is from: its session's id (letters, digits, - and _) and its absolute folder.
 pub(crate) fn identity(payload: Option<&Value>) -> Result<(&str, &str), HubError> {

@@ -1,5 +1,5 @@
-//! What agents cost and the account's limits, end to end: the real `clawmux statusline` run as Claude Code
-//! runs a status-line command (the payload on stdin, its stdout the line), against a real hub; what the
+//! What agents cost and the account's limits, end to end: the real `clawmux-statusline` (and `clawmux
+//! statusline`, which settings written before it name) run as Claude Code runs a status-line command (the payload on stdin, its stdout the line), against a real hub; what the
 //! window hears; `clawmux usage`; a restart.
 
 use std::process::Command;
@@ -29,12 +29,24 @@ fn payload(percent: u8, cost: f64, five_hour: Option<(u8, i64)>) -> Value {
 
 /// Runs the bridge as `agent` (chaining `then`): what it printed, and how long it took.
 fn bridge(hub: &TestHub, agent: &str, then: Option<&str>, stdin: &str) -> (String, Duration) {
-    let mut args = vec!["statusline"];
+    use std::io::Write;
+    let mut cmd = hub.status_line(Some(agent));
     if let Some(then) = then {
-        args.extend(["--then", then]);
+        cmd.args(["--then", then]);
     }
     let started = Instant::now();
-    let out = hub.command_hook_output(Some(agent), &args, stdin);
+    let mut child = cmd
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
     let took = started.elapsed();
     assert!(out.status.success(), "the bridge always exits 0");
     (String::from_utf8_lossy(&out.stdout).into_owned(), took)
@@ -126,12 +138,26 @@ fn the_bridge_hands_the_figures_to_the_hub_and_never_blanks_the_line() {
     .expect("the figures past the threshold");
     assert_eq!(notes(&hub), 1, "told once");
 
+    // `clawmux statusline`, which settings written before the program name, runs the same bridge.
+    let out = hub.command_hook_output(
+        Some("sky"),
+        &["statusline"],
+        &payload(91, 1.7, None).to_string(),
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "Opus 5.5 · 91% · 96k/200k · $1.70\n"
+    );
+    feed.until(SECS5, |v| {
+        v["type"] == "usage" && v["usage"]["context"]["percent"] == 91
+    })
+    .expect("the figures of `clawmux statusline`");
+
     // Outside an agent (no hub to tell), the line is still printed.
     let out = {
         use std::io::Write;
-        let mut child = Command::new(crate::common::BIN)
-            .arg("statusline")
-            .env_remove("CLAWMUX_SESSION_ID")
+        let mut child = hub
+            .status_line(None)
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .spawn()
@@ -160,8 +186,8 @@ fn a_late_payload_is_read_whole_and_a_first_run_is_not_cut() {
     // instead yet).
     let mine = "sleep 0.3; echo \"mine: $(head -c 29)\"";
     let mut child = hub
-        .clawmux(Some("sky"))
-        .args(["statusline", "--then", mine])
+        .status_line(Some("sky"))
+        .args(["--then", mine])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .spawn()

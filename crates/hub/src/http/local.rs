@@ -8,17 +8,11 @@
 //! browser can reach a Unix socket, so there is no `Host` or `Origin` to check).
 
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use tokio::net::{UnixListener, UnixStream};
 
-/// The socket's file name in the data folder.
-pub const SOCKET_FILE: &str = "hub.sock";
-
-/// The socket's path for a data folder.
-pub fn socket_path(data_dir: &Path) -> PathBuf {
-    data_dir.join(SOCKET_FILE)
-}
+pub use clawmux_core::layout::{socket_path, SOCKET_FILE};
 
 /// The private socket: accepts only connections from this user's processes.
 pub struct PrivateSocket {

@@ -133,8 +133,8 @@ pub fn settings(
     http: Option<HttpHooks<'_>>,
 ) -> Value {
     let bash_timeout_ms = bash_timeout.as_millis().to_string();
+    let status_line = crate::usage::bridge::setting(clawmux, users_status_line);
     let clawmux = clawmux_core::shell::quote(&clawmux.display().to_string());
-    let status_line = crate::usage::bridge::setting(&clawmux, users_status_line);
     // One handler: a post to the relay where there is one, else the `clawmux hook` command.
     let handler = |relayed: Relayed, timeout: u64| match http {
         Some(HttpHooks { port, key }) => json!({
@@ -209,10 +209,7 @@ fn command(clawmux: &str, relayed: Relayed, timeout: u64) -> Value {
     })
 }
 
-/// Where ClawMux keeps an agent's launch files (its settings), outside the work folder.
-pub fn launch_dir(data_dir: &Path, name: &str) -> PathBuf {
-    data_dir.join("launch").join(name)
-}
+pub use clawmux_core::layout::launch_dir;
 
 /// The PID file of agent `name`'s `clawmux wait` under way: in its launch folder, out of its work folder
 /// (where git would see it).

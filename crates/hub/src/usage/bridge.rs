@@ -1,5 +1,6 @@
-//! The status-line command of a spawned agent: `clawmux statusline`, which hands Claude Code's payload to
-//! the hub and prints a line. When the user has a status-line command of their own, the bridge runs it
+//! The status-line command of a spawned agent: `clawmux-statusline` (the program beside `clawmux`; where
+//! there is none, `clawmux statusline`, the same code), which hands Claude Code's payload to the hub and
+//! prints a line. When the user has a status-line command of their own, the bridge runs it
 //! with the same payload and prints its line instead, so their terminal keeps the line they chose.
 //!
 //! Their command is found where Claude Code would find it for the agent's folder, most local first: the
@@ -8,11 +9,12 @@
 //! with `--settings`) would hide it, so it is read here, when the agent starts.
 //!
 //! Sessions ClawMux did not start get the bridge through `clawmux hooks install`, in the user's own
-//! settings: `clawmux statusline --observe`, chaining the command that was there (`--then`), so that
+//! settings: `clawmux-statusline --observe`, chaining the command that was there (`--then`), so that
 //! uninstall can put it back exactly. The rules for that command are here too, beside the one that reads it.
 
 use std::path::{Path, PathBuf};
 
+use clawmux_core::layout::STATUS_LINE_PROGRAM;
 use clawmux_core::shell::{quote, words};
 use serde_json::{json, Value};
 
@@ -55,7 +57,21 @@ pub fn users_command(claude_dir: &Path, work_dir: &Path) -> Option<String> {
     if let Some(chained) = observed_chain(&found) {
         return chained;
     }
-    (!found.contains("clawmux statusline") && !found.contains("' statusline")).then_some(found)
+    (!found.contains("clawmux statusline")
+        && !found.contains("' statusline")
+        && !found.contains(STATUS_LINE_PROGRAM))
+    .then_some(found)
+}
+
+/// The status line's command, quoted for a shell: the program beside `clawmux` when it is installed
+/// there (it starts several times faster), else `clawmux statusline`.
+pub fn program(clawmux: &Path) -> String {
+    let beside = clawmux.with_file_name(STATUS_LINE_PROGRAM);
+    if beside.is_file() {
+        quote(&beside.to_string_lossy())
+    } else {
+        format!("{} statusline", quote(&clawmux.to_string_lossy()))
+    }
 }
 
 /// What marks the observed sessions' bridge.
@@ -64,10 +80,7 @@ const OBSERVED: &str = "--observe";
 /// The status-line command `clawmux hooks install` sets: the observed sessions' bridge reporting to the hub
 /// of `data_dir` (the default one if `None`), chaining `theirs`, the command that was there.
 pub fn observed_command(clawmux: &Path, data_dir: Option<&Path>, theirs: Option<&str>) -> String {
-    let mut cmd = format!(
-        "{} statusline {OBSERVED}",
-        quote(&clawmux.to_string_lossy())
-    );
+    let mut cmd = format!("{} {OBSERVED}", program(clawmux));
     if let Some(dir) = data_dir {
         cmd += &format!(" --data-dir {}", quote(&dir.to_string_lossy()));
     }
@@ -77,25 +90,29 @@ pub fn observed_command(clawmux: &Path, data_dir: Option<&Path>, theirs: Option<
     cmd
 }
 
-/// If `command` is the observed sessions' bridge: the command it chains, if any.
+/// If `command` is the observed sessions' bridge (either form): the command it chains, if any.
 pub fn observed_chain(command: &str) -> Option<Option<String>> {
     let words = words(command)?;
-    let ours = words.get(1).map(String::as_str) == Some("statusline")
-        && words.get(2).map(String::as_str) == Some(OBSERVED)
-        && words.first().is_some_and(|w| w.ends_with("clawmux"));
-    if !ours {
+    let first = words.first()?;
+    let flag = if first.ends_with(STATUS_LINE_PROGRAM) {
+        1
+    } else if first.ends_with("clawmux") && words.get(1).map(String::as_str) == Some("statusline") {
+        2
+    } else {
+        return None;
+    };
+    if words.get(flag).map(String::as_str) != Some(OBSERVED) {
         return None;
     }
     let then = words.iter().position(|w| w == "--then");
     Some(then.and_then(|i| words.get(i + 1).cloned()))
 }
 
-/// The `statusLine` of an agent's settings: the bridge (`clawmux`, already quoted), chaining `users` if
-/// given.
-pub fn setting(clawmux: &str, users: Option<&str>) -> Value {
+/// The `statusLine` of an agent's settings: the bridge beside `clawmux`, chaining `users` if given.
+pub fn setting(clawmux: &Path, users: Option<&str>) -> Value {
     let command = match users {
-        Some(users) => format!("{clawmux} statusline --then {}", quote(users)),
-        None => format!("{clawmux} statusline"),
+        Some(users) => format!("{} --then {}", program(clawmux), quote(users)),
+        None => program(clawmux),
     };
     json!({ "type": "command", "command": command, "padding": 0 })
 }
@@ -149,6 +166,11 @@ mod tests {
             json!({"statusLine": {"type": "command", "command": "'/usr/bin/clawmux' statusline"}}),
         );
         assert_eq!(users_command(home.path(), work.path()), None);
+        write(
+            home.path().join("settings.json"),
+            json!({"statusLine": {"type": "command", "command": "'/usr/bin/clawmux-statusline' --then x"}}),
+        );
+        assert_eq!(users_command(home.path(), work.path()), None);
     }
 
     #[test]
@@ -165,12 +187,30 @@ mod tests {
         let bare = observed_command(clawmux, None, None);
         assert_eq!(bare, "'/opt/my apps/clawmux' statusline --observe");
         assert_eq!(observed_chain(&bare), Some(None));
+        // With the program beside `clawmux`, it is the bridge; both forms are known for what they chain.
+        let dir = tempfile::tempdir().unwrap();
+        let installed = dir.path().join("clawmux");
+        std::fs::write(dir.path().join(STATUS_LINE_PROGRAM), "").unwrap();
+        let fast = observed_command(&installed, None, Some("~/bin/line.sh"));
+        assert_eq!(
+            fast,
+            format!(
+                "'{}' --observe --then '~/bin/line.sh'",
+                dir.path().join(STATUS_LINE_PROGRAM).display()
+            )
+        );
+        assert_eq!(
+            observed_chain(&fast),
+            Some(Some("~/bin/line.sh".to_owned()))
+        );
         // Anything else is not ours.
         for other in [
             "~/bin/line.sh",
             "'/usr/bin/clawmux' statusline",
             "'/usr/bin/clawmux' statusline --observe --then 'unterminated",
             "echo statusline --observe",
+            "/usr/bin/clawmux-statusline --then x",
+            "/usr/bin/clawmux-statusline statusline --observe",
         ] {
             assert_eq!(observed_chain(other), None, "{other}");
         }
@@ -196,13 +236,19 @@ mod tests {
 
     #[test]
     fn the_setting_chains_the_users_command_quoted() {
-        let plain = setting("'/bin/clawmux'", None);
+        let plain = setting(Path::new("/bin/clawmux"), None);
         assert_eq!(plain["command"], "'/bin/clawmux' statusline");
-        let chained = setting("'/bin/clawmux'", Some("echo 'hi' $USER"));
+        let chained = setting(Path::new("/bin/clawmux"), Some("echo 'hi' $USER"));
         assert_eq!(
             chained["command"],
             r#"'/bin/clawmux' statusline --then 'echo '\''hi'\'' $USER'"#
         );
         assert_eq!(chained["type"], "command");
+        // The program beside `clawmux`, where it is installed.
+        let dir = tempfile::tempdir().unwrap();
+        let fast = dir.path().join(STATUS_LINE_PROGRAM);
+        std::fs::write(&fast, "").unwrap();
+        let line = setting(&dir.path().join("clawmux"), Some("x"));
+        assert_eq!(line["command"], format!("'{}' --then 'x'", fast.display()));
     }
 }

@@ -130,6 +130,29 @@ impl TestHub {
         cmd
     }
 
+    /// `clawmux-statusline`, the status line ClawMux sets for its agents, in the environment of
+    /// [`TestHub::clawmux`]: the workspace's build of it, beside `clawmux`.
+    pub fn status_line(&self, agent: Option<&str>) -> Command {
+        let program = Path::new(BIN).with_file_name(clawmux_core::layout::STATUS_LINE_PROGRAM);
+        assert!(
+            program.is_file(),
+            "{} is not built: cargo build -p clawmux-statusline",
+            program.display()
+        );
+        let clawmux = self.clawmux(agent);
+        let mut cmd = Command::new(program);
+        cmd.env_clear();
+        for (k, v) in clawmux.get_envs() {
+            if let Some(v) = v {
+                cmd.env(k, v);
+            }
+        }
+        if let Some(dir) = clawmux.get_current_dir() {
+            cmd.current_dir(dir);
+        }
+        cmd
+    }
+
     pub fn work_dir(&self, agent: &str) -> PathBuf {
         self.dir.path().join("agents").join(agent)
     }
