@@ -94,6 +94,8 @@ pub struct Store {
     /// Messages waiting for the writer, committed the same way.
     messages: append::Queue,
     reader: SqlitePool,
+    /// What the writer tells the checkpointer, and the checkpoints it ran.
+    writes: std::sync::Arc<checkpoint::Writes>,
 }
 
 /// The writer connection and what only the writer may know.
@@ -109,13 +111,13 @@ struct Writer {
     /// The id the next stored event gets (one writer: nobody else allocates ids).
     next_event: i64,
     /// Tells the checkpointer that the WAL may have grown: it sleeps while nothing is written.
-    wrote: std::sync::Arc<tokio::sync::Notify>,
+    wrote: std::sync::Arc<checkpoint::Writes>,
 }
 
 impl Writer {
-    /// Marks the writer taken to write: the checkpointer follows within [`checkpoint::EVERY`].
+    /// Marks the writer taken to write: the checkpointer follows (`checkpoint::run`).
     fn taken(&mut self) -> &mut Self {
-        self.wrote.notify_one();
+        self.wrote.wrote();
         self
     }
 }
@@ -123,7 +125,7 @@ impl Writer {
 impl Drop for Writer {
     /// The store is gone: the checkpointer, waiting for a write, wakes to see it and ends.
     fn drop(&mut self) {
-        self.wrote.notify_one();
+        self.wrote.ended();
     }
 }
 
@@ -160,7 +162,7 @@ impl Store {
             .fetch_one(&mut writer)
             .await?;
         let direct = open_direct(path)?;
-        let wrote = std::sync::Arc::new(tokio::sync::Notify::new());
+        let wrote = std::sync::Arc::new(checkpoint::Writes::default());
         let writer = std::sync::Arc::new(Mutex::new(Writer {
             conn: writer,
             direct,
@@ -170,7 +172,7 @@ impl Store {
         }));
         tokio::spawn(checkpoint::run(
             checkpointer,
-            wrote,
+            wrote.clone(),
             std::sync::Arc::downgrade(&writer),
         ));
         Ok(Store {
@@ -178,7 +180,13 @@ impl Store {
             queue: commit::Queue::default(),
             messages: append::Queue::default(),
             reader,
+            writes: wrote,
         })
+    }
+
+    /// How many checkpoints of the WAL have begun since the store opened.
+    pub fn checkpoints(&self) -> u64 {
+        self.writes.checkpoints()
     }
 
     /// The writer, exclusively, to write.
