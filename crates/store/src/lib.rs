@@ -7,7 +7,9 @@
 //!
 //! Durability: WAL with `synchronous=NORMAL`. A commit that returned is in the WAL file, in the operating
 //! system's hands, so it survives the hub being killed (`kill -9`, a crash); only a power cut or kernel
-//! panic can lose the last commits, never corrupt the file. That trade keeps an append well under 100 µs.
+//! panic can lose the last commits (those since the last checkpoint: 100 ms of a steady stream, a second
+//! of writes that come alone, `checkpoint.rs`), never corrupt the file. That trade keeps an append well
+//! under 100 µs.
 //!
 //! One writer: all writes go through one connection behind an async mutex, so transactions never race each
 //! other for SQLite's write lock and "read the snapshot, step the machine, write the decision" is atomic
