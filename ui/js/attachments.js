@@ -5,7 +5,7 @@
 // a chip with the name and size for anything else.
 
 import { AttachmentKind, AttachmentLimit, Code } from './names.js';
-import { HubError } from './backend.js';
+import { HubError } from './hub-error.js';
 
 /** `bytes` as the user reads a size. */
 export function size(bytes) {

@@ -9,6 +9,7 @@ import { address } from './dom.js';
 import { PageRecorder } from './voice.js';
 import { Command, TerminalInput, TerminalNotice, UiEvent } from './names.js';
 import { PHONE_TOKEN_KEY } from './pairing.js';
+import { HubError } from './hub-error.js';
 
 const TOKEN_KEY = 'clawmux.token';
 const SILENCE_LIMIT_MS = 40_000;
@@ -30,15 +31,6 @@ function takeToken() {
   if (desktop) return { token: desktop, phone: false };
   const phone = localStorage.getItem(PHONE_TOKEN_KEY);
   return phone ? { token: phone, phone: true } : null;
-}
-
-/** Thrown when the hub answered with an error (`{code, message}`): the request was refused, not lost. */
-export class HubError extends Error {
-  constructor(status, code, message) {
-    super(message);
-    this.status = status;
-    this.code = code;
-  }
 }
 
 /** The backend for where the page runs. */

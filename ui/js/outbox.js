@@ -4,7 +4,7 @@
 // message is sent, once, however often the send is tried. A message the hub refuses stays on screen,
 // marked, with the hub's reason.
 
-import { HubError } from './backend.js';
+import { HubError } from './hub-error.js';
 import { notice } from './dom.js';
 
 export class Outbox {

@@ -2,7 +2,7 @@
 // the one-time code for a token of this phone's own, kept in this browser (localStorage), so the page
 // opens again later, installed or not, without the link. The desktop's token never comes here.
 
-import { HubError } from './backend.js';
+import { HubError } from './hub-error.js';
 import { Code } from './names.js';
 
 /** Where a paired phone keeps its token. */

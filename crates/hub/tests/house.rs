@@ -13,9 +13,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+#[allow(dead_code)]
+mod shape;
+use shape::{cycles, ident, reasoned, workspace, FILE_LINES, FN_LINES, REASON};
 
 /// Every module under `root` (`a::b`; the crate's root is ``) with its source up to its tests.
 fn modules(root: &Path) -> BTreeMap<String, String> {
@@ -152,10 +152,6 @@ impl Hub {
     assert_eq!(used, ["a::A", "b::B::new"]);
 }
 
-fn ident(c: char) -> bool {
-    c.is_ascii_alphanumeric() || c == '_'
-}
-
 /// The paths written after each `crate::` or `super::` in `source`, braces expanded: (which, segments).
 fn paths(source: &str) -> Vec<(&'static str, Vec<String>)> {
     let mut found = Vec::new();
@@ -259,62 +255,6 @@ fn graph(all: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<String>> {
         }
     }
     graph
-}
-
-/// The groups of modules that depend on each other (Tarjan's strongly connected components, of two or
-/// more).
-fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
-    struct Walk<'g> {
-        graph: &'g BTreeMap<String, BTreeSet<String>>,
-        index: BTreeMap<&'g str, usize>,
-        low: BTreeMap<&'g str, usize>,
-        stack: Vec<&'g str>,
-        found: Vec<Vec<String>>,
-    }
-    impl<'g> Walk<'g> {
-        fn visit(&mut self, v: &'g str) {
-            let n = self.index.len();
-            self.index.insert(v, n);
-            self.low.insert(v, n);
-            self.stack.push(v);
-            for w in self.graph.get(v).into_iter().flatten() {
-                if !self.index.contains_key(w.as_str()) {
-                    self.visit(w);
-                    let low = self.low[v].min(self.low[w.as_str()]);
-                    self.low.insert(v, low);
-                } else if self.stack.contains(&w.as_str()) {
-                    let low = self.low[v].min(self.index[w.as_str()]);
-                    self.low.insert(v, low);
-                }
-            }
-            if self.low[v] == self.index[v] {
-                let mut group = Vec::new();
-                while let Some(w) = self.stack.pop() {
-                    group.push(w.to_owned());
-                    if w == v {
-                        break;
-                    }
-                }
-                if group.len() > 1 {
-                    group.sort();
-                    self.found.push(group);
-                }
-            }
-        }
-    }
-    let mut walk = Walk {
-        graph,
-        index: BTreeMap::new(),
-        low: BTreeMap::new(),
-        stack: Vec::new(),
-        found: Vec::new(),
-    };
-    for v in graph.keys() {
-        if !walk.index.contains_key(v.as_str()) {
-            walk.visit(v);
-        }
-    }
-    walk.found
 }
 
 /// Every crate's sources: the libraries and binaries of `crates/`, and the desktop app.
@@ -487,25 +427,6 @@ fn naming_the_hub_is_told_from_names_that_hold_it_and_from_comments() {
     assert!(names_hub("let hub = crate::hub::Hub::open(dir);"));
 }
 
-/// The most lines a source file holds (its tests aside) without a reason written at its top.
-const FILE_LINES: usize = 400;
-/// The most lines a function holds without a reason written at its top.
-const FN_LINES: usize = 60;
-/// How a reason is written: a comment line that starts with it, in the module's doc for a file, just above
-/// a function (among its doc and attributes) or as the first line of its body.
-const REASON: &str = "Long: ";
-
-/// Whether `comment_lines` hold a reason.
-fn reasoned<'a>(mut comment_lines: impl Iterator<Item = &'a str>) -> bool {
-    comment_lines.any(|l| {
-        l.trim_start()
-            .trim_start_matches('/')
-            .trim_start_matches('!')
-            .trim_start()
-            .starts_with(REASON)
-    })
-}
-
 /// The functions of `source` longer than [`FN_LINES`] with no reason: (name, lines).
 fn long_functions(source: &str) -> Vec<(String, usize)> {
     let mut found = Vec::new();
@@ -596,92 +517,6 @@ fn long_files_and_functions_say_why() {
         unexplained.is_empty(),
         "over {FILE_LINES} lines a file, over {FN_LINES} a function, and no `{REASON}` line says \
          why: split them, or say why they are one\n{}",
-        unexplained.join("\n")
-    );
-}
-
-/// The functions and methods of a UI module longer than [`FN_LINES`] with no reason: (name, lines). The UI's
-/// code is formatted one way: a function's body ends at the first `}` line at its own indentation.
-fn long_ui_functions(source: &str) -> Vec<(String, usize)> {
-    let lines: Vec<&str> = source.lines().collect();
-    let mut found = Vec::new();
-    for (i, line) in lines.iter().enumerate() {
-        let code = line.trim_start();
-        let indent = &line[..line.len() - code.len()];
-        let head = code
-            .trim_start_matches("export ")
-            .trim_start_matches("static ")
-            .trim_start_matches("async ");
-        let head = head.strip_prefix("function ").unwrap_or(head);
-        let name: String = head
-            .chars()
-            .take_while(|c| ident(*c) || *c == '$')
-            .collect();
-        let is_function = !name.is_empty()
-            && head[name.len()..].starts_with('(')
-            && code.ends_with('{')
-            && !code.contains("=>")
-            && !["if", "for", "while", "switch", "catch", "return"].contains(&name.as_str())
-            && (code.contains("function ") || !indent.is_empty());
-        if !is_function {
-            continue;
-        }
-        let close = format!("{indent}}}");
-        let Some(len) = lines[i + 1..].iter().position(|l| *l == close) else {
-            continue;
-        };
-        let length = len + 2;
-        let above = lines[..i].iter().rev().take_while(|l| {
-            let l = l.trim_start();
-            l.starts_with("//") || l.starts_with("/**") || l.starts_with('*')
-        });
-        let reason = above.map(|l| l.trim_start().trim_start_matches(['/', '*']));
-        if length > FN_LINES && !reasoned(reason) {
-            found.push((name, length));
-        }
-    }
-    found
-}
-
-#[test]
-fn a_long_ui_function_is_found() {
-    let body = "    step();\n".repeat(FN_LINES);
-    let long = format!(
-        "function big() {{\n{body}}}\n\nclass A {{\n  async method(a) {{\n  {body}  }}\n}}\n"
-    );
-    assert_eq!(
-        long_ui_functions(&long),
-        [
-            ("big".to_owned(), FN_LINES + 2),
-            ("method".to_owned(), FN_LINES + 2)
-        ]
-    );
-    let reasoned = format!("/** Does much.\n * {REASON}a table. */\n{long}");
-    assert_eq!(
-        long_ui_functions(&reasoned).len(),
-        1,
-        "only the reasoned one is excused"
-    );
-    assert!(long_ui_functions("  if (x) {\n  }\n").is_empty());
-}
-
-#[test]
-fn the_uis_functions_are_short() {
-    let mut unexplained = Vec::new();
-    for entry in std::fs::read_dir(workspace().join("ui/js")).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().is_none_or(|e| e != "js") {
-            continue;
-        }
-        let source = std::fs::read_to_string(&path).unwrap();
-        for (name, lines) in long_ui_functions(&source) {
-            unexplained.push(format!("{}: {name}, {lines} lines", path.display()));
-        }
-    }
-    unexplained.sort();
-    assert!(
-        unexplained.is_empty(),
-        "a UI function over {FN_LINES} lines with no `{REASON}` line: split it\n{}",
         unexplained.join("\n")
     );
 }
