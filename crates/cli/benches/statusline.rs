@@ -23,7 +23,7 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use support::{ms, pct, Hub};
+use support::{children_cpu, ms, pct, Hub};
 
 /// A payload as Claude Code 2.1 sends it, its figures moved by `n` so each one is kept.
 fn payload(n: u64) -> String {
@@ -51,19 +51,6 @@ fn program() -> std::path::PathBuf {
         program.display()
     );
     program
-}
-
-/// The CPU time of this process's children that have ended (user + system), from /proc.
-fn children_cpu() -> Duration {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap();
-    let fields: Vec<&str> = stat
-        .rsplit_once(')')
-        .unwrap()
-        .1
-        .split_whitespace()
-        .collect();
-    let ticks: u64 = fields[13].parse::<u64>().unwrap() + fields[14].parse::<u64>().unwrap();
-    Duration::from_millis(ticks * 10)
 }
 
 /// How the bridge is started: the program, or `clawmux statusline`.

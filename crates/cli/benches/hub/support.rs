@@ -139,15 +139,7 @@ impl Hub {
 
     /// CPU time (user + system) of the hub process, from /proc.
     pub fn cpu(&self) -> Duration {
-        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap();
-        let fields: Vec<&str> = stat
-            .rsplit_once(')')
-            .unwrap()
-            .1
-            .split_whitespace()
-            .collect();
-        let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
-        Duration::from_millis(ticks * 10)
+        stat_cpu(&format!("/proc/{}/stat", self.child.id()), 11)
     }
 
     pub fn rss_mb(&self) -> f64 {
@@ -222,4 +214,26 @@ pub fn prefilled(n: i64) -> tempfile::TempDir {
         conn.close().await.unwrap();
     });
     dir
+}
+
+/// The CPU time of this process's children that have ended (user + system), from /proc (the status-line
+/// benchmark's).
+#[allow(dead_code)]
+pub fn children_cpu() -> Duration {
+    stat_cpu("/proc/self/stat", 13)
+}
+
+/// The user and system times at fields `first` and `first + 1` (counted after the command's name) of the
+/// `stat` file at `path`, in 10 ms ticks.
+fn stat_cpu(path: &str, first: usize) -> Duration {
+    let stat = std::fs::read_to_string(path).unwrap();
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .unwrap()
+        .1
+        .split_whitespace()
+        .collect();
+    let ticks: u64 =
+        fields[first].parse::<u64>().unwrap() + fields[first + 1].parse::<u64>().unwrap();
+    Duration::from_millis(ticks * 10)
 }

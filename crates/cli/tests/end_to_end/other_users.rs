@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use crate::common::other_user::OtherUser;
 use crate::common::raw_http::{raw, request};
-use crate::common::{TestHub, BIN};
+use crate::common::{output_with, TestHub, BIN};
 use serde_json::json;
 
 /// A stand-in hub, run by another user on the port the hub left: it records every connection and answers
@@ -486,21 +486,11 @@ fn a_flood_of_idle_connections_at_a_limit_of_1024_files_leaves_the_agents_and_th
             .env("HOME", dir.path())
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("CLAWMUX_HOME", &data)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+            .args(args);
         if let Some(a) = agent {
             cmd.env("CLAWMUX_SESSION_ID", a);
         }
-        let mut child = cmd.spawn().unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(stdin.as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
+        let out = output_with(cmd, stdin);
         (
             out.status.success(),
             String::from_utf8_lossy(&out.stdout).into_owned(),

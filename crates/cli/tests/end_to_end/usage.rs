@@ -5,7 +5,7 @@
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crate::common::{wait_until, TestHub};
+use crate::common::{output_with, wait_until, TestHub};
 use serde_json::{json, Value};
 
 const SECS5: Duration = Duration::from_secs(5);
@@ -29,24 +29,12 @@ fn payload(percent: u8, cost: f64, five_hour: Option<(u8, i64)>) -> Value {
 
 /// Runs the bridge as `agent` (chaining `then`): what it printed, and how long it took.
 fn bridge(hub: &TestHub, agent: &str, then: Option<&str>, stdin: &str) -> (String, Duration) {
-    use std::io::Write;
     let mut cmd = hub.status_line(Some(agent));
     if let Some(then) = then {
         cmd.args(["--then", then]);
     }
     let started = Instant::now();
-    let mut child = cmd
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = output_with(cmd, stdin);
     let took = started.elapsed();
     assert!(out.status.success(), "the bridge always exits 0");
     (String::from_utf8_lossy(&out.stdout).into_owned(), took)
@@ -154,22 +142,7 @@ fn the_bridge_hands_the_figures_to_the_hub_and_never_blanks_the_line() {
     .expect("the figures of `clawmux statusline`");
 
     // Outside an agent (no hub to tell), the line is still printed.
-    let out = {
-        use std::io::Write;
-        let mut child = hub
-            .status_line(None)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(payload(5, 0.0, None).to_string().as_bytes())
-            .unwrap();
-        child.wait_with_output().unwrap()
-    };
+    let out = output_with(hub.status_line(None), &payload(5, 0.0, None).to_string());
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         "Opus 5.5 · 5% · 96k/200k · $0.00\n"

@@ -318,23 +318,28 @@ impl TestHub {
         args: &[&str],
         payload: &str,
     ) -> std::process::Output {
-        use std::io::Write;
-        let mut child = self
-            .clawmux(agent)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(payload.as_bytes())
-            .unwrap();
-        child.wait_with_output().unwrap()
+        let mut cmd = self.clawmux(agent);
+        cmd.args(args);
+        output_with(cmd, payload)
     }
+}
+
+/// Runs `cmd` with `stdin` written to it, as Claude Code runs a hook or a status line: what it printed.
+pub fn output_with(mut cmd: Command, stdin: &str) -> std::process::Output {
+    use std::io::Write;
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
 }
 
 impl Drop for TestHub {
