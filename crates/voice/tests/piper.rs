@@ -38,7 +38,8 @@ fn the_voice_says_what_it_is_given_and_each_variant_too() {
     );
     let heard = hear(&engine, &speech.wav());
     assert!(
-        heard.contains("needs you") && heard.contains("run the tests") && heard.contains("result"),
+        // "run the test": on a busy machine whisper.cpp hears with one thread, and may drop the plural.
+        heard.contains("needs you") && heard.contains("run the test") && heard.contains("result"),
         "heard: {heard}"
     );
 

@@ -369,6 +369,9 @@ mod tests {
         usage: Usage,
         errands: mpsc::UnboundedReceiver<Errand>,
         events: broadcast::Receiver<UiEvent>,
+        /// The store's folder: every test that takes the fixture apart binds it (`_dir`), for a pattern's
+        /// `..` drops it at once, and the database file with it (a reader the store opens later then fails:
+        /// "unable to open database file", as a busy machine found).
         _dir: tempfile::TempDir,
     }
 
@@ -418,7 +421,10 @@ mod tests {
     #[tokio::test]
     async fn a_report_whose_caller_goes_keeps_the_figures_and_the_history_together() {
         let Fixture {
-            usage, mut events, ..
+            usage,
+            mut events,
+            _dir,
+            ..
         } = fixture().await;
         // Each caller gives up after the first poll, as a connection closed early cancels its handler.
         for cost in [0.5, 1.25, 2.0] {
@@ -449,7 +455,7 @@ mod tests {
 
     #[tokio::test]
     async fn payloads_that_are_not_the_status_lines_or_came_late_move_nothing() {
-        let Fixture { usage, .. } = fixture().await;
+        let Fixture { usage, _dir, .. } = fixture().await;
         usage
             .report("sky", &status_line("c1", 0.674, 1))
             .await
@@ -483,7 +489,10 @@ mod tests {
     #[tokio::test]
     async fn a_context_past_the_notice_asks_the_lifecycle_for_one_note() {
         let Fixture {
-            usage, mut errands, ..
+            usage,
+            mut errands,
+            _dir,
+            ..
         } = fixture().await;
         usage
             .report("sky", &status_line("c1", 0.1, 50))
@@ -509,7 +518,10 @@ mod tests {
     #[tokio::test]
     async fn rate_limited_is_the_machines_word_and_usage_says_until_when() {
         let Fixture {
-            usage, mut events, ..
+            usage,
+            mut events,
+            _dir,
+            ..
         } = fixture().await;
         let limited = clawmux_core::Attention {
             need: Need::RateLimited,
