@@ -68,7 +68,8 @@ test('a pasted screenshot and a dropped log reach the agent as files it reads, a
     const shown = async () => {
       const img = await page.waitForSelector('.msg.kind-user .file.kind-image img[src^="blob:"]');
       await page.waitForFunction((el) => el.complete && el.naturalWidth === 320, img);
-      return page.$eval('.msg.kind-user .file.kind-text figcaption', (el) => el.textContent);
+      // Each file of the message is drawn as it is read back: the chip may come after the thumbnail.
+      return (await page.waitForSelector('.msg.kind-user .file.kind-text figcaption')).textContent();
     };
     assert.equal(await shown(), `build.log · ${log.length} B`);
     await page.screenshot({ path: join(ARTIFACTS, 'attachments-sent.png') });

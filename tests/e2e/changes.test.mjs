@@ -185,7 +185,8 @@ test('the Changes panel shows an agent\'s worktree live, sends a review and merg
     mark = events.mark();
     writeFileSync(join(moonWt, 'README'), 'moon\n');
     await hub.api('POST', '/api/hooks/tool-status', { ...hook, cwd: moonWt, tool_use_id: 'toolu_6' }, 'moon');
-    await events.event('forecast', 'sky', mark, (e) => e.overlaps.length > 0);
+    // The hub gives git 30 s to forecast; a loaded machine takes more than the default 10 s.
+    await events.event('forecast', 'sky', mark, (e) => e.overlaps.length > 0, 30000);
     await page.waitForSelector('[data-agent="sky"][data-overlap="conflict"]');
     await page.waitForSelector('[data-agent="moon"][data-overlap="conflict"]');
     assert.equal(await page.textContent('[data-agent="sky"] .overlap'), 'Would conflict with moon');
@@ -196,6 +197,8 @@ test('the Changes panel shows an agent\'s worktree live, sends a review and merg
 
     // Terminating asks what becomes of the worktree. moon's edit undone, it holds nothing that is nowhere
     // else: it may go.
+    // From here sky's forecast clears: at the first look after moon's edit is undone, or after the removal.
+    const clearing = events.mark();
     git(moonWt, ['checkout', '--', 'README']);
     await page.click('[data-agent="moon"]');
     await page.click('#act-terminate');
@@ -209,7 +212,7 @@ test('the Changes panel shows an agent\'s worktree live, sends a review and merg
     assert.equal(existsSync(join(hub.data, 'worktrees/moon')), false);
     assert.equal(git(repo, ['branch', '--list', 'clawmux/moon']), '');
     // With moon's worktree gone, sky's forecast clears.
-    await events.event('forecast', 'sky', mark, (e) => e.overlaps.length === 0);
+    await events.event('forecast', 'sky', clearing, (e) => e.overlaps.length === 0, 30000);
     await page.waitForSelector('[data-agent="sky"]:not([data-overlap])');
     // sky's holds a commit no other branch has: removing is not offered, only keeping or discarding.
     await page.click('[data-agent="sky"]');

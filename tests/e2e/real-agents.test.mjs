@@ -297,15 +297,16 @@ test('slash commands from the window: /compact runs in the agent\'s Claude Code 
     await ev.state('sky', 'idle', m, 90000);
     m = ev.mark();
     let sent = await hub.api('POST', '/api/sessions/sky/messages', { text: 'still there' });
-    await ev.event('assistant_text', 'sky', m, (e) => e.parent_id === sent.id, 60000);
-    await ev.state('sky', 'idle', m, 60000);
+    // Idle after the answer (a status of before the turn may follow the mark: a loaded machine is late).
+    const answered = await ev.event('assistant_text', 'sky', m, (e) => e.parent_id === sent.id, 60000);
+    await ev.state('sky', 'idle', ev.seen.indexOf(answered), 60000);
 
     // A custom command is its prompt, with the arguments, in a turn of its own that ends in the wait.
     m = ev.mark();
     const turns = model.turns.length;
     await slash('/herons the tall ones');
-    await ev.state('sky', 'processing', m, 60000);
-    await ev.state('sky', 'idle', m, 60000);
+    const working = await ev.state('sky', 'processing', m, 60000);
+    await ev.state('sky', 'idle', ev.seen.indexOf(working), 60000);
     assert.ok(model.turns.slice(turns).some((t) => t.last.includes('Tell me about herons: the tall ones')),
       `the model was given the command's prompt: ${model.turns.slice(turns).map((t) => t.last).join(' | ')}`);
 

@@ -244,7 +244,16 @@ impl Worktrees {
         let kept = repo::kept_index(&self.parts.data_dir.join("tmp"), &spec);
         let _ = tokio::fs::remove_file(kept).await;
         tracing::info!(agent, discarded = held.unsaved(), "worktree removed");
-        self.changed(agent);
+        // The others' forecasts lose it: looked at in its repository, which the agent no longer names.
+        self.tell(UiEvent::Changes {
+            session_id: agent.to_owned(),
+        });
+        let (worktrees, agent) = (self.clone(), agent.to_owned());
+        tokio::spawn(async move {
+            if let Err(e) = worktrees.forecast_in(&spec.repo, &agent).await {
+                tracing::debug!(agent, error = %e.message, "no conflict forecast");
+            }
+        });
         Ok(held)
     }
 
@@ -313,24 +322,25 @@ impl Worktrees {
 
     /// The conflict forecast of the repository `agent` works in: every pair of its agents' work now,
     /// committed or not; each agent whose forecast changed is told (`forecast`). One look per repository
-    /// at a time; a look asked for meanwhile runs once after it.
+    /// at a time; a look asked for meanwhile runs once after it, even when this one failed (a look that
+    /// met a worktree being removed fails, and the removal's own look, asked meanwhile, must still run).
     pub async fn forecast(&self, agent: &str) -> Result<(), HubError> {
         let (spec, _) = self.of_agent(agent).await?;
+        self.forecast_in(&spec.repo, agent).await
+    }
+
+    /// [`Worktrees::forecast`] of `repo`, which `agent` works in (or worked in: its worktree removed).
+    async fn forecast_in(&self, repo: &Path, agent: &str) -> Result<(), HubError> {
         let forecasts = &self.parts.forecasts;
-        if !forecasts.begin(&spec.repo) {
+        if !forecasts.begin(repo) {
             return Ok(());
         }
-        let looked = loop {
-            let looked = self.forecast_repository(&spec.repo, agent).await;
-            if looked.is_err() || !forecasts.end(&spec.repo) {
-                break looked;
+        loop {
+            let looked = self.forecast_repository(repo, agent).await;
+            if !forecasts.end(repo) {
+                return looked;
             }
-        };
-        if looked.is_err() {
-            // The look failed: the next one must not wait for it.
-            while forecasts.end(&spec.repo) {}
         }
-        looked
     }
 
     /// The forecast of every agent in `repo`, `agent` (which asked) among them even if its worktree is
