@@ -17,19 +17,13 @@ use clawmux_voice::local::{sound, Engine};
 #[path = "corpus/speech.rs"]
 mod corpus;
 
-use corpus::{mix, model, noise, speak, VOICES};
+use corpus::{engine, mix, noise, speak, VOICES};
 
 fn main() {
-    let model = model();
-    if !model.exists() {
-        println!(
-            "skipped: {} is missing (scripts/voice-test-model makes it)",
-            model.display()
-        );
+    let Some(engine) = engine() else {
         return;
-    }
+    };
     let dir = tempfile::tempdir().unwrap();
-    let engine = Engine::load(&model, 2).unwrap();
     let (addressed, misaddressed) = addressing(&engine, dir.path());
     print(&addressed, &misaddressed);
 }

@@ -24,7 +24,7 @@ use serde_json::json;
 #[path = "corpus/speech.rs"]
 mod corpus;
 
-use corpus::{mix, model, noise, speak, VOICES};
+use corpus::{engine, mix, noise, speak, VOICES};
 
 /// What the recognizer is told to expect while a permission is open (as the hub builds it).
 const PROMPT: &str = "sky, rain. Allow. Always allow. Deny. Skip. No. Wait. Don't. Not. But.";
@@ -138,16 +138,10 @@ impl Tally {
 }
 
 fn main() {
-    let model = model();
-    if !model.exists() {
-        println!(
-            "skipped: {} is missing (scripts/voice-test-model makes it)",
-            model.display()
-        );
+    let Some(engine) = engine() else {
         return;
-    }
+    };
     let dir = tempfile::tempdir().unwrap();
-    let engine = Engine::load(&model, 2).unwrap();
     let push = danger("Bash", &json!({"command": "git push origin main"}));
     // (the words, what they must be taken as, whether the command is a push)
     let answers: &[(&str, Judged, bool)] = &[

@@ -244,16 +244,7 @@ impl Worktrees {
         let kept = repo::kept_index(&self.parts.data_dir.join("tmp"), &spec);
         let _ = tokio::fs::remove_file(kept).await;
         tracing::info!(agent, discarded = held.unsaved(), "worktree removed");
-        // The others' forecasts lose it: looked at in its repository, which the agent no longer names.
-        self.tell(UiEvent::Changes {
-            session_id: agent.to_owned(),
-        });
-        let (worktrees, agent) = (self.clone(), agent.to_owned());
-        tokio::spawn(async move {
-            if let Err(e) = worktrees.forecast_in(&spec.repo, &agent).await {
-                tracing::debug!(agent, error = %e.message, "no conflict forecast");
-            }
-        });
+        self.changed_in(agent, Some(spec.repo));
         Ok(held)
     }
 
@@ -291,13 +282,22 @@ impl Worktrees {
     /// Tells the UIs that `agent`'s worktree changed, and looks again, in the background, at what the
     /// work of the agents in its repository has in common.
     fn changed(&self, agent: &str) {
+        self.changed_in(agent, None);
+    }
+
+    /// [`Worktrees::changed`], looking in `repo` if given (a removed worktree's: its agent names none).
+    fn changed_in(&self, agent: &str, repo: Option<PathBuf>) {
         self.tell(UiEvent::Changes {
             session_id: agent.to_owned(),
         });
         let worktrees = self.clone();
         let agent = agent.to_owned();
         tokio::spawn(async move {
-            if let Err(e) = worktrees.forecast(&agent).await {
+            let looked = match repo {
+                Some(repo) => worktrees.forecast_in(&repo, &agent).await,
+                None => worktrees.forecast(&agent).await,
+            };
+            if let Err(e) = looked {
                 tracing::debug!(agent, error = %e.message, "no conflict forecast");
             }
         });

@@ -6,10 +6,23 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use clawmux_voice::local::{decode_wav, to_16k};
+use clawmux_voice::local::{decode_wav, to_16k, Engine};
 
 /// The voices every corpus is spoken in.
 pub const VOICES: [&str; 3] = ["en", "en-us", "en-us+m3"];
+
+/// The test model loaded with two threads, or `None` (said as skipped) where it is missing.
+pub fn engine() -> Option<Engine> {
+    let model = model();
+    if !model.exists() {
+        println!(
+            "skipped: {} is missing (scripts/voice-test-model makes it)",
+            model.display()
+        );
+        return None;
+    }
+    Some(Engine::load(&model, 2).unwrap())
+}
 
 /// The test model (`scripts/voice-test-model`), tiny.en in whisper.cpp's format.
 pub fn model() -> PathBuf {
