@@ -3,16 +3,15 @@
 //! the app's own.
 //! (Push-to-talk has its own file, `recording.rs`.)
 
-use clawmux_hub::commands::Reply;
 use clawmux_hub::{Command, HubError};
 use serde_json::{json, Value};
 use tauri::State;
 
 use crate::desktop::Desktop;
 
-/// Runs a command of the hub's UI surface.
+/// Runs a command of the hub's UI surface: its answer, the JSON of the type the command is paired with.
 #[tauri::command]
-pub async fn hub(desktop: State<'_, Desktop>, command: Command) -> Result<Reply, HubError> {
+pub async fn hub(desktop: State<'_, Desktop>, command: Command) -> Result<Value, HubError> {
     desktop.running()?.dispatch(command).await
 }
 

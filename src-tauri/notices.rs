@@ -7,6 +7,7 @@
 //! the notification server closes it in the end, which ends the thread.
 
 use clawmux_hub::asks::{AnswerRequest, Verdict};
+use clawmux_hub::commands::OnMachine;
 use clawmux_hub::{Command, Hub};
 use tauri::AppHandle;
 
@@ -77,10 +78,10 @@ fn answer(hub: &Hub, notice: &Popup, allow: bool) {
     // Another machine's agent: the same command, forwarded whole to its hub.
     let command = match (address.machine, serde_json::to_value(&answer)) {
         (None, _) => answer,
-        (Some(machine), Ok(forward)) => Command::OnMachine {
+        (Some(machine), Ok(forward)) => Command::from(OnMachine {
             machine: machine.to_owned(),
             forward,
-        },
+        }),
         (Some(_), Err(e)) => {
             tracing::warn!(agent = notice.agent, error = %e, "a notification's answer does not write");
             return;

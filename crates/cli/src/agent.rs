@@ -4,7 +4,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use clawmux_core::shell::quote;
-use clawmux_hub::commands::Command;
+use clawmux_hub::commands;
 use clawmux_hub::import::AgentImport;
 use clawmux_hub::ui_event::SessionInfo;
 
@@ -19,7 +19,7 @@ pub fn add(args: &HubArgs, name: &str, work_dir: Option<&Path>) -> Result<(), St
             std::path::absolute(d).map_err(|e| format!("bad work folder {}: {e}", d.display()))
         })
         .transpose()?;
-    let info: SessionInfo = client.command(&Command::AddAgent {
+    let info: SessionInfo = client.call(commands::AddAgent {
         name: name.to_owned(),
         work_dir,
     })?;
@@ -35,7 +35,7 @@ pub fn add(args: &HubArgs, name: &str, work_dir: Option<&Path>) -> Result<(), St
 
 pub fn list(args: &HubArgs) -> Result<(), String> {
     let client = Client::of(args, Duration::from_secs(5))?;
-    let rows: Vec<SessionInfo> = client.command(&Command::Sessions {})?;
+    let rows: Vec<SessionInfo> = client.call(commands::Sessions {})?;
     if rows.is_empty() {
         println!("no agents (add one with `clawmux agent add NAME`)");
         return Ok(());
@@ -76,7 +76,7 @@ pub fn open(args: &HubArgs) -> Result<(), String> {
 pub fn import(args: &HubArgs) -> Result<(), String> {
     let hub = args.resolve()?;
     let client = Client::new(&hub, Duration::from_secs(600));
-    let rows: Vec<AgentImport> = client.command(&Command::Import {})?;
+    let rows: Vec<AgentImport> = client.call(commands::Import {})?;
     if rows.is_empty() {
         println!("nothing to import: no sessions/<agent>/history.json in the hub's data folder");
         return Ok(());

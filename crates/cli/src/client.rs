@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use clawmux_core::http1::{may_be_complete, parse_answer, Answer};
 pub(crate) use clawmux_core::printable::printable;
 use clawmux_core::wire::Code;
-use clawmux_hub::commands::{Command, CommandName};
+use clawmux_hub::commands::{Command, Request};
 use serde_json::Value;
 
 use crate::env::{HubAddr, HubArgs};
@@ -119,18 +119,16 @@ impl Client {
 
     /// `POST path` with a JSON body, as `session` when given.
     pub fn post(&self, path: &str, session: Option<&str>, body: &[u8]) -> Result<Value, CallError> {
-        let answer = self.call("POST", path, session, body)?;
+        let answer = self.exchange("POST", path, session, body)?;
         Self::json(answer)
     }
 
-    /// Runs `command` of the hub's surface (`POST /api/command`) and reads its answer as `T`, the type that
-    /// command answers: a field renamed on either side is an error, never a silent zero.
-    pub fn command<T: serde::de::DeserializeOwned>(
-        &self,
-        command: &Command,
-    ) -> Result<T, CallError> {
-        let name = <&str>::from(CommandName::from(command));
-        let body = serde_json::to_vec(command)
+    /// Runs a command of the hub's surface (`POST /api/command`): its answer, read as the type that command
+    /// is paired with (a field renamed on either side is an error, never a silent zero).
+    pub fn call<R: Request>(&self, request: R) -> Result<R::Reply, CallError> {
+        let name = <&str>::from(R::NAME);
+        let command: Command = request.into();
+        let body = serde_json::to_vec(&command)
             .map_err(|e| CallError::Unreadable(format!("`{name}` does not write: {e}")))?;
         let answer = self.post("/api/command", None, &body)?;
         serde_json::from_value(answer).map_err(|e| {
@@ -140,7 +138,7 @@ impl Client {
 
     /// `GET path`, for an answer that is text rather than one JSON value (JSON lines).
     pub fn get_text(&self, path: &str) -> Result<String, CallError> {
-        let answer = self.call("GET", path, None, b"")?;
+        let answer = self.exchange("GET", path, None, b"")?;
         if (200..300).contains(&answer.status) {
             return Ok(String::from_utf8_lossy(&answer.body).into_owned());
         }
@@ -168,7 +166,7 @@ impl Client {
         }
     }
 
-    fn call(
+    fn exchange(
         &self,
         method: &str,
         path: &str,

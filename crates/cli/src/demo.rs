@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clawmux_core::wire::Code;
-use clawmux_hub::commands::Command as HubCommand;
+use clawmux_hub::commands;
 use clawmux_hub::ui_event::SessionInfo;
 use serde_json::{json, Value};
 
@@ -65,11 +65,11 @@ struct Demo {
 pub fn run(args: &HubArgs, name: &str, pace_ms: u64, limit: Option<u64>) -> Result<(), String> {
     let hub = args.resolve()?;
     let client = Client::new(&hub, Duration::from_secs(5));
-    let add = HubCommand::AddAgent {
+    let add = commands::AddAgent {
         name: name.to_owned(),
         work_dir: None,
     };
-    match client.command::<SessionInfo>(&add) {
+    match client.call(add) {
         Ok(_)
         | Err(CallError::Api {
             code: Some(Code::AgentExists),
@@ -77,7 +77,7 @@ pub fn run(args: &HubArgs, name: &str, pace_ms: u64, limit: Option<u64>) -> Resu
         }) => {}
         Err(e) => return Err(e.to_string()),
     }
-    let sessions: Vec<SessionInfo> = client.command(&HubCommand::Sessions {})?;
+    let sessions: Vec<SessionInfo> = client.call(commands::Sessions {})?;
     let work_dir = sessions
         .into_iter()
         .find(|s| s.session_id == name)

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use clawmux_core::explain::{Cause, Explanation};
 use clawmux_core::Millis;
-use clawmux_hub::commands::Command;
-use clawmux_hub::explain::{Report, ReportRequest};
+use clawmux_hub::commands;
+use clawmux_hub::explain::ReportRequest;
 
 use crate::client::Client;
 use crate::env::HubArgs;
@@ -33,10 +33,10 @@ fn cause_line(c: &Cause) -> String {
 
 /// Prints the explanation.
 pub fn explain(args: &HubArgs, name: &str) -> Result<(), String> {
-    let command = Command::Explain {
+    let command = commands::Explain {
         session_id: name.to_owned(),
     };
-    let e: Explanation = Client::of(args, Duration::from_secs(30))?.command(&command)?;
+    let e: Explanation = Client::of(args, Duration::from_secs(30))?.call(command)?;
     println!("{name}: {} ({}) since {}", e.shown, e.state, time(e.since));
     if !e.activity.is_empty() {
         println!("  status: {}", e.activity);
@@ -86,10 +86,10 @@ pub fn explain(args: &HubArgs, name: &str) -> Result<(), String> {
 
 /// Dismisses a need a notice alone raised.
 pub fn dismiss(args: &HubArgs, name: &str) -> Result<(), String> {
-    let command = Command::Dismiss {
+    let command = commands::Dismiss {
         session_id: name.to_owned(),
     };
-    let serde::de::IgnoredAny = Client::of(args, Duration::from_secs(30))?.command(&command)?;
+    Client::of(args, Duration::from_secs(30))?.call(command)?;
     println!("{name}: dismissed");
     Ok(())
 }
@@ -120,15 +120,15 @@ pub fn report(r: &ReportArgs) -> Result<(), String> {
     let since_ms = r
         .since
         .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-    let command = Command::Report(ReportRequest {
+    let command = ReportRequest {
         session_id: r.name.clone(),
         since_ms,
         until: None,
         right: r.right.clone(),
         keep: r.keep_texts,
         save: false,
-    });
-    let answer: Report = Client::of(&r.hub, Duration::from_secs(30))?.command(&command)?;
+    };
+    let answer = Client::of(&r.hub, Duration::from_secs(30))?.call(command)?;
     let count = answer.file.strings_redacted;
     if answer.file.redacted {
         eprintln!(

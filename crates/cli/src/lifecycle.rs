@@ -5,7 +5,7 @@ use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clawmux_hub::commands::Command;
+use clawmux_hub::commands;
 use clawmux_hub::lifecycle::flags::PermissionMode;
 use clawmux_hub::lifecycle::resume::Preferences;
 use clawmux_hub::lifecycle::SpawnRequest;
@@ -117,15 +117,15 @@ pub fn spawn(s: &Spawn) -> Result<(), String> {
 pub fn resume(args: &HubArgs, all: bool, at_start: Option<&str>) -> Result<(), String> {
     let client = Client::of(args, Duration::from_secs(30))?;
     let preferences: Preferences = match at_start {
-        Some(on) => client.command(&Command::SetPreferences {
+        Some(on) => client.call(commands::SetPreferences {
             preferences: Preferences {
                 resume_agents: on == "on",
             },
         })?,
-        None => client.command(&Command::Preferences {})?,
+        None => client.call(commands::Preferences {})?,
     };
     if all {
-        let resumed: Vec<String> = client.command(&Command::ResumeInterrupted {})?;
+        let resumed: Vec<String> = client.call(commands::ResumeInterrupted {})?;
         if resumed.is_empty() {
             println!("no agent was interrupted");
         }
@@ -159,10 +159,10 @@ pub fn act(args: &HubArgs, name: &str, act: Act) -> Result<(), String> {
     let client = Client::of(args, Duration::from_secs(30))?;
     let session_id = name.to_owned();
     let info: Option<SessionInfo> = match act {
-        Act::Terminate => Some(client.command(&Command::Terminate { session_id })?),
-        Act::Restart => Some(client.command(&Command::Restart { session_id })?),
+        Act::Terminate => Some(client.call(commands::Terminate { session_id })?),
+        Act::Restart => Some(client.call(commands::Restart { session_id })?),
         Act::Interrupt => {
-            client.command::<serde::de::IgnoredAny>(&Command::Interrupt { session_id })?;
+            client.call(commands::Interrupt { session_id })?;
             None
         }
     };

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clawmux_hub::commands::Command;
+use clawmux_hub::commands;
 use clawmux_hub::phone::address::CertificateFiles;
 use clawmux_hub::phone::{Listening, Pairing, PhoneAddress, PhoneStatus};
 
@@ -64,14 +64,14 @@ pub fn address(
 pub fn run(args: &HubArgs, what: Phone) -> Result<(), String> {
     let client = Client::of(args, Duration::from_secs(30))?;
     let status: PhoneStatus = match what {
-        Phone::On => client.command(&Command::SetPhone { on: true })?,
-        Phone::Off => client.command(&Command::SetPhone { on: false })?,
-        Phone::Status => client.command(&Command::Phone {})?,
-        Phone::Revoke(phone) => client.command(&Command::PhoneRevoke { phone })?,
-        Phone::Address(address) => client.command(&Command::SetPhoneAddress { address })?,
-        Phone::Contact(contact) => client.command(&Command::SetPushContact { contact })?,
+        Phone::On => client.call(commands::SetPhone { on: true })?,
+        Phone::Off => client.call(commands::SetPhone { on: false })?,
+        Phone::Status => client.call(commands::Phone {})?,
+        Phone::Revoke(phone) => client.call(commands::PhoneRevoke { phone })?,
+        Phone::Address(address) => client.call(commands::SetPhoneAddress { address })?,
+        Phone::Contact(contact) => client.call(commands::SetPushContact { contact })?,
         Phone::Pair => {
-            let pairing: Pairing = client.command(&Command::PhonePair {})?;
+            let pairing: Pairing = client.call(commands::PhonePair {})?;
             println!(
                 "open on the phone, within {} minutes:",
                 pairing.expires_in / 60

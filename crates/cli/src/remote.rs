@@ -10,7 +10,7 @@
 use std::time::Duration;
 
 use clawmux_core::remote::{MachineName, SshTarget};
-use clawmux_hub::commands::Command;
+use clawmux_hub::commands::{self, Request};
 use clawmux_hub::machines::list::MachineList;
 
 use crate::client::{CallError, Client};
@@ -20,9 +20,9 @@ use crate::env::HubArgs;
 /// Has the running hub of this machine make a change to the list (`machine_add`, `machine_remove`), so
 /// that it follows what the list says at once; `None` when no hub runs here (the list file is then
 /// changed directly, and read by the hub when it starts).
-fn through_hub(args: &HubArgs, command: &Command) -> Option<Result<(), String>> {
+fn through_hub<R: Request>(args: &HubArgs, command: R) -> Option<Result<(), String>> {
     let client = Client::new(&args.resolve().ok()?, Duration::from_secs(10));
-    match client.command::<serde::de::IgnoredAny>(command) {
+    match client.call(command) {
         Ok(_) => Some(Ok(())),
         Err(CallError::Unreachable(_)) => None,
         Err(e) => Some(Err(e.to_string())),
@@ -33,11 +33,11 @@ fn through_hub(args: &HubArgs, command: &Command) -> Option<Result<(), String>> 
 pub fn add(args: &HubArgs, name: &str, url: &str) -> Result<(), String> {
     let machine = MachineName::parse(name).map_err(|e| e.to_string())?;
     let target = SshTarget::parse(url).map_err(|e| e.to_string())?;
-    let command = Command::MachineAdd {
+    let command = commands::MachineAdd {
         name: name.to_owned(),
         url: url.to_owned(),
     };
-    match through_hub(args, &command) {
+    match through_hub(args, command) {
         Some(done) => done?,
         None => {
             let mut machines = MachineList::load(&args.data_dir()).map_err(|e| e.to_string())?;
@@ -48,8 +48,7 @@ pub fn add(args: &HubArgs, name: &str, url: &str) -> Result<(), String> {
     }
     println!("added {machine} ({target})");
     let dial = Dial::new(machine, target, crate::client::MAX_ANSWER)?;
-    let sessions = Client::remote(dial, Duration::from_secs(30))
-        .command::<Vec<clawmux_hub::ui_event::SessionInfo>>(&Command::Sessions {});
+    let sessions = Client::remote(dial, Duration::from_secs(30)).call(commands::Sessions {});
     match sessions {
         Ok(sessions) => println!("reached: its hub runs, with {} agent(s)", sessions.len()),
         Err(e) => println!(
@@ -81,10 +80,10 @@ pub fn remove(args: &HubArgs, name: &str) -> Result<(), String> {
         .iter()
         .find(|(n, _)| n.as_str() == name)
         .map(|(_, at)| at.to_string());
-    let command = Command::MachineRemove {
+    let command = commands::MachineRemove {
         name: name.to_owned(),
     };
-    match through_hub(args, &command) {
+    match through_hub(args, command) {
         Some(done) => done?,
         None => {
             let mut machines = machines;

@@ -10,8 +10,7 @@ use std::io::IsTerminal;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use clawmux_core::search::{MARK_END, MARK_START};
-use clawmux_hub::commands::Command;
-use clawmux_hub::search::{SearchReply, SearchRequest, Who};
+use clawmux_hub::search::{SearchRequest, Who};
 
 use crate::client::Client;
 use crate::env::HubArgs;
@@ -69,15 +68,15 @@ fn when(ms: i64) -> String {
 /// `clawmux search`.
 pub fn search(hub: &HubArgs, a: &Args<'_>) -> Result<(), String> {
     let since = a.since.map(|s| since(s, SystemTime::now())).transpose()?;
-    let command = Command::Search(SearchRequest {
+    let command = SearchRequest {
         query: a.query.to_owned(),
         session_id: a.agent.map(str::to_owned),
         who: a.who,
         since,
         before: None,
         limit: Some(a.limit),
-    });
-    let reply: SearchReply = Client::of(hub, Duration::from_secs(10))?.command(&command)?;
+    };
+    let reply = Client::of(hub, Duration::from_secs(10))?.call(command)?;
     if a.json {
         let json = serde_json::to_string_pretty(&reply).map_err(|e| e.to_string())?;
         println!("{json}");

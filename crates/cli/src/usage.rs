@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use clawmux_core::usage::short;
 use clawmux_core::Millis;
-use clawmux_hub::commands::Command as HubCommand;
+use clawmux_hub::commands;
 use clawmux_hub::usage::UsageReply;
 
 use crate::client::Client;
@@ -42,11 +42,11 @@ fn when(at: Millis) -> String {
 
 /// `clawmux usage`.
 pub fn usage(args: &HubArgs, as_json: bool, days: u32) -> Result<(), String> {
-    let command = HubCommand::Usage {
+    let command = commands::Usage {
         days: Some(days),
         offset_minutes: Some(local_offset_minutes()),
     };
-    let reply: UsageReply = Client::of(args, Duration::from_secs(10))?.command(&command)?;
+    let reply: UsageReply = Client::of(args, Duration::from_secs(10))?.call(command)?;
     if as_json {
         let json = serde_json::to_string_pretty(&reply).map_err(|e| e.to_string())?;
         println!("{json}");

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clawmux_core::wire::Code;
-use clawmux_hub::commands::Command;
+use clawmux_hub::commands;
 use clawmux_hub::voice::device::ModelState;
 use clawmux_hub::voice::LocalModel;
 use clawmux_hub::voice::Models;
@@ -21,7 +21,7 @@ const MIB: f64 = 1024.0 * 1024.0;
 const REDRAW: Duration = Duration::from_millis(300);
 
 fn models_now(client: &Client) -> Result<Models, CallError> {
-    client.command(&Command::VoiceModels {})
+    client.call(commands::VoiceModels {})
 }
 
 fn model_row(models: &Models, model: LocalModel) -> Option<&ModelState> {
@@ -57,7 +57,7 @@ pub fn download(args: &HubArgs, model: &str) -> Result<(), String> {
     let client = Client::new(&hub, Duration::from_secs(5));
     let model: LocalModel = serde_json::from_value(serde_json::Value::from(model))
         .map_err(|_| format!("no model `{model}`: tiny.en, base.en or small.en"))?;
-    match client.command::<serde::de::IgnoredAny>(&Command::DownloadModel { model }) {
+    match client.call(commands::DownloadModel { model }) {
         Ok(_) => {}
         // Already under way (from the window, say): follow it.
         Err(CallError::Api {
@@ -74,7 +74,7 @@ pub fn download(args: &HubArgs, model: &str) -> Result<(), String> {
     loop {
         if interrupted.load(Ordering::SeqCst) && !cancelled {
             cancelled = true;
-            let _ = client.command::<serde::de::IgnoredAny>(&Command::CancelDownload {});
+            let _ = client.call(commands::CancelDownload {});
         }
         let models = models_now(&client)?;
         let row = model_row(&models, model).ok_or_else(|| format!("no model `{model}`"))?;

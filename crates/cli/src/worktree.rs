@@ -6,11 +6,10 @@
 use std::time::Duration;
 
 use clawmux_core::changes::{FileChange, FileStatus, MergeMode, Shown};
-use clawmux_hub::commands::Command;
+use clawmux_hub::commands::{self, Request};
 use clawmux_hub::worktree::cleanup::Held;
 use clawmux_hub::worktree::merge::Merged;
-use clawmux_hub::worktree::{ChangesReply, Listed};
-use serde::de::DeserializeOwned;
+use clawmux_hub::worktree::ChangesReply;
 
 use crate::client::Client;
 use crate::env::HubArgs;
@@ -47,12 +46,12 @@ fn file_line(f: &FileChange) -> String {
 
 /// Prints agent `name`'s changes: the summary and file list, then (without `stat`) each shown diff.
 pub fn diff(args: &HubArgs, name: &str, stat: bool) -> Result<(), String> {
-    let command = Command::Changes {
+    let command = commands::Changes {
         session_id: name.to_owned(),
     };
     let ChangesReply {
         changes, patches, ..
-    } = run(args, &command, Duration::from_secs(30))?;
+    } = run(args, command, Duration::from_secs(30))?;
     let commits = changes.commits.len();
     println!(
         "{name}: branch {} from {} (left it at {}), {commits} commit{}{}",
@@ -92,13 +91,13 @@ pub fn merge(
     mode: MergeMode,
     message: Option<String>,
 ) -> Result<(), String> {
-    let command = Command::Merge {
+    let command = commands::Merge {
         session_id: name.to_owned(),
         mode,
         message,
     };
     // A merge runs the user's hooks, which may take their time (a test suite in a pre-commit hook).
-    let Merged { base, commit, .. } = run(args, &command, Duration::from_secs(600))?;
+    let Merged { base, commit, .. } = run(args, command, Duration::from_secs(600))?;
     println!("{name} merged into {base}: {}", short(&commit));
     Ok(())
 }
@@ -122,17 +121,13 @@ fn describe(held: &Held) -> String {
 }
 
 /// Runs `command` of the hub's, waiting up to `wait` for its answer.
-fn run<T: DeserializeOwned>(
-    args: &HubArgs,
-    command: &Command,
-    wait: Duration,
-) -> Result<T, String> {
-    Ok(Client::of(args, wait)?.command(command)?)
+fn run<R: Request>(args: &HubArgs, command: R, wait: Duration) -> Result<R::Reply, String> {
+    Ok(Client::of(args, wait)?.call(command)?)
 }
 
 /// Lists every agent's worktree with what it holds.
 pub fn list(args: &HubArgs) -> Result<(), String> {
-    let all: Vec<Listed> = run(args, &Command::Worktrees {}, Duration::from_secs(60))?;
+    let all = run(args, commands::Worktrees {}, Duration::from_secs(60))?;
     if all.is_empty() {
         println!("no agent has a worktree");
     }
@@ -152,11 +147,11 @@ pub fn list(args: &HubArgs) -> Result<(), String> {
 
 /// Removes agent `name`'s worktree and branch (losing unsaved work only with `discard`).
 pub fn remove(args: &HubArgs, name: &str, discard: bool) -> Result<(), String> {
-    let command = Command::RemoveWorktree {
+    let command = commands::RemoveWorktree {
         session_id: name.to_owned(),
         discard,
     };
-    let held: Held = run(args, &command, Duration::from_secs(60))?;
+    let held = run(args, command, Duration::from_secs(60))?;
     println!(
         "{name}'s worktree and branch removed{}",
         if held.unsaved() {

@@ -1,6 +1,6 @@
 //! The shape of the house, checked on the sources: no import cycle between the modules of any crate, and
 //! `impl Hub` in four files at most: the hub's core (`hub/`: the agents, applying an event, appending a
-//! message) and the router (`commands.rs`). Every feature is a type of its own that the hub composes and
+//! message) and the router (`commands/`). Every feature is a type of its own that the hub composes and
 //! routes commands to.
 //!
 //! A module is a file. It depends on the modules its `crate::` and `super::` paths name (a path to an item
@@ -349,13 +349,18 @@ fn hub_methods(source: &str) -> usize {
 #[test]
 fn impl_hub_spreads_no_further() {
     // New features (worktrees, usage, search, machines) land as types that own their state and rules, which
-    // the hub composes: never as more methods of the hub, and never outside the hub and the router.
+    // the hub composes: never as more methods of the hub, and never outside the hub and the router (the
+    // `commands` folder, a file per feature's commands).
     const AT_MOST: usize = 48;
     let files = impl_hub_files();
     let elsewhere: Vec<&String> = files
         .iter()
         .map(|(module, _)| module)
-        .filter(|m| *m != "commands" && *m != "hub" && !m.starts_with("hub::"))
+        .filter(|m| {
+            !["commands", "hub"]
+                .iter()
+                .any(|by_right| *m == by_right || m.starts_with(&format!("{by_right}::")))
+        })
         .collect();
     assert!(
         elsewhere.is_empty(),

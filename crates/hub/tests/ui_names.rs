@@ -132,6 +132,24 @@ fn a_command_name_is_what_the_command_deserialises_from() {
     }
 }
 
+#[test]
+fn every_command_refuses_a_field_it_does_not_know() {
+    // Each command is a type of its own that says so: a misspelt field is an error, never ignored (a
+    // transport may pass nothing on that the hub did not read).
+    for name in rust_list(CommandName::iter()) {
+        let err = serde_json::from_value::<clawmux_hub::Command>(
+            serde_json::json!({ "command": name, "surely_not_a_field": 1 }),
+        )
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+        assert!(
+            err.contains("unknown field `surely_not_a_field`"),
+            "{name}: {err}"
+        );
+    }
+}
+
 /// The single-quoted literals in the places where the UI names an event, a command, a notice, an answer or
 /// a choice: `command: 'x'`, `case 'x'`, `type === 'x'`, `type: 'x'`, `send('x'`, `act('x'`, `.value ===
 /// 'x'`, `['x', ...]` and `'x': ...` as a key.

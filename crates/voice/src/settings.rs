@@ -76,7 +76,7 @@ pub struct VoiceSettings {
 }
 
 /// The settings as the UI sees them: the key only as set or not, where speech becomes text resolved.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct PublicSettings {
     /// The transcription endpoint.
     pub transcription_url: Option<String>,

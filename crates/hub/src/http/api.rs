@@ -14,7 +14,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::SESSION_HEADER;
-use crate::commands::{Command, Reply};
+use crate::commands::{self, Command};
 use crate::error::HubError;
 use crate::hub::Hub;
 use crate::phone::access::{self, Caller};
@@ -62,8 +62,8 @@ pub(super) async fn health() -> Json<Value> {
     Json(json!({ "ok": true, "version": env!("CARGO_PKG_VERSION") }))
 }
 
-pub(super) async fn sessions(State(hub): State<Hub>) -> Result<Json<Reply>, HubError> {
-    Ok(Json(hub.dispatch(Command::Sessions {}).await?))
+pub(super) async fn sessions(State(hub): State<Hub>) -> Result<Json<Value>, HubError> {
+    Ok(Json(hub.dispatch(commands::Sessions {}.into()).await?))
 }
 
 #[derive(Deserialize)]
@@ -78,7 +78,9 @@ pub(super) async fn add_agent(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, HubError> {
     let AddAgent { name, work_dir } = body_json(body)?;
-    let info = hub.dispatch(Command::AddAgent { name, work_dir }).await?;
+    let info = hub
+        .dispatch(commands::AddAgent { name, work_dir }.into())
+        .await?;
     Ok((StatusCode::CREATED, Json(info)).into_response())
 }
 
@@ -88,7 +90,7 @@ pub(super) async fn command(
     State(hub): State<Hub>,
     caller: Option<axum::Extension<Caller>>,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Json<Reply>, HubError> {
+) -> Result<Json<Value>, HubError> {
     let command: Command = body_json(body)?;
     if let Some(axum::Extension(Caller::Phone(phone))) = caller {
         if !access::may_run(&command) {
@@ -176,19 +178,19 @@ pub(super) async fn metrics(State(hub): State<Hub>) -> Result<Response, HubError
         .into_response())
 }
 
-pub(super) async fn capabilities(State(hub): State<Hub>) -> Result<Json<Reply>, HubError> {
-    Ok(Json(hub.dispatch(Command::Capabilities {}).await?))
+pub(super) async fn capabilities(State(hub): State<Hub>) -> Result<Json<Value>, HubError> {
+    Ok(Json(hub.dispatch(commands::Capabilities {}.into()).await?))
 }
 
 /// `POST /api/sessions/{id}/{action}`: terminate, restart or interrupt.
 pub(super) async fn lifecycle(
     State(hub): State<Hub>,
     Path((session_id, action)): Path<(String, String)>,
-) -> Result<Json<Reply>, HubError> {
+) -> Result<Json<Value>, HubError> {
     let command = match action.as_str() {
-        "terminate" => Command::Terminate { session_id },
-        "restart" => Command::Restart { session_id },
-        "interrupt" => Command::Interrupt { session_id },
+        "terminate" => commands::Terminate { session_id }.into(),
+        "restart" => commands::Restart { session_id }.into(),
+        "interrupt" => commands::Interrupt { session_id }.into(),
         other => {
             return Err(HubError::new(
                 Code::NotFound,
@@ -214,21 +216,21 @@ pub(super) async fn user_message(
     State(hub): State<Hub>,
     Path(session_id): Path<String>,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Json<Reply>, HubError> {
+) -> Result<Json<Value>, HubError> {
     let UserMessage {
         text,
         voice,
         attachments,
         client_id,
     } = body_json(body)?;
-    let command = Command::UserMessage {
+    let command = commands::UserMessage {
         session_id,
         text,
         voice,
         attachments,
         client_id,
     };
-    Ok(Json(hub.dispatch(command).await?))
+    Ok(Json(hub.dispatch(command.into()).await?))
 }
 
 #[derive(Deserialize)]
@@ -240,10 +242,10 @@ pub(super) async fn mark_read(
     State(hub): State<Hub>,
     Path(session_id): Path<String>,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Json<Reply>, HubError> {
+) -> Result<Json<Value>, HubError> {
     let MarkRead { up_to } = body_json(body)?;
     Ok(Json(
-        hub.dispatch(Command::MarkRead { session_id, up_to })
+        hub.dispatch(commands::MarkRead { session_id, up_to }.into())
             .await?,
     ))
 }
@@ -375,12 +377,12 @@ pub(super) async fn history(
         before,
         limit,
     }): Query<HistoryQuery>,
-) -> Result<Json<Reply>, HubError> {
-    let command = Command::History {
+) -> Result<Json<Value>, HubError> {
+    let command = commands::History {
         session_id,
         after,
         before,
         limit,
     };
-    Ok(Json(hub.dispatch(command).await?))
+    Ok(Json(hub.dispatch(command.into()).await?))
 }

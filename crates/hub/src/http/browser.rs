@@ -22,7 +22,7 @@ use tokio::sync::watch;
 use clawmux_core::wire::Code;
 
 use super::MAX_BODY;
-use crate::commands::Command;
+use crate::commands::UserMessage;
 use crate::hub::Hub;
 use crate::phone::access::Caller;
 use crate::phone::PhoneId;
@@ -189,14 +189,14 @@ async fn handle(hub: &Hub, tx: &mut Tx, text: &str) -> Result<(), &'static str> 
             client_id,
             voice,
         }) => {
-            let command = Command::UserMessage {
+            let command = UserMessage {
                 session_id,
                 text,
                 voice,
                 attachments: Vec::new(),
                 client_id: client_id.clone(),
             };
-            if let Err(e) = hub.dispatch(command).await {
+            if let Err(e) = hub.dispatch(command.into()).await {
                 send(tx, &error(e.code, e.message, client_id)).await?;
             }
         }

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::api::{body_bytes, body_json};
-use crate::commands::{Command, Reply};
+use crate::commands;
 use crate::error::HubError;
 use crate::hub::Hub;
 
@@ -100,16 +100,19 @@ pub(super) async fn speech(
     Ok(([(axum::http::header::CONTENT_TYPE, ctype)], audio).into_response())
 }
 
-pub(super) async fn voice_settings(State(hub): State<Hub>) -> Result<Json<Reply>, HubError> {
-    Ok(Json(hub.dispatch(Command::VoiceSettings {}).await?))
+pub(super) async fn voice_settings(
+    State(hub): State<Hub>,
+) -> Result<Json<serde_json::Value>, HubError> {
+    Ok(Json(hub.dispatch(commands::VoiceSettings {}.into()).await?))
 }
 
 pub(super) async fn set_voice_settings(
     State(hub): State<Hub>,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Json<Reply>, HubError> {
+) -> Result<Json<serde_json::Value>, HubError> {
     let settings = body_json(body)?;
     Ok(Json(
-        hub.dispatch(Command::SetVoiceSettings { settings }).await?,
+        hub.dispatch(commands::SetVoiceSettings { settings }.into())
+            .await?,
     ))
 }

@@ -135,7 +135,7 @@ fn create_dir(dir: &Path, created: &mut Created) -> std::io::Result<()> {
 }
 
 /// What this machine offers: the UI offers the demo agent when Claude Code cannot be found.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Capabilities {
     /// Claude Code's executable, if found.
     pub claude: Option<String>,

@@ -34,7 +34,7 @@ use list::{MachineList, MachinesError};
 const FORWARD_WITHIN: Duration = Duration::from_secs(30);
 
 /// A machine as the window lists it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct MachineInfo {
     /// Its name.
     pub name: String,

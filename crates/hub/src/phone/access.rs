@@ -49,61 +49,61 @@ pub fn may_take(method: &Method, path: &str) -> bool {
 /// Whether a phone may run `command`.
 pub fn may_run(command: &Command) -> bool {
     match command {
-        Command::Sessions {}
-        | Command::UserMessage { .. }
-        | Command::Attach { .. }
-        | Command::AttachmentImage { .. }
-        | Command::MarkRead { .. }
-        | Command::Interrupt { .. }
-        | Command::Dismiss { .. }
-        | Command::History { .. }
-        | Command::Changes { .. }
-        | Command::Usage { .. }
+        Command::Sessions(_)
+        | Command::UserMessage(_)
+        | Command::Attach(_)
+        | Command::AttachmentImage(_)
+        | Command::MarkRead(_)
+        | Command::Interrupt(_)
+        | Command::Dismiss(_)
+        | Command::History(_)
+        | Command::Changes(_)
+        | Command::Usage(_)
         | Command::Search(_)
-        | Command::Capabilities {} => true,
+        | Command::Capabilities(_) => true,
         // An answer, but never one that raises the agent's permission mode: that is the desktop's.
         Command::Answer(answer) => !answer.raises_mode(),
         // Another machine's agent: what may be done to it is what may be done to one here.
-        Command::OnMachine { forward, .. } => serde_json::from_value::<Command>(forward.clone())
-            .is_ok_and(|inner| !matches!(inner, Command::OnMachine { .. }) && may_run(&inner)),
-        Command::AddAgent { .. }
+        Command::OnMachine(on) => serde_json::from_value::<Command>(on.forward.clone())
+            .is_ok_and(|inner| !matches!(inner, Command::OnMachine(_)) && may_run(&inner)),
+        Command::AddAgent(_)
         | Command::Spawn(_)
-        | Command::Terminate { .. }
-        | Command::Restart { .. }
-        | Command::SetModel { .. }
-        | Command::SetEffort { .. }
-        | Command::SlashCommands { .. }
-        | Command::Slash { .. }
-        | Command::ResumeInterrupted {}
-        | Command::Preferences {}
-        | Command::SetPreferences { .. }
-        | Command::Explain { .. }
+        | Command::Terminate(_)
+        | Command::Restart(_)
+        | Command::SetModel(_)
+        | Command::SetEffort(_)
+        | Command::SlashCommands(_)
+        | Command::Slash(_)
+        | Command::ResumeInterrupted(_)
+        | Command::Preferences(_)
+        | Command::SetPreferences(_)
+        | Command::Explain(_)
         | Command::Report(_)
-        | Command::Import {}
-        | Command::VoiceSettings {}
-        | Command::SetVoiceSettings { .. }
-        | Command::VoiceModels {}
-        | Command::DownloadModel { .. }
-        | Command::DownloadVoice { .. }
-        | Command::CancelDownload {}
-        | Command::WarmVoice {}
-        | Command::Hear { .. }
-        | Command::Repository { .. }
-        | Command::Worktrees {}
-        | Command::RemoveWorktree { .. }
-        | Command::Merge { .. }
-        | Command::SearchSessions { .. }
-        | Command::Machines {}
-        | Command::MachineAdd { .. }
-        | Command::MachineRemove { .. }
-        | Command::UsageContinue { .. }
-        | Command::Phone {}
-        | Command::SetPhone { .. }
-        | Command::SetPhoneAddress { .. }
-        | Command::SetPushContact { .. }
-        | Command::PhonePair { .. }
-        | Command::PhoneRevoke { .. }
-        | Command::Present { .. } => false,
+        | Command::Import(_)
+        | Command::VoiceSettings(_)
+        | Command::SetVoiceSettings(_)
+        | Command::VoiceModels(_)
+        | Command::DownloadModel(_)
+        | Command::DownloadVoice(_)
+        | Command::CancelDownload(_)
+        | Command::WarmVoice(_)
+        | Command::Hear(_)
+        | Command::Repository(_)
+        | Command::Worktrees(_)
+        | Command::RemoveWorktree(_)
+        | Command::Merge(_)
+        | Command::SearchSessions(_)
+        | Command::Machines(_)
+        | Command::MachineAdd(_)
+        | Command::MachineRemove(_)
+        | Command::UsageContinue(_)
+        | Command::Phone(_)
+        | Command::SetPhone(_)
+        | Command::SetPhoneAddress(_)
+        | Command::SetPushContact(_)
+        | Command::PhonePair(_)
+        | Command::PhoneRevoke(_)
+        | Command::Present(_) => false,
     }
 }
 

@@ -61,6 +61,7 @@ impl Who {
 
 /// `search`: what to look for, and where.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SearchRequest {
     /// The user's words.
     pub query: String,

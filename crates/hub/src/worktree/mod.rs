@@ -51,7 +51,7 @@ pub struct ChangesReply {
 }
 
 /// The repository a folder is in, as the new-agent form offers a worktree in it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Repository {
     /// Its top folder.
     pub top: PathBuf,

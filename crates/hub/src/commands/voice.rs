@@ -1,0 +1,173 @@
+//! The commands of the voice services: where they are, the device's models and voices, and a voice
+//! message for an agent (heard here, stored where the agent is).
+
+use clawmux_core::remote::AgentAddress;
+use clawmux_core::wire::{Code, Said};
+use clawmux_voice::local::LocalModel;
+use clawmux_voice::PublicSettings;
+use serde::{Deserialize, Serialize};
+
+use super::{Command, Done, Handle, Sent, UserMessage};
+use crate::error::HubError;
+use crate::hub::Hub;
+use crate::voice::{Models, Spoken};
+
+/// Where the voice services are (the key only as set or not).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VoiceSettings {}
+
+impl Handle for VoiceSettings {
+    async fn handle(self, hub: &Hub) -> Result<PublicSettings, HubError> {
+        Ok(hub.voice().settings().await?.public())
+    }
+}
+
+/// Saves where the voice services are.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SetVoiceSettings {
+    /// The settings.
+    pub settings: crate::voice::VoiceSettings,
+}
+
+impl Handle for SetVoiceSettings {
+    async fn handle(self, hub: &Hub) -> Result<PublicSettings, HubError> {
+        hub.voice().set_settings(self.settings).await
+    }
+}
+
+/// The speech models the device can use: sizes, which are downloaded, which is downloading.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VoiceModels {}
+
+impl Handle for VoiceModels {
+    async fn handle(self, hub: &Hub) -> Result<Models, HubError> {
+        Ok(hub.voice().models())
+    }
+}
+
+/// Starts downloading a speech model (progress on the feed, `model_download`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DownloadModel {
+    /// `tiny.en`, `base.en` or `small.en`.
+    pub model: LocalModel,
+}
+
+/// `download_model`'s answer: the download started.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Downloading {
+    /// Its model.
+    pub downloading: LocalModel,
+}
+
+impl Handle for DownloadModel {
+    async fn handle(self, hub: &Hub) -> Result<Downloading, HubError> {
+        hub.voice().device().download(self.model)?;
+        Ok(Downloading {
+            downloading: self.model,
+        })
+    }
+}
+
+/// Starts downloading a voice for the device to speak with (progress on the feed, `voice_download`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DownloadVoice {
+    /// `en_US-joe-medium`.
+    pub voice: crate::voice::LocalVoice,
+}
+
+impl Handle for DownloadVoice {
+    async fn handle(self, hub: &Hub) -> Result<Done, HubError> {
+        hub.voice().speaker().download(self.voice)?;
+        Ok(Done {})
+    }
+}
+
+/// Cancels the download under way, a model's or a voice's (the partial files are kept).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CancelDownload {}
+
+impl Handle for CancelDownload {
+    async fn handle(self, hub: &Hub) -> Result<Done, HubError> {
+        hub.voice().cancel_download()?;
+        Ok(Done {})
+    }
+}
+
+/// Loads the speech model now: the user has started talking.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WarmVoice {}
+
+impl Handle for WarmVoice {
+    async fn handle(self, hub: &Hub) -> Result<Done, HubError> {
+        hub.voice().warm().await?;
+        Ok(Done {})
+    }
+}
+
+impl Hub {
+    /// A voice message for `agent` (`name@machine` for another machine's), its audio sent whole or, with
+    /// none, kept earlier by the desktop app: heard here, on the machine the user talks to, and stored as
+    /// the user's message where the agent is, once however often it is sent. Every failure says why and
+    /// keeps the recording for a retry.
+    pub async fn voice_message(
+        &self,
+        agent: &str,
+        recording: &str,
+        content_type: &str,
+        audio: Option<Vec<u8>>,
+    ) -> Result<Spoken, HubError> {
+        let address = AgentAddress::parse(agent);
+        match address.machine {
+            Some(machine) => self.machines().check(machine)?,
+            None => drop(self.live(agent)?),
+        }
+        let kept = self
+            .voice()
+            .recording(recording, content_type, audio)
+            .await?;
+        let text = self.voice().hear(&kept, None).await?;
+        let key = kept.client_key();
+        let sent = match address.machine {
+            Some(machine) => {
+                let command = Command::from(UserMessage {
+                    session_id: address.name.to_owned(),
+                    text: text.clone(),
+                    voice: true,
+                    attachments: Vec::new(),
+                    client_id: Some(key),
+                });
+                let command = serde_json::to_value(&command)
+                    .map_err(|e| HubError::new(Code::Internal, e.to_string()))?;
+                let answer = self.machines().forward(machine, &command).await?;
+                serde_json::from_value::<Sent>(answer).map_err(|e| {
+                    HubError::new(
+                        Code::MachineUnreachable,
+                        format!("{machine}'s hub answered what is not a stored message: {e}"),
+                    )
+                })?
+            }
+            None => {
+                let m = self
+                    .user_message(agent, &text, Said::Spoken, &[], Some(&key))
+                    .await?;
+                Sent {
+                    id: m.id,
+                    seq: m.seq,
+                }
+            }
+        };
+        kept.delivered().await;
+        Ok(Spoken {
+            id: sent.id.to_string(),
+            seq: sent.seq,
+            text,
+        })
+    }
+}
