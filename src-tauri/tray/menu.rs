@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use clawmux_core::{Attention, Need};
+use clawmux_core::Attention;
 
 /// The longest line of the menu: a reason longer than this is cut with an ellipsis.
 const LABEL_CHARS: usize = 70;
@@ -73,10 +73,11 @@ pub struct TrayState {
 }
 
 impl TrayState {
-    /// An agent's status changed; whether what the tray shows changed with it. A rate limit is not
-    /// counted: there is nothing the user can do about it but wait, and the sidebar says it.
+    /// An agent's status changed; whether what the tray shows changed with it. Counted are the agents
+    /// that need the user (`Attention::needs_user`, as the notices and hands-free count them: a rate
+    /// limit is not, there is nothing to do about it but wait, and the sidebar says it).
     pub fn on_status(&mut self, agent: &str, needs: Option<&Attention>) -> bool {
-        match needs.filter(|a| a.need != Need::RateLimited) {
+        match needs.filter(|a| a.needs_user()) {
             Some(a) => self.needs.insert(agent.to_owned(), a.clone()).as_ref() != Some(a),
             None => self.needs.remove(agent).is_some(),
         }
@@ -139,6 +140,7 @@ fn label(agent: &str, reason: &str) -> String {
 mod tests {
     use super::*;
     use clawmux_core::time::Millis;
+    use clawmux_core::Need;
 
     fn need(need: Need, reason: &str, since: i64) -> Attention {
         Attention {

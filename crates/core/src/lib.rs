@@ -27,6 +27,7 @@ pub mod search;
 pub mod shell;
 pub mod spoken;
 pub mod state;
+pub mod status;
 pub mod time;
 pub mod transcript;
 pub mod usage;

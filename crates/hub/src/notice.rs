@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 
 use clawmux_core::wire::{Kind, Message};
-use clawmux_core::{Attention, Need, State};
+use clawmux_core::{Attention, State};
 
 use crate::ui_event::SessionInfo;
 
@@ -62,10 +62,10 @@ impl NoticeRule {
             None => self.needs.remove(agent),
         };
         match needs {
-            Some(a) if needed.as_ref() != Some(a) => Some(if a.need == Need::RateLimited {
-                Notice::RateLimited(a.reason.clone())
-            } else {
+            Some(a) if needed.as_ref() != Some(a) => Some(if a.needs_user() {
                 Notice::NeedsYou(a.reason.clone())
+            } else {
+                Notice::RateLimited(a.reason.clone())
             }),
             Some(_) => None,
             None => {
@@ -96,7 +96,7 @@ fn preview(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use clawmux_core::Millis;
+    use clawmux_core::{Millis, Need};
 
     use super::*;
 

@@ -4,6 +4,7 @@ use clawmux_core::changes::Overlap;
 pub use clawmux_core::wire::MessageOut;
 use clawmux_core::wire::{Code, Kind, Message};
 
+use clawmux_core::status::AgentStatus;
 use clawmux_core::{Attention, Millis, Snapshot, State};
 
 use clawmux_core::usage::{Account, AgentUsage};
@@ -140,9 +141,28 @@ impl Needs {
             request,
         })
     }
+
+    /// An agent's status as the tray, the notices, the pushes and hands-free read it. A permission's
+    /// request can be answered from a notification itself; a question or a plan needs the window.
+    pub fn status(agent: &str, state: State, needs: Option<&Needs>) -> AgentStatus {
+        AgentStatus {
+            agent: agent.to_owned(),
+            state,
+            needs: needs.map(|n| n.attention.clone()),
+            permission: needs
+                .filter(|n| n.attention.need == clawmux_core::Need::Permission)
+                .and_then(|n| n.request.as_ref())
+                .map(|r| r.id.clone()),
+        }
+    }
 }
 
 impl SessionInfo {
+    /// The agent's status, read by the same predicates wherever the user is told about it.
+    pub fn status(&self) -> AgentStatus {
+        Needs::status(&self.session_id, self.state, self.needs.as_ref())
+    }
+
     /// Builds the row from a snapshot.
     pub fn new(name: &str, work_dir: &str, s: &Snapshot, unread_count: i64) -> SessionInfo {
         SessionInfo {

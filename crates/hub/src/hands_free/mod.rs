@@ -316,9 +316,31 @@ fn for_agent(
     }
 }
 
-/// The agents that need the user, the longest waiting first.
+/// The agents that need the user (`AgentStatus::needs_user`, as the tray's badge, the notices and the
+/// pushes count them), the longest waiting first.
+fn needing(sessions: &[SessionInfo]) -> Vec<&SessionInfo> {
+    longest_first(sessions.iter().filter(|s| s.status().needs_user()))
+}
+
+/// The agents with news for the user that need nothing of them: held at the usage limit, or finished with
+/// an answer unread; the longest waiting first.
+fn with_news(sessions: &[SessionInfo]) -> Vec<&SessionInfo> {
+    longest_first(
+        sessions
+            .iter()
+            .filter(|s| !s.status().needs_user() && say::need(s).is_some()),
+    )
+}
+
+/// Where "next" goes: the agents that need the user, then those with news.
 fn waiting(sessions: &[SessionInfo]) -> Vec<&SessionInfo> {
-    let mut w: Vec<&SessionInfo> = sessions.iter().filter(|s| say::need(s).is_some()).collect();
+    let mut w = needing(sessions);
+    w.extend(with_news(sessions));
+    w
+}
+
+fn longest_first<'s>(agents: impl Iterator<Item = &'s SessionInfo>) -> Vec<&'s SessionInfo> {
+    let mut w: Vec<&SessionInfo> = agents.collect();
     w.sort_by_key(|s| s.needs.as_ref().map_or(s.since, |n| n.attention.since));
     w
 }

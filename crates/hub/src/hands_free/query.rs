@@ -4,7 +4,7 @@
 use clawmux_core::spoken::{Query, Spoken};
 use clawmux_core::wire::{Kind, Message};
 
-use super::{say, waiting, Done, HandsFree, Reading};
+use super::{needing, say, waiting, with_news, Done, HandsFree, Reading};
 use crate::error::HubError;
 use crate::ui_event::SessionInfo;
 
@@ -18,15 +18,17 @@ impl HandsFree {
     ) -> Result<(String, Done), HubError> {
         Ok(match q {
             Query::WhoNeedsMe => {
-                let needs: Vec<String> = waiting(sessions)
-                    .into_iter()
-                    .filter_map(say::need)
-                    .collect();
-                let say = if needs.is_empty() {
-                    "Nobody needs you.".to_owned()
-                } else {
-                    needs.join(" ")
+                // The agents the badge counts, then what else there is to know (a usage limit, an
+                // answer unread), never counted as needing the user.
+                let said = |agents: Vec<&SessionInfo>| -> Vec<String> {
+                    agents.into_iter().filter_map(say::need).collect()
                 };
+                let mut say = said(needing(sessions));
+                if say.is_empty() {
+                    say.push("Nobody needs you.".to_owned());
+                }
+                say.extend(said(with_news(sessions)));
+                let say = say.join(" ");
                 (say, Done::Said)
             }
             Query::WhatIsDoing(agent) => (

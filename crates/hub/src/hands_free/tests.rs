@@ -175,6 +175,44 @@ async fn a_question_is_answered_by_an_options_label_said_whole() {
 }
 
 #[tokio::test]
+async fn who_needs_the_user_is_who_the_badge_counts_and_a_usage_limit_is_news() {
+    // The tray's badge leaves a usage limit out; so does the voice, which says it after, as news.
+    let mut f = fixture().await;
+    asks(
+        &mut f.sessions[0],
+        Need::RateLimited,
+        "rate_limit",
+        json!({}),
+        3,
+    );
+    let (heard, _) = decide(&f, "who needs me?", None).await;
+    assert_eq!(
+        heard.say,
+        "Nobody needs you. sky is held by the usage limit."
+    );
+    asks(
+        &mut f.sessions[1],
+        Need::Permission,
+        "Bash",
+        json!({"command": "ls"}),
+        5,
+    );
+    let (heard, _) = decide(&f, "who needs me?", None).await;
+    assert!(
+        heard.say.starts_with("rain asks to ")
+            && heard.say.ends_with(" sky is held by the usage limit."),
+        "{}",
+        heard.say
+    );
+    let counted = f
+        .sessions
+        .iter()
+        .filter(|s| s.status().needs_user())
+        .count();
+    assert_eq!(counted, 1);
+}
+
+#[tokio::test]
 async fn the_apps_questions_are_answered_from_the_state_and_the_last_answer() {
     let mut f = fixture().await;
     let (heard, _) = decide(&f, "Who needs me?", None).await;

@@ -26,6 +26,8 @@ use serde_json::Value;
 use tokio::sync::{broadcast, Notify};
 
 use crate::error::HubError;
+pub use clawmux_core::status::AgentStatus;
+
 use crate::ui_event::UiEvent;
 use link::{Link, LinkError};
 use list::{MachineList, MachinesError};
@@ -231,19 +233,6 @@ impl Machines {
     }
 }
 
-/// An agent's status as the notices read it: another machine's (read by [`remote_status`]) or this one's.
-#[derive(Debug, Clone, PartialEq)]
-pub struct AgentStatus {
-    /// The agent as the window addresses it (`name@machine` for another machine's).
-    pub agent: String,
-    /// Its state.
-    pub state: clawmux_core::State,
-    /// What it needs the user for.
-    pub needs: Option<clawmux_core::Attention>,
-    /// The permission request open there, which a notification may answer.
-    pub permission: Option<String>,
-}
-
 /// The status an event of this hub carries: this machine's agent's, or another machine's (`name@machine`,
 /// read by [`remote_status`]), for the notices and pushes alike.
 pub fn status_of(event: &crate::ui_event::UiEvent) -> Option<AgentStatus> {
@@ -260,18 +249,11 @@ pub fn status_of(event: &crate::ui_event::UiEvent) -> Option<AgentStatus> {
     else {
         return None;
     };
-    Some(AgentStatus {
-        agent: session_id.clone(),
-        state: *state,
-        needs: needs.as_ref().map(|n| n.attention.clone()),
-        // A permission's request can be answered from a notification itself; a question or a plan needs
-        // the window.
-        permission: needs
-            .as_ref()
-            .filter(|n| n.attention.need == clawmux_core::Need::Permission)
-            .and_then(|n| n.request.as_ref())
-            .map(|r| r.id.clone()),
-    })
+    Some(crate::ui_event::Needs::status(
+        session_id,
+        *state,
+        needs.as_ref(),
+    ))
 }
 
 /// Reads a status of another machine's agent from an event its hub sent; `None` for any other event, or
