@@ -16,6 +16,7 @@ pub mod hook;
 pub mod http1;
 pub mod layout;
 pub mod machine;
+pub mod models;
 pub mod observe;
 pub mod opinion;
 pub mod printable;

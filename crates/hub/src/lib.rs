@@ -34,7 +34,6 @@ pub mod search;
 mod states;
 pub mod terminal;
 pub mod transcript;
-pub mod ui_event;
 pub mod usage;
 pub mod voice;
 mod work_dir;
@@ -42,6 +41,7 @@ pub mod worktree;
 
 use std::future::{Future, IntoFuture};
 
+pub use clawmux_api::ui_event;
 pub use commands::Command;
 pub use error::HubError;
 pub use hub::Hub;

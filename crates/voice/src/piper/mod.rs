@@ -9,7 +9,6 @@
 //! who speaks without looking.
 
 mod phonemes;
-mod voices;
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -20,7 +19,7 @@ use rten_tensor::prelude::*;
 use rten_tensor::NdTensor;
 use serde::Deserialize;
 
-pub use voices::LocalVoice;
+pub use clawmux_core::models::LocalVoice;
 
 use crate::VoiceError;
 

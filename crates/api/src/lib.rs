@@ -1,0 +1,8 @@
+//! The protocol of the ClawMux hub, in a crate of its own so that everything that speaks it (the hub, the
+//! desktop window, the `clawmux` command, the hub of another machine, the fuzzers) builds it and not the
+//! hub: the UI's events ([`ui_event`]) and the agents' rows as clients read them.
+//!
+//! Pure data and its rules: no IO, no clock, no async; the hub gives each type its behaviour.
+
+pub mod session;
+pub mod ui_event;
