@@ -386,10 +386,14 @@ async fn the_wal_is_started_over_under_steady_writes_and_reads() {
         second_half as f64 / 1e6
     );
     assert!(restarts >= 3, "the WAL was started over {restarts} times");
-    // Started over, the WAL is written again from its start: its file stops growing. Without a restart
-    // it would have doubled from the first 4 s to the next.
+    // Started over, the WAL is written again from its start: its file stays a fraction of what went
+    // through it. Each event is a transaction of at least one page (SQLite's default 4096 bytes, and a
+    // frame header of 24), so without a restart the file would hold at least that much. (How large it
+    // gets between two restarts depends on how busy the machine is; that it stays bounded does not.)
+    let through = u64::try_from(t - 10).unwrap_or(0) * (4096 + 24);
+    let largest = first_half.max(second_half);
     assert!(
-        second_half < first_half * 2,
-        "the WAL keeps growing: {first_half} then {second_half} bytes"
+        largest * 2 < through,
+        "the WAL keeps growing: {largest} bytes of the {through} or more written through it"
     );
 }
