@@ -4,5 +4,12 @@
 //!
 //! Pure data and its rules: no IO, no clock, no async; the hub gives each type its behaviour.
 
+pub mod error;
+pub mod phone;
+pub mod search;
 pub mod session;
 pub mod ui_event;
+pub mod usage;
+pub mod worktree;
+
+pub use error::Error;

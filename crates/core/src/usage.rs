@@ -446,6 +446,21 @@ pub fn reached_at(first: (Millis, &Limit), last: (Millis, &Limit)) -> Option<Mil
     (at < b.resets_at.0).then_some(Millis(at))
 }
 
+/// One agent's use on one day.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DayUsage {
+    /// The day, `YYYY-MM-DD`, in the time zone asked for.
+    pub day: String,
+    /// The agent.
+    pub agent: String,
+    /// US dollars.
+    pub cost: f64,
+    /// Input tokens.
+    pub input: u64,
+    /// Output tokens.
+    pub output: u64,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

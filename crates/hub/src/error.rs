@@ -38,6 +38,12 @@ impl std::fmt::Display for HubError {
 
 impl std::error::Error for HubError {}
 
+impl From<clawmux_api::Error> for HubError {
+    fn from(e: clawmux_api::Error) -> HubError {
+        HubError::new(e.code, e.message)
+    }
+}
+
 impl From<StoreError> for HubError {
     fn from(e: StoreError) -> HubError {
         if let StoreError::Corrupt(_)

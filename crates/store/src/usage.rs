@@ -3,29 +3,14 @@
 //! few times a second per agent, and only when a figure moved), never in a hook's transaction.
 
 use clawmux_core::Millis;
-use serde::Serialize;
 
 use crate::{Store, StoreError};
+pub use clawmux_core::usage::DayUsage;
 
 /// What a sample added to an agent's use since its sample before.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct UsageDelta {
     /// US dollars, as Claude Code estimates them.
-    pub cost: f64,
-    /// Input tokens.
-    pub input: u64,
-    /// Output tokens.
-    pub output: u64,
-}
-
-/// One agent's use on one day.
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-pub struct DayUsage {
-    /// The day, `YYYY-MM-DD`, in the time zone asked for.
-    pub day: String,
-    /// The agent.
-    pub agent: String,
-    /// US dollars.
     pub cost: f64,
     /// Input tokens.
     pub input: u64,

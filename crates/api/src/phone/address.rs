@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use clawmux_core::wire::Code;
 use serde::{Deserialize, Serialize};
 
-use crate::error::HubError;
+use crate::error::Error;
 
 /// The longest host name (RFC 1035).
 const NAME_MAX: usize = 253;
@@ -76,7 +76,7 @@ pub enum Listening {
 impl PhoneAddress {
     /// Checks what the user set: one address (not every interface), a host name that is one, absolute
     /// paths. Refused with why; nothing is kept.
-    pub fn check(&self) -> Result<(), HubError> {
+    pub fn check(&self) -> Result<(), Error> {
         if self.listen.ip().is_unspecified() {
             return Err(bad(
                 "name one address of this machine (its Tailscale or WireGuard address), not every \
@@ -135,8 +135,9 @@ impl PhoneAddress {
     }
 }
 
-pub(super) fn bad(why: impl Into<String>) -> HubError {
-    HubError::new(Code::BadPhoneAddress, why)
+/// A phone address refused, with why.
+pub fn bad(why: impl Into<String>) -> Error {
+    Error::new(Code::BadPhoneAddress, why)
 }
 
 /// Whether `name` is a DNS host name: dot-separated labels of letters, digits and inner hyphens.

@@ -7,7 +7,7 @@
 use clawmux_core::wire::Code;
 use serde::{Deserialize, Serialize};
 
-use crate::error::HubError;
+use crate::error::Error;
 
 /// The placeholder named while the user has set no contact.
 pub const PLACEHOLDER: &str = "mailto:push@clawmux.invalid";
@@ -23,9 +23,9 @@ pub struct Contact(String);
 impl Contact {
     /// `text` as a contact: `mailto:` an address (one `@`, something on each side) or an `https://` URL
     /// with a host; printable ASCII, no spaces, at most 256 bytes. Refused with why.
-    pub fn parse(text: &str) -> Result<Contact, HubError> {
+    pub fn parse(text: &str) -> Result<Contact, Error> {
         let refuse = || {
-            HubError::new(
+            Error::new(
                 Code::BadPushContact,
                 "a contact for push services is `mailto:you@example.com` or an `https://` address \
                  (printable, no spaces, at most 256 characters)",

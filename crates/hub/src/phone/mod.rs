@@ -16,7 +16,7 @@
 //! (`http/phones.rs`, which sees the whole hub) reports back how it went (`report`).
 
 pub mod access;
-pub mod address;
+pub use clawmux_api::phone::address;
 mod listen;
 pub mod push;
 mod status;
@@ -36,7 +36,7 @@ use clawmux_store::Store;
 use sha2::{Digest, Sha256};
 
 use crate::error::HubError;
-pub use address::{Listening, ListeningState, PhoneAddress};
+pub use clawmux_api::phone::{Listening, ListeningState, PhoneAddress};
 pub use listen::Wanted;
 pub use status::{Paired, Pairing, PhoneId, PhoneInfo, PhoneStatus};
 
@@ -140,7 +140,7 @@ impl Phone {
             address: self.address().clone(),
             listening: self.listening.borrow().1.clone(),
             push_contact: self.push.contact(),
-            phones: phones.into_iter().map(PhoneInfo::from).collect(),
+            phones: phones.into_iter().map(status::info).collect(),
         })
     }
 
@@ -228,7 +228,7 @@ impl Phone {
             .map_err(failed)?;
         tracing::info!(phone = id, "a phone was paired");
         Ok(Paired {
-            phone: row.into(),
+            phone: status::info(row),
             token,
         })
     }

@@ -14,7 +14,7 @@ use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use sha2::{Digest, Sha256};
 
-use super::address::{bad, PhoneAddress};
+use super::address::PhoneAddress;
 use crate::error::HubError;
 
 /// The app's own certificate's folder in the data folder.
@@ -159,6 +159,11 @@ fn made_here(
     tracing::info!(names = %wanted.replace('\n', " "), "made a certificate for the phones");
     let key = PrivateKeyDer::Pkcs8(made.signing_key.serialize_der().into());
     Ok((vec![made.cert.der().clone()], key))
+}
+
+/// A phone address whose TLS cannot be had, refused as the address's own rules refuse one.
+fn bad(why: impl Into<String>) -> HubError {
+    super::address::bad(why).into()
 }
 
 #[cfg(test)]

@@ -11,11 +11,10 @@
 
 pub mod sessions;
 
-use clawmux_core::search::{fts_query, Found, FoundInSession, Role};
-use clawmux_core::wire::{Code, Kind};
+use clawmux_core::search::{fts_query, Role};
+use clawmux_core::wire::Code;
 use clawmux_core::Millis;
 use clawmux_store::SearchQuery;
-use serde::{Deserialize, Serialize};
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -26,6 +25,7 @@ use tokio::sync::broadcast;
 use crate::agents::Agents;
 use crate::error::HubError;
 use crate::ui_event::UiEvent;
+pub use clawmux_api::search::{SearchReply, SearchRequest, Who};
 
 /// Results per page unless asked otherwise.
 const PAGE: u32 = 20;
@@ -36,65 +36,6 @@ const BATCH: i64 = 250;
 /// The pause between two batches, so that hooks and messages find the writer free most of the time while
 /// an older store is indexed.
 const PAUSE: std::time::Duration = std::time::Duration::from_millis(10);
-
-/// Who spoke.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Who {
-    /// The user (typed or spoken).
-    User,
-    /// The agents: their answers and their messages to each other.
-    Agents,
-}
-
-impl Who {
-    /// Both, as the wire names them.
-    pub const ALL: [Who; 2] = [Who::User, Who::Agents];
-
-    fn kinds(self) -> Vec<Kind> {
-        match self {
-            Who::User => vec![Kind::User],
-            Who::Agents => vec![Kind::Assistant, Kind::Agent],
-        }
-    }
-}
-
-/// `search`: what to look for, and where.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SearchRequest {
-    /// The user's words.
-    pub query: String,
-    /// Only this agent's conversation.
-    #[serde(default)]
-    pub session_id: Option<String>,
-    /// Only what the user, or the agents, said.
-    #[serde(default)]
-    pub who: Option<Who>,
-    /// Only messages from this time on (ms since the epoch).
-    #[serde(default)]
-    pub since: Option<i64>,
-    /// The next page: results before this one's `seq`.
-    #[serde(default)]
-    pub before: Option<i64>,
-    /// At most this many (default 20, at most 200).
-    #[serde(default)]
-    pub limit: Option<u32>,
-}
-
-/// `search`'s answer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SearchReply {
-    /// The messages found, newest first.
-    pub results: Vec<Found>,
-    /// Older messages not indexed yet (a store from before search): they are not found until they are.
-    pub indexing: i64,
-    /// Lines of the user's own Claude Code sessions found, newest first (when they opted in, and the
-    /// search is not of one agent).
-    pub sessions: Vec<FoundInSession>,
-    /// Whether the user opted in to searching their Claude Code sessions.
-    pub sessions_searched: bool,
-}
 
 /// The search feature: made once when the hub opens with the store it asks, the agents it filters by, the
 /// window it tells how indexing goes, and the Claude Code folder whose sessions it reads when asked.
@@ -235,6 +176,7 @@ impl Search {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clawmux_core::wire::Kind;
     use clawmux_store::NewMessage;
 
     /// The feature with a temporary store, `sky` registered, and a Claude Code folder of the test's own.

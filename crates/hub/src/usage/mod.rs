@@ -24,31 +24,20 @@ use std::sync::Arc;
 use clawmux_core::usage::{short, Sample, UsageError, Used};
 use clawmux_core::wire::Code;
 use clawmux_core::{Millis, Need, State};
-use clawmux_store::{DayUsage, Store};
-use serde::Serialize;
+use clawmux_store::Store;
 use tokio::sync::{broadcast, mpsc};
 
 use crate::agents::Agents;
 use crate::clock::now;
 use crate::error::HubError;
 use crate::ui_event::UiEvent;
+pub use clawmux_api::usage::UsageReply;
 pub use clawmux_core::usage::{Account, AgentUsage, Limited};
 use figures::Recorded;
 use resume::{Due, Plan};
 
 /// The most days of history one `usage` command returns.
 pub const MAX_DAYS: u32 = 366;
-
-/// `usage`: every agent's figures, the account's limits, and what was used per day and agent.
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-pub struct UsageReply {
-    /// Each agent's latest figures.
-    pub agents: Vec<AgentUsage>,
-    /// The account's limits.
-    pub account: Account,
-    /// What each agent used on each day asked for, oldest first.
-    pub days: Vec<DayUsage>,
-}
 
 /// What usage asks of the agents' lifecycle, one way: the hub carries it out (`lifecycle::errands`).
 #[derive(Debug, Clone, PartialEq, Eq)]

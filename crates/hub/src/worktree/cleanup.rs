@@ -8,32 +8,12 @@
 use std::path::Path;
 
 use clawmux_core::wire::Code;
-use serde::Serialize;
 
 use super::git;
 use super::repo::changed_paths;
 use super::spec::WorktreeSpec;
 use crate::error::HubError;
-
-/// A worktree as `clawmux worktree list` shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
-pub struct Held {
-    /// Whether its folder is still there.
-    pub exists: bool,
-    /// Files changed or new and not committed (ClawMux's own aside).
-    pub uncommitted: Vec<String>,
-    /// Commits on the agent's branch that no other branch, tag or remote branch has.
-    pub unmerged: u32,
-    /// Bytes its files take on disk (git's shared objects aside).
-    pub disk_bytes: u64,
-}
-
-impl Held {
-    /// Whether removing it would lose work.
-    pub fn unsaved(&self) -> bool {
-        !self.uncommitted.is_empty() || self.unmerged > 0
-    }
-}
+pub use clawmux_api::worktree::Held;
 
 /// What agent's worktree at `path` (from `spec`) holds.
 pub(crate) async fn held(spec: &WorktreeSpec, path: &Path) -> Result<Held, HubError> {

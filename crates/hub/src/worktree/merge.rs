@@ -12,23 +12,12 @@ use std::path::{Path, PathBuf};
 
 use clawmux_core::changes::MergeMode;
 use clawmux_core::wire::Code;
-use serde::Serialize;
 
 use super::git::{self, GitError};
 use super::repo::changed_paths;
 use super::spec::WorktreeSpec;
 use crate::error::HubError;
-
-/// A merge done.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
-pub struct Merged {
-    /// The branch that moved.
-    pub base: String,
-    /// Its commit now.
-    pub commit: String,
-    /// How.
-    pub mode: MergeMode,
-}
+pub use clawmux_api::worktree::Merged;
 
 fn trimmed(s: String) -> String {
     s.trim_end_matches('\n').to_owned()

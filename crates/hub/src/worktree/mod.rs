@@ -19,9 +19,8 @@ mod testing;
 
 use std::path::{Path, PathBuf};
 
-use clawmux_core::changes::{may_change_files, merge_message, Changes, Commit, MergeMode, Overlap};
+use clawmux_core::changes::{may_change_files, merge_message, Commit, MergeMode, Overlap};
 use clawmux_core::wire::{Code, Kind};
-use serde::Serialize;
 
 use std::sync::Arc;
 
@@ -32,51 +31,10 @@ use crate::agents::Agents;
 use crate::error::HubError;
 use crate::lifecycle::launch::Launch;
 use crate::ui_event::UiEvent;
+pub use clawmux_api::worktree::{ChangesReply, Listed, Repository};
 use cleanup::Held;
 use merge::Merged;
 use spec::WorktreeSpec;
-
-/// An agent's changes and the diff of each file the panel shows.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
-pub struct ChangesReply {
-    /// The agent.
-    pub session_id: String,
-    /// Its commits and changed files.
-    #[serde(flatten)]
-    pub changes: Changes,
-    /// The unified diff of each shown file, by path.
-    pub patches: std::collections::BTreeMap<String, String>,
-    /// What a merge's message is prefilled with: the agent's own summary of its work and its commits.
-    pub message: String,
-}
-
-/// The repository a folder is in, as the new-agent form offers a worktree in it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
-pub struct Repository {
-    /// Its top folder.
-    pub top: PathBuf,
-    /// The branch checked out there (the default base); none for a detached HEAD.
-    pub branch: Option<String>,
-    /// The agents that work in it already, in its checkout or a worktree of it.
-    pub agents: Vec<String>,
-}
-
-/// An agent's worktree in `clawmux worktree list`: where it came from, where it is, what it holds.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
-pub struct Listed {
-    /// The agent.
-    pub session_id: String,
-    /// Its folder.
-    pub path: PathBuf,
-    /// Its repository, branch and base.
-    #[serde(flatten)]
-    pub spec: WorktreeSpec,
-    /// Whether the agent runs in it now.
-    pub running: bool,
-    /// What it holds.
-    #[serde(flatten)]
-    pub held: Held,
-}
 
 /// Where agent `row`'s worktree came from, if it has one (kept with its launch).
 fn worktree_of(row: &clawmux_store::AgentRow) -> Option<WorktreeSpec> {

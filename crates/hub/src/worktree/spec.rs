@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
+pub use clawmux_api::worktree::WorktreeSpec;
 
 /// The prefix of every agent's branch: `clawmux/<agent>`.
 pub const BRANCH_PREFIX: &str = "clawmux/";
@@ -13,19 +13,6 @@ pub const BRANCH_PREFIX: &str = "clawmux/";
 /// a `clawmux wait` under way (`.waiting`) and the demo agent's transcript. They are kept in the agent's
 /// launch folder now; one an older version left behind is still left out of its changes.
 pub const OWN_FILES: [&str; 2] = [".waiting", ".demo-transcript.jsonl"];
-
-/// Where an agent's worktree came from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct WorktreeSpec {
-    /// The top folder of the checkout the agent was started from.
-    pub repo: PathBuf,
-    /// The agent's own branch.
-    pub branch: String,
-    /// The base as the user named it (a branch, a tag, a commit).
-    pub base: String,
-    /// The commit the base named when the worktree was made: the fork point if the base goes away.
-    pub base_commit: String,
-}
 
 /// The branch of agent `name`.
 pub fn branch_of(name: &str) -> String {

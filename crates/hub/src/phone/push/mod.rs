@@ -9,7 +9,7 @@
 //! request a push announced is answered anywhere, one more push says so, and the phone withdraws its
 //! notification (`Answered`).
 
-pub mod contact;
+pub use clawmux_api::phone::contact;
 mod encrypt;
 mod endpoint;
 mod rule;
