@@ -13,3 +13,11 @@ pub mod usage;
 pub mod worktree;
 
 pub use error::Error;
+pub mod asks;
+pub mod explain;
+pub mod flags;
+pub mod hands_free;
+pub mod import;
+pub mod lifecycle;
+pub mod machines;
+pub mod voice;

@@ -8,17 +8,17 @@
 use std::path::{Path, PathBuf};
 
 use clawmux_core::explain::{explain, Context, Explanation, Run};
-use clawmux_core::report::{case_file, Case, CaseFile, RecordedEvent};
+use clawmux_core::report::{case_file, Case, RecordedEvent};
 use clawmux_core::wire::Code;
 use clawmux_core::{Millis, Source};
 use clawmux_store::Store;
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::agents::Agents;
 use crate::clock::now;
 use crate::error::HubError;
 use crate::opinion::judge::Opinions;
+pub use clawmux_api::explain::{Report, ReportRequest};
 
 /// How many of the latest decisions an explanation lists.
 const RECENT: u32 = 20;
@@ -30,41 +30,6 @@ pub const DEFAULT_SPAN_MS: u64 = 10 * 60 * 1000;
 const TRANSCRIPT_TAIL: u64 = 32 * 1024 * 1024;
 /// Where the window's reports are saved, in the data folder.
 pub const REPORTS_DIR: &str = "reports";
-
-/// What `report` is asked for.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ReportRequest {
-    /// The agent.
-    pub session_id: String,
-    /// How far back the span goes, in milliseconds (default ten minutes).
-    #[serde(default)]
-    pub since_ms: Option<u64>,
-    /// The end of the span (default now): a preview and its save name the same span.
-    #[serde(default)]
-    pub until: Option<Millis>,
-    /// What the user says was right (`idle`, `working`, `needs:answer`, `not-needed`, ...).
-    #[serde(default)]
-    pub right: Option<String>,
-    /// Keep message texts, tool inputs and paths (they are redacted otherwise).
-    #[serde(default)]
-    pub keep: bool,
-    /// Save it in the data folder's `reports/` (the window's "Save"); otherwise only return it.
-    #[serde(default)]
-    pub save: bool,
-}
-
-/// A report, as returned.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
-pub struct Report {
-    /// The file and what was taken out.
-    #[serde(flatten)]
-    pub file: CaseFile,
-    /// The span's end, to ask for the same span again.
-    pub until: Millis,
-    /// Where it was saved, when it was.
-    pub path: Option<PathBuf>,
-}
 
 /// Why an agent's indicator says what it says, and the case file of a span that looks wrong: made once when
 /// the hub opens with the store it reads, the agents' registry (an open request, the transcript followed),

@@ -7,31 +7,17 @@ use std::path::{Path, PathBuf};
 
 use clawmux_core::State;
 use clawmux_store::Store;
-use serde::Serialize;
 use tokio::sync::broadcast;
 
 use crate::agents::Agents;
 use crate::clock::now;
 use crate::ui_event::{SessionInfo, UiEvent};
+pub use clawmux_api::import::AgentImport;
 
 /// Where the original installation kept its conversations, inside the data folder.
 const SESSIONS_DIR: &str = "sessions";
 /// An agent's conversation in it.
 const HISTORY_FILE: &str = "history.json";
-
-/// What importing one agent's history did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
-pub struct AgentImport {
-    /// The agent (its folder's name).
-    pub agent: String,
-    /// Messages stored now.
-    pub created: usize,
-    /// Messages an earlier import had stored already.
-    pub skipped: usize,
-    /// Why this history could not be imported (nothing of it was stored), if it could not.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-}
 
 /// The agents' history files of an original installation in `data_dir`, by agent name, sorted.
 fn histories(data_dir: &Path) -> Vec<(String, PathBuf)> {

@@ -14,9 +14,10 @@ use serde_json::{json, Value};
 
 pub mod local;
 pub mod piper;
-mod settings;
 
-pub use settings::{PublicSettings, SpeechToText, TextToSpeech, VoiceSettings, SETTINGS_FILE};
+pub use clawmux_api::voice::{
+    PublicSettings, SpeechToText, TextToSpeech, VoiceSettings, SETTINGS_FILE,
+};
 
 /// The largest speech answer accepted.
 const MAX_SPEECH: u64 = 20 * 1024 * 1024;

@@ -36,7 +36,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clawmux_core::wire::Code;
-use serde::{Deserialize, Serialize};
 
 use crate::clock::now;
 use crate::config::Options;
@@ -46,6 +45,7 @@ use crate::ui_event::{SessionInfo, UiEvent};
 use crate::work_dir::cannot_create;
 use crate::worktree::repo;
 use crate::worktree::spec::WorktreeSpec;
+pub use clawmux_api::lifecycle::{Capabilities, SpawnRequest};
 pub(crate) use errands::errands;
 use launch::Launch;
 use tmux::{Tmux, TmuxError};
@@ -54,42 +54,6 @@ use tmux::{Tmux, TmuxError};
 const END_GRACE: Duration = Duration::from_secs(3);
 /// The sender of the hub's own notes in a conversation.
 pub const HUB_SENDER: &str = "clawmux";
-
-/// A request to start a new agent.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SpawnRequest {
-    /// A plain identifier.
-    pub name: String,
-    /// Absolute; default `<data dir>/agents/<name>`.
-    pub work_dir: Option<PathBuf>,
-    /// `--model` for Claude Code.
-    pub model: Option<String>,
-    /// Claude Code's executable (default: the hub's, `claude` on PATH). Only `POST /api/spawn` takes it:
-    /// on the command surface `command` is the command's own name, so a `spawn` there never carries one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub command: Option<String>,
-    /// Extra flags for Claude Code.
-    #[serde(default)]
-    pub args: Vec<String>,
-    /// Run the built-in demo agent instead of Claude Code.
-    #[serde(default)]
-    pub demo: bool,
-    /// Claude Code's permission mode, kept for restarts.
-    #[serde(default)]
-    pub permission_mode: Option<flags::PermissionMode>,
-    /// The user trusts the work folder: recorded for Claude Code before it starts (else a folder it was
-    /// never trusted with is refused with `folder_not_trusted`, to be asked).
-    #[serde(default)]
-    pub trust_folder: bool,
-    /// Give the agent a worktree of its own of the repository `work_dir` is in, on a branch
-    /// `clawmux/<name>` (see `worktree/`).
-    #[serde(default)]
-    pub worktree: bool,
-    /// The worktree's base: a branch, tag or commit (default: the branch checked out in `work_dir`).
-    #[serde(default)]
-    pub base: Option<String>,
-}
 
 impl From<TmuxError> for HubError {
     fn from(e: TmuxError) -> HubError {
@@ -132,19 +96,6 @@ fn create_dir(dir: &Path, created: &mut Created) -> std::io::Result<()> {
         created.0.push(first);
     }
     Ok(())
-}
-
-/// What this machine offers: the UI offers the demo agent when Claude Code cannot be found.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Capabilities {
-    /// Claude Code's executable, if found.
-    pub claude: Option<String>,
-    /// Whether tmux runs.
-    pub tmux: bool,
-    /// The hub's own tmux server's socket (`tmux -S` to look at the agents by hand).
-    pub tmux_socket: String,
-    /// Agents of an original installation in the data folder not imported yet: the app offers it.
-    pub to_import: usize,
 }
 
 /// The agents ClawMux starts: spawning, restarting, interrupting and terminating them, taking over their

@@ -11,13 +11,12 @@
 use std::path::Path;
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
-
 use clawmux_core::wire::{Code, MsgId};
 
 use super::launch::Begin;
 use super::Lifecycle;
 use crate::error::HubError;
+pub use clawmux_api::lifecycle::Preferences;
 
 /// The preferences' file, in the data folder.
 const PREFERENCES: &str = "preferences.json";
@@ -31,26 +30,6 @@ pub(super) struct Interrupted<'a> {
     pub working: bool,
     /// The last message handed to it (Claude Code may not have kept it).
     pub last: Option<&'a MsgId>,
-}
-
-/// The hub's preferences the user sets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Preferences {
-    /// Agents that were running when the machine or the hub stopped are resumed when it starts again.
-    #[serde(default = "yes")]
-    pub resume_agents: bool,
-}
-
-fn yes() -> bool {
-    true
-}
-
-impl Default for Preferences {
-    fn default() -> Preferences {
-        Preferences {
-            resume_agents: true,
-        }
-    }
 }
 
 /// Whether Claude Code still has conversation `session` (its file, in any project folder under

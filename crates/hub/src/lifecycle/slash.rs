@@ -15,10 +15,10 @@ use std::path::Path;
 
 use clawmux_core::wire::Code;
 use clawmux_core::State;
-use serde::{Deserialize, Serialize};
 
 use super::Lifecycle;
 use crate::error::HubError;
+pub use clawmux_api::lifecycle::{SlashCommand, SlashSource};
 
 /// Claude Code's own commands offered: what each does, said as the palette says it.
 const BUILT_IN: [(&str, &str); 4] = [
@@ -38,30 +38,6 @@ const BUILT_IN: [(&str, &str); 4] = [
 const MAX_TEXT: usize = 2000;
 /// The most custom commands listed from one folder.
 const MAX_FOUND: usize = 200;
-
-/// Where a command comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::EnumIter)]
-#[serde(rename_all = "snake_case")]
-pub enum SlashSource {
-    /// Claude Code's own.
-    BuiltIn,
-    /// The user's (`~/.claude/commands`).
-    User,
-    /// The agent's folder's (`.claude/commands`).
-    Project,
-}
-
-/// A command the palette offers.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SlashCommand {
-    /// Its name, without the `/` (`compact`, `review`, `frontend:test`).
-    pub name: String,
-    /// What it does: Claude Code's words for its own, the file's `description:` or first line for the
-    /// user's.
-    pub description: String,
-    /// Where it comes from.
-    pub source: SlashSource,
-}
 
 /// The commands an agent working in `work_dir` knows, Claude Code's first, then the project's, then the
 /// user's (a project's command of the same name is the one Claude Code runs).

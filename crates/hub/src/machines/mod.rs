@@ -21,7 +21,6 @@ use std::time::Duration;
 use clawmux_core::remote::{MachineName, SshTarget};
 use clawmux_core::wire::Code;
 use clawmux_core::Millis;
-use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::{broadcast, Notify};
 
@@ -29,28 +28,12 @@ use crate::error::HubError;
 pub use clawmux_core::status::AgentStatus;
 
 use crate::ui_event::UiEvent;
+pub use clawmux_api::machines::MachineInfo;
 use link::{Link, LinkError};
 use list::{MachineList, MachinesError};
 
 /// How long a command forwarded to another machine may take.
 const FORWARD_WITHIN: Duration = Duration::from_secs(30);
-
-/// A machine as the window lists it.
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-pub struct MachineInfo {
-    /// Its name.
-    pub name: String,
-    /// Where it is (`ssh://...`).
-    pub url: String,
-    /// Whether its feed is followed now.
-    pub up: bool,
-    /// When anything was last heard from it.
-    pub last_seen: Option<Millis>,
-    /// Why it is not reached, in words that say what to do.
-    pub error: Option<String>,
-    /// Its agents as last seen (its hub's `session_list`, then kept up to date by its events).
-    pub sessions: Vec<Value>,
-}
 
 /// One machine followed.
 struct Remote {

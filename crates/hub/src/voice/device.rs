@@ -13,34 +13,17 @@ use std::sync::Arc;
 
 use clawmux_core::wire::Code;
 use clawmux_voice::local::{self, Engine, LocalModel, ModelFile};
-use serde::Serialize;
 use tokio::sync::broadcast;
 
 use super::downloads::Downloads;
 use crate::error::HubError;
 pub use crate::ui_event::DownloadState;
 use crate::ui_event::UiEvent;
+pub use clawmux_api::voice::ModelState;
 
 /// whisper.cpp's threads for one transcription: the machine's cores, at most four (more buys little for
 /// these models, and the agents need the machine too).
 pub const THREADS: usize = 4;
-
-/// One speech model on this device.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
-pub struct ModelState {
-    /// Which.
-    pub model: LocalModel,
-    /// Its size in bytes.
-    pub size: u64,
-    /// Whether it is here, whole.
-    pub downloaded: bool,
-    /// The bytes of a download left partial, if one was.
-    pub partial: Option<u64>,
-    /// Whether it is being downloaded now.
-    pub downloading: bool,
-    /// How its last download failed or stopped, if it did.
-    pub failure: Option<String>,
-}
 
 /// Speech to text on the device, as the hub keeps it: where the models are and come from, the one loaded,
 /// and the download under way.

@@ -28,6 +28,7 @@ use clawmux_voice::VoiceError;
 pub use clawmux_voice::{VoiceSettings, SETTINGS_FILE};
 
 use crate::error::HubError;
+pub use clawmux_api::voice::Models;
 #[cfg(test)]
 use recordings::{check_recording_id, extension};
 pub use recordings::{Discarded, Recording};
@@ -60,16 +61,6 @@ pub struct Spoken {
     pub seq: i64,
     /// The words heard.
     pub text: String,
-}
-
-/// What the device can hear and speak with (the `voice_models` command).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Models {
-    /// The speech models (speech to text).
-    pub models: Vec<device::ModelState>,
-    /// The voices (text to speech).
-    #[serde(default)]
-    pub voices: Vec<speaker::VoiceState>,
 }
 
 /// Voice: speech to text (on the device or by the configured service), text to speech (on the device or

@@ -14,27 +14,12 @@ use clawmux_core::wire::Code;
 use clawmux_voice::local;
 use clawmux_voice::local::ModelFile;
 use clawmux_voice::piper::{LocalVoice, Piper, Variant};
-use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
 use super::downloads::Downloads;
 use crate::error::HubError;
 use crate::ui_event::UiEvent;
-
-/// One voice the device can speak with.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct VoiceState {
-    /// Which.
-    pub voice: LocalVoice,
-    /// Its files' size in bytes.
-    pub size: u64,
-    /// Whether it is here, whole.
-    pub downloaded: bool,
-    /// Whether it is being downloaded now.
-    pub downloading: bool,
-    /// How its last download failed or stopped, if it did.
-    pub failure: Option<String>,
-}
+pub use clawmux_api::voice::VoiceState;
 
 /// Text to speech on the device, as the hub keeps it: where the voices are and come from, the one
 /// loaded, and the download under way.

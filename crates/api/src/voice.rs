@@ -1,11 +1,11 @@
-//! Where the voice services are: `<data dir>/voice.json`, written 0600 by the hub (it may hold a key).
+//! Where the voice services are (`<data dir>/voice.json`, written 0600 by the hub: it may hold a key),
+//! and the speech models and voices this device has or is downloading.
 
 use clawmux_core::wire::Code;
 use serde::{Deserialize, Serialize};
 
-use crate::local::LocalModel;
-use crate::piper::LocalVoice;
-use crate::VoiceError;
+use crate::Error;
+use clawmux_core::models::{LocalModel, LocalVoice};
 
 /// Where speech becomes text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::EnumIter)]
@@ -163,14 +163,14 @@ impl VoiceSettings {
     }
 
     /// Refuses an address that is not plain http (the services are the user's own, nearby).
-    pub fn check(&self) -> Result<(), VoiceError> {
+    pub fn check(&self) -> Result<(), Error> {
         for url in [&self.transcription_url, &self.speech_url]
             .into_iter()
             .flatten()
         {
             // The services are the user's own, on this machine or the local network: plain HTTP.
             if !url.starts_with("http://") || url.len() > 2048 {
-                return Err(VoiceError::new(
+                return Err(Error::new(
                     Code::BadVoiceSettings,
                     format!("`{url}` is not an http:// address (https is not supported)"),
                 ));
@@ -195,4 +195,46 @@ impl VoiceSettings {
             api_key_set: self.api_key.is_some(),
         }
     }
+}
+
+/// One speech model on this device.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct ModelState {
+    /// Which.
+    pub model: LocalModel,
+    /// Its size in bytes.
+    pub size: u64,
+    /// Whether it is here, whole.
+    pub downloaded: bool,
+    /// The bytes of a download left partial, if one was.
+    pub partial: Option<u64>,
+    /// Whether it is being downloaded now.
+    pub downloading: bool,
+    /// How its last download failed or stopped, if it did.
+    pub failure: Option<String>,
+}
+
+/// One voice the device can speak with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VoiceState {
+    /// Which.
+    pub voice: LocalVoice,
+    /// Its files' size in bytes.
+    pub size: u64,
+    /// Whether it is here, whole.
+    pub downloaded: bool,
+    /// Whether it is being downloaded now.
+    pub downloading: bool,
+    /// How its last download failed or stopped, if it did.
+    pub failure: Option<String>,
+}
+
+/// What the device can hear and speak with (the `voice_models` command).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Models {
+    /// The speech models (speech to text).
+    pub models: Vec<ModelState>,
+    /// The voices (text to speech).
+    #[serde(default)]
+    pub voices: Vec<VoiceState>,
 }
