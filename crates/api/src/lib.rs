@@ -14,6 +14,7 @@ pub mod worktree;
 
 pub use error::Error;
 pub mod asks;
+pub mod commands;
 pub mod explain;
 pub mod flags;
 pub mod hands_free;

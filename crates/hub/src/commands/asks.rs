@@ -1,7 +1,7 @@
 //! The commands of what agents ask of the user: the answer, why the indicator says what it says, a notice's
 //! "needs you" dismissed, and the case file of a wrong one.
 
-use serde::{Deserialize, Serialize};
+use clawmux_api::commands::asks::{Dismiss, Explain};
 
 use super::{Done, Handle};
 use crate::asks::AnswerRequest;
@@ -16,26 +16,10 @@ impl Handle for AnswerRequest {
     }
 }
 
-/// Why the agent's indicator says what it says (`clawmux explain`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Explain {
-    /// The agent.
-    pub session_id: String,
-}
-
 impl Handle for Explain {
     async fn handle(self, hub: &Hub) -> Result<clawmux_core::explain::Explanation, HubError> {
         hub.explain().explain(&self.session_id).await
     }
-}
-
-/// Dismisses a "needs you" that only a notice raised (no later hook would close it).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Dismiss {
-    /// The agent.
-    pub session_id: String,
 }
 
 impl Handle for Dismiss {

@@ -1,28 +1,13 @@
 //! Hands-free's commands: an utterance's words (`hear`) or its recording (`hear_voice`), decided by
 //! hands-free and carried out through the paths a typed message and a click take.
 
+use clawmux_api::commands::hands_free::Hear;
 use clawmux_core::wire::{Code, Said};
-use serde::{Deserialize, Serialize};
 
 use super::Handle;
 use crate::error::HubError;
 use crate::hands_free::{HandsFree, Heard};
 use crate::hub::Hub;
-
-/// Hands-free: what the user said (its words), understood without a model: a question the app answers,
-/// words for an agent (named first, else the one shown), or the answer to the open request.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Hear {
-    /// The words heard.
-    pub text: String,
-    /// The agent on screen, if any.
-    pub shown: Option<String>,
-    /// The client's id for this utterance: a retry with it stores no second message.
-    pub client_id: Option<String>,
-    /// What the app said last: its own speech heard back is not the user's.
-    pub said: Option<String>,
-}
 
 impl Handle for Hear {
     async fn handle(self, hub: &Hub) -> Result<Heard, HubError> {

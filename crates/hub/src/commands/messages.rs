@@ -2,47 +2,18 @@
 //! with the agent's logs as JSON lines and a "finished" notice's body, which the HTTP routes and the window
 //! read the same way.
 
+use clawmux_api::commands::messages::{
+    Attach, AttachmentImage, History, Image, MarkRead, Page, Sent, UserMessage, DEFAULT_PAGE,
+    MAX_PAGE,
+};
 use clawmux_core::wire::Code;
-use clawmux_core::wire::{Attachment, AttachmentRef, MsgId, Said};
-use serde::{Deserialize, Serialize};
+use clawmux_core::wire::{Attachment, MsgId, Said};
 
 use super::{Done, Handle};
 use crate::diagnose::{decision_line, event_line, json_lines, Log, MAX_LOG_ROWS};
 use crate::error::HubError;
 use crate::hub::Hub;
 use crate::ui_event::MessageOut;
-
-/// The most messages one history page returns.
-pub const MAX_PAGE: u32 = 1000;
-/// The page size when none is asked for.
-pub const DEFAULT_PAGE: u32 = 100;
-
-/// The user's message to an agent: answered with the stored message (once per client id).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct UserMessage {
-    /// The agent.
-    pub session_id: String,
-    /// The text.
-    pub text: String,
-    /// Transcribed speech rather than typed.
-    #[serde(default)]
-    pub voice: bool,
-    /// Files kept for it with `attach`, in order (the text may then be empty).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub attachments: Vec<AttachmentRef>,
-    /// The client's id for this message: a retry with it stores nothing new.
-    pub client_id: Option<String>,
-}
-
-/// `user_message`'s answer: the stored message (once per client id).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Sent {
-    /// Its id.
-    pub id: MsgId,
-    /// Its cursor.
-    pub seq: i64,
-}
 
 impl Handle for UserMessage {
     async fn handle(self, hub: &Hub) -> Result<Sent, HubError> {
@@ -63,42 +34,11 @@ impl Handle for UserMessage {
     }
 }
 
-/// Keeps a file the user attaches to a message for an agent (sent next with `user_message`): what the hub
-/// found it to be.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Attach {
-    /// The agent it is for (the file is kept on that agent's machine).
-    pub session_id: String,
-    /// The file's name, as the user's system gave it.
-    pub name: String,
-    /// Its bytes, in standard base64.
-    pub data: String,
-}
-
 impl Handle for Attach {
     async fn handle(self, hub: &Hub) -> Result<Attachment, HubError> {
         let bytes = crate::attachments::decode(&self.name, &self.data)?;
         hub.attach(&self.session_id, &self.name, bytes).await
     }
-}
-
-/// A kept image's bytes, for its thumbnail where the hub's HTTP route cannot be reached: an agent on
-/// another machine (this command is forwarded whole to the hub that keeps the file).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct AttachmentImage {
-    /// The file's id, as `attach` answered it.
-    pub id: String,
-}
-
-/// `attachment_image`'s answer: its media type and its bytes in standard base64.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Image {
-    /// `image/png`, `image/jpeg`, `image/gif` or `image/webp`.
-    pub media_type: String,
-    /// The bytes.
-    pub data: String,
 }
 
 impl Handle for AttachmentImage {
@@ -118,16 +58,6 @@ impl Handle for AttachmentImage {
     }
 }
 
-/// The user has read a conversation up to a message.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MarkRead {
-    /// The agent.
-    pub session_id: String,
-    /// The last message read.
-    pub up_to: String,
-}
-
 impl Handle for MarkRead {
     async fn handle(self, hub: &Hub) -> Result<Done, HubError> {
         hub.mark_read(
@@ -137,29 +67,6 @@ impl Handle for MarkRead {
         .await?;
         Ok(Done {})
     }
-}
-
-/// A page of a conversation: the latest, after a cursor, or before one.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct History {
-    /// The agent.
-    pub session_id: String,
-    /// Messages after this one.
-    pub after: Option<String>,
-    /// Messages before this one.
-    pub before: Option<String>,
-    /// At most this many (default 100, at most 1000).
-    pub limit: Option<u32>,
-}
-
-/// `history`'s answer: a page of a conversation.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Page {
-    /// The agent.
-    pub session_id: String,
-    /// The page, oldest first.
-    pub messages: Vec<MessageOut>,
 }
 
 impl Handle for History {

@@ -1,34 +1,23 @@
 //! The commands of the voice services: where they are, the device's models and voices, and a voice
 //! message for an agent (heard here, stored where the agent is).
 
+use clawmux_api::commands::voice::{
+    CancelDownload, DownloadModel, DownloadVoice, Downloading, SetVoiceSettings, VoiceModels,
+    VoiceSettings, WarmVoice,
+};
 use clawmux_core::remote::AgentAddress;
 use clawmux_core::wire::{Code, Said};
-use clawmux_voice::local::LocalModel;
 use clawmux_voice::PublicSettings;
-use serde::{Deserialize, Serialize};
 
 use super::{Command, Done, Handle, Sent, UserMessage};
 use crate::error::HubError;
 use crate::hub::Hub;
 use crate::voice::{Models, Spoken};
 
-/// Where the voice services are (the key only as set or not).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct VoiceSettings {}
-
 impl Handle for VoiceSettings {
     async fn handle(self, hub: &Hub) -> Result<PublicSettings, HubError> {
         Ok(hub.voice().settings().await?.public())
     }
-}
-
-/// Saves where the voice services are.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SetVoiceSettings {
-    /// The settings.
-    pub settings: crate::voice::VoiceSettings,
 }
 
 impl Handle for SetVoiceSettings {
@@ -37,30 +26,10 @@ impl Handle for SetVoiceSettings {
     }
 }
 
-/// The speech models the device can use: sizes, which are downloaded, which is downloading.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct VoiceModels {}
-
 impl Handle for VoiceModels {
     async fn handle(self, hub: &Hub) -> Result<Models, HubError> {
         Ok(hub.voice().models())
     }
-}
-
-/// Starts downloading a speech model (progress on the feed, `model_download`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DownloadModel {
-    /// `tiny.en`, `base.en` or `small.en`.
-    pub model: LocalModel,
-}
-
-/// `download_model`'s answer: the download started.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Downloading {
-    /// Its model.
-    pub downloading: LocalModel,
 }
 
 impl Handle for DownloadModel {
@@ -72,14 +41,6 @@ impl Handle for DownloadModel {
     }
 }
 
-/// Starts downloading a voice for the device to speak with (progress on the feed, `voice_download`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DownloadVoice {
-    /// `en_US-joe-medium`.
-    pub voice: crate::voice::LocalVoice,
-}
-
 impl Handle for DownloadVoice {
     async fn handle(self, hub: &Hub) -> Result<Done, HubError> {
         hub.voice().speaker().download(self.voice)?;
@@ -87,22 +48,12 @@ impl Handle for DownloadVoice {
     }
 }
 
-/// Cancels the download under way, a model's or a voice's (the partial files are kept).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CancelDownload {}
-
 impl Handle for CancelDownload {
     async fn handle(self, hub: &Hub) -> Result<Done, HubError> {
         hub.voice().cancel_download()?;
         Ok(Done {})
     }
 }
-
-/// Loads the speech model now: the user has started talking.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct WarmVoice {}
 
 impl Handle for WarmVoice {
     async fn handle(self, hub: &Hub) -> Result<Done, HubError> {
