@@ -3,7 +3,8 @@
 //! the app's own.
 //! (Push-to-talk has its own file, `recording.rs`.)
 
-use clawmux_hub::{Command, HubError};
+use clawmux_api::commands::Command;
+use clawmux_hub::HubError;
 use serde_json::{json, Value};
 use tauri::State;
 

@@ -6,9 +6,9 @@
 //! the agents of other machines (`machine_event`) are notified the same way, as `name@machine`. The tray
 //! (`tray/`) is told every agent's needs, for its badge and menu.
 
+use clawmux_api::ui_event::UiEvent;
 use clawmux_hub::machines::{status_of, AgentStatus};
 use clawmux_hub::notice::{Notice, NoticeRule};
-use clawmux_hub::ui_event::UiEvent;
 use clawmux_hub::Hub;
 use tauri::{AppHandle, Emitter, Manager};
 use tokio::sync::broadcast::error::RecvError;

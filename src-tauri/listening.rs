@@ -92,7 +92,7 @@ pub async fn hear_recording(
     recording: String,
     shown: Option<String>,
     said: Option<String>,
-) -> Result<clawmux_hub::hands_free::Heard, HubError> {
+) -> Result<clawmux_api::hands_free::Heard, HubError> {
     let hub = desktop.running()?;
     clawmux_hub::commands::hear_voice(
         hub,

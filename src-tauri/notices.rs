@@ -6,9 +6,9 @@
 //! Each notification waits for its action on a thread of its own (the wait is a blocking D-Bus call);
 //! the notification server closes it in the end, which ends the thread.
 
-use clawmux_hub::asks::{AnswerRequest, Verdict};
-use clawmux_hub::commands::OnMachine;
-use clawmux_hub::{Command, Hub};
+use clawmux_api::asks::{AnswerRequest, Verdict};
+use clawmux_api::commands::{Command, OnMachine};
+use clawmux_hub::Hub;
 use tauri::AppHandle;
 
 /// A notification to show.

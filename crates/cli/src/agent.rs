@@ -3,10 +3,10 @@
 use std::path::Path;
 use std::time::Duration;
 
+use clawmux_api::commands;
+use clawmux_api::import::AgentImport;
+use clawmux_api::session::SessionInfo;
 use clawmux_core::shell::quote;
-use clawmux_hub::commands;
-use clawmux_hub::import::AgentImport;
-use clawmux_hub::ui_event::SessionInfo;
 
 use crate::client::Client;
 use crate::env::HubArgs;

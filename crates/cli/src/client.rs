@@ -15,10 +15,10 @@ use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use clawmux_api::commands::{Command, Request};
 use clawmux_core::http1::{may_be_complete, parse_answer, Answer};
 pub(crate) use clawmux_core::printable::printable;
 use clawmux_core::wire::Code;
-use clawmux_hub::commands::{Command, Request};
 use serde_json::Value;
 
 use crate::env::{HubAddr, HubArgs};

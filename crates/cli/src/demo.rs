@@ -16,9 +16,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use clawmux_api::commands;
+use clawmux_api::session::SessionInfo;
 use clawmux_core::wire::Code;
-use clawmux_hub::commands;
-use clawmux_hub::ui_event::SessionInfo;
 use serde_json::{json, Value};
 
 use crate::client::{CallError, Client};

@@ -5,10 +5,10 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use clawmux_api::commands;
+use clawmux_api::explain::ReportRequest;
 use clawmux_core::explain::{Cause, Explanation};
 use clawmux_core::Millis;
-use clawmux_hub::commands;
-use clawmux_hub::explain::ReportRequest;
 
 use crate::client::Client;
 use crate::env::HubArgs;

@@ -5,11 +5,11 @@ use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clawmux_hub::commands;
-use clawmux_hub::lifecycle::flags::PermissionMode;
-use clawmux_hub::lifecycle::resume::Preferences;
-use clawmux_hub::lifecycle::SpawnRequest;
-use clawmux_hub::ui_event::SessionInfo;
+use clawmux_api::commands;
+use clawmux_api::flags::PermissionMode;
+use clawmux_api::lifecycle::Preferences;
+use clawmux_api::lifecycle::SpawnRequest;
+use clawmux_api::session::SessionInfo;
 
 use crate::client::Client;
 use crate::env::HubArgs;

@@ -543,9 +543,9 @@ fn main() -> ExitCode {
                 agent: agent.as_deref(),
                 since: since.as_deref(),
                 who: if user {
-                    Some(clawmux_hub::search::Who::User)
+                    Some(clawmux_api::search::Who::User)
                 } else if agents {
-                    Some(clawmux_hub::search::Who::Agents)
+                    Some(clawmux_api::search::Who::Agents)
                 } else {
                     None
                 },

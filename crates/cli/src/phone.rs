@@ -5,9 +5,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clawmux_hub::commands;
-use clawmux_hub::phone::address::CertificateFiles;
-use clawmux_hub::phone::{Listening, Pairing, PhoneAddress, PhoneStatus};
+use clawmux_api::commands;
+use clawmux_api::phone::CertificateFiles;
+use clawmux_api::phone::{Listening, Pairing, PhoneAddress, PhoneStatus};
 
 use crate::client::{printable, Client};
 use crate::env::HubArgs;

@@ -9,8 +9,8 @@
 
 use std::time::Duration;
 
+use clawmux_api::commands::{self, Request};
 use clawmux_core::remote::{MachineName, SshTarget};
-use clawmux_hub::commands::{self, Request};
 use clawmux_hub::machines::list::MachineList;
 
 use crate::client::{CallError, Client};

@@ -9,8 +9,8 @@
 use std::io::IsTerminal;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use clawmux_api::search::{SearchRequest, Who};
 use clawmux_core::search::{MARK_END, MARK_START};
-use clawmux_hub::search::{SearchRequest, Who};
 
 use crate::client::Client;
 use crate::env::HubArgs;

@@ -4,10 +4,10 @@
 use std::process::Command;
 use std::time::Duration;
 
+use clawmux_api::commands;
+use clawmux_api::usage::UsageReply;
 use clawmux_core::usage::short;
 use clawmux_core::Millis;
-use clawmux_hub::commands;
-use clawmux_hub::usage::UsageReply;
 
 use crate::client::Client;
 use crate::env::HubArgs;

@@ -7,11 +7,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use clawmux_api::commands;
+use clawmux_api::voice::ModelState;
+use clawmux_api::voice::Models;
+use clawmux_core::models::LocalModel;
 use clawmux_core::wire::Code;
-use clawmux_hub::commands;
-use clawmux_hub::voice::device::ModelState;
-use clawmux_hub::voice::LocalModel;
-use clawmux_hub::voice::Models;
 
 use crate::client::{CallError, Client};
 use crate::env::HubArgs;

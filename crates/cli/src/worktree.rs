@@ -5,11 +5,11 @@
 
 use std::time::Duration;
 
+use clawmux_api::commands::{self, Request};
+use clawmux_api::worktree::ChangesReply;
+use clawmux_api::worktree::Held;
+use clawmux_api::worktree::Merged;
 use clawmux_core::changes::{FileChange, FileStatus, MergeMode, Shown};
-use clawmux_hub::commands::{self, Request};
-use clawmux_hub::worktree::cleanup::Held;
-use clawmux_hub::worktree::merge::Merged;
-use clawmux_hub::worktree::ChangesReply;
 
 use crate::client::Client;
 use crate::env::HubArgs;

@@ -298,7 +298,7 @@ fn a_link_is_kept_open_dialled_again_when_it_breaks_and_backs_off_while_down() {
         let send = |text: &'static str| {
             let link = &link;
             async move {
-                let command = clawmux_hub::Command::from(clawmux_hub::commands::UserMessage {
+                let command = clawmux_hub::Command::from(clawmux_api::commands::UserMessage {
                     session_id: "sky".to_owned(),
                     text: text.to_owned(),
                     voice: false,
