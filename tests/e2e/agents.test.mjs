@@ -110,7 +110,12 @@ test('a spawned agent runs with our hooks, answers, ends cleanly and resumes', a
     await ev.state('sky', 'idle', m);
 
     // Terminate: the whole tree ends, the state is DEAD, the history stays.
-    const pids = tree(panePid(h, 'sky'));
+    // Idle is told at the turn's end; the agent then starts its next `clawmux wait`, which a loaded machine
+    // takes a moment to run (a process tree tells no event: it is looked at until it shows, 30 s at most).
+    let pids = tree(panePid(h, 'sky'));
+    for (const by = Date.now() + 30000; pids.length < 2 && Date.now() < by; pids = tree(panePid(h, 'sky'))) {
+      await new Promise((ok) => setTimeout(ok, 50));
+    }
     assert.ok(pids.length >= 2, `the agent runs clawmux wait under it: ${pids}`);
     m = ev.mark();
     assert.match(h.clawmux(['terminate', 'sky']), /sky: dead/);

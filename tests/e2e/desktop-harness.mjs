@@ -58,7 +58,10 @@ export function start(cmd, args, env = {}) {
   return child;
 }
 
-export async function until(what, check, ms = 15000) {
+/** Waits for `check` to hold, looking every 50 ms (what the window, the bus and the notification daemon do
+ * tells the test no event of its own); 30 s by default: two busy cores run the app, WebKit, Xvfb and the
+ * daemon beside the test. */
+export async function until(what, check, ms = 30000) {
   const end = Date.now() + ms;
   for (;;) {
     if (await check()) return;

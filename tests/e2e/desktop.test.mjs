@@ -928,7 +928,10 @@ test('the tray: its badge counts who needs the user, its menu opens them and tur
   // it stays the way in, and the user is told how to quit.
   await tray.away();
   closeWindow();
-  await until('told once', () => told() === 1);
+  // The close reaches the app through the X server, the notification the daemon through the bus.
+  await until('told once', () => told() === 1, 60000).catch((e) => {
+    throw new Error(`${e.message}: told ${told()} times; the daemon saw: ${notifications.slice(-800)}`);
+  });
   assert.match(notifications, /The window is minimized; Ctrl\+Q in it quits ClawMux/);
   assert.equal(windowState(), 'shown', 'not hidden with no tray to bring it back');
   await tray.back();
