@@ -76,16 +76,12 @@ fn answer(hub: &Hub, notice: &Popup, allow: bool) {
         mode: None,
     });
     // Another machine's agent: the same command, forwarded whole to its hub.
-    let command = match (address.machine, serde_json::to_value(&answer)) {
-        (None, _) => answer,
-        (Some(machine), Ok(forward)) => Command::from(OnMachine {
+    let command = match address.machine {
+        None => answer,
+        Some(machine) => Command::from(OnMachine {
             machine: machine.to_owned(),
-            forward,
+            forward: Box::new(answer),
         }),
-        (Some(_), Err(e)) => {
-            tracing::warn!(agent = notice.agent, error = %e, "a notification's answer does not write");
-            return;
-        }
     };
     if let Err(e) = tauri::async_runtime::block_on(hub.dispatch(command)) {
         // Answered elsewhere meanwhile, or its machine not reached: nothing was decided twice.

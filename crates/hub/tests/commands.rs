@@ -311,7 +311,12 @@ fn every_command_runs_through_dispatch() {
         assert_eq!(listed.as_array().map(Vec::len), Some(1), "{listed}");
         let forward = json!({"command": "on_machine", "machine": "gpu", "forward": {"command": "sessions"}});
         assert_eq!(refused(forward).await, Code::MachineUnreachable);
-        assert_eq!(refused(json!({"command": "on_machine", "machine": "nope", "forward": {}})).await, Code::UnknownMachine);
+        assert_eq!(refused(json!({"command": "on_machine", "machine": "nope", "forward": {"command": "sessions"}})).await, Code::UnknownMachine);
+        // What is forwarded is a command of this surface, typed here: anything else never leaves.
+        for forward in [json!({}), json!({"command": "format_disk"}), json!({"command": "sessions", "extra": 1})] {
+            let on = json!({"command": "on_machine", "machine": "gpu", "forward": forward});
+            assert!(serde_json::from_value::<Command>(on.clone()).is_err(), "{on} was taken");
+        }
         assert_eq!(refused(json!({"command": "machine_add", "name": "x", "url": "ssh://-oProxyCommand=x"})).await, Code::BadMachine);
         assert_eq!(refused(json!({"command": "machine_add", "name": "gpu", "url": "ssh://other"})).await, Code::MachineExists);
         let left = run(&hub, command(json!({"command": "machine_remove", "name": "gpu"}))).await.unwrap();

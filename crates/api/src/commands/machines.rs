@@ -31,6 +31,7 @@ pub struct MachineRemove {
 pub struct OnMachine {
     /// The machine.
     pub machine: String,
-    /// The command, as it would be sent to that hub.
-    pub forward: serde_json::Value,
+    /// The command, as it would be sent to that hub (a command of this surface: one this hub does not
+    /// know is refused here, typed at the boundary).
+    pub forward: Box<crate::commands::Command>,
 }

@@ -6,10 +6,10 @@ use clawmux_api::commands::voice::{
     VoiceSettings, WarmVoice,
 };
 use clawmux_core::remote::AgentAddress;
-use clawmux_core::wire::{Code, Said};
+use clawmux_core::wire::Said;
 use clawmux_voice::PublicSettings;
 
-use super::{Command, Done, Handle, Sent, UserMessage};
+use super::{Done, Handle, Sent, UserMessage};
 use crate::error::HubError;
 use crate::hub::Hub;
 use crate::voice::{Models, Spoken};
@@ -87,22 +87,14 @@ impl Hub {
         let key = kept.client_key();
         let sent = match address.machine {
             Some(machine) => {
-                let command = Command::from(UserMessage {
+                let message = UserMessage {
                     session_id: address.name.to_owned(),
                     text: text.clone(),
                     voice: true,
                     attachments: Vec::new(),
                     client_id: Some(key),
-                });
-                let command = serde_json::to_value(&command)
-                    .map_err(|e| HubError::new(Code::Internal, e.to_string()))?;
-                let answer = self.machines().forward(machine, &command).await?;
-                serde_json::from_value::<Sent>(answer).map_err(|e| {
-                    HubError::new(
-                        Code::MachineUnreachable,
-                        format!("{machine}'s hub answered what is not a stored message: {e}"),
-                    )
-                })?
+                };
+                self.machines().call(machine, message).await?
             }
             None => {
                 let m = self

@@ -18,6 +18,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
+use clawmux_api::commands::{Command, Request};
 use clawmux_core::remote::{MachineName, SshTarget};
 use clawmux_core::wire::Code;
 use clawmux_core::Millis;
@@ -188,31 +189,49 @@ impl Machines {
             })
     }
 
-    /// Forwards a command of the window's surface to a machine's hub; its answer as that hub gave it.
-    pub async fn forward(&self, machine: &str, command: &Value) -> Result<Value, HubError> {
+    /// Runs a command on a machine's hub: its answer, read as the type the command is paired with.
+    pub async fn call<R: Request>(&self, machine: &str, request: R) -> Result<R::Reply, HubError> {
+        let answer = self.forward(machine, &request.into()).await?;
+        serde_json::from_value(answer).map_err(|e| {
+            HubError::new(
+                Code::MachineUnreachable,
+                format!("{machine}'s hub answered what this one does not read: {e}"),
+            )
+        })
+    }
+
+    /// Forwards a command of the window's surface to a machine's hub; its answer as that hub gave it (the
+    /// window reads it as the command's reply, as it reads this hub's).
+    pub async fn forward(&self, machine: &str, command: &Command) -> Result<Value, HubError> {
         let remote = self.remote(machine)?;
-        let body = serde_json::to_vec(command).unwrap_or_default();
+        let body = serde_json::to_vec(command)
+            .map_err(|e| HubError::new(Code::Internal, e.to_string()))?;
         let answer = remote
             .link
             .call("POST", "/api/command", &body, FORWARD_WITHIN)
             .await
             .map_err(|e| link_error(&e))?;
-        let value: Value = serde_json::from_slice(&answer.body).unwrap_or(Value::Null);
         if (200..300).contains(&answer.status) {
-            return Ok(value);
+            return serde_json::from_slice(&answer.body).map_err(|e| {
+                HubError::new(
+                    Code::MachineUnreachable,
+                    format!("{machine}'s hub answered what is not JSON: {e}"),
+                )
+            });
         }
-        // The remote hub's own refusal, passed on as it said it.
-        let code = value
-            .get("code")
-            .and_then(Value::as_str)
-            .and_then(|c| c.parse().ok())
-            .unwrap_or(Code::Internal);
-        let message = value
-            .get("message")
-            .and_then(Value::as_str)
-            .unwrap_or("the other machine's hub refused")
-            .to_owned();
-        Err(HubError::new(code, format!("{machine}: {message}")))
+        // The remote hub's own refusal, passed on as it said it; one that does not read as the error body
+        // is said with its status.
+        Err(
+            match serde_json::from_slice::<clawmux_api::Error>(&answer.body) {
+                Ok(refused) => {
+                    HubError::new(refused.code, format!("{machine}: {}", refused.message))
+                }
+                Err(_) => HubError::new(
+                    Code::Internal,
+                    format!("{machine}: its hub refused (HTTP {})", answer.status),
+                ),
+            },
+        )
     }
 }
 

@@ -64,8 +64,9 @@ pub fn may_run(command: &Command) -> bool {
         // An answer, but never one that raises the agent's permission mode: that is the desktop's.
         Command::Answer(answer) => !answer.raises_mode(),
         // Another machine's agent: what may be done to it is what may be done to one here.
-        Command::OnMachine(on) => serde_json::from_value::<Command>(on.forward.clone())
-            .is_ok_and(|inner| !matches!(inner, Command::OnMachine(_)) && may_run(&inner)),
+        Command::OnMachine(on) => {
+            !matches!(*on.forward, Command::OnMachine(_)) && may_run(&on.forward)
+        }
         Command::AddAgent(_)
         | Command::Spawn(_)
         | Command::Terminate(_)
