@@ -92,7 +92,7 @@ impl Handle for Preferences {
 
 impl Handle for SetPreferences {
     async fn handle(self, hub: &Hub) -> Result<crate::lifecycle::resume::Preferences, HubError> {
-        hub.lifecycle().set_preferences(self.preferences)
+        hub.lifecycle().set_preferences(self.preferences).await
     }
 }
 

@@ -106,13 +106,17 @@ impl Lifecycle {
             .apply(name, Source::Hub, &Event::Spawned, b"")
             .await?;
         let fresh = uuid::Uuid::new_v4().to_string();
-        let claude_dir = crate::usage::bridge::claude_dir();
-        let begin = resume::begin(
-            row.claude_session_id.as_deref(),
-            interrupted,
-            &claude_dir,
-            &fresh,
-        );
+        // Whether Claude Code still has the conversation: a look through its folders, off the runtime.
+        let kept = match (&row.claude_session_id, &interrupted) {
+            (Some(session), Some(_)) => {
+                let (dir, session) = (crate::usage::bridge::claude_dir(), session.clone());
+                tokio::task::spawn_blocking(move || resume::conversation_exists(&dir, &session))
+                    .await
+                    .unwrap_or(false)
+            }
+            (Some(_) | None, _) => false,
+        };
+        let begin = resume::begin(row.claude_session_id.as_deref(), interrupted, kept, &fresh);
         let mut created = Created::default();
         if let Err(e) = self
             .start_process(name, &live.work_dir, &launch, begin, &mut created)

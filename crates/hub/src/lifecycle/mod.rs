@@ -113,6 +113,8 @@ pub struct Lifecycle {
     /// The agents found interrupted at this start and not resumed (`was working` each), for
     /// `clawmux resume --all`.
     interrupted: Arc<std::sync::Mutex<Vec<(String, bool)>>>,
+    /// The hub's preferences, read once when it opens and kept as saved.
+    preferences: Arc<std::sync::Mutex<resume::Preferences>>,
 }
 
 impl Lifecycle {
@@ -126,6 +128,7 @@ impl Lifecycle {
         port: Arc<AtomicU16>,
     ) -> Lifecycle {
         Lifecycle {
+            preferences: Arc::new(std::sync::Mutex::new(resume::load_preferences(&data_dir))),
             states,
             tmux,
             options,

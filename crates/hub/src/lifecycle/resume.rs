@@ -44,25 +44,42 @@ pub fn conversation_exists(claude_dir: &Path, session: &str) -> bool {
         .any(|project| project.path().join(&file).is_file())
 }
 
+/// The preferences saved in `data_dir` (the defaults when none were saved or the file cannot be read):
+/// read once, when the hub opens; the hub keeps them after.
+pub(super) fn load_preferences(data_dir: &Path) -> Preferences {
+    match std::fs::read(data_dir.join(PREFERENCES)) {
+        Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or_else(|e| {
+            tracing::warn!(error = %e, "{PREFERENCES} is unreadable: the defaults hold");
+            Preferences::default()
+        }),
+        Err(_) => Preferences::default(),
+    }
+}
+
 impl Lifecycle {
-    /// The preferences (the defaults when none were saved or the file cannot be read).
+    /// The preferences, as saved.
     pub fn preferences(&self) -> Preferences {
-        match std::fs::read(self.data_dir.join(PREFERENCES)) {
-            Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or_else(|e| {
-                tracing::warn!(error = %e, "{PREFERENCES} is unreadable: the defaults hold");
-                Preferences::default()
-            }),
-            Err(_) => Preferences::default(),
-        }
+        *self
+            .preferences
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Saves the preferences (0600).
-    pub fn set_preferences(&self, preferences: Preferences) -> Result<Preferences, HubError> {
+    /// Saves the preferences (0600, written off the async runtime), then keeps them.
+    pub async fn set_preferences(&self, preferences: Preferences) -> Result<Preferences, HubError> {
         let bytes = serde_json::to_vec_pretty(&preferences)
             .map_err(|e| HubError::new(Code::Internal, e.to_string()))?;
-        crate::config::write_private(&self.data_dir.join(PREFERENCES), &bytes).map_err(|e| {
-            HubError::new(Code::Internal, format!("cannot save {PREFERENCES}: {e}"))
-        })?;
+        let file = self.data_dir.join(PREFERENCES);
+        tokio::task::spawn_blocking(move || crate::config::write_private(&file, &bytes))
+            .await
+            .map_err(|e| HubError::new(Code::Internal, e.to_string()))?
+            .map_err(|e| {
+                HubError::new(Code::Internal, format!("cannot save {PREFERENCES}: {e}"))
+            })?;
+        *self
+            .preferences
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = preferences;
         Ok(preferences)
     }
 
@@ -148,16 +165,16 @@ fn excerpt(text: &str) -> String {
 }
 
 /// How an agent starts again: `interrupted`, or restarted by the user (none); its conversation continues
-/// if Claude Code still has it, else a new one begins under `fresh`.
+/// if Claude Code still has it (`kept`, [`conversation_exists`]), else a new one begins under `fresh`.
 pub(super) fn begin<'a>(
     session: Option<&'a str>,
     interrupted: Option<Interrupted<'a>>,
-    claude_dir: &Path,
+    kept: bool,
     fresh: &'a str,
 ) -> Begin<'a> {
     match (session, interrupted) {
         (Some(s), None) => Begin::Resumed(s),
-        (Some(s), Some(i)) if conversation_exists(claude_dir, s) => {
+        (Some(s), Some(i)) if kept => {
             if i.working {
                 Begin::AfterInterruption(s, i.last)
             } else {
@@ -188,21 +205,26 @@ mod tests {
             working: false,
             last: None,
         });
-        assert_eq!(begin(Some("abc"), None, dir, "new"), Begin::Resumed("abc"));
+        let (abc, gone) = (
+            conversation_exists(dir, "abc"),
+            conversation_exists(dir, "gone"),
+        );
+        assert!(abc && !gone);
+        assert_eq!(begin(Some("abc"), None, abc, "new"), Begin::Resumed("abc"));
         assert_eq!(
-            begin(Some("abc"), working, dir, "new"),
+            begin(Some("abc"), working, abc, "new"),
             Begin::AfterInterruption("abc", Some(&id))
         );
         assert_eq!(
-            begin(Some("abc"), waiting, dir, "new"),
+            begin(Some("abc"), waiting, abc, "new"),
             Begin::Resumed("abc"),
             "waiting when it stopped: nothing was cut off"
         );
         assert_eq!(
-            begin(Some("gone"), working, dir, "new"),
+            begin(Some("gone"), working, gone, "new"),
             Begin::Fresh("new")
         );
-        assert_eq!(begin(None, working, dir, "new"), Begin::Fresh("new"));
+        assert_eq!(begin(None, working, false, "new"), Begin::Fresh("new"));
         assert_eq!(excerpt("build the docs\nand more"), "build the docs");
         assert_eq!(excerpt(&"x".repeat(100)).chars().count(), 81);
         assert!(!conversation_exists(Path::new("/nonexistent"), "abc"));
