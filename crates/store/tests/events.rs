@@ -6,12 +6,9 @@ use clawmux_core::{Event, Millis, Outcome, Source, State};
 use clawmux_store::{Incoming, Store, StoreError};
 use proptest::prelude::*;
 
-async fn fresh() -> (tempfile::TempDir, Store) {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(&dir.path().join("clawmux.db")).await.unwrap();
-    store.add_agent("sky", "/w/sky", Millis(1)).await.unwrap();
-    (dir, store)
-}
+#[allow(dead_code)]
+mod common;
+use common::fresh;
 
 async fn apply(
     store: &Store,

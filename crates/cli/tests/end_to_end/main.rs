@@ -19,6 +19,7 @@ mod phones;
 mod protocol;
 mod relay;
 mod remote;
+mod remote_link;
 mod search;
 mod security;
 mod soak;

@@ -1,0 +1,161 @@
+//! Tests of `transcript.rs`.
+
+use super::*;
+
+/// A watch that could not start is not tried again at every hook (each try starts a thread), but
+/// it is tried again: a moment later, or at once for another path. A running watch stands as it is.
+#[tokio::test(start_paused = true)]
+async fn a_watch_that_could_not_start_is_tried_again_a_moment_later() {
+    let path = Path::new("/p/-w/s1.jsonl");
+    let failed = tokio::spawn(async {});
+    let watching = Watching {
+        path: path.to_owned(),
+        task: failed.abort_handle(),
+        since: tokio::time::Instant::now(),
+        from: 0,
+    };
+    failed.await.unwrap();
+    assert!(covers(&watching, path), "tried again at once");
+    assert!(!covers(&watching, Path::new("/p/-w/s2.jsonl")));
+    tokio::time::advance(RETRY_WATCH - std::time::Duration::from_millis(1)).await;
+    assert!(covers(&watching, path), "tried again too soon");
+    tokio::time::advance(std::time::Duration::from_millis(1)).await;
+    assert!(!covers(&watching, path), "never tried again");
+
+    let running = tokio::spawn(std::future::pending::<()>());
+    let watching = Watching {
+        path: path.to_owned(),
+        task: running.abort_handle(),
+        since: tokio::time::Instant::now(),
+        from: 0,
+    };
+    tokio::time::advance(RETRY_WATCH * 100).await;
+    assert!(covers(&watching, path), "a running watch was started again");
+    assert!(!covers(&watching, Path::new("/p/-w/s2.jsonl")));
+}
+
+/// What the agent writes once its hook is answered is read, however late the watch's task runs; what
+/// the transcript held before is not replayed. Its answers go to usage, its entries to the machine.
+#[tokio::test]
+async fn an_answer_written_right_after_the_hook_is_counted() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let store = clawmux_store::Store::open(&dir.path().join("db.sqlite"))
+        .await
+        .unwrap();
+    store.add_agent("sky", "/w/sky", Millis(1)).await.unwrap();
+    let agents = Agents::default();
+    agents.insert("sky", "/w/sky".into(), clawmux_core::State::Idle);
+    let ui = tokio::sync::broadcast::channel(16).0;
+    let mut events = ui.subscribe();
+    let options = crate::config::Options::from_env();
+    let figures = crate::usage::figures::Figures::restore(&store)
+        .await
+        .unwrap();
+    let usage = Usage::new(
+        store,
+        agents.clone(),
+        ui,
+        figures,
+        mpsc::unbounded_channel().0,
+        &options,
+    );
+    let (finds, mut found) = Finds::channel();
+    let transcripts = Transcripts::new(agents, usage, finds, std::time::Duration::ZERO);
+
+    let path = dir.path().join("sky.jsonl");
+    let answer = |id: &str, output: u64| {
+        format!(
+                "{{\"type\":\"assistant\",\"timestamp\":\"2026-11-26T01:00:00Z\",\"message\":{{\"id\":\"{id}\",\
+                 \"content\":[],\"usage\":{{\"input_tokens\":1,\"output_tokens\":{output}}}}}}}\n"
+            )
+    };
+    std::fs::write(&path, answer("before", 1000)).unwrap();
+    let hook = clawmux_core::hook::parse_value(&serde_json::json!({
+        "hook_event_name": "Notification", "message": "ready", "notification_type": "idle_prompt",
+        "transcript_path": path,
+    }))
+    .unwrap();
+    transcripts.follow("sky", &Event::Hook(hook));
+    // The agent answers before the watch's task has run (this runtime has one thread), then is
+    // interrupted.
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    file.write_all(answer("after", 321).as_bytes()).unwrap();
+    file.write_all(
+            b"{\"type\":\"user\",\"timestamp\":\"2026-11-26T01:00:01Z\",\"message\":{\"content\":[{\"type\":\"text\",\"text\":\"[Request interrupted by user]\"}]}}\n",
+        )
+        .unwrap();
+    let counted = async {
+        loop {
+            if let crate::ui_event::UiEvent::Usage { usage } = events.recv().await.unwrap() {
+                break usage;
+            }
+        }
+    };
+    let usage = tokio::time::timeout(std::time::Duration::from_secs(10), counted)
+        .await
+        .expect("the answer written after the hook was never counted");
+    assert_eq!(usage.sample.tokens.output, 321, "{usage:?}");
+    let entry = tokio::time::timeout(std::time::Duration::from_secs(10), found.recv())
+        .await
+        .expect("the interrupt was never found")
+        .unwrap();
+    let crate::found::ForHub::Found(entry) = entry else {
+        panic!("not an entry: {entry:?}");
+    };
+    assert_eq!(entry.agent, "sky");
+    assert_eq!(entry.source, Source::Transcript);
+    assert_eq!(entry.event, Event::Transcript(Entry::Interrupted));
+}
+
+#[test]
+fn only_changes_of_the_transcript_itself_wake_the_reader() {
+    use notify::event::{
+        AccessKind, AccessMode, CreateKind, DataChange, EventKind, MetadataKind, ModifyKind,
+        RemoveKind, RenameMode,
+    };
+    let transcript = Path::new("/p/-w/s1.jsonl");
+    let on = |kind: EventKind, path: &str| {
+        may_have_grown(
+            &notify::Event::new(kind).add_path(PathBuf::from(path)),
+            transcript,
+        )
+    };
+    let written = EventKind::Modify(ModifyKind::Data(DataChange::Any));
+    assert!(on(written, "/p/-w/s1.jsonl"));
+    assert!(on(EventKind::Create(CreateKind::File), "/p/-w/s1.jsonl"));
+    assert!(on(EventKind::Remove(RemoveKind::File), "/p/-w/s1.jsonl"));
+    assert!(on(
+        EventKind::Modify(ModifyKind::Name(RenameMode::To)),
+        "/p/-w/s1.jsonl"
+    ));
+    assert!(may_have_grown(
+        &notify::Event::new(EventKind::Other),
+        transcript
+    ));
+    // Our own open and close of the file, its metadata, and the folder's other files do not.
+    assert!(!on(
+        EventKind::Access(AccessKind::Open(AccessMode::Any)),
+        "/p/-w/s1.jsonl"
+    ));
+    assert!(!on(
+        EventKind::Access(AccessKind::Close(AccessMode::Read)),
+        "/p/-w/s1.jsonl"
+    ));
+    assert!(!on(
+        EventKind::Modify(ModifyKind::Metadata(MetadataKind::Any)),
+        "/p/-w/s1.jsonl"
+    ));
+    assert!(!on(written, "/p/-w/s2.jsonl"));
+}
+
+#[test]
+fn only_absolute_jsonl_paths_without_parent_steps() {
+    assert!(acceptable(Path::new("/home/u/.claude/projects/-w/s.jsonl")));
+    assert!(!acceptable(Path::new("relative/s.jsonl")));
+    assert!(!acceptable(Path::new("/home/u/.ssh/id_ed25519")));
+    assert!(!acceptable(Path::new("/home/u/.claude/../.ssh/x.jsonl")));
+}
