@@ -5,118 +5,17 @@
 //!
 //! A module is a file. It depends on the modules its `crate::` and `super::` paths name (a path to an item
 //! counts as its module's; `use a::{b, c}` names each); its own children, named by relative paths, are part
-//! of it. Test items (each `#[cfg(test)]` item, cut at its matching brace or its `;`) are left out, and
-//! everything around them is read: a test may reach anywhere.
+//! of it. Test items (each `#[cfg(test)]` item, cut at its matching brace or its `;`, and a module's tests
+//! in a `tests.rs` of their own) are left out, and everything around them is read: a test may reach
+//! anywhere.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
 
 #[allow(dead_code)]
 mod shape;
-use shape::{cycles, ident, reasoned, workspace, FILE_LINES, FN_LINES, REASON};
-
-/// Every module under `root` (`a::b`; the crate's root is ``) with its source up to its tests.
-fn modules(root: &Path) -> BTreeMap<String, String> {
-    let mut found = BTreeMap::new();
-    let mut dirs = vec![root.to_owned()];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                dirs.push(path);
-                continue;
-            }
-            if path.extension().is_none_or(|e| e != "rs") {
-                continue;
-            }
-            let rel = path.strip_prefix(root).unwrap().with_extension("");
-            let mut parts: Vec<String> = rel
-                .components()
-                .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                .collect();
-            if parts
-                .last()
-                .is_some_and(|l| ["mod", "lib", "main"].contains(&l.as_str()))
-            {
-                parts.pop();
-            }
-            let source = std::fs::read_to_string(&path).unwrap();
-            found.insert(parts.join("::"), without_tests(&source));
-        }
-    }
-    found
-}
-
-/// `source` without its `#[cfg(test)]` items: each from its attribute to its matching closing brace (or
-/// its `;`, for an item without a body), skipping braces inside strings, characters and comments.
-fn without_tests(source: &str) -> String {
-    const MARK: &str = "#[cfg(test)]";
-    let mut out = String::new();
-    let mut rest = source;
-    while let Some(at) = rest.find(MARK) {
-        out.push_str(&rest[..at]);
-        rest = &rest[at + MARK.len()..];
-        rest = &rest[item_end(rest)..];
-    }
-    out.push_str(rest);
-    out
-}
-
-/// Where the item at the start of `s` ends: after its matching `}`, or its `;` when it has no body.
-fn item_end(s: &str) -> usize {
-    let bytes = s.as_bytes();
-    let (mut i, mut depth) = (0, 0usize);
-    while i < bytes.len() {
-        match bytes[i] {
-            b'/' if bytes.get(i + 1) == Some(&b'/') => {
-                i += s[i..].find('\n').unwrap_or(s.len() - i);
-            }
-            b'/' if bytes.get(i + 1) == Some(&b'*') => {
-                i += s[i..].find("*/").map_or(s.len() - i, |e| e + 2);
-                continue;
-            }
-            b'r' if matches!(bytes.get(i + 1), Some(b'#' | b'"')) && !ident_byte(bytes, i) => {
-                let hashes = s[i + 1..].bytes().take_while(|b| *b == b'#').count();
-                let close = format!("\"{}", "#".repeat(hashes));
-                let body = i + 2 + hashes;
-                i = body
-                    + s[body..]
-                        .find(&close)
-                        .map_or(s.len() - body, |e| e + close.len());
-                continue;
-            }
-            b'"' => {
-                i += 1;
-                while i < bytes.len() && bytes[i] != b'"' {
-                    i += if bytes[i] == b'\\' { 2 } else { 1 };
-                }
-            }
-            // A character literal ('{', '\'', '\u{7b}'), not a lifetime ('a).
-            b'\'' if bytes.get(i + 2) == Some(&b'\'') || bytes.get(i + 1) == Some(&b'\\') => {
-                i += s[i + 2..].find('\'').map_or(s.len() - i, |e| e + 3);
-                continue;
-            }
-            b'{' => depth += 1,
-            b'}' => {
-                depth = depth.saturating_sub(1);
-                if depth == 0 {
-                    return i + 1;
-                }
-            }
-            b';' if depth == 0 => return i + 1,
-            _ => {}
-        }
-        i += 1;
-    }
-    s.len()
-}
-
-/// Whether the byte before `i` continues an identifier (`br"..."`, `for"`...).
-fn ident_byte(bytes: &[u8], i: usize) -> bool {
-    i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_')
-}
+use shape::{crates, cycles, ident, modules, without_tests, workspace};
 
 #[test]
 fn test_items_are_cut_and_what_follows_them_is_read() {
@@ -255,18 +154,6 @@ fn graph(all: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<String>> {
         }
     }
     graph
-}
-
-/// Every crate's sources: the libraries and binaries of `crates/`, and the desktop app.
-fn crates() -> Vec<PathBuf> {
-    let mut roots: Vec<PathBuf> = std::fs::read_dir(workspace().join("crates"))
-        .unwrap()
-        .map(|e| e.unwrap().path().join("src"))
-        .filter(|p| p.is_dir())
-        .collect();
-    roots.push(workspace().join("src-tauri"));
-    roots.sort();
-    roots
 }
 
 #[test]
@@ -430,98 +317,4 @@ fn naming_the_hub_is_told_from_names_that_hold_it_and_from_comments() {
     assert!(!names_hub("struct HubError; fn is_hub() {} struct TheHub;"));
     assert!(!names_hub("let source = Source::Hub;"));
     assert!(names_hub("let hub = crate::hub::Hub::open(dir);"));
-}
-
-/// The functions of `source` longer than [`FN_LINES`] with no reason: (name, lines).
-fn long_functions(source: &str) -> Vec<(String, usize)> {
-    let mut found = Vec::new();
-    let mut offset = 0;
-    for line in source.split_inclusive('\n') {
-        let at = offset;
-        offset += line.len();
-        let code = line.trim_start();
-        let Some(after) = code
-            .split_once("fn ")
-            .filter(|(head, _)| {
-                head.split_whitespace().all(|w| {
-                    [
-                        "pub",
-                        "pub(crate)",
-                        "pub(super)",
-                        "async",
-                        "const",
-                        "unsafe",
-                    ]
-                    .contains(&w)
-                })
-            })
-            .map(|(_, after)| after)
-        else {
-            continue;
-        };
-        let name: String = after.chars().take_while(|c| ident(*c)).collect();
-        let len = item_end(&source[at..]);
-        let body = &source[at..at + len];
-        let lines = body.lines().count();
-        if lines <= FN_LINES {
-            continue;
-        }
-        let above = source[..at].lines().rev().take_while(|l| {
-            let l = l.trim_start();
-            l.starts_with("//") || l.starts_with("#[")
-        });
-        let first_in_body = body
-            .split_once('{')
-            .map_or("", |(_, b)| b.trim_start().lines().next().unwrap_or(""));
-        if !reasoned(above) && !reasoned(std::iter::once(first_in_body)) {
-            found.push((name, lines));
-        }
-    }
-    found
-}
-
-#[test]
-fn a_long_function_is_found_and_a_reason_excuses_it() {
-    let long = format!("fn big() {{\n{}}}\n", "    step();\n".repeat(FN_LINES));
-    assert_eq!(long_functions(&long), [("big".to_owned(), FN_LINES + 2)]);
-    let above = format!("/// Does much.\n/// {REASON}one match over every command.\n{long}");
-    assert!(long_functions(&above).is_empty());
-    let inside = long.replacen("{\n", &format!("{{\n    // {REASON}a table.\n"), 1);
-    assert!(long_functions(&inside).is_empty());
-    let short = "pub async fn small() {\n    step();\n}\n";
-    assert!(long_functions(short).is_empty());
-}
-
-#[test]
-fn long_files_and_functions_say_why() {
-    let mut unexplained = Vec::new();
-    for root in crates() {
-        for (module, source) in modules(&root) {
-            let crate_dir = root
-                .strip_prefix(workspace())
-                .unwrap_or(&root)
-                .display()
-                .to_string();
-            let place = format!(
-                "{crate_dir} {}",
-                if module.is_empty() { "(root)" } else { &module }
-            );
-            let lines = source.lines().count();
-            let doc = source
-                .lines()
-                .take_while(|l| l.starts_with("//!") || l.is_empty());
-            if lines > FILE_LINES && !reasoned(doc) {
-                unexplained.push(format!("{place}: {lines} lines"));
-            }
-            for (name, lines) in long_functions(&source) {
-                unexplained.push(format!("{place}: fn {name}, {lines} lines"));
-            }
-        }
-    }
-    assert!(
-        unexplained.is_empty(),
-        "over {FILE_LINES} lines a file, over {FN_LINES} a function, and no `{REASON}` line says \
-         why: split them, or say why they are one\n{}",
-        unexplained.join("\n")
-    );
 }
