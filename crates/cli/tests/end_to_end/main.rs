@@ -7,6 +7,7 @@
 mod common;
 
 mod attention;
+mod attention_replay;
 mod bad_input;
 mod browser;
 mod crash;
@@ -15,7 +16,9 @@ mod device_voice;
 mod import;
 mod observed;
 mod other_users;
+mod other_users_places;
 mod phones;
+mod phones_tls;
 mod protocol;
 mod relay;
 mod remote;
@@ -25,5 +28,6 @@ mod security;
 mod soak;
 mod usage;
 mod voice;
+mod voice_speech;
 mod waits;
 mod worktrees;
