@@ -353,68 +353,7 @@ fn starts_a_session(event: &Event) -> bool {
 /// The agents' states over a temporary store, with `sky` registered (its work folder `/w/sky`, IDLE in
 /// memory, STARTING in the store until an event moves it): what the features built on them are tested with.
 #[cfg(test)]
-pub(crate) mod fixture {
-    use super::*;
-
-    /// The states, the window's events, and the folder that holds the store.
-    pub(crate) struct Fixture {
-        pub(crate) states: States,
-        pub(crate) events: broadcast::Receiver<UiEvent>,
-        pub(crate) usage: crate::usage::Usage,
-        pub(crate) finds: crate::found::Finds,
-        pub(crate) dir: tempfile::TempDir,
-    }
-
-    pub(crate) async fn fixture() -> Fixture {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("db.sqlite")).await.unwrap();
-        store.add_agent("sky", "/w/sky", Millis(1)).await.unwrap();
-        let agents = Agents::default();
-        agents.insert("sky", "/w/sky".into(), State::Starting);
-        let ui = broadcast::channel(256).0;
-        let events = ui.subscribe();
-        let options = crate::config::Options::from_env();
-        let usage = crate::usage::Usage::new(
-            store.clone(),
-            agents.clone(),
-            ui.clone(),
-            crate::usage::figures::Figures::restore(&store)
-                .await
-                .unwrap(),
-            tokio::sync::mpsc::unbounded_channel().0,
-            &options,
-        );
-        let (finds, _found) = crate::found::Finds::channel();
-        let opinion = crate::opinion::SecondOpinion::new(
-            store.clone(),
-            ui.clone(),
-            Arc::new(Mutex::new(crate::opinion::judge::Judge::new(
-                options.second_opinion_after,
-            ))),
-            finds.clone(),
-        );
-        let states = States::new(
-            store,
-            agents,
-            ui,
-            Observers::default(),
-            usage.clone(),
-            opinion,
-        );
-        Fixture {
-            states,
-            events,
-            usage,
-            finds,
-            dir,
-        }
-    }
-
-    /// The events told so far.
-    pub(crate) fn told(events: &mut broadcast::Receiver<UiEvent>) -> Vec<UiEvent> {
-        std::iter::from_fn(|| events.try_recv().ok()).collect()
-    }
-}
+pub(crate) mod fixture;
 
 #[cfg(test)]
 mod tests;

@@ -1,7 +1,7 @@
 //! Tests of `figures.rs`.
 
 use super::*;
-use clawmux_core::usage::{Context, Tokens};
+use clawmux_core::usage::{Context, Limit, Tokens, Window};
 
 const HOUR: i64 = 3_600_000;
 const GAP: Millis = Millis(20_000);
