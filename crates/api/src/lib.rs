@@ -13,6 +13,7 @@ pub mod usage;
 pub mod worktree;
 
 pub use error::Error;
+pub mod agent;
 pub mod asks;
 pub mod commands;
 pub mod explain;

@@ -123,6 +123,23 @@ impl Client {
         Self::json(answer)
     }
 
+    /// `POST path` with `body` as JSON, as `session` when given; the answer read as `R` (a field renamed on
+    /// either side is an error, never a silent zero).
+    pub fn post_as<R: serde::de::DeserializeOwned>(
+        &self,
+        path: &str,
+        session: Option<&str>,
+        body: &impl serde::Serialize,
+    ) -> Result<R, CallError> {
+        let body = serde_json::to_vec(body).map_err(|e| {
+            CallError::Unreadable(format!("{path}: the request does not write: {e}"))
+        })?;
+        let answer = self.post(path, session, &body)?;
+        serde_json::from_value(answer).map_err(|e| {
+            CallError::Unreadable(format!("the hub's answer to {path} does not read: {e}"))
+        })
+    }
+
     /// Runs a command of the hub's surface (`POST /api/command`): its answer, read as the type that command
     /// is paired with (a field renamed on either side is an error, never a silent zero).
     pub fn call<R: Request>(&self, request: R) -> Result<R::Reply, CallError> {

@@ -5,7 +5,8 @@
 
 use std::time::Duration;
 
-use serde_json::{json, Value};
+use clawmux_api::agent::Send;
+use clawmux_api::commands::Sent;
 
 use crate::client::{CallError, Client};
 use crate::env::AgentEnv;
@@ -15,13 +16,17 @@ const TRIES: u32 = 3;
 pub fn run(to: &str, text: Option<&str>, re: Option<&str>) -> Result<(), String> {
     let env = AgentEnv::require()?;
     let client = Client::new(&env.hub, Duration::from_secs(5));
-    let body = json!({ "to": to, "text": text, "re": re }).to_string();
+    let send = Send {
+        to: to.to_owned(),
+        text: text.map(str::to_owned),
+        re: re.map(str::to_owned),
+        client_id: None,
+    };
     let mut last = String::new();
     for attempt in 0..TRIES {
-        match client.post("/api/send", Some(&env.session), body.as_bytes()) {
-            Ok(v) => {
-                let id = v.get("id").and_then(Value::as_str).unwrap_or_default();
-                println!("{id}");
+        match client.post_as::<Sent>("/api/send", Some(&env.session), &send) {
+            Ok(sent) => {
+                println!("{}", sent.id);
                 return Ok(());
             }
             Err(e @ (CallError::Api { .. } | CallError::Unreadable(_))) => {

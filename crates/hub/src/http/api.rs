@@ -250,21 +250,15 @@ pub(super) async fn mark_read(
     ))
 }
 
-#[derive(Deserialize)]
-pub(super) struct Send {
-    to: String,
-    text: Option<String>,
-    re: Option<String>,
-    client_id: Option<String>,
-}
-
+/// `POST /api/send`: an agent's message (`clawmux send`), as the agent its `ClawMux-Session` header names;
+/// answers the stored message.
 pub(super) async fn send(
     State(hub): State<Hub>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, HubError> {
     let from = required_session(&headers)?;
-    let req: Send = body_json(body)?;
+    let req: clawmux_api::agent::Send = body_json(body)?;
     let m = hub
         .send(
             &from,
@@ -274,7 +268,11 @@ pub(super) async fn send(
             req.client_id.as_deref(),
         )
         .await?;
-    Ok(Json(json!({ "id": m.id, "seq": m.seq })).into_response())
+    Ok(Json(commands::Sent {
+        id: m.id,
+        seq: m.seq,
+    })
+    .into_response())
 }
 
 pub(super) async fn tool_status(
