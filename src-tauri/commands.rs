@@ -5,7 +5,7 @@
 
 use clawmux_api::commands::Command;
 use clawmux_hub::HubError;
-use serde_json::{json, Value};
+use serde_json::Value;
 use tauri::State;
 
 use crate::desktop::Desktop;
@@ -16,12 +16,28 @@ pub async fn hub(desktop: State<'_, Desktop>, command: Command) -> Result<Value,
     desktop.running()?.dispatch(command).await
 }
 
+/// Whether the hub runs (`{port}`), or why not (`{error}`).
+#[derive(Debug, serde::Serialize)]
+#[serde(untagged)]
+pub enum HubInfo {
+    /// It serves, on this port (none: the window's IPC only).
+    Serving {
+        /// The port.
+        port: Option<u16>,
+    },
+    /// It could not start: why.
+    Failed {
+        /// Why, for the error screen.
+        error: String,
+    },
+}
+
 /// Whether the hub runs, on which port, or why not: the window shows the port, or an error screen.
 #[tauri::command]
-pub fn hub_info(desktop: State<'_, Desktop>) -> Value {
+pub fn hub_info(desktop: State<'_, Desktop>) -> HubInfo {
     match &desktop.hub {
-        Ok(_) => json!({ "port": desktop.port }),
-        Err(why) => json!({ "error": why }),
+        Ok(_) => HubInfo::Serving { port: desktop.port },
+        Err(why) => HubInfo::Failed { error: why.clone() },
     }
 }
 

@@ -7,10 +7,24 @@
 
 use clawmux_core::wire::Code;
 use clawmux_hub::HubError;
-use serde_json::{json, Value};
+use serde::Serialize;
 use tauri::State;
 
 use crate::desktop::Desktop;
+
+/// A recording under way, or kept: its id, and once stopped how long it is and whether it was cut at the
+/// longest a recording may be.
+#[derive(Debug, Serialize)]
+pub struct Recorded {
+    /// The recording's id (`send_recording` names it).
+    recording: String,
+    /// Its length, once stopped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    millis: Option<u64>,
+    /// Whether it was cut at the longest a recording may be, once stopped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    truncated: Option<bool>,
+}
 
 fn failed(code: Code, e: impl std::fmt::Display) -> HubError {
     HubError::new(code, e.to_string())
@@ -18,11 +32,15 @@ fn failed(code: Code, e: impl std::fmt::Display) -> HubError {
 
 /// Starts recording; answers once the microphone records (or why it cannot: no microphone, not allowed).
 #[tauri::command]
-pub async fn record_start(desktop: State<'_, Desktop>) -> Result<Value, HubError> {
+pub async fn record_start(desktop: State<'_, Desktop>) -> Result<Recorded, HubError> {
     let recorder = desktop.recorder.clone();
     tauri::async_runtime::spawn_blocking(move || {
         let id = recorder.begin()?;
-        Ok(json!({ "recording": id }))
+        Ok(Recorded {
+            recording: id,
+            millis: None,
+            truncated: None,
+        })
     })
     .await
     .map_err(|e| failed(Code::RecordingFailed, e))?
@@ -30,7 +48,7 @@ pub async fn record_start(desktop: State<'_, Desktop>) -> Result<Value, HubError
 
 /// Stops recording and keeps the audio for `send_recording`: `{recording, millis, truncated}`.
 #[tauri::command]
-pub async fn record_stop(desktop: State<'_, Desktop>) -> Result<Value, HubError> {
+pub async fn record_stop(desktop: State<'_, Desktop>) -> Result<Recorded, HubError> {
     let hub = desktop.running().cloned();
     let recorder = desktop.recorder.clone();
     // Off the async threads: taking the recording waits for a start still opening the device, and
@@ -48,7 +66,11 @@ pub async fn record_stop(desktop: State<'_, Desktop>) -> Result<Value, HubError>
             .map_err(|e| HubError::new(Code::EmptyRecording, e.to_string()))?;
         hub.voice().keep_recording(&id, "wav", &clip.wav)?;
         tracing::info!(recording = %id, millis = clip.millis, bytes = clip.wav.len(), "recorded");
-        Ok(json!({ "recording": id, "millis": clip.millis, "truncated": clip.truncated }))
+        Ok(Recorded {
+            recording: id,
+            millis: Some(clip.millis),
+            truncated: Some(clip.truncated),
+        })
     })
     .await
     .map_err(|e| failed(Code::RecordingFailed, e))?
@@ -69,10 +91,8 @@ pub async fn send_recording(
     desktop: State<'_, Desktop>,
     agent: String,
     recording: String,
-) -> Result<Value, HubError> {
+) -> Result<clawmux_hub::voice::Spoken, HubError> {
     let hub = desktop.running()?;
-    let message = hub
-        .voice_message(&agent, &recording, "audio/wav", None)
-        .await?;
-    serde_json::to_value(message).map_err(|e| failed(Code::Internal, e))
+    hub.voice_message(&agent, &recording, "audio/wav", None)
+        .await
 }
