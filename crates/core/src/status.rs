@@ -45,18 +45,6 @@ impl AgentStatus {
     pub fn needs_user(&self) -> bool {
         self.needs.as_ref().is_some_and(Attention::needs_user)
     }
-
-    /// Whether the agent is held at the account's usage limit, waiting for the reset.
-    pub fn held_by_limit(&self) -> bool {
-        self.needs
-            .as_ref()
-            .is_some_and(|a| a.need == Need::RateLimited)
-    }
-
-    /// Whether the agent is at work (a turn, or compacting its context).
-    pub fn working(&self) -> bool {
-        matches!(self.state, State::Processing | State::Compacting)
-    }
 }
 
 #[cfg(test)]
@@ -84,25 +72,7 @@ mod tests {
         for need in Need::ALL {
             let s = status(State::Idle, Some(need));
             assert_eq!(s.needs_user(), need != Need::RateLimited, "{need:?}");
-            assert_eq!(s.held_by_limit(), need == Need::RateLimited, "{need:?}");
         }
-        let free = status(State::Idle, None);
-        assert!(!free.needs_user() && !free.held_by_limit());
-    }
-
-    #[test]
-    fn working_is_a_turn_or_compacting() {
-        for state in [
-            State::Starting,
-            State::Idle,
-            State::Processing,
-            State::Compacting,
-            State::Dead,
-        ] {
-            assert_eq!(
-                status(state, None).working(),
-                matches!(state, State::Processing | State::Compacting)
-            );
-        }
+        assert!(!status(State::Idle, None).needs_user());
     }
 }
