@@ -131,25 +131,30 @@ impl Client {
         session: Option<&str>,
         body: &impl serde::Serialize,
     ) -> Result<R, CallError> {
-        let body = serde_json::to_vec(body).map_err(|e| {
-            CallError::Unreadable(format!("{path}: the request does not write: {e}"))
-        })?;
-        let answer = self.post(path, session, &body)?;
-        serde_json::from_value(answer).map_err(|e| {
-            CallError::Unreadable(format!("the hub's answer to {path} does not read: {e}"))
-        })
+        self.post_typed(path, session, body, path)
     }
 
     /// Runs a command of the hub's surface (`POST /api/command`): its answer, read as the type that command
     /// is paired with (a field renamed on either side is an error, never a silent zero).
     pub fn call<R: Request>(&self, request: R) -> Result<R::Reply, CallError> {
-        let name = <&str>::from(R::NAME);
+        let name = format!("`{}`", <&str>::from(R::NAME));
         let command: Command = request.into();
-        let body = serde_json::to_vec(&command)
-            .map_err(|e| CallError::Unreadable(format!("`{name}` does not write: {e}")))?;
-        let answer = self.post("/api/command", None, &body)?;
+        self.post_typed("/api/command", None, &command, &name)
+    }
+
+    /// `POST path` with `body` as JSON, its answer read as `R`; `what` names the request in an error.
+    fn post_typed<R: serde::de::DeserializeOwned>(
+        &self,
+        path: &str,
+        session: Option<&str>,
+        body: &impl serde::Serialize,
+        what: &str,
+    ) -> Result<R, CallError> {
+        let body = serde_json::to_vec(body)
+            .map_err(|e| CallError::Unreadable(format!("{what} does not write: {e}")))?;
+        let answer = self.post(path, session, &body)?;
         serde_json::from_value(answer).map_err(|e| {
-            CallError::Unreadable(format!("the hub's answer to `{name}` does not read: {e}"))
+            CallError::Unreadable(format!("the hub's answer to {what} does not read: {e}"))
         })
     }
 
