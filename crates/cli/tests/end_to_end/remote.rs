@@ -7,7 +7,6 @@ use std::time::Duration;
 
 use crate::common::sshd::Sshd;
 use crate::common::{TestHub, BIN};
-use crate::remote_link::{kill_dials_of_signal, stop_hub_of};
 
 /// `clawmux args` against the local hub with the test's ssh config; (success, stdout, stderr).
 pub(crate) fn clawmux(
@@ -302,4 +301,80 @@ fn attach_on_another_machine_runs_there() {
     assert!(!ok && err.contains("agent nope has no terminal"), "{err}");
     let (ok, _, err) = clawmux(&local, &config, &["attach", "a;b", "--machine", "gpu"]);
     assert!(!ok && err.contains("not a plain identifier"), "{err}");
+}
+
+/// Stops the `clawmux serve` processes whose command line names `data`; how many there were.
+fn stop_hub_of(data: &std::path::Path) -> usize {
+    let needle = data.to_str().unwrap();
+    signal_processes("-TERM", |cmdline, _| {
+        cmdline.contains(" serve ") && cmdline.contains(needle)
+    })
+}
+
+/// Kills the `clawmux dial-stdio` serving the remote data folder `data` (found by the environment sshd
+/// gave it), as a link dropping mid-stream would end it.
+pub(crate) fn kill_dials_of(data: &std::path::Path) -> usize {
+    kill_dials_of_signal(data, "-KILL")
+}
+
+/// Sends `signal` to the `clawmux dial-stdio` processes serving `data` (`-0`: counts them).
+fn kill_dials_of_signal(data: &std::path::Path, signal: &str) -> usize {
+    let needle = format!("CLAWMUX_HOME={}", data.display());
+    signal_processes(signal, |cmdline, environ| {
+        cmdline.contains("dial-stdio") && environ.split('\0').any(|v| v == needle)
+    })
+}
+
+/// Kills the newest `ssh` child of process `parent` (a hub's command link: dialled after its feed's).
+pub(crate) fn kill_newest_ssh_of(parent: u32) -> usize {
+    let mut newest: Option<(u64, String)> = None;
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        // After the command's name in parentheses: state, ppid, ... and the start time 22nd.
+        let Some((name, rest)) = stat.rsplit_once(") ") else {
+            continue;
+        };
+        let fields: Vec<&str> = rest.split(' ').collect();
+        if !name.ends_with("(ssh") || fields.get(1) != Some(&parent.to_string().as_str()) {
+            continue;
+        }
+        let started: u64 = fields.get(19).and_then(|f| f.parse().ok()).unwrap_or(0);
+        if newest.as_ref().is_none_or(|(s, _)| started >= *s) {
+            newest = Some((started, entry.file_name().to_string_lossy().into_owned()));
+        }
+    }
+    newest.map_or(0, |(_, pid)| {
+        let _ = std::process::Command::new("kill")
+            .args(["-KILL", &pid])
+            .status();
+        // Gone, as an ssh whose network went away is by the time the next message comes (a zombie until
+        // the hub reaps it).
+        crate::common::wait_until(Duration::from_secs(5), || {
+            std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |stat| {
+                stat.rsplit_once(") ")
+                    .is_some_and(|(_, rest)| rest.starts_with('Z'))
+            })
+        });
+        1
+    })
+}
+
+/// Sends `signal` to every process whose command line (its words joined by spaces) and environment
+/// (`NAME=value` joined by NULs) match; how many there were.
+fn signal_processes(signal: &str, matching: impl Fn(&str, &str) -> bool) -> usize {
+    let mut signalled = 0;
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let read = |file: &str| {
+            String::from_utf8_lossy(&std::fs::read(entry.path().join(file)).unwrap_or_default())
+                .into_owned()
+        };
+        if matching(&read("cmdline").replace('\0', " "), &read("environ")) {
+            let pid = entry.file_name().to_string_lossy().into_owned();
+            let _ = std::process::Command::new("kill")
+                .args([signal, &pid])
+                .status();
+            signalled += 1;
+        }
+    }
+    signalled
 }
