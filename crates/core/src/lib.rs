@@ -7,6 +7,7 @@
 
 pub mod activity;
 pub mod attention;
+pub mod between;
 pub mod changes;
 pub mod decision;
 pub mod event;

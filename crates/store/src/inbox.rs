@@ -2,7 +2,9 @@
 //!
 //! A hand-over takes every pending message at once, records one `handovers` row per message and moves the
 //! agent's `inbox_cursor`, all in one transaction on the single writer. `handovers.message_seq` is UNIQUE,
-//! so even a bug above this layer could not hand a message over twice: the transaction would fail.
+//! so even a bug above this layer could not hand a message over twice: the transaction would fail. A
+//! `clawmux ask` takes its one answer out of order (`between.rs`) without moving the cursor, so the inbox is
+//! what lies past the cursor and has no hand-over row.
 
 use clawmux_core::wire::Message;
 use clawmux_core::Millis;
@@ -22,6 +24,8 @@ pub enum Channel {
     Hook,
     /// Printed by the Stop hook.
     StopHook,
+    /// The one answer a `clawmux ask` waited for, printed as its output.
+    Ask,
 }
 
 impl Channel {
@@ -30,6 +34,7 @@ impl Channel {
             Channel::Wait => "wait",
             Channel::Hook => "hook",
             Channel::StopHook => "stop_hook",
+            Channel::Ask => "ask",
         }
     }
 }
@@ -89,7 +94,8 @@ impl Store {
     /// How many messages wait in an agent's inbox, without taking them.
     pub async fn pending(&self, agent: &str) -> Result<i64, StoreError> {
         let n: Option<i64> = sqlx::query_scalar(
-            "SELECT (SELECT COUNT(*) FROM messages m WHERE m.recipient = a.name AND m.seq > a.inbox_cursor) \
+            "SELECT (SELECT COUNT(*) FROM messages m WHERE m.recipient = a.name AND m.seq > a.inbox_cursor \
+             AND NOT EXISTS (SELECT 1 FROM handovers h WHERE h.message_seq = m.seq)) \
              FROM agents a WHERE a.name = ?1",
         )
         .bind(agent)
@@ -106,7 +112,8 @@ async fn pending_in(conn: &mut SqliteConnection, agent: &str) -> Result<Vec<Mess
         .await?
         .ok_or_else(|| StoreError::UnknownAgent(agent.to_owned()))?;
     let json: String = sqlx::query_scalar(&page_sql(
-        "SELECT * FROM messages WHERE recipient = ?1 AND seq > ?2 ORDER BY seq",
+        "SELECT * FROM messages m WHERE recipient = ?1 AND seq > ?2 \
+         AND NOT EXISTS (SELECT 1 FROM handovers h WHERE h.message_seq = m.seq) ORDER BY seq",
     ))
     .bind(agent)
     .bind(cursor)

@@ -25,6 +25,7 @@
 
 mod agents;
 mod append;
+mod between;
 mod checkpoint;
 mod commit;
 mod error;

@@ -1,0 +1,213 @@
+//! What passes between agents, against a real SQLite file: each message's delivery read from its own
+//! records, an ask's answer taken out of the inbox's order without losing what came before it, threads
+//! listed and closed, and 10,000 messages between agents still read fast.
+
+#![allow(clippy::unwrap_used, missing_docs)]
+
+use clawmux_core::between::{Delivery, Pair};
+use clawmux_core::wire::{Kind, Message, MsgId};
+use clawmux_core::Millis;
+use clawmux_store::{Channel, NewMessage, Store};
+
+#[allow(dead_code)]
+mod common;
+use common::{fresh, user_to};
+
+async fn with_moon() -> (tempfile::TempDir, Store) {
+    let (dir, store) = fresh().await;
+    store.add_agent("moon", "/w/moon", Millis(1)).await.unwrap();
+    (dir, store)
+}
+
+/// `from`'s message to `to`, as the hub stores it (in the recipient's conversation).
+async fn pass(
+    store: &Store,
+    from: &str,
+    to: &str,
+    text: &str,
+    re: Option<&MsgId>,
+    kind: Kind,
+) -> Message {
+    store
+        .append(&NewMessage {
+            agent: to,
+            kind,
+            sender: from,
+            recipient: (kind == Kind::Agent).then_some(to),
+            text,
+            parent: re,
+            voice: false,
+            aloud: false,
+            attachments: &[],
+            idem_key: None,
+            at: Millis(100),
+        })
+        .await
+        .unwrap()
+        .message
+}
+
+async fn delivery(store: &Store, m: &Message) -> Delivery {
+    store.passed(&m.id).await.unwrap().unwrap().delivery
+}
+
+#[tokio::test]
+async fn a_message_moves_queued_handed_over_seen_answered_each_from_its_own_record() {
+    let (_dir, store) = with_moon().await;
+    let q = pass(
+        &store,
+        "sky",
+        "moon",
+        "is the migration done?",
+        None,
+        Kind::Agent,
+    )
+    .await;
+    assert_eq!(delivery(&store, &q).await, Delivery::Queued);
+    store
+        .take_inbox("moon", Channel::Wait, Millis(200))
+        .await
+        .unwrap();
+    assert_eq!(delivery(&store, &q).await, Delivery::HandedOver);
+    // Another agent's transcript naming it proves nothing; moon's does.
+    let seen = store
+        .mark_seen("sky", std::slice::from_ref(&q.id), Millis(250))
+        .await
+        .unwrap();
+    assert!(seen.is_empty());
+    let seen = store
+        .mark_seen("moon", std::slice::from_ref(&q.id), Millis(300))
+        .await
+        .unwrap();
+    assert_eq!(seen, vec![q.id.clone()]);
+    assert!(store
+        .mark_seen("moon", std::slice::from_ref(&q.id), Millis(400))
+        .await
+        .unwrap()
+        .is_empty());
+    let p = store.passed(&q.id).await.unwrap().unwrap();
+    assert_eq!(
+        (p.delivery, p.handed_at, p.seen_at),
+        (Delivery::Seen, Some(Millis(200)), Some(Millis(300)))
+    );
+    let a = pass(
+        &store,
+        "moon",
+        "sky",
+        "yes, at 14:02",
+        Some(&q.id),
+        Kind::Agent,
+    )
+    .await;
+    let p = store.passed(&q.id).await.unwrap().unwrap();
+    assert_eq!(
+        (p.delivery, p.answered_by),
+        (Delivery::Answered, Some(a.id.clone()))
+    );
+    let thanks = pass(&store, "sky", "moon", "thanks!", Some(&a.id), Kind::Ack).await;
+    assert_eq!(delivery(&store, &thanks).await, Delivery::NotATurn);
+    assert_eq!(
+        store.pending("moon").await.unwrap(),
+        0,
+        "an acknowledgement is no turn"
+    );
+}
+
+#[tokio::test]
+async fn an_asks_answer_is_taken_alone_and_what_came_before_it_stays_in_the_inbox() {
+    let (_dir, store) = with_moon().await;
+    let q = pass(&store, "sky", "moon", "which port?", None, Kind::Agent).await;
+    let before = store
+        .append(&user_to("sky", "meanwhile, look at the logs"))
+        .await
+        .unwrap()
+        .message;
+    let other = pass(&store, "moon", "sky", "unrelated news", None, Kind::Agent).await;
+    assert!(store
+        .take_answer("sky", &q.id, Millis(150))
+        .await
+        .unwrap()
+        .is_none());
+    let a = pass(&store, "moon", "sky", "port 8080", Some(&q.id), Kind::Agent).await;
+    let taken = store
+        .take_answer("sky", &q.id, Millis(200))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(taken.id, a.id);
+    assert!(
+        store
+            .take_answer("sky", &q.id, Millis(210))
+            .await
+            .unwrap()
+            .is_none(),
+        "taken once"
+    );
+    assert_eq!(store.pending("sky").await.unwrap(), 2);
+    let rest: Vec<MsgId> = store
+        .take_inbox("sky", Channel::Wait, Millis(300))
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|m| m.id)
+        .collect();
+    assert_eq!(
+        rest,
+        vec![before.id, other.id],
+        "the answer is not handed over twice"
+    );
+    // A message after the answer still arrives: the cursor moved past the answer only with the inbox.
+    let later = pass(&store, "moon", "sky", "one more thing", None, Kind::Agent).await;
+    let next = store
+        .take_inbox("sky", Channel::Hook, Millis(400))
+        .await
+        .unwrap();
+    assert_eq!(
+        next.into_iter().map(|m| m.id).collect::<Vec<_>>(),
+        vec![later.id]
+    );
+}
+
+#[tokio::test]
+async fn threads_are_listed_once_per_pair_and_a_closed_one_says_by_whom() {
+    let (_dir, store) = with_moon().await;
+    store.add_agent("rain", "/w/rain", Millis(1)).await.unwrap();
+    pass(&store, "sky", "moon", "one", None, Kind::Agent).await;
+    pass(&store, "moon", "sky", "two", None, Kind::Agent).await;
+    pass(&store, "rain", "sky", "three", None, Kind::Agent).await;
+    store
+        .append(&user_to("sky", "not between agents"))
+        .await
+        .unwrap();
+    let pair = Pair::new("sky", "moon").unwrap();
+    assert!(store
+        .close_thread(&pair, "user", Millis(500))
+        .await
+        .unwrap());
+    assert!(
+        !store.close_thread(&pair, "sky", Millis(600)).await.unwrap(),
+        "closed once"
+    );
+    let threads = store.threads().await.unwrap();
+    let pairs: Vec<(&str, &str, i64, i64)> = threads
+        .iter()
+        .map(|t| (t.pair.a.as_str(), t.pair.b.as_str(), t.messages, t.queued))
+        .collect();
+    assert_eq!(pairs.len(), 2);
+    assert!(pairs.contains(&("moon", "sky", 2, 2)) && pairs.contains(&("rain", "sky", 1, 1)));
+    let closed = threads
+        .iter()
+        .find(|t| t.pair == pair)
+        .unwrap()
+        .closed
+        .clone()
+        .unwrap();
+    assert_eq!((closed.by.as_str(), closed.at), ("user", Millis(500)));
+    assert_eq!(store.turns_since(&pair, Millis(0)).await.unwrap(), 2);
+    assert_eq!(store.turns_since(&pair, Millis(101)).await.unwrap(), 0);
+    assert!(store.reopen_thread(&pair).await.unwrap());
+    assert!(store.thread_closed(&pair).await.unwrap().is_none());
+    let thread = store.thread(&pair, 10).await.unwrap();
+    let texts: Vec<&str> = thread.iter().map(|p| p.message.text.as_str()).collect();
+    assert_eq!(texts, ["one", "two"]);
+}
