@@ -18,3 +18,36 @@ pub struct Send {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_id: Option<String>,
 }
+
+/// `clawmux ask`'s second half: wait for the first answer to the asker's message `re` (`POST /api/answer`),
+/// at most `within_ms` (the hub holds a request at most [`MAX_ANSWER_WAIT_MS`]; the client asks again).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AwaitAnswer {
+    /// The asker's message.
+    pub re: String,
+    /// How long to wait, in milliseconds.
+    pub within_ms: u64,
+}
+
+/// The longest the hub holds one [`AwaitAnswer`].
+pub const MAX_ANSWER_WAIT_MS: u64 = 60_000;
+
+/// The answer, handed over to the asker (it will not come again through a wait or a hook), as the line
+/// the asker's model reads; none when none came in time (it will come as a message then).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Answer {
+    /// The answer's id.
+    pub id: Option<String>,
+    /// The answer as the agent reads it: `[MSG id:.. from:..] text`.
+    pub line: Option<String>,
+}
+
+/// An agent closes its thread with another (`clawmux close NAME [last word]`): the last word, if any, is
+/// delivered and asks no answer; then neither may send the other anything until the user reopens it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Close {
+    /// The other agent.
+    pub with: String,
+    /// The last word.
+    pub text: Option<String>,
+}

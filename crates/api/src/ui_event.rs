@@ -106,6 +106,14 @@ pub enum UiEvent {
         /// Pending messages.
         pending: i64,
     },
+    /// An agent's model received these messages (their ids were in its transcript): their delivery is
+    /// "seen".
+    Seen {
+        /// The agent that received them.
+        session_id: String,
+        /// The messages.
+        ids: Vec<clawmux_core::wire::MsgId>,
+    },
     /// A new agent exists.
     SessionSpawned {
         /// It.
@@ -231,6 +239,7 @@ impl UiEvent {
             UiEvent::SessionList { .. }
             | UiEvent::SessionStatus { .. }
             | UiEvent::InboxUpdate { .. }
+            | UiEvent::Seen { .. }
             | UiEvent::SessionSpawned { .. }
             | UiEvent::SessionTerminated { .. }
             | UiEvent::SessionProblem { .. }

@@ -201,6 +201,9 @@ pub struct Options {
     /// An ssh config file to use instead of the user's `~/.ssh/config` when reaching other machines
     /// (`CLAWMUX_SSH_CONFIG`).
     pub ssh_config: Option<PathBuf>,
+    /// How many turns two agents may pass each other in an hour, both ways together, before the next is
+    /// refused until the user steps in (`CLAWMUX_TURNS_PER_HOUR`, default 60; acknowledgements not counted).
+    pub turns_per_hour: u32,
 }
 
 impl Options {
@@ -247,6 +250,10 @@ impl Options {
             ssh_config: std::env::var_os("CLAWMUX_SSH_CONFIG")
                 .filter(|c| !c.is_empty())
                 .map(PathBuf::from),
+            turns_per_hour: std::env::var("CLAWMUX_TURNS_PER_HOUR")
+                .ok()
+                .and_then(|v| v.trim().parse().ok())
+                .unwrap_or(60),
         }
     }
 }

@@ -8,6 +8,7 @@
 mod agents;
 pub mod asks;
 pub mod attachments;
+pub mod between;
 mod clock;
 pub mod commands;
 pub mod config;

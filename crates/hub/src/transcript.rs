@@ -17,13 +17,16 @@
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Component, Path, PathBuf};
 
+use clawmux_core::between::handed_ids;
 use clawmux_core::transcript::{parse_line, Entry, Lines};
 use clawmux_core::usage::Used;
+use clawmux_core::wire::MsgId;
 use clawmux_core::{Event, Millis, Source};
 use notify::Watcher;
 use tokio::sync::mpsc;
 
 use crate::agents::Agents;
+use crate::between::Between;
 use crate::clock::now;
 use crate::found::{Finds, Found};
 use crate::live::Watching;
@@ -49,6 +52,7 @@ fn acceptable(path: &Path) -> bool {
 pub(crate) struct Transcripts {
     agents: Agents,
     usage: Usage,
+    between: Between,
     finds: Finds,
     reorder_window: std::time::Duration,
 }
@@ -57,12 +61,14 @@ impl Transcripts {
     pub(crate) fn new(
         agents: Agents,
         usage: Usage,
+        between: Between,
         finds: Finds,
         reorder_window: std::time::Duration,
     ) -> Transcripts {
         Transcripts {
             agents,
             usage,
+            between,
             finds,
             reorder_window,
         }
@@ -150,9 +156,16 @@ impl Transcripts {
                 lines = Lines::default();
             }
             offset = next;
-            let (mut entries, answers) = entries_of(&agent, &mut lines, &bytes);
+            let Brought {
+                mut entries,
+                answers,
+                handed,
+            } = entries_of(&agent, &mut lines, &bytes);
             for (at, used) in answers {
                 self.usage.answered(&agent, &used, at).await;
+            }
+            for (at, ids) in handed {
+                self.between.seen(&agent, &ids, at).await;
             }
             if !entries.is_empty() {
                 tokio::time::sleep_until(read_at + window).await;
@@ -192,26 +205,40 @@ fn covers(watching: &Watching, path: &Path) -> bool {
         && (!watching.task.is_finished() || watching.since.elapsed() < RETRY_WATCH)
 }
 
-/// What a read of the transcript brings: the entries for the machine, the answers' usage, each timed.
-type Brought = (Vec<(Millis, Entry)>, Vec<(Millis, Used)>);
+/// What a read of the transcript brings, each timed.
+#[derive(Default)]
+struct Brought {
+    /// The entries for the machine.
+    entries: Vec<(Millis, Entry)>,
+    /// The model's answers' usage.
+    answers: Vec<(Millis, Used)>,
+    /// The messages the model received (their ids, as the hub's lines start them).
+    handed: Vec<(Millis, Vec<MsgId>)>,
+}
 
 /// What the whole lines in `bytes` say (a half-written last line waits in `lines`): the entries for the
-/// machine and the model's answers' usage, each with its time; a subagent's lines (sidechain) are not the
-/// agent's.
+/// machine, the model's answers' usage and the messages it received, each with its time; a subagent's
+/// lines (sidechain) are not the agent's.
 fn entries_of(agent: &str, lines: &mut Lines, bytes: &[u8]) -> Brought {
-    let (mut entries, mut answers) = (Vec::new(), Vec::new());
+    let mut brought = Brought::default();
     for line in lines.feed(bytes) {
         match parse_line(&line) {
             Ok(l) if !l.sidechain => {
                 let at = l.at.unwrap_or_else(now);
-                entries.extend(l.entries.into_iter().map(|e| (at, e)));
-                answers.extend(l.usage.map(|u| (at, u)));
+                brought
+                    .entries
+                    .extend(l.entries.into_iter().map(|e| (at, e)));
+                brought.answers.extend(l.usage.map(|u| (at, u)));
+                let ids = std::str::from_utf8(&line).map_or_else(|_| Vec::new(), handed_ids);
+                if !ids.is_empty() {
+                    brought.handed.push((at, ids));
+                }
             }
             Ok(_) => {}
             Err(e) => tracing::debug!(agent, error = %e, "skipped a transcript line"),
         }
     }
-    (entries, answers)
+    brought
 }
 
 /// Whether a watcher event may mean the transcript has new bytes: a change of its content, or its creation,

@@ -350,6 +350,20 @@ fn every_command_runs_through_dispatch() {
         assert!(hub.phone().push().present(now()));
         run(&hub, command(json!({"command": "present", "present": false}))).await.unwrap();
         assert!(!hub.phone().push().present(now()));
+        // Between agents: a thread the user reads, closes and reopens.
+        run(&hub, command(json!({"command": "add_agent", "name": "moon"}))).await.unwrap();
+        let sent = hub.send("moon", "sky", Some("the API changed"), None, None).await.unwrap();
+        let threads = run(&hub, command(json!({"command": "threads"}))).await.unwrap();
+        assert_eq!((&threads[0]["pair"], &threads[0]["queued"]), (&json!({"a": "moon", "b": "sky"}), &json!(1)), "{threads}");
+        let thread = run(&hub, command(json!({"command": "thread", "a": "sky", "b": "moon"}))).await.unwrap();
+        assert_eq!((&thread[0]["message"]["id"], &thread[0]["delivery"]), (&json!(sent.id), &json!("queued")), "{thread}");
+        assert_eq!(refused(json!({"command": "thread", "a": "sky", "b": "sky"})).await, Code::ToItself);
+        assert_eq!(refused(json!({"command": "thread", "a": "sky", "b": "moon", "limit": 0})).await, Code::BadQuery);
+        run(&hub, command(json!({"command": "close_thread", "a": "sky", "b": "moon"}))).await.unwrap();
+        assert_eq!(hub.send("moon", "sky", Some("more"), None, None).await.unwrap_err().code, Code::ThreadClosed);
+        assert_eq!(refused(json!({"command": "close_thread", "a": "sky", "b": "nobody"})).await, Code::UnknownAgent);
+        run(&hub, command(json!({"command": "reopen_thread", "a": "moon", "b": "sky"}))).await.unwrap();
+        hub.send("moon", "sky", Some("more"), None, None).await.unwrap();
     });
     let made = MADE.lock().unwrap().clone();
     let never: Vec<CommandName> = CommandName::iter().filter(|c| !made.contains(c)).collect();

@@ -35,6 +35,10 @@ pub struct Sent {
     pub id: MsgId,
     /// Its cursor.
     pub seq: i64,
+    /// What the sender should know of its way: kept as an acknowledgement and not handed over as a turn,
+    /// or the recipient cannot take it now. An older hub sends none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// Keeps a file the user attaches to a message for an agent (sent next with `user_message`): what the hub

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 pub mod agents;
 pub mod asks;
+pub mod between;
 pub mod hands_free;
 pub mod machines;
 pub mod messages;
@@ -26,6 +27,7 @@ pub use agents::{
     SetEffort, SetModel, SetPreferences, Slash, SlashCommands, Terminate,
 };
 pub use asks::{Dismiss, Explain};
+pub use between::{CloseThread, ReopenThread, Thread, Threads, THREAD_PAGE};
 pub use hands_free::Hear;
 pub use machines::{MachineAdd, MachineRemove, Machines, OnMachine};
 pub use messages::{
@@ -167,6 +169,14 @@ macro_rules! with_commands {
             PhoneRevoke($crate::commands::PhoneRevoke) -> $crate::phone::PhoneStatus;
             /// A desktop window says whether the user is at it (its focus).
             Present($crate::commands::Present) -> $crate::commands::Done;
+            /// Every thread between two agents, the latest first.
+            Threads($crate::commands::Threads) -> Vec<::clawmux_core::between::ThreadSummary>;
+            /// One thread's last messages, each with its delivery.
+            Thread($crate::commands::Thread) -> Vec<::clawmux_core::between::Passed>;
+            /// The user closes a thread between two agents.
+            CloseThread($crate::commands::CloseThread) -> $crate::commands::Done;
+            /// The user reopens a closed thread.
+            ReopenThread($crate::commands::ReopenThread) -> $crate::commands::Done;
         }
     };
 }

@@ -165,6 +165,13 @@ codes! {
     UnknownParent = "unknown_parent",
     /// An idempotency key sent again with different content.
     IdempotencyConflict = "idempotency_conflict",
+    // Between agents.
+    /// An agent's message to itself.
+    ToItself = "to_itself",
+    /// The thread between the two agents is closed: the user reopens it.
+    ThreadClosed = "thread_closed",
+    /// The thread had as many turns in the last hour as the limit allows.
+    ThreadLimit = "thread_limit",
     /// A history file of the original product that cannot be imported.
     BadHistory = "bad_history",
     /// No diagnostic log by that name.

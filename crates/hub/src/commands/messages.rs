@@ -30,6 +30,7 @@ impl Handle for UserMessage {
         Ok(Sent {
             id: m.id,
             seq: m.seq,
+            note: None,
         })
     }
 }

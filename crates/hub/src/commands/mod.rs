@@ -15,6 +15,7 @@ use crate::hub::Hub;
 
 mod agents;
 mod asks;
+mod between;
 mod hands_free;
 mod machines;
 mod messages;

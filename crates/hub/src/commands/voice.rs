@@ -103,6 +103,7 @@ impl Hub {
                 Sent {
                     id: m.id,
                     seq: m.seq,
+                    note: None,
                 }
             }
         };

@@ -215,6 +215,12 @@ mod tests {
             Transcripts::new(
                 agents.clone(),
                 f.usage.clone(),
+                crate::between::Between::new(
+                    f.states.store().clone(),
+                    agents.clone(),
+                    tokio::sync::broadcast::channel(4).0,
+                    40,
+                ),
                 f.finds.clone(),
                 std::time::Duration::ZERO,
             ),

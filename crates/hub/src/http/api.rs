@@ -49,7 +49,7 @@ fn session_header(headers: &HeaderMap) -> Result<Option<String>, HubError> {
         .transpose()
 }
 
-fn required_session(headers: &HeaderMap) -> Result<String, HubError> {
+pub(super) fn required_session(headers: &HeaderMap) -> Result<String, HubError> {
     session_header(headers)?.ok_or_else(|| {
         HubError::new(
             Code::MissingSession,
@@ -259,19 +259,16 @@ pub(super) async fn send(
 ) -> Result<Response, HubError> {
     let from = required_session(&headers)?;
     let req: clawmux_api::agent::Send = body_json(body)?;
-    let m = hub
-        .send(
+    Ok(Json(
+        hub.send(
             &from,
             &req.to,
             req.text.as_deref(),
             req.re.as_deref(),
             req.client_id.as_deref(),
         )
-        .await?;
-    Ok(Json(commands::Sent {
-        id: m.id,
-        seq: m.seq,
-    })
+        .await?,
+    )
     .into_response())
 }
 

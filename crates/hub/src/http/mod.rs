@@ -10,6 +10,7 @@
 //! either reaches the hub and no other user's server.
 
 mod api;
+mod between;
 mod bodies;
 pub mod browser;
 pub mod idle;
@@ -283,6 +284,8 @@ fn agent_route(path: &str) -> bool {
             | "/api/hooks/permission"
             | "/api/hooks/stop"
             | "/api/send"
+            | "/api/answer"
+            | "/api/close"
             | "/api/observe"
             | "/api/usage"
     ) || path.starts_with("/ws/wait/")
@@ -352,6 +355,8 @@ fn routes(hub: Hub, guard_state: Guard) -> Router {
         .route(phone::PUSH, post(phone::push))
         .route("/metrics", get(api::metrics))
         .route("/api/send", post(api::send))
+        .route("/api/answer", post(between::answer))
+        .route("/api/close", post(between::close))
         .route("/api/hooks/tool-status", post(api::tool_status))
         .route("/api/hooks/permission", post(api::permission))
         .route("/api/hooks/stop", post(api::stop))

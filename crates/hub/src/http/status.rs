@@ -72,6 +72,8 @@ pub(crate) fn status(code: Code) -> StatusCode {
         | Code::UnsavedWork
         | Code::AgentRunning
         | Code::IdempotencyConflict
+        | Code::ToItself
+        | Code::ThreadClosed
         | Code::VoiceNotConfigured
         | Code::AlreadyRecording
         | Code::ModelNotDownloaded
@@ -84,6 +86,7 @@ pub(crate) fn status(code: Code) -> StatusCode {
             StatusCode::PAYLOAD_TOO_LARGE
         }
         Code::NotAudio => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        Code::ThreadLimit => StatusCode::TOO_MANY_REQUESTS,
         Code::NothingHeard => StatusCode::UNPROCESSABLE_ENTITY,
         Code::VoiceServiceUnreachable
         | Code::TranscriptionFailed

@@ -1,10 +1,12 @@
 //! Messages: storing one, broadcasting it in seq order, and telling the agent's inbox.
 
+use clawmux_api::commands::Sent;
 use clawmux_core::wire::{Attachment, Code, Kind, Message, MsgId, Said};
 use clawmux_store::NewMessage;
 use sha2::{Digest, Sha256};
 
 use super::Hub;
+use crate::between::Carried;
 use crate::clock::now;
 use crate::error::HubError;
 
@@ -48,8 +50,10 @@ impl Hub {
     }
 
     /// `clawmux send`: an agent's message to the user (or a thumbs-up with `re` and no text) or to another
-    /// agent. Without a client key, a retry of the same content by the same agent in the same turn (before
-    /// it was handed anything new) returns the first message: sends are idempotent.
+    /// agent (by the rules of `between`: an acknowledgement of an answer is kept, not handed over). Without
+    /// a client key, a retry of the same content by the same agent in the same turn (before it was handed
+    /// anything new) returns the first message: sends are idempotent. Answers the stored message with what
+    /// the sender should know of its way.
     pub async fn send(
         &self,
         from: &str,
@@ -57,7 +61,7 @@ impl Hub {
         text: Option<&str>,
         re: Option<&str>,
         client_key: Option<&str>,
-    ) -> Result<Message, HubError> {
+    ) -> Result<Sent, HubError> {
         let sender = self.inner.store.agent(from).await?;
         let parent = re
             .map(|r| MsgId::parse(r).map_err(|e| HubError::new(Code::BadMessageId, e.to_string())))
@@ -75,10 +79,17 @@ impl Hub {
                 (false, _) => (from, Kind::Assistant, "user"),
             }
         } else {
-            self.live(to)?;
-            (to, Kind::Agent, to)
+            check_text(text)?;
+            match self
+                .between()
+                .admit(from, to, text, parent.as_ref())
+                .await?
+            {
+                Carried::Turn => (to, Kind::Agent, to),
+                Carried::Acknowledgement => (to, Kind::Ack, to),
+            }
         };
-        if kind != Kind::Ack {
+        if kind == Kind::Assistant {
             check_text(text)?;
         }
         let key = match client_key {
@@ -95,7 +106,8 @@ impl Hub {
                 agent,
                 kind,
                 sender: from,
-                recipient: Some(recipient),
+                // An acknowledgement between agents is kept in the thread and handed to nobody.
+                recipient: (!(kind == Kind::Ack && recipient != "user")).then_some(recipient),
                 text,
                 parent: parent.as_ref(),
                 voice: false,
@@ -105,10 +117,68 @@ impl Hub {
                 at: now(),
             })
             .await?;
-        if kind == Kind::Agent {
-            self.inbox().announce_pending(to).await?;
-        }
-        Ok(m)
+        let note = match kind {
+            Kind::Agent => {
+                self.between().stored(&m);
+                self.inbox().announce_pending(to).await?;
+                self.between().note_for(to, Carried::Turn).await?
+            }
+            Kind::Ack if to != "user" => {
+                self.between()
+                    .note_for(to, Carried::Acknowledgement)
+                    .await?
+            }
+            Kind::User | Kind::Assistant | Kind::Ack | Kind::Activity | Kind::System => None,
+        };
+        Ok(Sent {
+            id: m.id,
+            seq: m.seq,
+            note,
+        })
+    }
+
+    /// `clawmux close`: `from` closes its thread with `with`, after its last word (if any) is delivered
+    /// with a line that says no answer is expected.
+    pub async fn close_thread(
+        &self,
+        from: &str,
+        with: &str,
+        last_word: Option<&str>,
+    ) -> Result<Sent, HubError> {
+        let closing = format!(
+            "({from} closed this thread: no answer is expected, and neither of you can write to the \
+             other until the user reopens it.)"
+        );
+        let text = match last_word.map(str::trim).filter(|t| !t.is_empty()) {
+            Some(word) => format!("{word}\n\n{closing}"),
+            None => closing,
+        };
+        // Sent as a turn whatever its words and the hour's count: the other agent must learn of it.
+        self.inner.store.agent(from).await?;
+        self.between().check_open(from, with).await?;
+        let m = self
+            .states()
+            .append(&NewMessage {
+                agent: with,
+                kind: Kind::Agent,
+                sender: from,
+                recipient: Some(with),
+                text: &text,
+                parent: None,
+                voice: false,
+                aloud: false,
+                attachments: &[],
+                idem_key: None,
+                at: now(),
+            })
+            .await?;
+        self.inbox().announce_pending(with).await?;
+        self.between().close(from, with, from).await?;
+        Ok(Sent {
+            id: m.id,
+            seq: m.seq,
+            note: self.between().note_for(with, Carried::Turn).await?,
+        })
     }
 
     /// Marks `agent`'s conversation read up to message `up_to`.

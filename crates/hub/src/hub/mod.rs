@@ -89,6 +89,8 @@ struct Inner {
     explain: crate::explain::Explain,
     /// Answering what an agent needs from the app (`asks/`).
     requests: crate::asks::Requests,
+    /// What passes between agents: the rules of a send, the asks' answers, the threads.
+    between: crate::between::Between,
     /// What the features found for the state machine, until `serve` takes it to record it.
     found: Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<crate::found::ForHub>>>,
     /// What the features ask of the lifecycle, until `serve` takes it to carry it out.
@@ -189,6 +191,11 @@ impl Hub {
     /// Bringing in an original installation's conversations.
     pub fn import(&self) -> &crate::import::Import {
         &self.inner.import
+    }
+
+    /// What passes between agents: the rules of a send, the asks' answers, the threads.
+    pub fn between(&self) -> &crate::between::Between {
+        &self.inner.between
     }
 
     /// Each agent's unread messages and how they reach it.

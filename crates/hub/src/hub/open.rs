@@ -77,9 +77,16 @@ impl Hub {
             ui.clone(),
         );
         let (finds, found) = crate::found::Finds::channel();
+        let between = crate::between::Between::new(
+            store.clone(),
+            agents.clone(),
+            ui.clone(),
+            options.turns_per_hour,
+        );
         let transcripts = crate::transcript::Transcripts::new(
             agents.clone(),
             usage.clone(),
+            between.clone(),
             finds.clone(),
             options.reorder_window,
         );
@@ -177,6 +184,7 @@ impl Hub {
                 import,
                 explain,
                 requests,
+                between,
                 found: Mutex::new(Some(found)),
                 errands: Mutex::new(Some(errands_in)),
             }),

@@ -17,6 +17,10 @@ The user does not read this terminal. They talk to you through ClawMux, by voice
 - Talk only through `clawmux send`: answer with `clawmux send --to user --re <msg_id> 'your answer'`\n\
   (markdown is fine), write to another agent with `clawmux send --to <name> '...'`, and acknowledge a\n\
   message you will act on with `clawmux send --to user --re <msg_id>` (a thumbs-up, no text).\n\
+- Other agents: `clawmux ask <name> 'question'` asks and waits for the answer (it prints it); answer an\n\
+  agent's message with `clawmux send --to <name> --re <msg_id> '...'`. Do not send thanks for an answer:\n\
+  it is kept, not delivered. When an exchange is done, or loops, end it with\n\
+  `clawmux close <name> 'last word'`.\n\
 - Whenever you have nothing to do, run `clawmux wait` with Bash, in the foreground, with no timeout (it\n\
   may run for up to a day). It blocks until a message arrives and prints it as\n\
   `[MSG id:<msg_id> from:<who>] text` (or `[VOICE ...]` when spoken). Act on it, answer, then run\n\

@@ -60,7 +60,12 @@ pub fn may_run(command: &Command) -> bool {
         | Command::Changes(_)
         | Command::Usage(_)
         | Command::Search(_)
-        | Command::Capabilities(_) => true,
+        | Command::Capabilities(_)
+        // Following the agents' threads and stepping into one (a loop stopped from the phone).
+        | Command::Threads(_)
+        | Command::Thread(_)
+        | Command::CloseThread(_)
+        | Command::ReopenThread(_) => true,
         // An answer, but never one that raises the agent's permission mode: that is the desktop's.
         Command::Answer(answer) => !answer.raises_mode(),
         // Another machine's agent: what may be done to it is what may be done to one here.

@@ -35,7 +35,8 @@ async fn a_watch_that_could_not_start_is_tried_again_a_moment_later() {
 }
 
 /// What the agent writes once its hook is answered is read, however late the watch's task runs; what
-/// the transcript held before is not replayed. Its answers go to usage, its entries to the machine.
+/// the transcript held before is not replayed. Its answers go to usage, its entries to the machine, the
+/// messages it shows the model received to `between`.
 #[tokio::test]
 async fn an_answer_written_right_after_the_hook_is_counted() {
     use std::io::Write;
@@ -52,8 +53,27 @@ async fn an_answer_written_right_after_the_hook_is_counted() {
     let figures = crate::usage::figures::Figures::restore(&store)
         .await
         .unwrap();
+    store.add_agent("moon", "/w/moon", Millis(1)).await.unwrap();
+    let from_moon = store
+        .append(&clawmux_store::NewMessage {
+            agent: "sky",
+            kind: clawmux_core::wire::Kind::Agent,
+            sender: "moon",
+            recipient: Some("sky"),
+            text: "the API changed",
+            parent: None,
+            voice: false,
+            aloud: false,
+            attachments: &[],
+            idem_key: None,
+            at: Millis(5),
+        })
+        .await
+        .unwrap()
+        .message;
+    let between = Between::new(store.clone(), agents.clone(), ui.clone(), 40);
     let usage = Usage::new(
-        store,
+        store.clone(),
         agents.clone(),
         ui,
         figures,
@@ -61,7 +81,7 @@ async fn an_answer_written_right_after_the_hook_is_counted() {
         &options,
     );
     let (finds, mut found) = Finds::channel();
-    let transcripts = Transcripts::new(agents, usage, finds, std::time::Duration::ZERO);
+    let transcripts = Transcripts::new(agents, usage, between, finds, std::time::Duration::ZERO);
 
     let path = dir.path().join("sky.jsonl");
     let answer = |id: &str, output: u64| {
@@ -84,21 +104,36 @@ async fn an_answer_written_right_after_the_hook_is_counted() {
         .open(&path)
         .unwrap();
     file.write_all(answer("after", 321).as_bytes()).unwrap();
+    // The wait's output, as the model received it (after the interrupt): moon's message.
+    file.write_all(
+            format!("{{\"type\":\"user\",\"timestamp\":\"2026-11-26T01:00:02Z\",\"message\":{{\"content\":[{{\"type\":\"tool_result\",\"tool_use_id\":\"t1\",\"content\":\"[MSG id:{} from:moon] the API changed\"}}]}}}}\n", from_moon.id).as_bytes(),
+        )
+        .unwrap();
     file.write_all(
             b"{\"type\":\"user\",\"timestamp\":\"2026-11-26T01:00:01Z\",\"message\":{\"content\":[{\"type\":\"text\",\"text\":\"[Request interrupted by user]\"}]}}\n",
         )
         .unwrap();
-    let counted = async {
-        loop {
-            if let crate::ui_event::UiEvent::Usage { usage } = events.recv().await.unwrap() {
-                break usage;
+    let (mut usage, mut seen) = (None, None);
+    let told = async {
+        while usage.is_none() || seen.is_none() {
+            let event = events.recv().await.unwrap();
+            if let crate::ui_event::UiEvent::Usage { usage: u } = event {
+                usage = Some(u);
+            } else if let crate::ui_event::UiEvent::Seen { session_id, ids } = event {
+                seen = Some((session_id, ids));
             }
         }
     };
-    let usage = tokio::time::timeout(std::time::Duration::from_secs(10), counted)
+    tokio::time::timeout(std::time::Duration::from_secs(10), told)
         .await
-        .expect("the answer written after the hook was never counted");
+        .expect(
+            "the answer written after the hook was never counted, or moon's message never seen",
+        );
+    let usage = usage.unwrap();
     assert_eq!(usage.sample.tokens.output, 321, "{usage:?}");
+    assert_eq!(seen, Some(("sky".to_owned(), vec![from_moon.id.clone()])));
+    let passed = store.passed(&from_moon.id).await.unwrap().unwrap();
+    assert_eq!(passed.delivery, clawmux_core::between::Delivery::Seen);
     let entry = tokio::time::timeout(std::time::Duration::from_secs(10), found.recv())
         .await
         .expect("the interrupt was never found")

@@ -1,0 +1,247 @@
+//! Messages between agents: the rules a send between two agents must pass, the answer a `clawmux ask`
+//! waits for, what a transcript proves the other model received, and the threads as the window shows
+//! them.
+//!
+//! Claude Code's own messages between sessions report "sent" while the other model never saw them, echo a
+//! sender's words back to it, and let two idle agents ping-pong. Here a message between agents is stored
+//! once in the recipient's conversation and travels the recipient's inbox like the user's messages (so a
+//! hub restart or a killed agent loses nothing); its delivery is read from its own records
+//! (`clawmux_core::between`); an agent cannot write to itself; an acknowledgement that only thanks for an
+//! answer is kept but never handed over as a turn; a thread past its hourly turns, or closed, refuses the
+//! next send with the reason instead of queueing it silently.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use clawmux_core::between::{only_thanks, Pair, Passed, SamePair, ThreadSummary};
+use clawmux_core::wire::{Code, Message, MsgId};
+use clawmux_core::{Millis, State};
+use clawmux_store::Store;
+use tokio::sync::{broadcast, Notify};
+
+use crate::agents::Agents;
+use crate::clock::now;
+use crate::error::HubError;
+use crate::ui_event::UiEvent;
+
+#[cfg(test)]
+mod tests;
+
+/// An hour, the window of the turns limit.
+const HOUR_MS: i64 = 60 * 60 * 1000;
+
+/// How a send between two agents is carried.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Carried {
+    /// A turn: into the recipient's inbox.
+    Turn,
+    /// An acknowledgement of an answer: kept in the thread, handed to nobody.
+    Acknowledgement,
+}
+
+/// What passes between agents. Made once with the store, the agents' registry and the turns a thread may
+/// take in an hour; a cheap clone.
+#[derive(Clone)]
+pub struct Between {
+    store: Store,
+    agents: Agents,
+    ui: broadcast::Sender<UiEvent>,
+    /// Told whenever a message that answers another is stored: the asks waiting look again.
+    answers: Arc<Notify>,
+    turns_per_hour: u32,
+}
+
+impl Between {
+    pub(crate) fn new(
+        store: Store,
+        agents: Agents,
+        ui: broadcast::Sender<UiEvent>,
+        turns_per_hour: u32,
+    ) -> Between {
+        Between {
+            store,
+            agents,
+            ui,
+            answers: Arc::new(Notify::new()),
+            turns_per_hour,
+        }
+    }
+
+    /// Whether `from` may send `to` this message now, and how it is carried: never to itself, never into
+    /// a closed thread or one past its turns for the hour; an acknowledgement that only thanks for an
+    /// answer is not a turn.
+    pub(crate) async fn admit(
+        &self,
+        from: &str,
+        to: &str,
+        text: &str,
+        re: Option<&MsgId>,
+    ) -> Result<Carried, HubError> {
+        let pair = self.check_open(from, to).await?;
+        if self.acknowledges_an_answer(text, re).await? {
+            return Ok(Carried::Acknowledgement);
+        }
+        let turns = self
+            .store
+            .turns_since(&pair, Millis(now().0 - HOUR_MS))
+            .await?;
+        if turns >= i64::from(self.turns_per_hour) {
+            return Err(HubError::new(
+                Code::ThreadLimit,
+                format!(
+                    "you and {to} passed {turns} messages in the last hour, the limit: this one was not sent. \
+                     Tell the user what you need from {to}, and stop writing to it"
+                ),
+            ));
+        }
+        Ok(Carried::Turn)
+    }
+
+    /// The pair's thread, if `from` may write in it: `to` is another agent the hub knows, and the thread is
+    /// not closed.
+    pub(crate) async fn check_open(&self, from: &str, to: &str) -> Result<Pair, HubError> {
+        let pair = pair(from, to)?;
+        self.agents.live(to)?;
+        if let Some(closed) = self.store.thread_closed(&pair).await? {
+            let by = if closed.by == from {
+                "you"
+            } else {
+                closed.by.as_str()
+            };
+            return Err(HubError::new(
+                Code::ThreadClosed,
+                format!(
+                    "your thread with {to} was closed by {by}: nothing more is sent until the user reopens it"
+                ),
+            ));
+        }
+        Ok(pair)
+    }
+
+    /// Whether `text` only thanks, in answer to an answer (or to nothing): answering a fresh question
+    /// with "got it" is still a turn.
+    async fn acknowledges_an_answer(
+        &self,
+        text: &str,
+        re: Option<&MsgId>,
+    ) -> Result<bool, HubError> {
+        if !only_thanks(text) {
+            return Ok(false);
+        }
+        let Some(re) = re else {
+            return Ok(true);
+        };
+        Ok(self
+            .store
+            .message(re)
+            .await?
+            .is_some_and(|m| m.parent.is_some()))
+    }
+
+    /// What the sender should know of a turn it just sent: nothing, unless the recipient cannot take it
+    /// now (it stays queued for the recipient's next start).
+    pub(crate) async fn note_for(
+        &self,
+        to: &str,
+        carried: Carried,
+    ) -> Result<Option<String>, HubError> {
+        if carried == Carried::Acknowledgement {
+            return Ok(Some(format!(
+                "kept as an acknowledgement in your thread with {to}: not handed to {to} as a new turn"
+            )));
+        }
+        let state = self.store.agent(to).await?.snapshot.state;
+        Ok((state == State::Dead).then(|| {
+            format!("{to} is not running: the message waits in its inbox until it starts again")
+        }))
+    }
+
+    /// A message between agents was stored: the asks waiting for an answer look again.
+    pub(crate) fn stored(&self, m: &Message) {
+        if m.parent.is_some() {
+            self.answers.notify_waiters();
+        }
+    }
+
+    /// Waits at most `within` for the first answer to `asker`'s message `re` and hands it over to the
+    /// ask (no wait or hook hands it again). None when none came in time: it will come as a message.
+    pub async fn await_answer(
+        &self,
+        asker: &str,
+        re: &MsgId,
+        within: Duration,
+    ) -> Result<Option<Message>, HubError> {
+        let deadline = tokio::time::Instant::now() + within;
+        let live = self.agents.live(asker)?;
+        loop {
+            let told = self.answers.notified();
+            tokio::pin!(told);
+            told.as_mut().enable();
+            {
+                // One consumer of the asker's inbox at a time, as for a wait or a hook.
+                let _one = live.mail.consumer.clone().lock_owned().await;
+                if let Some(answer) = self.store.take_answer(asker, re, now()).await? {
+                    return Ok(Some(answer));
+                }
+            }
+            if tokio::time::timeout_at(deadline, told).await.is_err() {
+                return Ok(None);
+            }
+        }
+    }
+
+    /// The messages `agent`'s transcript showed its model received: their delivery moves to seen.
+    pub(crate) async fn seen(&self, agent: &str, ids: &[MsgId], at: Millis) {
+        match self.store.mark_seen(agent, ids, at).await {
+            Ok(newly) if newly.is_empty() => {}
+            Ok(newly) => {
+                let _ = self.ui.send(UiEvent::Seen {
+                    session_id: agent.to_owned(),
+                    ids: newly,
+                });
+            }
+            Err(e) => tracing::warn!(agent, error = %e, "could not record messages as seen"),
+        }
+    }
+
+    /// Every thread that has a message, the latest first.
+    pub async fn threads(&self) -> Result<Vec<ThreadSummary>, HubError> {
+        Ok(self.store.threads().await?)
+    }
+
+    /// The last `limit` messages of `a` and `b`'s thread, each with its delivery.
+    pub async fn thread(&self, a: &str, b: &str, limit: i64) -> Result<Vec<Passed>, HubError> {
+        if !(1..=10_000).contains(&limit) {
+            return Err(HubError::new(
+                Code::BadQuery,
+                "a thread's page is 1 to 10000 messages",
+            ));
+        }
+        Ok(self.store.thread(&pair(a, b)?, limit).await?)
+    }
+
+    /// Closes `a` and `b`'s thread, by `by` (one of them, or `user`). Closing a closed thread changes
+    /// nothing.
+    pub async fn close(&self, a: &str, b: &str, by: &str) -> Result<(), HubError> {
+        let pair = pair(a, b)?;
+        self.agents.live(&pair.a)?;
+        self.agents.live(&pair.b)?;
+        self.store.close_thread(&pair, by, now()).await?;
+        Ok(())
+    }
+
+    /// Reopens `a` and `b`'s thread.
+    pub async fn reopen(&self, a: &str, b: &str) -> Result<(), HubError> {
+        self.store.reopen_thread(&pair(a, b)?).await?;
+        Ok(())
+    }
+}
+
+fn pair(a: &str, b: &str) -> Result<Pair, HubError> {
+    Pair::new(a, b).map_err(|SamePair| {
+        HubError::new(
+            Code::ToItself,
+            format!("{a} cannot write to itself: name another agent, or `user`"),
+        )
+    })
+}

@@ -1,0 +1,37 @@
+//! The commands of what passes between agents: the threads, one thread with each message's delivery, and
+//! a thread the user closes or reopens. The feature carries them out (`crate::between`).
+
+use clawmux_api::commands::between::{CloseThread, ReopenThread, Thread, Threads, THREAD_PAGE};
+use clawmux_core::between::{Passed, ThreadSummary};
+
+use super::{Done, Handle};
+use crate::error::HubError;
+use crate::hub::Hub;
+
+impl Handle for Threads {
+    async fn handle(self, hub: &Hub) -> Result<Vec<ThreadSummary>, HubError> {
+        hub.between().threads().await
+    }
+}
+
+impl Handle for Thread {
+    async fn handle(self, hub: &Hub) -> Result<Vec<Passed>, HubError> {
+        hub.between()
+            .thread(&self.a, &self.b, self.limit.unwrap_or(THREAD_PAGE))
+            .await
+    }
+}
+
+impl Handle for CloseThread {
+    async fn handle(self, hub: &Hub) -> Result<Done, HubError> {
+        hub.between().close(&self.a, &self.b, "user").await?;
+        Ok(Done {})
+    }
+}
+
+impl Handle for ReopenThread {
+    async fn handle(self, hub: &Hub) -> Result<Done, HubError> {
+        hub.between().reopen(&self.a, &self.b).await?;
+        Ok(Done {})
+    }
+}
