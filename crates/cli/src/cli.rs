@@ -69,6 +69,25 @@ pub(crate) enum Command {
         #[arg(long)]
         re: Option<String>,
     },
+    /// Ask another agent and wait for its answer (to your message, `--re` it): prints the answer. When
+    /// none comes within the timeout, says so and exits 1; the answer then comes as a message.
+    Ask {
+        /// The agent asked.
+        to: String,
+        /// The question (markdown).
+        text: String,
+        /// How long to wait for the answer, in seconds.
+        #[arg(long, default_value_t = 600)]
+        timeout: u64,
+    },
+    /// Close your thread with another agent, after a last word it receives (it asks no answer); neither of
+    /// you can write to the other until the user reopens it. Prints the last word's id.
+    Close {
+        /// The other agent.
+        with: String,
+        /// The last word.
+        text: Option<String>,
+    },
     /// The status-line command of a spawned agent: hands Claude Code's payload to the hub (usage, context,
     /// limits) and prints a line within 50 ms, the user's own command's when chained. The same as the
     /// `clawmux-statusline` program beside this one, which ClawMux sets as it starts faster; kept for the

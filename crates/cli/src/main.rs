@@ -6,6 +6,7 @@
 //! synchronous client, so hooks cost a process start and one loopback round-trip, no async runtime.
 
 mod agent;
+mod ask;
 mod cli;
 mod client;
 mod demo;
@@ -77,6 +78,10 @@ fn main() -> ExitCode {
             RemoteCommand::Remove { name } => remote::remove(&hub, &name),
         },
         Command::Send { to, text, re } => send::run(&to, text.as_deref(), re.as_deref()),
+        Command::Ask { to, text, timeout } => {
+            ask::ask(&to, &text, std::time::Duration::from_secs(timeout))
+        }
+        Command::Close { with, text } => ask::close(&with, text.as_deref()),
         // A hook's exit code is its answer to Claude Code.
         Command::Hook { hook } => return run_hook(hook),
         Command::Statusline {

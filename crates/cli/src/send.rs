@@ -26,6 +26,9 @@ pub fn run(to: &str, text: Option<&str>, re: Option<&str>) -> Result<(), String>
     for attempt in 0..TRIES {
         match client.post_as::<Sent>("/api/send", Some(&env.session), &send) {
             Ok(sent) => {
+                if let Some(note) = &sent.note {
+                    eprintln!("{note}");
+                }
                 println!("{}", sent.id);
                 return Ok(());
             }

@@ -47,6 +47,8 @@ impl Hub {
             .env_clear()
             .env("HOME", dir.path())
             .env("RUST_LOG", "warn")
+            // The figures send hundreds of messages between two agents within the hour.
+            .env("CLAWMUX_TURNS_PER_HOUR", "1000000")
             .args(["serve", "--port", "0", "--data-dir"])
             .arg(dir.path().join("data"))
             .stdout(Stdio::piped())

@@ -9,6 +9,7 @@ mod common;
 mod attention;
 mod attention_replay;
 mod bad_input;
+mod between;
 mod browser;
 mod crash;
 mod crash_cycles;

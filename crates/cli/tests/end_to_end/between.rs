@@ -1,0 +1,218 @@
+//! Between agents with the real `clawmux` binary: an ask answered through the other agent's wait and
+//! send, each message's delivery as the window reads it, thanks kept and not delivered, a closed thread,
+//! bad input refused with a clear error and nothing stored, and an ask that outlives a hub killed under
+//! it.
+
+use serde_json::{json, Value};
+use std::process::{Child, Stdio};
+
+use crate::common::{start_wait, TestHub};
+
+fn command(hub: &TestHub, command: Value) -> Value {
+    let (status, answer) = hub.post("/api/command", None, &command.to_string());
+    assert_eq!(status, 200, "{command}: {answer}");
+    answer
+}
+
+/// The thread of `a` and `b`: each message's text and delivery.
+fn thread(hub: &TestHub, a: &str, b: &str) -> Vec<(String, String)> {
+    command(hub, json!({"command": "thread", "a": a, "b": b}))
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["message"]["text"].as_str().unwrap().to_owned(),
+                p["delivery"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// `clawmux ask to text` as `from`, running.
+fn ask(hub: &TestHub, from: &str, to: &str, text: &str) -> Child {
+    hub.clawmux(Some(from))
+        .args(["ask", to, text, "--timeout", "60"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// The id of the first message line a wait printed.
+fn first_id(printed: &str) -> String {
+    printed
+        .split("[MSG id:")
+        .nth(1)
+        .and_then(|rest| rest.get(..12))
+        .unwrap_or_else(|| panic!("no message in {printed:?}"))
+        .to_owned()
+}
+
+#[test]
+fn an_ask_is_answered_through_the_other_agents_wait_and_each_delivery_is_shown() {
+    let hub = TestHub::start();
+    hub.add_agent("sky");
+    hub.add_agent("moon");
+    let mut feed = hub.feed(None);
+    let wait = start_wait(&hub, &mut feed, "moon");
+    let asking = ask(&hub, "sky", "moon", "which port does the API use?");
+    let printed = String::from_utf8(wait.wait_with_output().unwrap().stdout).unwrap();
+    assert!(
+        printed.contains("from:sky] which port does the API use?"),
+        "{printed}"
+    );
+    let question = first_id(&printed);
+    assert_eq!(
+        thread(&hub, "sky", "moon"),
+        [(
+            "which port does the API use?".to_owned(),
+            "handed_over".to_owned()
+        )]
+    );
+
+    let answer = hub.run(
+        Some("moon"),
+        &["send", "--to", "sky", "--re", &question, "8080"],
+    );
+    let out = asking.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let printed = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        printed.trim(),
+        format!("[MSG id:{} from:moon] 8080", answer.trim())
+    );
+    assert_eq!(
+        thread(&hub, "sky", "moon"),
+        [
+            (
+                "which port does the API use?".to_owned(),
+                "answered".to_owned()
+            ),
+            ("8080".to_owned(), "handed_over".to_owned()),
+        ]
+    );
+
+    // Thanks for an answer is kept in the thread, never handed to moon as a turn; the sender is told.
+    let thanks = hub
+        .clawmux(Some("sky"))
+        .args(["send", "--to", "moon", "--re", answer.trim(), "Thanks!"])
+        .output()
+        .unwrap();
+    assert!(thanks.status.success());
+    assert!(
+        String::from_utf8_lossy(&thanks.stderr).contains("not handed to moon as a new turn"),
+        "{}",
+        String::from_utf8_lossy(&thanks.stderr)
+    );
+    assert_eq!(thread(&hub, "sky", "moon").last().unwrap().1, "not_a_turn");
+
+    // Moon closes the thread with a last word that reaches sky; then neither can write.
+    hub.run(Some("moon"), &["close", "sky", "done here"]);
+    let (last_word, delivery) = thread(&hub, "sky", "moon").pop().unwrap();
+    assert!(last_word.starts_with("done here") && last_word.contains("no answer is expected"));
+    assert_eq!(delivery, "queued");
+    // Sky's next wait hands it the last word, and not the answer its ask already took.
+    let printed = String::from_utf8(
+        start_wait(&hub, &mut feed, "sky")
+            .wait_with_output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert!(
+        printed.contains("from:moon] done here") && !printed.contains("8080"),
+        "{printed}"
+    );
+    for (from, to) in [("sky", "moon"), ("moon", "sky")] {
+        let refused = hub
+            .clawmux(Some(from))
+            .args(["send", "--to", to, "one more thing"])
+            .output()
+            .unwrap();
+        assert_eq!(refused.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&refused.stderr);
+        assert!(
+            err.contains("thread_closed") || err.contains("closed by"),
+            "{err}"
+        );
+    }
+    let threads = command(&hub, json!({"command": "threads"}));
+    assert_eq!(threads[0]["closed"]["by"], "moon", "{threads}");
+    command(
+        &hub,
+        json!({"command": "reopen_thread", "a": "moon", "b": "sky"}),
+    );
+    hub.run(Some("sky"), &["send", "--to", "moon", "reopened"]);
+}
+
+#[test]
+fn bad_sends_between_agents_are_refused_clearly_and_store_nothing() {
+    let hub = TestHub::start_with_options(&[("CLAWMUX_TURNS_PER_HOUR", "2")]);
+    hub.add_agent("sky");
+    hub.add_agent("moon");
+    let refused = |from: &str, args: &[&str], says: &str| {
+        let out = hub.clawmux(Some(from)).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "{args:?}: {err}");
+    };
+    refused(
+        "sky",
+        &["send", "--to", "sky", "hello me"],
+        "cannot write to itself",
+    );
+    refused("sky", &["ask", "sky", "me?"], "cannot write to itself");
+    refused("sky", &["send", "--to", "nobody", "hi"], "nobody");
+    refused("sky", &["close", "nobody"], "nobody");
+    refused(
+        "sky",
+        &["send", "--to", "moon", "--re", "msg-zz", "hi"],
+        "bad_message_id",
+    );
+    hub.run(Some("sky"), &["send", "--to", "moon", "one"]);
+    hub.run(Some("moon"), &["send", "--to", "sky", "two"]);
+    refused("sky", &["send", "--to", "moon", "three"], "the limit");
+    let threads = command(&hub, json!({"command": "threads"}));
+    assert_eq!(threads.as_array().unwrap().len(), 1, "{threads}");
+    assert_eq!(
+        (&threads[0]["messages"], &threads[0]["queued"]),
+        (&json!(2), &json!(2)),
+        "{threads}"
+    );
+}
+
+#[test]
+fn an_ask_outlives_its_hub_killed_and_started_again() {
+    let mut hub = TestHub::start();
+    hub.add_agent("sky");
+    hub.add_agent("moon");
+    let mut feed = hub.feed(None);
+    let wait = start_wait(&hub, &mut feed, "moon");
+    let asking = ask(&hub, "sky", "moon", "is the migration done?");
+    let printed = String::from_utf8(wait.wait_with_output().unwrap().stdout).unwrap();
+    let question = first_id(&printed);
+    hub.crash_and_restart();
+    hub.run(
+        Some("moon"),
+        &["send", "--to", "sky", "--re", &question, "yes, at 14:02"],
+    );
+    let out = asking.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8(out.stdout)
+        .unwrap()
+        .contains("from:moon] yes, at 14:02"));
+    let states: Vec<String> = thread(&hub, "sky", "moon")
+        .into_iter()
+        .map(|(_, d)| d)
+        .collect();
+    assert_eq!(states, ["answered", "handed_over"]);
+}
