@@ -31,6 +31,7 @@ import { TerminateAsk } from './terminate.js';
 import { limitLines } from './usage.js';
 import { UsageView } from './usage-view.js';
 import { SearchPanel, resumeName } from './search-panel.js';
+import { BetweenView } from './between-view.js';
 import { MachinesBackend, translate } from './machines.js';
 import { MessageStore } from './store.js';
 import { VoicePanel } from './voice-panel.js';
@@ -460,7 +461,8 @@ function start() {
   changes = new ChangesPanel(backend, { send: (agent, text) => outbox.send(agent, text) });
   requests = new RequestCard(backend, { openTerminal: () => terminal.setOpen(true) });
   // Each panel's part in the page, in the order they are drawn.
-  panels = new Panels([agentHeader, requests, terminal, changes, voice, explanation, usageView, searchPanel]);
+  const betweenView = new BetweenView(backend);
+  panels = new Panels([agentHeader, requests, terminal, changes, voice, explanation, usageView, searchPanel, betweenView]);
   wireChat();
   $('welcome-spawn').addEventListener('click', () => $('new-agent').click());
   $('back-to-agents').addEventListener('click', () => document.body.classList.remove('chatting'));
@@ -478,7 +480,7 @@ function start() {
   $('machine-form').addEventListener('submit', addMachine);
   Promise.resolve(backend.connect()).catch((e) => fatal(e.message ?? String(e)));
   // For tests and debugging: the live objects, read-only in spirit.
-  window.clawmux = { backend, store, conversations, terminal, explanation, changes, usageView, searchPanel, speaker: voice.speaker, listener: voice.listener, handsFree: voice.handsFree };
+  window.clawmux = { backend, store, conversations, terminal, explanation, changes, usageView, searchPanel, betweenView, speaker: voice.speaker, listener: voice.listener, handsFree: voice.handsFree };
 }
 
 // The installed app (a phone's home screen) opens with the page's own files even when the hub is away.

@@ -269,6 +269,15 @@ export const Need = Object.freeze({
   RATE_LIMITED: 'rate_limited',
 });
 
+/** Where a message between agents is (`clawmux_core::between::Delivery`). */
+export const Delivery = Object.freeze({
+  QUEUED: 'queued',
+  HANDED_OVER: 'handed_over',
+  SEEN: 'seen',
+  ANSWERED: 'answered',
+  NOT_A_TURN: 'not_a_turn',
+});
+
 /** The account's limit windows (`clawmux_core::usage::Window`). */
 export const Window = Object.freeze({
   FIVE_HOUR: 'five_hour',

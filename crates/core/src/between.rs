@@ -29,6 +29,15 @@ pub enum Delivery {
 }
 
 impl Delivery {
+    /// Every state, in the order a message moves through them.
+    pub const ALL: [Delivery; 5] = [
+        Delivery::Queued,
+        Delivery::HandedOver,
+        Delivery::Seen,
+        Delivery::Answered,
+        Delivery::NotATurn,
+    ];
+
     /// The state a message's records prove, the furthest first: an answer proves the words were read even
     /// when the transcript line was not watched.
     pub fn of(turn: bool, handed: bool, seen: bool, answered: bool) -> Delivery {

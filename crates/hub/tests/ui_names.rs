@@ -7,6 +7,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+use clawmux_core::between::Delivery;
 use clawmux_core::changes::{FileStatus, MergeMode, Shown};
 use clawmux_core::usage::Window;
 use clawmux_core::wire::{
@@ -86,6 +87,7 @@ fn lists() -> Vec<(&'static str, BTreeSet<String>)> {
         ("Shown", rust_list(Shown::iter())),
         ("Window", rust_list(Window::ALL)),
         ("Need", rust_list(Need::ALL)),
+        ("Delivery", rust_list(Delivery::ALL)),
         ("Who", rust_list(Who::ALL)),
         ("Listening", rust_list(ListeningState::iter())),
     ]

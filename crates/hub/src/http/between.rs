@@ -30,6 +30,10 @@ pub(super) async fn answer(
         .map_err(|e| HubError::new(Code::BadMessageId, format!("{}: {e}", req.re)))?;
     let within = Duration::from_millis(req.within_ms.min(MAX_ANSWER_WAIT_MS));
     let answer = hub.between().await_answer(&asker, &re, within).await?;
+    if answer.is_some() {
+        // Its delivery moved to handed over: the window reads the thread again.
+        hub.inbox().changed(&asker).await;
+    }
     Ok(Json(Answer {
         id: answer.as_ref().map(|m| m.id.to_string()),
         line: answer.as_ref().map(agent_line),

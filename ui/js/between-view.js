@@ -1,0 +1,141 @@
+// Between agents: every thread two agents have, and the one picked with each message's delivery (queued,
+// handed over, seen by the other's model, answered, or kept as an acknowledgement), so the user follows
+// what passes between their agents and can step in: close a thread that loops, reopen it. The hub keeps the
+// threads and proves each delivery (`threads` and `thread` commands); this file asks and shows, and asks
+// again when a message passes or is seen while it is open.
+
+import { $ } from './dom.js';
+import { Command, Delivery, UiEvent } from './names.js';
+
+/** Each delivery as the user reads it. */
+export const DELIVERY_WORDS = Object.freeze({
+  [Delivery.QUEUED]: 'queued',
+  [Delivery.HANDED_OVER]: 'handed over',
+  [Delivery.SEEN]: 'seen by its model',
+  [Delivery.ANSWERED]: 'answered',
+  [Delivery.NOT_A_TURN]: 'kept, not a turn',
+});
+
+/** The view, in `#between-panel`; `backend` runs commands. */
+export class BetweenView {
+  constructor(backend) {
+    const again = () => this.changed();
+    this.events = { [UiEvent.AGENT_MESSAGE]: again, [UiEvent.USER_ACK]: again, [UiEvent.SEEN]: again, [UiEvent.INBOX_UPDATE]: again };
+    this.backend = backend;
+    this.picked = null;
+    this.reading = null;
+    this.again = false;
+    $('between-open').addEventListener('click', () => (this.isOpen() ? this.close() : this.open()));
+    $('between-close').addEventListener('click', () => this.close());
+    $('between-toggle').addEventListener('click', () => this.toggleClosed());
+  }
+
+  isOpen() {
+    return !$('between-panel').hidden;
+  }
+
+  open() {
+    $('between-panel').hidden = false;
+    $('between-open').setAttribute('aria-pressed', 'true');
+    return this.load();
+  }
+
+  close() {
+    $('between-panel').hidden = true;
+    $('between-open').setAttribute('aria-pressed', 'false');
+  }
+
+  /** Something passed between agents: read again if the view is open (one read at a time). */
+  changed() {
+    if (this.isOpen()) this.load();
+  }
+
+  async load() {
+    if (this.reading) {
+      this.again = true;
+      return this.reading;
+    }
+    this.reading = this.read().finally(() => {
+      this.reading = null;
+      if (this.again) {
+        this.again = false;
+        this.load();
+      }
+    });
+    return this.reading;
+  }
+
+  async read() {
+    let threads;
+    try {
+      threads = await this.backend.command({ command: Command.THREADS });
+    } catch (e) {
+      $('between-state').textContent = `Cannot read the threads: ${e.message}`;
+      return;
+    }
+    if (!this.isOpen()) return;
+    $('between-state').textContent = threads.length ? '' : 'No agent has written to another yet.';
+    const key = (t) => `${t.pair.a}\u0000${t.pair.b}`;
+    if (!this.picked || !threads.some((t) => key(t) === this.picked)) this.picked = threads[0] ? key(threads[0]) : null;
+    $('between-threads').replaceChildren(...threads.map((t) => this.threadRow(t, key(t))));
+    const picked = threads.find((t) => key(t) === this.picked);
+    await this.showThread(picked);
+  }
+
+  threadRow(t, key) {
+    const li = document.createElement('li');
+    li.className = 'between-thread';
+    li.dataset.pair = `${t.pair.a}-${t.pair.b}`;
+    li.setAttribute('aria-selected', String(key === this.picked));
+    const names = document.createElement('span');
+    names.textContent = `${t.pair.a} ↔ ${t.pair.b}`;
+    const count = document.createElement('span');
+    count.className = 'count';
+    count.textContent = t.closed ? `closed by ${t.closed.by}` : t.queued ? `${t.messages} · ${t.queued} queued` : String(t.messages);
+    li.append(names, count);
+    li.addEventListener('click', () => {
+      this.picked = key;
+      this.load();
+    });
+    return li;
+  }
+
+  async showThread(t) {
+    this.current = t ?? null;
+    $('between-toggle').hidden = !t;
+    if (!t) {
+      $('between-messages').replaceChildren();
+      return;
+    }
+    $('between-toggle').textContent = t.closed ? 'Reopen the thread' : 'Close the thread';
+    const passed = await this.backend.command({ command: Command.THREAD, a: t.pair.a, b: t.pair.b });
+    $('between-messages').replaceChildren(...passed.map((p) => {
+      const li = document.createElement('li');
+      li.className = `between-message ${p.delivery}`;
+      li.dataset.id = p.message.id;
+      const who = document.createElement('span');
+      who.className = 'who';
+      who.textContent = `${p.message.sender} → ${p.message.agent}`;
+      const text = document.createElement('span');
+      text.className = 'text';
+      text.textContent = p.message.text;
+      const state = document.createElement('span');
+      state.className = 'delivery';
+      state.textContent = DELIVERY_WORDS[p.delivery] ?? p.delivery;
+      li.append(who, text, state);
+      return li;
+    }));
+  }
+
+  async toggleClosed() {
+    const t = this.current;
+    if (!t) return;
+    const command = t.closed ? Command.REOPEN_THREAD : Command.CLOSE_THREAD;
+    try {
+      await this.backend.command({ command, a: t.pair.a, b: t.pair.b });
+    } catch (e) {
+      $('between-state').textContent = `Cannot change the thread: ${e.message}`;
+    }
+    await this.load();
+  }
+}
