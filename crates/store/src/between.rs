@@ -22,7 +22,8 @@ fn passed_sql(filter: &str) -> String {
         .collect();
     format!(
         "SELECT {}, h.at AS handed_at, s.at AS seen_at, \
-         (SELECT r.id FROM messages r WHERE r.parent = m.id AND r.sender = m.agent ORDER BY r.seq LIMIT 1) \
+         (SELECT r.id FROM messages r WHERE r.parent = m.id AND r.sender = m.agent AND r.kind = 'agent' \
+         ORDER BY r.seq LIMIT 1) \
          AS answered_by \
          FROM messages m LEFT JOIN handovers h ON h.message_seq = m.seq \
          LEFT JOIN seen s ON s.message_seq = m.seq WHERE {filter}",

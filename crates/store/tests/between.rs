@@ -107,6 +107,11 @@ async fn a_message_moves_queued_handed_over_seen_answered_each_from_its_own_reco
     let thanks = pass(&store, "sky", "moon", "thanks!", Some(&a.id), Kind::Ack).await;
     assert_eq!(delivery(&store, &thanks).await, Delivery::NotATurn);
     assert_eq!(
+        store.passed(&a.id).await.unwrap().unwrap().answered_by,
+        None,
+        "a thanks is no answer"
+    );
+    assert_eq!(
         store.pending("moon").await.unwrap(),
         0,
         "an acknowledgement is no turn"

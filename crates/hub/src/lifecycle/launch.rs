@@ -187,6 +187,11 @@ pub fn settings(
                 "Bash(clawmux wait)",
                 "Bash(clawmux send:*)",
                 "Bash(clawmux send *)",
+                // Between agents: asking another and ending a thread are the agent's own protocol too.
+                "Bash(clawmux ask:*)",
+                "Bash(clawmux ask *)",
+                "Bash(clawmux close:*)",
+                "Bash(clawmux close *)",
                 // The files the user attaches, which the agent reads where the hub keeps them (`//`
                 // starts an absolute path in a rule).
                 format!("Read(/{}/**)", attachments.display()),
