@@ -8,6 +8,7 @@
 pub mod activity;
 pub mod attention;
 pub mod between;
+pub mod board;
 pub mod changes;
 pub mod decision;
 pub mod event;

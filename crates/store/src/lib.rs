@@ -26,6 +26,7 @@
 mod agents;
 mod append;
 mod between;
+mod board;
 mod checkpoint;
 mod commit;
 mod error;
@@ -51,6 +52,7 @@ use sqlx::Connection;
 use tokio::sync::{Mutex, MutexGuard};
 
 pub use agents::AgentRow;
+pub use board::{MoveError, NewTask, TaskFilter};
 pub use commit::{Later, Submitted};
 pub use error::StoreError;
 pub use events::{Applied, Incoming, Span, StoredDecision, StoredEvent};
