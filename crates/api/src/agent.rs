@@ -51,3 +51,61 @@ pub struct Close {
     /// The last word.
     pub text: Option<String>,
 }
+
+/// An agent's call on the shared board (`clawmux task ...`, `POST /api/task`), as the agent its
+/// `ClawMux-Session` header names; answered with the items it concerns (`Vec<Task>`: the list, or the one
+/// item as it is now).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "op")]
+pub enum TaskCall {
+    /// Adds an item (its creator is told when it is done).
+    Add {
+        /// One line.
+        title: String,
+        /// What it asks.
+        #[serde(default)]
+        body: String,
+    },
+    /// The items, the newest first.
+    List {
+        /// In this state only (`open`, `taken`, `in_review`, `done`).
+        #[serde(default)]
+        state: Option<clawmux_core::board::TaskState>,
+        /// Held by this agent only.
+        #[serde(default)]
+        owner: Option<String>,
+        /// With these words in the title or the body.
+        #[serde(default)]
+        text: Option<String>,
+    },
+    /// One item, whole.
+    Show {
+        /// The item.
+        id: i64,
+    },
+    /// Takes an open item (one taker wins).
+    Take {
+        /// The item.
+        id: i64,
+    },
+    /// Asks for a review of an item the agent has.
+    Review {
+        /// The item.
+        id: i64,
+    },
+    /// Finishes an item the agent has: its watchers are told.
+    Done {
+        /// The item.
+        id: i64,
+    },
+    /// Gives an item back: open, nobody's.
+    Drop {
+        /// The item.
+        id: i64,
+    },
+    /// Be told when an item is done.
+    Watch {
+        /// The item.
+        id: i64,
+    },
+}

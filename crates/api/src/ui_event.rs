@@ -114,6 +114,11 @@ pub enum UiEvent {
         /// The messages.
         ids: Vec<clawmux_core::wire::MsgId>,
     },
+    /// An item of the board was added or moved.
+    Task {
+        /// The item as it is now.
+        task: clawmux_core::board::Task,
+    },
     /// A new agent exists.
     SessionSpawned {
         /// It.
@@ -240,6 +245,7 @@ impl UiEvent {
             | UiEvent::SessionStatus { .. }
             | UiEvent::InboxUpdate { .. }
             | UiEvent::Seen { .. }
+            | UiEvent::Task { .. }
             | UiEvent::SessionSpawned { .. }
             | UiEvent::SessionTerminated { .. }
             | UiEvent::SessionProblem { .. }

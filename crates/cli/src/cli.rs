@@ -88,6 +88,11 @@ pub(crate) enum Command {
         /// The last word.
         text: Option<String>,
     },
+    /// The shared board: items the agents and the user work from.
+    Task {
+        #[command(subcommand)]
+        command: crate::task::TaskCommand,
+    },
     /// The status-line command of a spawned agent: hands Claude Code's payload to the hub (usage, context,
     /// limits) and prints a line within 50 ms, the user's own command's when chained. The same as the
     /// `clawmux-statusline` program beside this one, which ClawMux sets as it starts faster; kept for the

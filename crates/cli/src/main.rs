@@ -25,6 +25,7 @@ mod search;
 mod send;
 mod serve;
 mod subcommands;
+mod task;
 mod timeline;
 mod usage;
 mod voice;
@@ -82,6 +83,7 @@ fn main() -> ExitCode {
             ask::ask(&to, &text, std::time::Duration::from_secs(timeout))
         }
         Command::Close { with, text } => ask::close(&with, text.as_deref()),
+        Command::Task { command } => task::run(command),
         // A hook's exit code is its answer to Claude Code.
         Command::Hook { hook } => return run_hook(hook),
         Command::Statusline {

@@ -9,6 +9,7 @@ mod agents;
 pub mod asks;
 pub mod attachments;
 pub mod between;
+pub mod board;
 mod clock;
 pub mod commands;
 pub mod config;

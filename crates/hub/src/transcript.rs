@@ -156,24 +156,8 @@ impl Transcripts {
                 lines = Lines::default();
             }
             offset = next;
-            let Brought {
-                mut entries,
-                answers,
-                handed,
-            } = entries_of(&agent, &mut lines, &bytes);
-            for (at, used) in answers {
-                self.usage.answered(&agent, &used, at).await;
-            }
-            for (at, ids) in handed {
-                self.between.seen(&agent, &ids, at).await;
-            }
-            if !entries.is_empty() {
-                tokio::time::sleep_until(read_at + window).await;
-                entries.sort_by_key(|(at, _)| *at);
-                for (at, entry) in entries {
-                    self.found(&agent, at, entry);
-                }
-            }
+            let brought = entries_of(&agent, &mut lines, &bytes);
+            self.carry(&agent, brought, read_at + window).await;
             // More may have been written meanwhile: read again before sleeping on the watcher.
             if bytes.len() == READ_CHUNK {
                 continue;
@@ -182,6 +166,29 @@ impl Transcripts {
                 return;
             }
             while rx.try_recv().is_ok() {}
+        }
+    }
+
+    /// Hands what a read brought to whom it is for: the answers' usage and the messages seen at once, the
+    /// entries to the machine once the reorder window since the read (`apply_from`) has passed, in order.
+    async fn carry(&self, agent: &str, brought: Brought, apply_from: tokio::time::Instant) {
+        let Brought {
+            mut entries,
+            answers,
+            handed,
+        } = brought;
+        for (at, used) in answers {
+            self.usage.answered(agent, &used, at).await;
+        }
+        for (at, ids) in handed {
+            self.between.seen(agent, &ids, at).await;
+        }
+        if !entries.is_empty() {
+            tokio::time::sleep_until(apply_from).await;
+            entries.sort_by_key(|(at, _)| *at);
+            for (at, entry) in entries {
+                self.found(agent, at, entry);
+            }
         }
     }
 

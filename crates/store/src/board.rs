@@ -123,19 +123,23 @@ impl Store {
                     .replace('_', "\\_")
             )
         });
-        let rows = sqlx::query(&format!(
-            "SELECT {TASK_COLUMNS} FROM tasks WHERE (?1 IS NULL OR state = ?1) \
+        // One JSON array built inside SQLite: a page crosses from its thread once, not row by row.
+        let json: String = sqlx::query_scalar(
+            "SELECT COALESCE(json_group_array(json_object('id', id, 'title', title, 'body', body, \
+             'state', state, 'owner', owner, 'branch', branch, 'creator', creator, \
+             'created_at', created_at, 'updated_at', updated_at) ORDER BY id DESC), '[]') FROM ( \
+             SELECT * FROM tasks WHERE (?1 IS NULL OR state = ?1) \
              AND (?2 IS NULL OR owner = ?2) \
              AND (?3 IS NULL OR title LIKE ?3 ESCAPE '\\' OR body LIKE ?3 ESCAPE '\\') \
-             ORDER BY id DESC LIMIT ?4"
-        ))
+             ORDER BY id DESC LIMIT ?4)",
+        )
         .bind(filter.state.map(TaskState::as_str))
         .bind(filter.owner.as_deref())
         .bind(like)
         .bind(filter.limit)
-        .fetch_all(&self.reader)
+        .fetch_one(&self.reader)
         .await?;
-        rows.iter().map(task_from_row).collect()
+        serde_json::from_str(&json).map_err(|e| StoreError::Corrupt(format!("task page: {e}")))
     }
 
     /// `by` makes `what` of item `id`, with `branch` the taker's worktree branch: the item as it is now,

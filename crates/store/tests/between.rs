@@ -216,3 +216,56 @@ async fn threads_are_listed_once_per_pair_and_a_closed_one_says_by_whom() {
     let texts: Vec<&str> = thread.iter().map(|p| p.message.text.as_str()).collect();
     assert_eq!(texts, ["one", "two"]);
 }
+
+/// A database from before the `ask` channel keeps every hand-over when its table is made anew: the messages
+/// handed stay handed (not one comes again), the pending one stays pending.
+#[tokio::test]
+async fn hand_overs_made_before_asks_are_kept_when_their_table_is_made_anew() {
+    use sqlx::Connection;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("clawmux.db");
+    let options = sqlx::sqlite::SqliteConnectOptions::new()
+        .filename(&path)
+        .create_if_missing(true);
+    let mut conn = sqlx::SqliteConnection::connect_with(&options)
+        .await
+        .unwrap();
+    let mut before = sqlx::migrate!("./migrations");
+    let older: Vec<_> = before
+        .migrations
+        .iter()
+        .filter(|m| m.version < 20_261_203_000_000)
+        .cloned()
+        .collect();
+    before.migrations = older.into();
+    before.run(&mut conn).await.unwrap();
+    sqlx::query(
+        "INSERT INTO agents (name, work_dir, created_at, state, state_since, inbox_cursor) \
+           VALUES ('sky', '/w', 1, 'idle', 1, 2); \
+         INSERT INTO messages (seq, id, agent, kind, sender, recipient, text, at) VALUES \
+           (1, 'msg-00000001', 'sky', 'user', 'user', 'sky', 'one', 10), \
+           (2, 'msg-00000002', 'sky', 'user', 'user', 'sky', 'two', 11), \
+           (3, 'msg-00000003', 'sky', 'user', 'user', 'sky', 'three', 12); \
+         INSERT INTO handovers (id, message_seq, agent, channel, at) VALUES \
+           (1, 1, 'sky', 'wait', 20), (2, 2, 'sky', 'stop_hook', 21);",
+    )
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    conn.close().await.unwrap();
+
+    let store = Store::open(&path).await.unwrap();
+    assert_eq!(store.pending("sky").await.unwrap(), 1);
+    let rest = store
+        .take_inbox("sky", Channel::Hook, Millis(30))
+        .await
+        .unwrap();
+    assert_eq!(
+        rest.iter().map(|m| m.text.as_str()).collect::<Vec<_>>(),
+        ["three"]
+    );
+    assert_eq!(
+        store.last_handed("sky").await.unwrap().map(|m| m.text),
+        Some("three".to_owned())
+    );
+}

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 pub mod agents;
 pub mod asks;
 pub mod between;
+pub mod board;
 pub mod hands_free;
 pub mod machines;
 pub mod messages;
@@ -28,6 +29,7 @@ pub use agents::{
 };
 pub use asks::{Dismiss, Explain};
 pub use between::{CloseThread, ReopenThread, Thread, Threads, THREAD_PAGE};
+pub use board::{Board, TaskAdd, TaskMove, BOARD_PAGE};
 pub use hands_free::Hear;
 pub use machines::{MachineAdd, MachineRemove, Machines, OnMachine};
 pub use messages::{
@@ -177,6 +179,12 @@ macro_rules! with_commands {
             CloseThread($crate::commands::CloseThread) -> $crate::commands::Done;
             /// The user reopens a closed thread.
             ReopenThread($crate::commands::ReopenThread) -> $crate::commands::Done;
+            /// The items of the shared board, the newest first.
+            Board($crate::commands::Board) -> Vec<::clawmux_core::board::Task>;
+            /// The user adds an item to the board.
+            TaskAdd($crate::commands::TaskAdd) -> ::clawmux_core::board::Task;
+            /// The user moves an item of the board.
+            TaskMove($crate::commands::TaskMove) -> ::clawmux_core::board::Task;
         }
     };
 }

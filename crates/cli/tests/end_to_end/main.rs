@@ -10,6 +10,7 @@ mod attention;
 mod attention_replay;
 mod bad_input;
 mod between;
+mod board;
 mod browser;
 mod crash;
 mod crash_cycles;

@@ -172,6 +172,13 @@ codes! {
     ThreadClosed = "thread_closed",
     /// The thread had as many turns in the last hour as the limit allows.
     ThreadLimit = "thread_limit",
+    // The board.
+    /// No item of the board by that number.
+    UnknownTask = "unknown_task",
+    /// A title that is empty or too long, or a body too long.
+    BadTask = "bad_task",
+    /// The board's rule refused the move (another agent has the item, it is done, ...).
+    TaskRefused = "task_refused",
     /// A history file of the original product that cannot be imported.
     BadHistory = "bad_history",
     /// No diagnostic log by that name.

@@ -13,15 +13,17 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use clawmux_api::commands::Sent;
 use clawmux_core::between::{only_thanks, Pair, Passed, SamePair, ThreadSummary};
-use clawmux_core::wire::{Code, Message, MsgId};
+use clawmux_core::wire::{Code, Kind, Message, MsgId};
 use clawmux_core::{Millis, State};
-use clawmux_store::Store;
-use tokio::sync::{broadcast, Notify};
+use clawmux_store::{NewMessage, Store};
+use tokio::sync::Notify;
 
-use crate::agents::Agents;
 use crate::clock::now;
 use crate::error::HubError;
+use crate::inbox::Inbox;
+use crate::states::States;
 use crate::ui_event::UiEvent;
 
 #[cfg(test)]
@@ -39,38 +41,123 @@ pub(crate) enum Carried {
     Acknowledgement,
 }
 
-/// What passes between agents. Made once with the store, the agents' registry and the turns a thread may
-/// take in an hour; a cheap clone.
+/// What passes between agents. Made once with the agents' states (the store, the registry, the window),
+/// their inboxes and the turns a thread may take in an hour; a cheap clone.
 #[derive(Clone)]
 pub struct Between {
-    store: Store,
-    agents: Agents,
-    ui: broadcast::Sender<UiEvent>,
+    states: States,
+    inbox: Inbox,
     /// Told whenever a message that answers another is stored: the asks waiting look again.
     answers: Arc<Notify>,
     turns_per_hour: u32,
 }
 
 impl Between {
-    pub(crate) fn new(
-        store: Store,
-        agents: Agents,
-        ui: broadcast::Sender<UiEvent>,
-        turns_per_hour: u32,
-    ) -> Between {
+    pub(crate) fn new(states: States, inbox: Inbox, turns_per_hour: u32) -> Between {
         Between {
-            store,
-            agents,
-            ui,
+            states,
+            inbox,
             answers: Arc::new(Notify::new()),
             turns_per_hour,
         }
     }
 
+    fn store(&self) -> &Store {
+        self.states.store()
+    }
+
+    /// `from`'s message to another agent, `to`, under the idempotency key `key`: refused by the rules
+    /// ([`Between::admit`]), or stored in `to`'s conversation (an acknowledgement kept there, handed to
+    /// nobody; a turn into its inbox). Answers it with what the sender should know of its way.
+    pub(crate) async fn send(
+        &self,
+        from: &str,
+        to: &str,
+        text: &str,
+        re: Option<&MsgId>,
+        key: &str,
+    ) -> Result<Sent, HubError> {
+        let carried = self.admit(from, to, text, re).await?;
+        let m = self
+            .store_message(from, to, text, re, Some(key), carried)
+            .await?;
+        Ok(Sent {
+            id: m.id,
+            seq: m.seq,
+            note: self.note_for(to, carried).await?,
+        })
+    }
+
+    /// `clawmux close`: `from` closes its thread with `with`, after its last word (if any), delivered as a
+    /// turn whatever its words and the hour's count, with a line that says no answer is expected.
+    pub(crate) async fn close_with(
+        &self,
+        from: &str,
+        with: &str,
+        last_word: Option<&str>,
+    ) -> Result<Sent, HubError> {
+        self.store().agent(from).await?;
+        self.check_open(from, with).await?;
+        let closing = format!(
+            "({from} closed this thread: no answer is expected, and neither of you can write to the \
+             other until the user reopens it.)"
+        );
+        let text = match last_word.map(str::trim).filter(|t| !t.is_empty()) {
+            Some(word) => format!("{word}\n\n{closing}"),
+            None => closing,
+        };
+        let m = self
+            .store_message(from, with, &text, None, None, Carried::Turn)
+            .await?;
+        self.close(from, with, from).await?;
+        Ok(Sent {
+            id: m.id,
+            seq: m.seq,
+            note: self.note_for(with, Carried::Turn).await?,
+        })
+    }
+
+    /// Stores `from`'s message in `to`'s conversation as `carried` says, and tells whoever waits on it.
+    async fn store_message(
+        &self,
+        from: &str,
+        to: &str,
+        text: &str,
+        re: Option<&MsgId>,
+        key: Option<&str>,
+        carried: Carried,
+    ) -> Result<Message, HubError> {
+        let turn = carried == Carried::Turn;
+        let m = self
+            .states
+            .append(&NewMessage {
+                agent: to,
+                kind: if turn { Kind::Agent } else { Kind::Ack },
+                sender: from,
+                // An acknowledgement is kept in the thread and handed to nobody.
+                recipient: turn.then_some(to),
+                text,
+                parent: re,
+                voice: false,
+                aloud: false,
+                attachments: &[],
+                idem_key: key,
+                at: now(),
+            })
+            .await?;
+        if turn {
+            if m.parent.is_some() {
+                self.answers.notify_waiters();
+            }
+            self.inbox.announce_pending(to).await?;
+        }
+        Ok(m)
+    }
+
     /// Whether `from` may send `to` this message now, and how it is carried: never to itself, never into
     /// a closed thread or one past its turns for the hour; an acknowledgement that only thanks for an
     /// answer is not a turn.
-    pub(crate) async fn admit(
+    async fn admit(
         &self,
         from: &str,
         to: &str,
@@ -82,7 +169,7 @@ impl Between {
             return Ok(Carried::Acknowledgement);
         }
         let turns = self
-            .store
+            .store()
             .turns_since(&pair, Millis(now().0 - HOUR_MS))
             .await?;
         if turns >= i64::from(self.turns_per_hour) {
@@ -101,8 +188,8 @@ impl Between {
     /// not closed.
     pub(crate) async fn check_open(&self, from: &str, to: &str) -> Result<Pair, HubError> {
         let pair = pair(from, to)?;
-        self.agents.live(to)?;
-        if let Some(closed) = self.store.thread_closed(&pair).await? {
+        self.states.live(to)?;
+        if let Some(closed) = self.store().thread_closed(&pair).await? {
             let by = if closed.by == from {
                 "you"
             } else {
@@ -132,7 +219,7 @@ impl Between {
             return Ok(true);
         };
         Ok(self
-            .store
+            .store()
             .message(re)
             .await?
             .is_some_and(|m| m.parent.is_some()))
@@ -140,27 +227,16 @@ impl Between {
 
     /// What the sender should know of a turn it just sent: nothing, unless the recipient cannot take it
     /// now (it stays queued for the recipient's next start).
-    pub(crate) async fn note_for(
-        &self,
-        to: &str,
-        carried: Carried,
-    ) -> Result<Option<String>, HubError> {
+    async fn note_for(&self, to: &str, carried: Carried) -> Result<Option<String>, HubError> {
         if carried == Carried::Acknowledgement {
             return Ok(Some(format!(
                 "kept as an acknowledgement in your thread with {to}: not handed to {to} as a new turn"
             )));
         }
-        let state = self.store.agent(to).await?.snapshot.state;
+        let state = self.store().agent(to).await?.snapshot.state;
         Ok((state == State::Dead).then(|| {
             format!("{to} is not running: the message waits in its inbox until it starts again")
         }))
-    }
-
-    /// A message between agents was stored: the asks waiting for an answer look again.
-    pub(crate) fn stored(&self, m: &Message) {
-        if m.parent.is_some() {
-            self.answers.notify_waiters();
-        }
     }
 
     /// Waits at most `within` for the first answer to `asker`'s message `re` and hands it over to the
@@ -172,7 +248,7 @@ impl Between {
         within: Duration,
     ) -> Result<Option<Message>, HubError> {
         let deadline = tokio::time::Instant::now() + within;
-        let live = self.agents.live(asker)?;
+        let live = self.states.live(asker)?;
         loop {
             let told = self.answers.notified();
             tokio::pin!(told);
@@ -180,7 +256,7 @@ impl Between {
             {
                 // One consumer of the asker's inbox at a time, as for a wait or a hook.
                 let _one = live.mail.consumer.clone().lock_owned().await;
-                if let Some(answer) = self.store.take_answer(asker, re, now()).await? {
+                if let Some(answer) = self.store().take_answer(asker, re, now()).await? {
                     return Ok(Some(answer));
                 }
             }
@@ -192,10 +268,10 @@ impl Between {
 
     /// The messages `agent`'s transcript showed its model received: their delivery moves to seen.
     pub(crate) async fn seen(&self, agent: &str, ids: &[MsgId], at: Millis) {
-        match self.store.mark_seen(agent, ids, at).await {
+        match self.store().mark_seen(agent, ids, at).await {
             Ok(newly) if newly.is_empty() => {}
             Ok(newly) => {
-                let _ = self.ui.send(UiEvent::Seen {
+                self.states.broadcast(UiEvent::Seen {
                     session_id: agent.to_owned(),
                     ids: newly,
                 });
@@ -206,7 +282,7 @@ impl Between {
 
     /// Every thread that has a message, the latest first.
     pub async fn threads(&self) -> Result<Vec<ThreadSummary>, HubError> {
-        Ok(self.store.threads().await?)
+        Ok(self.store().threads().await?)
     }
 
     /// The last `limit` messages of `a` and `b`'s thread, each with its delivery.
@@ -217,22 +293,22 @@ impl Between {
                 "a thread's page is 1 to 10000 messages",
             ));
         }
-        Ok(self.store.thread(&pair(a, b)?, limit).await?)
+        Ok(self.store().thread(&pair(a, b)?, limit).await?)
     }
 
     /// Closes `a` and `b`'s thread, by `by` (one of them, or `user`). Closing a closed thread changes
     /// nothing.
     pub async fn close(&self, a: &str, b: &str, by: &str) -> Result<(), HubError> {
         let pair = pair(a, b)?;
-        self.agents.live(&pair.a)?;
-        self.agents.live(&pair.b)?;
-        self.store.close_thread(&pair, by, now()).await?;
+        self.states.live(&pair.a)?;
+        self.states.live(&pair.b)?;
+        self.store().close_thread(&pair, by, now()).await?;
         Ok(())
     }
 
     /// Reopens `a` and `b`'s thread.
     pub async fn reopen(&self, a: &str, b: &str) -> Result<(), HubError> {
-        self.store.reopen_thread(&pair(a, b)?).await?;
+        self.store().reopen_thread(&pair(a, b)?).await?;
         Ok(())
     }
 }

@@ -2,56 +2,47 @@
 
 use super::*;
 use clawmux_core::between::Delivery;
-use clawmux_core::wire::Kind;
-use clawmux_store::NewMessage;
 
 struct Fixture {
-    _dir: tempfile::TempDir,
-    store: Store,
+    f: crate::states::fixture::Fixture,
     between: Between,
-    ui: broadcast::Receiver<UiEvent>,
+    ui: tokio::sync::broadcast::Receiver<UiEvent>,
+}
+
+impl std::ops::Deref for Fixture {
+    type Target = crate::states::fixture::Fixture;
+    fn deref(&self) -> &Self::Target {
+        &self.f
+    }
 }
 
 async fn fixture(turns_per_hour: u32) -> Fixture {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(&dir.path().join("clawmux.db")).await.unwrap();
-    let agents = Agents::default();
-    for name in ["sky", "moon"] {
-        store.add_agent(name, "/w", Millis(1)).await.unwrap();
-        agents.insert(name, "/w".into(), State::Idle);
-    }
-    let ui = broadcast::channel(16).0;
-    let events = ui.subscribe();
-    Fixture {
-        between: Between::new(store.clone(), agents, ui, turns_per_hour),
-        store,
-        _dir: dir,
-        ui: events,
-    }
+    let mut f = crate::states::fixture::fixture().await;
+    f.states
+        .store()
+        .add_agent("moon", "/w", Millis(1))
+        .await
+        .unwrap();
+    f.states.insert_live("moon", "/w".into());
+    let between = Between::new(
+        f.states.clone(),
+        Inbox::new(f.states.clone()),
+        turns_per_hour,
+    );
+    let ui = f.events.resubscribe();
+    while f.events.try_recv().is_ok() {}
+    Fixture { f, between, ui }
 }
 
-/// `from`'s turn to `to`, stored as the hub stores it.
+/// `from`'s turn to `to`, sent as `clawmux send` sends it (each with a key of its own).
 async fn turn(f: &Fixture, from: &str, to: &str, text: &str, re: Option<&MsgId>) -> Message {
-    let m = f
-        .store
-        .append(&NewMessage {
-            agent: to,
-            kind: Kind::Agent,
-            sender: from,
-            recipient: Some(to),
-            text,
-            parent: re,
-            voice: false,
-            aloud: false,
-            attachments: &[],
-            idem_key: None,
-            at: now(),
-        })
-        .await
-        .unwrap()
-        .message;
-    f.between.stored(&m);
-    m
+    static KEY: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let key = format!(
+        "k{}",
+        KEY.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    );
+    let sent = f.between.send(from, to, text, re, &key).await.unwrap();
+    f.states.store().message(&sent.id).await.unwrap().unwrap()
 }
 
 #[tokio::test]
@@ -123,21 +114,12 @@ async fn a_closed_thread_refuses_both_ways_until_the_user_reopens_it() {
 #[tokio::test]
 async fn a_thread_past_its_turns_for_the_hour_refuses_the_next_with_the_reason() {
     let f = fixture(3).await;
-    for i in 0..3 {
-        let (from, to) = if i % 2 == 0 {
-            ("sky", "moon")
-        } else {
-            ("moon", "sky")
-        };
-        assert_eq!(
-            f.between.admit(from, to, "ping", None).await.unwrap(),
-            Carried::Turn
-        );
-        turn(&f, from, to, "ping", None).await;
-    }
+    let q = turn(&f, "sky", "moon", "q", None).await;
+    let a = turn(&f, "moon", "sky", "a", Some(&q.id)).await;
+    turn(&f, "sky", "moon", "ping", None).await;
     let e = f
         .between
-        .admit("sky", "moon", "ping", None)
+        .send("moon", "sky", "ping", None, "over")
         .await
         .unwrap_err();
     assert_eq!(e.code, Code::ThreadLimit);
@@ -146,9 +128,16 @@ async fn a_thread_past_its_turns_for_the_hour_refuses_the_next_with_the_reason()
         "{}",
         e.message
     );
+    assert_eq!(
+        f.states
+            .store()
+            .turns_since(&Pair::new("sky", "moon").unwrap(), Millis(0))
+            .await
+            .unwrap(),
+        3,
+        "nothing stored"
+    );
     // An acknowledgement is no turn, so it is never refused for the count.
-    let q = turn(&f, "sky", "moon", "q", None).await;
-    let a = turn(&f, "moon", "sky", "a", Some(&q.id)).await;
     assert_eq!(
         f.between
             .admit("sky", "moon", "thanks", Some(&a.id))
@@ -185,7 +174,7 @@ async fn an_ask_gets_the_answer_stored_while_it_waits_and_only_once() {
     let a = turn(&f, "moon", "sky", "8080", Some(&q.id)).await;
     let got = waiting.await.unwrap().unwrap().unwrap();
     assert_eq!(got.id, a.id);
-    let p = f.store.passed(&a.id).await.unwrap().unwrap();
+    let p = f.states.store().passed(&a.id).await.unwrap().unwrap();
     assert_eq!(p.delivery, Delivery::HandedOver);
     assert!(f
         .between
@@ -194,7 +183,7 @@ async fn an_ask_gets_the_answer_stored_while_it_waits_and_only_once() {
         .unwrap()
         .is_none());
     assert_eq!(
-        f.store.pending("sky").await.unwrap(),
+        f.states.store().pending("sky").await.unwrap(),
         2,
         "the others stay in the inbox"
     );
@@ -213,14 +202,26 @@ async fn what_the_transcript_shows_is_seen_once_and_told_to_the_window() {
     f.between
         .seen("moon", std::slice::from_ref(&q.id), Millis(7))
         .await;
-    let told = f.ui.recv().await.unwrap();
-    let UiEvent::Seen { session_id, ids } = told else {
-        panic!("not a seen event: {told:?}");
-    };
-    assert_eq!((session_id.as_str(), ids), ("moon", vec![q.id.clone()]));
-    assert!(f.ui.try_recv().is_err(), "told once");
+    // A seen event is told as it is recorded; the message's own events may come before or after it.
+    let mut seen = Vec::new();
+    while let Ok(event) = f.ui.try_recv() {
+        if let UiEvent::Seen { session_id, ids } = event {
+            seen.push((session_id, ids));
+        }
+    }
     assert_eq!(
-        f.store.passed(&q.id).await.unwrap().unwrap().seen_at,
+        seen,
+        [("moon".to_owned(), vec![q.id.clone()])],
+        "told once, for moon"
+    );
+    assert_eq!(
+        f.states
+            .store()
+            .passed(&q.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .seen_at,
         Some(Millis(6))
     );
 }

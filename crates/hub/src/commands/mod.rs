@@ -16,6 +16,7 @@ use crate::hub::Hub;
 mod agents;
 mod asks;
 mod between;
+mod board;
 mod hands_free;
 mod machines;
 mod messages;

@@ -215,12 +215,7 @@ mod tests {
             Transcripts::new(
                 agents.clone(),
                 f.usage.clone(),
-                crate::between::Between::new(
-                    f.states.store().clone(),
-                    agents.clone(),
-                    tokio::sync::broadcast::channel(4).0,
-                    40,
-                ),
+                crate::between::Between::new(f.states.clone(), Inbox::new(f.states.clone()), 40),
                 f.finds.clone(),
                 std::time::Duration::ZERO,
             ),

@@ -49,7 +49,8 @@ pub(super) async fn close(
     let from = required_session(&headers)?;
     let req: Close = body_json(body)?;
     Ok(Json(
-        hub.close_thread(&from, &req.with, req.text.as_deref())
+        hub.between()
+            .close_with(&from, &req.with, req.text.as_deref())
             .await?,
     ))
 }

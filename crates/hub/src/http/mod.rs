@@ -11,6 +11,7 @@
 
 mod api;
 mod between;
+mod board;
 mod bodies;
 pub mod browser;
 pub mod idle;
@@ -286,6 +287,7 @@ fn agent_route(path: &str) -> bool {
             | "/api/send"
             | "/api/answer"
             | "/api/close"
+            | "/api/task"
             | "/api/observe"
             | "/api/usage"
     ) || path.starts_with("/ws/wait/")
@@ -357,6 +359,7 @@ fn routes(hub: Hub, guard_state: Guard) -> Router {
         .route("/api/send", post(api::send))
         .route("/api/answer", post(between::answer))
         .route("/api/close", post(between::close))
+        .route("/api/task", post(board::task))
         .route("/api/hooks/tool-status", post(api::tool_status))
         .route("/api/hooks/permission", post(api::permission))
         .route("/api/hooks/stop", post(api::stop))

@@ -15,6 +15,7 @@ pub(crate) fn status(code: Code) -> StatusCode {
         | Code::UnknownEvent
         | Code::BadBody
         | Code::BadQuery
+        | Code::BadTask
         | Code::BadSessionHeader
         | Code::MissingSession
         | Code::BadAgentName
@@ -48,6 +49,7 @@ pub(crate) fn status(code: Code) -> StatusCode {
         }
         Code::NotFound
         | Code::UnknownAgent
+        | Code::UnknownTask
         | Code::UnknownMachine
         | Code::NoSuchRecording
         | Code::UnknownAttachment
@@ -74,6 +76,7 @@ pub(crate) fn status(code: Code) -> StatusCode {
         | Code::IdempotencyConflict
         | Code::ToItself
         | Code::ThreadClosed
+        | Code::TaskRefused
         | Code::VoiceNotConfigured
         | Code::AlreadyRecording
         | Code::ModelNotDownloaded

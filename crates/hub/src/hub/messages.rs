@@ -6,7 +6,6 @@ use clawmux_store::NewMessage;
 use sha2::{Digest, Sha256};
 
 use super::Hub;
-use crate::between::Carried;
 use crate::clock::now;
 use crate::error::HubError;
 
@@ -50,10 +49,9 @@ impl Hub {
     }
 
     /// `clawmux send`: an agent's message to the user (or a thumbs-up with `re` and no text) or to another
-    /// agent (by the rules of `between`: an acknowledgement of an answer is kept, not handed over). Without
-    /// a client key, a retry of the same content by the same agent in the same turn (before it was handed
-    /// anything new) returns the first message: sends are idempotent. Answers the stored message with what
-    /// the sender should know of its way.
+    /// agent (carried by `between`, by its rules). Without a client key, a retry of the same content by the
+    /// same agent in the same turn (before it was handed anything new) returns the first message: sends are
+    /// idempotent. Answers the stored message with what the sender should know of its way.
     pub async fn send(
         &self,
         from: &str,
@@ -67,118 +65,24 @@ impl Hub {
             .map(|r| MsgId::parse(r).map_err(|e| HubError::new(Code::BadMessageId, e.to_string())))
             .transpose()?;
         let text = text.unwrap_or_default();
-        let (agent, kind, recipient) = if to == "user" {
-            match (text.trim().is_empty(), &parent) {
-                (true, Some(_)) => (from, Kind::Ack, "user"),
-                (true, None) => {
-                    return Err(HubError::new(
-                        Code::EmptyMessage,
-                        "nothing to send: give a message, or --re ID for a thumbs-up",
-                    ))
-                }
-                (false, _) => (from, Kind::Assistant, "user"),
-            }
-        } else {
-            check_text(text)?;
-            match self
-                .between()
-                .admit(from, to, text, parent.as_ref())
-                .await?
-            {
-                Carried::Turn => (to, Kind::Agent, to),
-                Carried::Acknowledgement => (to, Kind::Ack, to),
-            }
-        };
-        if kind == Kind::Assistant {
-            check_text(text)?;
-        }
-        let key = match client_key {
-            Some(k) => format!("send:{from}:{k}"),
-            None => send_key(
-                from,
-                sender.inbox_cursor,
-                [to, re.unwrap_or_default(), text],
-            ),
-        };
-        let m = self
-            .states()
-            .append(&NewMessage {
-                agent,
-                kind,
-                sender: from,
-                // An acknowledgement between agents is kept in the thread and handed to nobody.
-                recipient: (!(kind == Kind::Ack && recipient != "user")).then_some(recipient),
-                text,
-                parent: parent.as_ref(),
-                voice: false,
-                aloud: false,
-                attachments: &[],
-                idem_key: Some(&key),
-                at: now(),
-            })
-            .await?;
-        let note = match kind {
-            Kind::Agent => {
-                self.between().stored(&m);
-                self.inbox().announce_pending(to).await?;
-                self.between().note_for(to, Carried::Turn).await?
-            }
-            Kind::Ack if to != "user" => {
-                self.between()
-                    .note_for(to, Carried::Acknowledgement)
-                    .await?
-            }
-            Kind::User | Kind::Assistant | Kind::Ack | Kind::Activity | Kind::System => None,
-        };
-        Ok(Sent {
-            id: m.id,
-            seq: m.seq,
-            note,
-        })
-    }
-
-    /// `clawmux close`: `from` closes its thread with `with`, after its last word (if any) is delivered
-    /// with a line that says no answer is expected.
-    pub async fn close_thread(
-        &self,
-        from: &str,
-        with: &str,
-        last_word: Option<&str>,
-    ) -> Result<Sent, HubError> {
-        let closing = format!(
-            "({from} closed this thread: no answer is expected, and neither of you can write to the \
-             other until the user reopens it.)"
+        let key = client_key.map_or_else(
+            || {
+                send_key(
+                    from,
+                    sender.inbox_cursor,
+                    [to, re.unwrap_or_default(), text],
+                )
+            },
+            |k| format!("send:{from}:{k}"),
         );
-        let text = match last_word.map(str::trim).filter(|t| !t.is_empty()) {
-            Some(word) => format!("{word}\n\n{closing}"),
-            None => closing,
-        };
-        // Sent as a turn whatever its words and the hour's count: the other agent must learn of it.
-        self.inner.store.agent(from).await?;
-        self.between().check_open(from, with).await?;
-        let m = self
-            .states()
-            .append(&NewMessage {
-                agent: with,
-                kind: Kind::Agent,
-                sender: from,
-                recipient: Some(with),
-                text: &text,
-                parent: None,
-                voice: false,
-                aloud: false,
-                attachments: &[],
-                idem_key: None,
-                at: now(),
-            })
-            .await?;
-        self.inbox().announce_pending(with).await?;
-        self.between().close(from, with, from).await?;
-        Ok(Sent {
-            id: m.id,
-            seq: m.seq,
-            note: self.between().note_for(with, Carried::Turn).await?,
-        })
+        if to != "user" {
+            check_text(text)?;
+            return self
+                .between()
+                .send(from, to, text, parent.as_ref(), &key)
+                .await;
+        }
+        to_user(self.states(), from, text, parent.as_ref(), &key).await
     }
 
     /// Marks `agent`'s conversation read up to message `up_to`.
@@ -223,4 +127,47 @@ fn send_key(from: &str, turn: i64, parts: [&str; 3]) -> String {
     }
     let digest = clawmux_core::hex::hex(&h.finalize()[..16]);
     format!("send:{from}:turn{turn}:{digest}")
+}
+
+/// An agent's message to the user, or its thumbs-up on `parent` (no text).
+async fn to_user(
+    states: &crate::states::States,
+    from: &str,
+    text: &str,
+    parent: Option<&MsgId>,
+    key: &str,
+) -> Result<Sent, HubError> {
+    let kind = match (text.trim().is_empty(), parent) {
+        (true, Some(_)) => Kind::Ack,
+        (true, None) => {
+            return Err(HubError::new(
+                Code::EmptyMessage,
+                "nothing to send: give a message, or --re ID for a thumbs-up",
+            ))
+        }
+        (false, _) => {
+            check_text(text)?;
+            Kind::Assistant
+        }
+    };
+    let m = states
+        .append(&NewMessage {
+            agent: from,
+            kind,
+            sender: from,
+            recipient: Some("user"),
+            text,
+            parent,
+            voice: false,
+            aloud: false,
+            attachments: &[],
+            idem_key: Some(key),
+            at: now(),
+        })
+        .await?;
+    Ok(Sent {
+        id: m.id,
+        seq: m.seq,
+        note: None,
+    })
 }

@@ -91,6 +91,8 @@ struct Inner {
     requests: crate::asks::Requests,
     /// What passes between agents: the rules of a send, the asks' answers, the threads.
     between: crate::between::Between,
+    /// The shared board.
+    board: crate::board::Board,
     /// What the features found for the state machine, until `serve` takes it to record it.
     found: Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<crate::found::ForHub>>>,
     /// What the features ask of the lifecycle, until `serve` takes it to carry it out.
@@ -191,6 +193,11 @@ impl Hub {
     /// Bringing in an original installation's conversations.
     pub fn import(&self) -> &crate::import::Import {
         &self.inner.import
+    }
+
+    /// The shared board.
+    pub fn board(&self) -> &crate::board::Board {
+        &self.inner.board
     }
 
     /// What passes between agents: the rules of a send, the asks' answers, the threads.

@@ -77,19 +77,6 @@ impl Hub {
             ui.clone(),
         );
         let (finds, found) = crate::found::Finds::channel();
-        let between = crate::between::Between::new(
-            store.clone(),
-            agents.clone(),
-            ui.clone(),
-            options.turns_per_hour,
-        );
-        let transcripts = crate::transcript::Transcripts::new(
-            agents.clone(),
-            usage.clone(),
-            between.clone(),
-            finds.clone(),
-            options.reorder_window,
-        );
         let opinion = crate::opinion::SecondOpinion::new(
             store.clone(),
             ui.clone(),
@@ -124,6 +111,15 @@ impl Hub {
             opinion.clone(),
         );
         let inbox = crate::inbox::Inbox::new(states.clone());
+        let between =
+            crate::between::Between::new(states.clone(), inbox.clone(), options.turns_per_hour);
+        let transcripts = crate::transcript::Transcripts::new(
+            agents.clone(),
+            usage.clone(),
+            between.clone(),
+            finds.clone(),
+            options.reorder_window,
+        );
         let hooks = crate::hooks::Hooks::new(
             states.clone(),
             inbox.clone(),
@@ -131,6 +127,7 @@ impl Hub {
             transcripts.clone(),
             worktrees.clone(),
         );
+        let board = crate::board::Board::new(states.clone(), inbox.clone(), worktrees.clone());
         let options = Arc::new(options);
         let port = Arc::new(AtomicU16::new(0));
         let tmux = Tmux::new(options.tmux.clone(), data_dir);
@@ -185,6 +182,7 @@ impl Hub {
                 explain,
                 requests,
                 between,
+                board,
                 found: Mutex::new(Some(found)),
                 errands: Mutex::new(Some(errands_in)),
             }),

@@ -21,6 +21,9 @@ The user does not read this terminal. They talk to you through ClawMux, by voice
   agent's message with `clawmux send --to <name> --re <msg_id> '...'`. Do not send thanks for an answer:\n\
   it is kept, not delivered. When an exchange is done, or loops, end it with\n\
   `clawmux close <name> 'last word'`.\n\
+- The shared board: `clawmux task list --state open` shows what is open; `clawmux task take <id>` before\n\
+  you work on an item (if another agent was first you are told who), `clawmux task done <id>` when it is\n\
+  finished; `clawmux task add 'title' --body '...'` for work another agent should take.\n\
 - Whenever you have nothing to do, run `clawmux wait` with Bash, in the foreground, with no timeout (it\n\
   may run for up to a day). It blocks until a message arrives and prints it as\n\
   `[MSG id:<msg_id> from:<who>] text` (or `[VOICE ...]` when spoken). Act on it, answer, then run\n\

@@ -192,6 +192,8 @@ pub fn settings(
                 "Bash(clawmux ask *)",
                 "Bash(clawmux close:*)",
                 "Bash(clawmux close *)",
+                "Bash(clawmux task:*)",
+                "Bash(clawmux task *)",
                 // The files the user attaches, which the agent reads where the hub keeps them (`//`
                 // starts an absolute path in a rule).
                 format!("Read(/{}/**)", attachments.display()),

@@ -1,12 +1,12 @@
 //! What a paired phone may do: what the window does to agents (read, send, answer, interrupt, attach),
 //! never raising an agent's permission mode, and nothing that changes the hub (settings, machines, pairing, starting or ending agents) or runs a
 //! program (a terminal). The desktop's token may do everything; a phone's token is checked here, by route
-//! and, for the command surface, by command, so a command added later is the desktop's until it is listed
-//! here (the match has no catch-all).
+//! and, for the command surface, by command: a command is the phone's only if it is listed for phones, and
+//! a test requires every command to be in one list or the other, so a new one is placed on purpose.
 
 use axum::http::Method;
 
-use crate::commands::Command;
+use crate::commands::{Command, CommandName};
 
 /// Who is asking over HTTP: the desktop (its token) or a paired phone.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,71 +46,44 @@ pub fn may_take(method: &Method, path: &str) -> bool {
     }
 }
 
-/// Whether a phone may run `command`.
+/// The commands a phone may run: what the window does to agents. An answer and a command forwarded to
+/// another machine's agent are checked further (`may_run`).
+const FOR_PHONES: &[CommandName] = &[
+    CommandName::Sessions,
+    CommandName::UserMessage,
+    CommandName::Attach,
+    CommandName::AttachmentImage,
+    CommandName::MarkRead,
+    CommandName::Interrupt,
+    CommandName::Dismiss,
+    CommandName::History,
+    CommandName::Changes,
+    CommandName::Usage,
+    CommandName::Search,
+    CommandName::Capabilities,
+    CommandName::Answer,
+    CommandName::OnMachine,
+    // Following the agents' threads and stepping into one (a loop stopped from the phone).
+    CommandName::Threads,
+    CommandName::Thread,
+    CommandName::CloseThread,
+    CommandName::ReopenThread,
+    // The board: read, and an item added, given or finished away from the desk.
+    CommandName::Board,
+    CommandName::TaskAdd,
+    CommandName::TaskMove,
+];
+
+/// Whether a phone may run `command`: one of [`FOR_PHONES`]; an answer never one that raises the agent's
+/// permission mode (that is the desktop's); another machine's agent only what may be done to one here.
 pub fn may_run(command: &Command) -> bool {
-    match command {
-        Command::Sessions(_)
-        | Command::UserMessage(_)
-        | Command::Attach(_)
-        | Command::AttachmentImage(_)
-        | Command::MarkRead(_)
-        | Command::Interrupt(_)
-        | Command::Dismiss(_)
-        | Command::History(_)
-        | Command::Changes(_)
-        | Command::Usage(_)
-        | Command::Search(_)
-        | Command::Capabilities(_)
-        // Following the agents' threads and stepping into one (a loop stopped from the phone).
-        | Command::Threads(_)
-        | Command::Thread(_)
-        | Command::CloseThread(_)
-        | Command::ReopenThread(_) => true,
-        // An answer, but never one that raises the agent's permission mode: that is the desktop's.
-        Command::Answer(answer) => !answer.raises_mode(),
-        // Another machine's agent: what may be done to it is what may be done to one here.
-        Command::OnMachine(on) => {
-            !matches!(*on.forward, Command::OnMachine(_)) && may_run(&on.forward)
-        }
-        Command::AddAgent(_)
-        | Command::Spawn(_)
-        | Command::Terminate(_)
-        | Command::Restart(_)
-        | Command::SetModel(_)
-        | Command::SetEffort(_)
-        | Command::SlashCommands(_)
-        | Command::Slash(_)
-        | Command::ResumeInterrupted(_)
-        | Command::Preferences(_)
-        | Command::SetPreferences(_)
-        | Command::Explain(_)
-        | Command::Report(_)
-        | Command::Import(_)
-        | Command::VoiceSettings(_)
-        | Command::SetVoiceSettings(_)
-        | Command::VoiceModels(_)
-        | Command::DownloadModel(_)
-        | Command::DownloadVoice(_)
-        | Command::CancelDownload(_)
-        | Command::WarmVoice(_)
-        | Command::Hear(_)
-        | Command::Repository(_)
-        | Command::Worktrees(_)
-        | Command::RemoveWorktree(_)
-        | Command::Merge(_)
-        | Command::SearchSessions(_)
-        | Command::Machines(_)
-        | Command::MachineAdd(_)
-        | Command::MachineRemove(_)
-        | Command::UsageContinue(_)
-        | Command::Phone(_)
-        | Command::SetPhone(_)
-        | Command::SetPhoneAddress(_)
-        | Command::SetPushContact(_)
-        | Command::PhonePair(_)
-        | Command::PhoneRevoke(_)
-        | Command::Present(_) => false,
+    if let Command::Answer(answer) = command {
+        return !answer.raises_mode();
     }
+    if let Command::OnMachine(on) = command {
+        return !matches!(*on.forward, Command::OnMachine(_)) && may_run(&on.forward);
+    }
+    FOR_PHONES.contains(&CommandName::from(command))
 }
 
 #[cfg(test)]
@@ -119,6 +92,59 @@ mod tests {
 
     fn command(json: &str) -> Result<Command, serde_json::Error> {
         serde_json::from_str(json)
+    }
+
+    /// The commands only the desktop runs: they change the hub (settings, machines, pairing, voice models),
+    /// start or end agents, or run a program. Every command is in this list or [`FOR_PHONES`].
+    const DESKTOP_ONLY: &[CommandName] = &[
+        CommandName::AddAgent,
+        CommandName::Spawn,
+        CommandName::Terminate,
+        CommandName::Restart,
+        CommandName::SetModel,
+        CommandName::SetEffort,
+        CommandName::SlashCommands,
+        CommandName::Slash,
+        CommandName::ResumeInterrupted,
+        CommandName::Preferences,
+        CommandName::SetPreferences,
+        CommandName::Explain,
+        CommandName::Report,
+        CommandName::Import,
+        CommandName::VoiceSettings,
+        CommandName::SetVoiceSettings,
+        CommandName::VoiceModels,
+        CommandName::DownloadModel,
+        CommandName::DownloadVoice,
+        CommandName::CancelDownload,
+        CommandName::WarmVoice,
+        CommandName::Hear,
+        CommandName::Repository,
+        CommandName::Worktrees,
+        CommandName::RemoveWorktree,
+        CommandName::Merge,
+        CommandName::SearchSessions,
+        CommandName::Machines,
+        CommandName::MachineAdd,
+        CommandName::MachineRemove,
+        CommandName::UsageContinue,
+        CommandName::Phone,
+        CommandName::SetPhone,
+        CommandName::SetPhoneAddress,
+        CommandName::SetPushContact,
+        CommandName::PhonePair,
+        CommandName::PhoneRevoke,
+        CommandName::Present,
+    ];
+
+    #[test]
+    fn every_command_is_placed_once_for_phones_or_for_the_desktop() {
+        use strum::IntoEnumIterator;
+        for name in CommandName::iter() {
+            let places =
+                usize::from(FOR_PHONES.contains(&name)) + usize::from(DESKTOP_ONLY.contains(&name));
+            assert_eq!(places, 1, "{name:?} is in {places} lists");
+        }
     }
 
     #[test]

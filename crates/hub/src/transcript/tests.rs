@@ -40,19 +40,9 @@ async fn a_watch_that_could_not_start_is_tried_again_a_moment_later() {
 #[tokio::test]
 async fn an_answer_written_right_after_the_hook_is_counted() {
     use std::io::Write;
-    let dir = tempfile::tempdir().unwrap();
-    let store = clawmux_store::Store::open(&dir.path().join("db.sqlite"))
-        .await
-        .unwrap();
-    store.add_agent("sky", "/w/sky", Millis(1)).await.unwrap();
-    let agents = Agents::default();
-    agents.insert("sky", "/w/sky".into(), clawmux_core::State::Idle);
-    let ui = tokio::sync::broadcast::channel(16).0;
-    let mut events = ui.subscribe();
-    let options = crate::config::Options::from_env();
-    let figures = crate::usage::figures::Figures::restore(&store)
-        .await
-        .unwrap();
+    let f = crate::states::fixture::fixture().await;
+    let mut events = f.events.resubscribe();
+    let store = f.states.store().clone();
     store.add_agent("moon", "/w/moon", Millis(1)).await.unwrap();
     let from_moon = store
         .append(&clawmux_store::NewMessage {
@@ -71,17 +61,20 @@ async fn an_answer_written_right_after_the_hook_is_counted() {
         .await
         .unwrap()
         .message;
-    let between = Between::new(store.clone(), agents.clone(), ui.clone(), 40);
-    let usage = Usage::new(
-        store.clone(),
-        agents.clone(),
-        ui,
-        figures,
-        mpsc::unbounded_channel().0,
-        &options,
+    let between = Between::new(
+        f.states.clone(),
+        crate::inbox::Inbox::new(f.states.clone()),
+        40,
     );
     let (finds, mut found) = Finds::channel();
-    let transcripts = Transcripts::new(agents, usage, between, finds, std::time::Duration::ZERO);
+    let transcripts = Transcripts::new(
+        f.states.agents().clone(),
+        f.usage.clone(),
+        between,
+        finds,
+        std::time::Duration::ZERO,
+    );
+    let dir = &f.dir;
 
     let path = dir.path().join("sky.jsonl");
     let answer = |id: &str, output: u64| {

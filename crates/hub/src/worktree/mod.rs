@@ -102,6 +102,12 @@ impl Worktrees {
         }
     }
 
+    /// The branch of `agent`'s own worktree, if it works in one.
+    pub(crate) async fn branch_of(&self, agent: &str) -> Result<Option<String>, HubError> {
+        let row = self.parts.store.agent(agent).await?;
+        Ok(worktree_of(&row).map(|spec| spec.branch))
+    }
+
     /// Agent `agent`'s changes against the point where its branch left its base.
     pub async fn changes(&self, agent: &str) -> Result<ChangesReply, HubError> {
         let (spec, path) = self.of_agent(agent).await?;

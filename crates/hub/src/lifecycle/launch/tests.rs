@@ -45,10 +45,28 @@ fn settings_hold_every_hook_and_no_token() {
     assert_eq!(s["env"]["BASH_DEFAULT_TIMEOUT_MS"], "86400000");
     assert_eq!(s["env"]["BASH_MAX_TIMEOUT_MS"], "86400000");
     assert!(instructions("sky").contains("no timeout"));
-    // The attached files are read without a permission dialog, and nothing else is added.
+    // The agent's own protocol (wait, send, ask, close, task) and the attached files run without a
+    // permission dialog, and nothing else is added.
+    let allowed: Vec<&str> = s["permissions"]["allow"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_str().unwrap())
+        .collect();
     assert_eq!(
-        s["permissions"]["allow"][3],
-        "Read(//home/u/.clawmux/attachments/**)"
+        allowed,
+        [
+            "Bash(clawmux wait)",
+            "Bash(clawmux send:*)",
+            "Bash(clawmux send *)",
+            "Bash(clawmux ask:*)",
+            "Bash(clawmux ask *)",
+            "Bash(clawmux close:*)",
+            "Bash(clawmux close *)",
+            "Bash(clawmux task:*)",
+            "Bash(clawmux task *)",
+            "Read(//home/u/.clawmux/attachments/**)",
+        ]
     );
     assert!(instructions("sky").contains("[FILE"));
 }

@@ -1,7 +1,8 @@
-//! Between agents: an agent's message to another agent whose `clawmux wait` is waiting (the hub's part:
+//! Agents working together. Between agents: an agent's message to another agent whose `clawmux wait` is waiting (the hub's part:
 //! `POST /api/send` to the first byte the wait prints; and the whole `clawmux send` process), a
 //! `clawmux ask` answered by the other agent's `clawmux send --re` (both real processes), and the list of
-//! threads and one thread's page once 10,000 messages passed between 10 agents.
+//! threads and one thread's page once 10,000 messages passed between 10 agents. The board: 10,000 items
+//! added, then listed (the window's page, the open ones, one agent's) and two agents taking items.
 
 use std::io::Read;
 use std::process::Stdio;
@@ -11,7 +12,7 @@ use serde_json::json;
 
 use crate::support::{ms, next_event, pct, Hub};
 
-pub fn between(hub: &Hub) {
+pub fn together(hub: &Hub) {
     let http = hub.http();
     for agent in ["ba", "bb"] {
         hub.add(&http, agent);
@@ -72,6 +73,7 @@ pub fn between(hub: &Hub) {
     );
     ask_round_trip(hub);
     threads_listed(hub);
+    board_listed(hub);
 }
 
 /// `clawmux ask` from ba, answered by bb with `clawmux send --re` as soon as bb's wait prints the question.
@@ -168,4 +170,61 @@ fn threads_listed(hub: &Hub) {
         ms(pct(&mut page, 50)),
         ms(pct(&mut page, 99)),
     );
+}
+
+/// 10,000 items on the board, then lists as the window and an agent ask for them.
+fn board_listed(hub: &Hub) {
+    let http = hub.http();
+    let fill = Instant::now();
+    for i in 0..10_000usize {
+        let call = json!({"op": "add", "title": format!("item {i}"), "body": "what it asks"});
+        hub.post(
+            &http,
+            "/api/task",
+            Some(&format!("t{}", i % 10)),
+            &call.to_string(),
+        );
+    }
+    let fill = fill.elapsed();
+    for i in 0..2_000usize {
+        let call = json!({"op": "take", "id": i + 1});
+        hub.post(
+            &http,
+            "/api/task",
+            Some(&format!("t{}", i % 10)),
+            &call.to_string(),
+        );
+    }
+    let lists = [
+        (
+            "the window's page (500 newest)",
+            json!({"command": "board"}),
+        ),
+        (
+            "the open ones (500 newest)",
+            json!({"command": "board", "state": "open"}),
+        ),
+        (
+            "one agent's (200)",
+            json!({"command": "board", "owner": "t3"}),
+        ),
+        (
+            "20 with a word",
+            json!({"command": "board", "text": "item 99", "limit": 20}),
+        ),
+    ];
+    for (what, command) in lists {
+        let mut samples = Vec::new();
+        for _ in 0..200 {
+            let start = Instant::now();
+            hub.post(&http, "/api/command", None, &command.to_string());
+            samples.push(start.elapsed());
+        }
+        println!(
+            "the board with 10,000 items (added in {:.1} s), listed: {what} p50 {} p99 {} (target p99 < 5 ms)",
+            fill.as_secs_f64(),
+            ms(pct(&mut samples, 50)),
+            ms(pct(&mut samples, 99)),
+        );
+    }
 }

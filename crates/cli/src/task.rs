@@ -1,0 +1,130 @@
+//! `clawmux task add|list|show|take|review|done|drop|watch`: an agent's calls on the shared board, on the
+//! private socket like `send`. What it prints of an item (titles and bodies other agents wrote) is made
+//! printable first: a terminal may show it.
+
+use std::time::Duration;
+
+use clap::Subcommand;
+use clawmux_api::agent::TaskCall;
+use clawmux_core::board::{Task, TaskState};
+use clawmux_core::printable::{one_line, printable};
+
+use crate::client::Client;
+use crate::env::AgentEnv;
+
+/// What to do on the board.
+#[derive(Subcommand)]
+pub enum TaskCommand {
+    /// Add an item; you are told when it is done. Prints it.
+    Add {
+        /// One line.
+        title: String,
+        /// What it asks (markdown).
+        #[arg(long, default_value = "")]
+        body: String,
+    },
+    /// The items, the newest first: `#ID  state  owner  title`.
+    List {
+        /// Only in this state: open, taken, in-review, done.
+        #[arg(long, value_parser = parse_state)]
+        state: Option<TaskState>,
+        /// Only yours.
+        #[arg(long, conflicts_with = "owner")]
+        mine: bool,
+        /// Only this agent's.
+        #[arg(long)]
+        owner: Option<String>,
+        /// Only with these words in the title or the body.
+        #[arg(long)]
+        text: Option<String>,
+    },
+    /// One item, whole.
+    Show {
+        /// The item's number.
+        id: i64,
+    },
+    /// Take an open item: if another agent was first, you are told who has it.
+    Take {
+        /// The item's number.
+        id: i64,
+    },
+    /// Ask for a review of an item you have.
+    Review {
+        /// The item's number.
+        id: i64,
+    },
+    /// Finish an item you have: whoever waits on it is told.
+    Done {
+        /// The item's number.
+        id: i64,
+    },
+    /// Give an item back: open, nobody's.
+    Drop {
+        /// The item's number.
+        id: i64,
+    },
+    /// Be told when an item is done.
+    Watch {
+        /// The item's number.
+        id: i64,
+    },
+}
+
+fn parse_state(s: &str) -> Result<TaskState, String> {
+    TaskState::parse(s).ok_or_else(|| format!("`{s}` is not a state: open, taken, in-review, done"))
+}
+
+pub fn run(command: TaskCommand) -> Result<(), String> {
+    let env = AgentEnv::require()?;
+    let (call, whole) = match command {
+        TaskCommand::Add { title, body } => (TaskCall::Add { title, body }, false),
+        TaskCommand::List {
+            state,
+            mine,
+            owner,
+            text,
+        } => {
+            let owner = if mine {
+                Some(env.session.clone())
+            } else {
+                owner
+            };
+            (TaskCall::List { state, owner, text }, false)
+        }
+        TaskCommand::Show { id } => (TaskCall::Show { id }, true),
+        TaskCommand::Take { id } => (TaskCall::Take { id }, false),
+        TaskCommand::Review { id } => (TaskCall::Review { id }, false),
+        TaskCommand::Done { id } => (TaskCall::Done { id }, false),
+        TaskCommand::Drop { id } => (TaskCall::Drop { id }, false),
+        TaskCommand::Watch { id } => (TaskCall::Watch { id }, false),
+    };
+    let listing = matches!(call, TaskCall::List { .. });
+    let tasks: Vec<Task> = Client::new(&env.hub, Duration::from_secs(10))
+        .post_as("/api/task", Some(&env.session), &call)
+        .map_err(|e| e.to_string())?;
+    if listing && tasks.is_empty() {
+        println!("(no items)");
+    }
+    for task in &tasks {
+        println!("{}", line(task));
+        if whole && !task.body.is_empty() {
+            println!("\n{}", printable(&task.body));
+        }
+    }
+    Ok(())
+}
+
+/// One item on one line: `#12  taken  rain  write the docs  (clawmux/rain)`.
+fn line(task: &Task) -> String {
+    let mut line = format!(
+        "#{}  {}  {}  {}",
+        task.id,
+        task.state.as_str(),
+        one_line(task.owner.as_deref().unwrap_or("-"), 32),
+        one_line(&task.title, 200)
+    );
+    if let Some(branch) = &task.branch {
+        line.push_str(&format!("  ({})", one_line(branch, 100)));
+    }
+    line
+}

@@ -1,0 +1,51 @@
+//! The agent protocol's route of the shared board: `POST /api/task` (`clawmux task ...`), as the agent its
+//! `ClawMux-Session` header names, answered with the items the call concerns.
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::Json;
+use clawmux_api::agent::TaskCall;
+use clawmux_api::commands::BOARD_PAGE;
+use clawmux_core::board::{Actor, Move, Task};
+use clawmux_store::TaskFilter;
+
+use super::api::{body_json, required_session};
+use crate::error::HubError;
+use crate::hub::Hub;
+
+/// `POST /api/task`: an agent's call on the board.
+pub(super) async fn task(
+    State(hub): State<Hub>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<Vec<Task>>, HubError> {
+    let agent = required_session(&headers)?;
+    hub.live(&agent)?;
+    let call: TaskCall = body_json(body)?;
+    let board = hub.board();
+    let by = Actor::Agent(&agent);
+    let one = match call {
+        TaskCall::List { state, owner, text } => {
+            return Ok(Json(
+                board
+                    .list(TaskFilter {
+                        state,
+                        owner,
+                        text,
+                        limit: BOARD_PAGE,
+                    })
+                    .await?,
+            ))
+        }
+        TaskCall::Add { title, body } => board.add(&agent, &title, &body).await?,
+        TaskCall::Show { id } => board.show(id).await?,
+        TaskCall::Take { id } => board.act(id, by, &Move::Take).await?,
+        TaskCall::Review { id } => board.act(id, by, &Move::Review).await?,
+        TaskCall::Done { id } => board.act(id, by, &Move::Done).await?,
+        TaskCall::Drop { id } => board.act(id, by, &Move::Drop).await?,
+        TaskCall::Watch { id } => board.watch(id, &agent).await?,
+    };
+    Ok(Json(vec![one]))
+}
