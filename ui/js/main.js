@@ -32,6 +32,7 @@ import { limitLines } from './usage.js';
 import { UsageView } from './usage-view.js';
 import { SearchPanel, resumeName } from './search-panel.js';
 import { BetweenView } from './between-view.js';
+import { BoardView } from './board-view.js';
 import { MachinesBackend, translate } from './machines.js';
 import { MessageStore } from './store.js';
 import { VoicePanel } from './voice-panel.js';
@@ -462,7 +463,8 @@ function start() {
   requests = new RequestCard(backend, { openTerminal: () => terminal.setOpen(true) });
   // Each panel's part in the page, in the order they are drawn.
   const betweenView = new BetweenView(backend);
-  panels = new Panels([agentHeader, requests, terminal, changes, voice, explanation, usageView, searchPanel, betweenView]);
+  const boardView = new BoardView(backend, { agents: () => [...sessions.keys()].sort() });
+  panels = new Panels([agentHeader, requests, terminal, changes, voice, explanation, usageView, searchPanel, betweenView, boardView]);
   wireChat();
   $('welcome-spawn').addEventListener('click', () => $('new-agent').click());
   $('back-to-agents').addEventListener('click', () => document.body.classList.remove('chatting'));
@@ -480,7 +482,7 @@ function start() {
   $('machine-form').addEventListener('submit', addMachine);
   Promise.resolve(backend.connect()).catch((e) => fatal(e.message ?? String(e)));
   // For tests and debugging: the live objects, read-only in spirit.
-  window.clawmux = { backend, store, conversations, terminal, explanation, changes, usageView, searchPanel, betweenView, speaker: voice.speaker, listener: voice.listener, handsFree: voice.handsFree };
+  window.clawmux = { backend, store, conversations, terminal, explanation, changes, usageView, searchPanel, betweenView, boardView, speaker: voice.speaker, listener: voice.listener, handsFree: voice.handsFree };
 }
 
 // The installed app (a phone's home screen) opens with the page's own files even when the hub is away.

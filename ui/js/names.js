@@ -285,6 +285,23 @@ export const Delivery = Object.freeze({
   NOT_A_TURN: 'not_a_turn',
 });
 
+/** Where an item of the board is (`clawmux_core::board::TaskState`). */
+export const TaskState = Object.freeze({
+  OPEN: 'open',
+  TAKEN: 'taken',
+  IN_REVIEW: 'in_review',
+  DONE: 'done',
+});
+
+/** What is done to an item of the board (`clawmux_core::board::Move`, its `op`). */
+export const TaskOp = Object.freeze({
+  TAKE: 'take',
+  REVIEW: 'review',
+  DONE: 'done',
+  DROP: 'drop',
+  ASSIGN: 'assign',
+});
+
 /** The account's limit windows (`clawmux_core::usage::Window`). */
 export const Window = Object.freeze({
   FIVE_HOUR: 'five_hour',

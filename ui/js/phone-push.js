@@ -5,6 +5,9 @@
 
 import { PHONE_TOKEN_KEY } from './pairing.js';
 
+/** The service worker's message when a notification was tapped (`sw.js`): its own, not the hub's. */
+const TAPPED = 'open';
+
 /** A base64url string as bytes (an `applicationServerKey`). */
 function bytes(base64url) {
   const text = atob(base64url.replace(/-/g, '+').replace(/_/g, '/'));
@@ -22,7 +25,7 @@ export class PhonePush {
       registration.active?.postMessage({ type: 'token', token: localStorage.getItem(PHONE_TOKEN_KEY) });
     });
     navigator.serviceWorker.addEventListener('message', (e) => {
-      if (e.data?.type === 'open' && typeof e.data.agent === 'string') open(e.data.agent);
+      if (e.data?.type === TAPPED && typeof e.data.agent === 'string') open(e.data.agent);
     });
     if (!('PushManager' in window)) return;
     this.button.hidden = false;

@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use clawmux_core::between::Delivery;
+use clawmux_core::board::{Move, TaskState};
 use clawmux_core::changes::{FileStatus, MergeMode, Shown};
 use clawmux_core::usage::Window;
 use clawmux_core::wire::{
@@ -59,6 +60,21 @@ fn rust_list<T: Serialize>(all: impl IntoIterator<Item = T>) -> BTreeSet<String>
         .collect()
 }
 
+/// The `op` of each move of a board's item.
+fn task_ops() -> BTreeSet<String> {
+    let every = [
+        Move::Take,
+        Move::Review,
+        Move::Done,
+        Move::Drop,
+        Move::Assign { to: String::new() },
+    ];
+    every
+        .iter()
+        .map(|m| serde_json::to_value(m).unwrap()["op"].as_str().unwrap().to_owned())
+        .collect()
+}
+
 /// Every list names.js holds, by its name there, with its Rust enum's values.
 fn lists() -> Vec<(&'static str, BTreeSet<String>)> {
     vec![
@@ -88,6 +104,8 @@ fn lists() -> Vec<(&'static str, BTreeSet<String>)> {
         ("Window", rust_list(Window::ALL)),
         ("Need", rust_list(Need::ALL)),
         ("Delivery", rust_list(Delivery::ALL)),
+        ("TaskState", rust_list(TaskState::ALL)),
+        ("TaskOp", task_ops()),
         ("Who", rust_list(Who::ALL)),
         ("Listening", rust_list(ListeningState::iter())),
     ]
