@@ -223,6 +223,7 @@ export const Command = Object.freeze({
   BOARD: 'board',
   TASK_ADD: 'task_add',
   TASK_MOVE: 'task_move',
+  HAND_OVER: 'hand_over',
   MARK_READ: 'mark_read',
   SPAWN: 'spawn',
   TERMINATE: 'terminate',

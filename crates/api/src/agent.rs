@@ -109,3 +109,11 @@ pub enum TaskCall {
         id: i64,
     },
 }
+
+/// An agent hands its own work to another (`clawmux handover NAME`, `POST /api/handover`): answered with
+/// `commands::HandedOver`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HandOverCall {
+    /// The agent that takes it.
+    pub to: String,
+}

@@ -93,6 +93,12 @@ pub(crate) enum Command {
         #[command(subcommand)]
         command: crate::task::TaskCommand,
     },
+    /// Hand your work to another agent: your branch, a summary of your work and the board's items you hold,
+    /// as one message it receives. Prints that message's id and the items given.
+    Handover {
+        /// The agent that takes it.
+        to: String,
+    },
     /// The status-line command of a spawned agent: hands Claude Code's payload to the hub (usage, context,
     /// limits) and prints a line within 50 ms, the user's own command's when chained. The same as the
     /// `clawmux-statusline` program beside this one, which ClawMux sets as it starts faster; kept for the

@@ -84,6 +84,7 @@ fn main() -> ExitCode {
         }
         Command::Close { with, text } => ask::close(&with, text.as_deref()),
         Command::Task { command } => task::run(command),
+        Command::Handover { to } => task::hand_over(&to),
         // A hook's exit code is its answer to Claude Code.
         Command::Hook { hook } => return run_hook(hook),
         Command::Statusline {

@@ -1,11 +1,12 @@
 //! `clawmux task add|list|show|take|review|done|drop|watch`: an agent's calls on the shared board, on the
-//! private socket like `send`. What it prints of an item (titles and bodies other agents wrote) is made
+//! private socket like `send`; and `clawmux handover NAME`, the agent's work given to another. What it prints of an item (titles and bodies other agents wrote) is made
 //! printable first: a terminal may show it.
 
 use std::time::Duration;
 
 use clap::Subcommand;
-use clawmux_api::agent::TaskCall;
+use clawmux_api::agent::{HandOverCall, TaskCall};
+use clawmux_api::commands::HandedOver;
 use clawmux_core::board::{Task, TaskState};
 use clawmux_core::printable::{one_line, printable};
 
@@ -127,4 +128,27 @@ fn line(task: &Task) -> String {
         line.push_str(&format!("  ({})", one_line(branch, 100)));
     }
     line
+}
+
+/// `clawmux handover to`: prints the message `to` received and the items given.
+pub fn hand_over(to: &str) -> Result<(), String> {
+    let env = AgentEnv::require()?;
+    let handed: HandedOver = Client::new(&env.hub, Duration::from_secs(30))
+        .post_as(
+            "/api/handover",
+            Some(&env.session),
+            &HandOverCall { to: to.to_owned() },
+        )
+        .map_err(|e| e.to_string())?;
+    let items: Vec<String> = handed.items.iter().map(|id| format!("#{id}")).collect();
+    println!(
+        "{} (items given: {})",
+        handed.message,
+        if items.is_empty() {
+            "none".to_owned()
+        } else {
+            items.join(" ")
+        }
+    );
+    Ok(())
 }

@@ -13,6 +13,7 @@ pub mod changes;
 pub mod decision;
 pub mod event;
 pub mod explain;
+pub mod handover;
 pub mod hex;
 pub mod hook;
 pub mod http1;

@@ -373,6 +373,9 @@ fn every_command_runs_through_dispatch() {
         assert_eq!(refused(json!({"command": "task_add", "title": ""})).await, Code::BadTask);
         let board = run(&hub, command(json!({"command": "board", "owner": "moon"}))).await.unwrap();
         assert_eq!(board.as_array().unwrap().len(), 1, "{board}");
+        let handed = run(&hub, command(json!({"command": "hand_over", "from": "moon", "to": "sky"}))).await.unwrap();
+        assert_eq!((&handed["items"], &handed["branch"]), (&json!([1]), &json!(null)), "{handed}");
+        assert_eq!(refused(json!({"command": "hand_over", "from": "sky", "to": "sky"})).await, Code::ToItself);
     });
     let made = MADE.lock().unwrap().clone();
     let never: Vec<CommandName> = CommandName::iter().filter(|c| !made.contains(c)).collect();

@@ -71,7 +71,12 @@ fn task_ops() -> BTreeSet<String> {
     ];
     every
         .iter()
-        .map(|m| serde_json::to_value(m).unwrap()["op"].as_str().unwrap().to_owned())
+        .map(|m| {
+            serde_json::to_value(m).unwrap()["op"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
         .collect()
 }
 

@@ -36,6 +36,28 @@ pub struct TaskAdd {
     pub body: String,
 }
 
+/// The user hands an agent's work to another: its branch and a summary of its work as one message, and
+/// the items it held.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HandOver {
+    /// The agent whose work it is.
+    pub from: String,
+    /// The agent that takes it.
+    pub to: String,
+}
+
+/// A hand-over's answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HandedOver {
+    /// The message the new owner received.
+    pub message: clawmux_core::wire::MsgId,
+    /// The items it received.
+    pub items: Vec<i64>,
+    /// The first agent's branch, when it worked in a worktree.
+    pub branch: Option<String>,
+}
+
 /// The user moves an item: gives it to an agent, finishes it, gives it back.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

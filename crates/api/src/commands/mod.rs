@@ -29,7 +29,7 @@ pub use agents::{
 };
 pub use asks::{Dismiss, Explain};
 pub use between::{CloseThread, ReopenThread, Thread, Threads, THREAD_PAGE};
-pub use board::{Board, TaskAdd, TaskMove, BOARD_PAGE};
+pub use board::{Board, HandOver, HandedOver, TaskAdd, TaskMove, BOARD_PAGE};
 pub use hands_free::Hear;
 pub use machines::{MachineAdd, MachineRemove, Machines, OnMachine};
 pub use messages::{
@@ -185,6 +185,8 @@ macro_rules! with_commands {
             TaskAdd($crate::commands::TaskAdd) -> ::clawmux_core::board::Task;
             /// The user moves an item of the board.
             TaskMove($crate::commands::TaskMove) -> ::clawmux_core::board::Task;
+            /// The user hands an agent's work to another.
+            HandOver($crate::commands::HandOver) -> $crate::commands::HandedOver;
         }
     };
 }

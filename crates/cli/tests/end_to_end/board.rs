@@ -122,3 +122,77 @@ fn hostile_text_is_printed_without_control_characters_and_bad_calls_change_nothi
     assert_eq!(listed.lines().count(), 1, "{listed}");
     assert!(listed.starts_with("#1  taken  rain  fix"), "{listed}");
 }
+
+#[test]
+fn the_user_hands_an_agents_work_in_a_worktree_to_another_with_its_branch_changes_and_items() {
+    let hub = crate::worktrees::hub();
+    let repo = crate::worktrees::repository(&hub);
+    let mut feed = hub.feed(None);
+    hub.run(
+        None,
+        &[
+            "spawn",
+            "sky",
+            "--demo",
+            "--worktree",
+            "--work-dir",
+            repo.to_str().unwrap(),
+        ],
+    );
+    feed.state("sky", "idle", std::time::Duration::from_secs(20));
+    hub.add_agent("moon");
+    // `clawmux` as sky runs from a folder of the test's (sky's own is its worktree).
+    std::fs::create_dir_all(hub.work_dir("sky")).unwrap();
+    let sky = hub.data().join("worktrees/sky");
+    std::fs::write(sky.join("src/a.rs"), "fn a() {}\nfn sky() {}\n").unwrap();
+    hub.run(Some("sky"), &["task", "add", "version the API"]);
+    let taken = hub.run(Some("sky"), &["task", "take", "1"]);
+    assert_eq!(
+        taken.trim(),
+        "#1  taken  sky  version the API  (clawmux/sky)"
+    );
+
+    let wait = start_wait(&hub, &mut feed, "moon");
+    let handed = hub.post(
+        "/api/command",
+        None,
+        &json!({"command": "hand_over", "from": "sky", "to": "moon"}).to_string(),
+    );
+    assert_eq!(handed.0, 200, "{}", handed.1);
+    assert_eq!(
+        (&handed.1["items"], &handed.1["branch"]),
+        (&json!([1]), &json!("clawmux/sky"))
+    );
+    let printed = String::from_utf8(wait.wait_with_output().unwrap().stdout).unwrap();
+    assert!(
+        printed.contains("from:user] You take over sky's work."),
+        "{printed}"
+    );
+    for part in [
+        "`clawmux/sky` (from `main`)",
+        "- src/a.rs (+1 -0)",
+        "- #1 version the API (taken)",
+    ] {
+        assert!(printed.contains(part), "{part}: {printed}");
+    }
+    let board = hub.run(Some("moon"), &["task", "list", "--mine"]);
+    assert_eq!(board.trim(), "#1  taken  moon  version the API");
+    let told = hub.history("sky");
+    assert!(
+        told.iter().any(|m| m["text"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("I handed your work to moon")),
+        "{told:?}"
+    );
+    // An agent's own hand-over, and the bad ones.
+    let out = hub
+        .clawmux(Some("moon"))
+        .args(["handover", "moon"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("name another agent"));
+    let mine = hub.run(Some("moon"), &["handover", "sky"]);
+    assert!(mine.trim().ends_with("(items given: #1)"), "{mine}");
+}

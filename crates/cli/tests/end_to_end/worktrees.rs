@@ -8,7 +8,7 @@ use std::time::Duration;
 use crate::common::TestHub;
 
 /// Runs git in `dir` as the user would, with an identity for commits.
-fn git(dir: &Path, args: &[&str]) -> String {
+pub(crate) fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
         .args(["-c", "user.name=Test", "-c", "user.email=test@example.com"])
         .args(args)
@@ -24,7 +24,7 @@ fn git(dir: &Path, args: &[&str]) -> String {
 }
 
 /// A repository on `main` with one commit, in the hub's temporary folder.
-fn repository(hub: &TestHub) -> std::path::PathBuf {
+pub(crate) fn repository(hub: &TestHub) -> std::path::PathBuf {
     let repo = hub.dir.path().join("app");
     std::fs::create_dir_all(repo.join("src")).unwrap();
     git(&repo, &["init", "-q", "-b", "main"]);
@@ -38,7 +38,7 @@ fn repository(hub: &TestHub) -> std::path::PathBuf {
 }
 
 /// A hub that finds the user's programs (tmux, git) on its PATH.
-fn hub() -> TestHub {
+pub(crate) fn hub() -> TestHub {
     let path = std::env::var("PATH").unwrap_or_default();
     TestHub::start_with_options(&[("PATH", &path)])
 }

@@ -2,10 +2,11 @@
 //! board, the phone). Taking is exclusive (the store applies `clawmux_core::board::apply` inside its write
 //! transaction); an item taken in a worktree keeps the taker's branch; an item the user gives to an agent
 //! reaches that agent as the user's message; an item done tells those waiting on it (its creator, and the
-//! agents that watch it) as a message from whoever finished it. Every change is told to the window.
+//! agents that watch it) as a message from whoever finished it. Every change is told to the window. An
+//! agent's work is handed to another with its items (`handover.rs`).
 
 use clawmux_core::board::{Actor, Move, Task, MAX_BODY, MAX_TITLE};
-use clawmux_core::wire::{Code, Kind};
+use clawmux_core::wire::{Code, Kind, MsgId};
 use clawmux_store::{MoveError, NewMessage, NewTask, Store, TaskFilter};
 
 use crate::clock::now;
@@ -15,6 +16,7 @@ use crate::states::States;
 use crate::ui_event::UiEvent;
 use crate::worktree::Worktrees;
 
+mod handover;
 #[cfg(test)]
 mod tests;
 
@@ -107,11 +109,7 @@ impl Board {
             .store()
             .move_task(id, by, what, branch.as_deref(), now())
             .await
-            .map_err(|e| match e {
-                MoveError::Unknown(id) => unknown(id),
-                MoveError::Refused(why) => HubError::new(Code::TaskRefused, why.to_string()),
-                MoveError::Store(e) => e.into(),
-            })?;
+            .map_err(move_error)?;
         self.told(&task);
         match what {
             Move::Assign { to } => {
@@ -150,8 +148,9 @@ impl Board {
     }
 
     /// `from`'s message (the user's, or an agent's) into `to`'s inbox.
-    async fn message(&self, from: &str, to: &str, text: &str) -> Result<(), HubError> {
-        self.states
+    async fn message(&self, from: &str, to: &str, text: &str) -> Result<MsgId, HubError> {
+        let m = self
+            .states
             .append(&NewMessage {
                 agent: to,
                 kind: if from == "user" {
@@ -170,11 +169,21 @@ impl Board {
                 at: now(),
             })
             .await?;
-        self.inbox.announce_pending(to).await
+        self.inbox.announce_pending(to).await?;
+        Ok(m.id)
     }
 
     fn told(&self, task: &Task) {
         self.states.broadcast(UiEvent::Task { task: task.clone() });
+    }
+}
+
+/// A move that changed nothing, as the hub's error.
+fn move_error(e: MoveError) -> HubError {
+    match e {
+        MoveError::Unknown(id) => unknown(id),
+        MoveError::Refused(why) => HubError::new(Code::TaskRefused, why.to_string()),
+        MoveError::Store(e) => e.into(),
     }
 }
 

@@ -1,7 +1,7 @@
 //! The commands of the shared board, as the user moves it from the window or the phone. The feature
 //! carries them out (`crate::board`).
 
-use clawmux_api::commands::board::{Board, TaskAdd, TaskMove, BOARD_PAGE};
+use clawmux_api::commands::board::{Board, HandOver, HandedOver, TaskAdd, TaskMove, BOARD_PAGE};
 use clawmux_core::board::{Actor, Task};
 use clawmux_store::TaskFilter;
 
@@ -31,5 +31,13 @@ impl Handle for TaskAdd {
 impl Handle for TaskMove {
     async fn handle(self, hub: &Hub) -> Result<Task, HubError> {
         hub.board().act(self.id, Actor::User, &self.what).await
+    }
+}
+
+impl Handle for HandOver {
+    async fn handle(self, hub: &Hub) -> Result<HandedOver, HubError> {
+        hub.board()
+            .hand_over(&self.from, &self.to, Actor::User)
+            .await
     }
 }

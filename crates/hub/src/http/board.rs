@@ -1,13 +1,14 @@
-//! The agent protocol's route of the shared board: `POST /api/task` (`clawmux task ...`), as the agent its
-//! `ClawMux-Session` header names, answered with the items the call concerns.
+//! The agent protocol's routes of the shared board, as the agent its `ClawMux-Session` header names:
+//! `POST /api/task` (`clawmux task ...`), answered with the items the call concerns, and `POST
+//! /api/handover` (`clawmux handover`), the agent's own work handed to another.
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::Json;
-use clawmux_api::agent::TaskCall;
-use clawmux_api::commands::BOARD_PAGE;
+use clawmux_api::agent::{HandOverCall, TaskCall};
+use clawmux_api::commands::{HandedOver, BOARD_PAGE};
 use clawmux_core::board::{Actor, Move, Task};
 use clawmux_store::TaskFilter;
 
@@ -48,4 +49,19 @@ pub(super) async fn task(
         TaskCall::Watch { id } => board.watch(id, &agent).await?,
     };
     Ok(Json(vec![one]))
+}
+
+/// `POST /api/handover`: the agent hands its own work to another.
+pub(super) async fn handover(
+    State(hub): State<Hub>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<HandedOver>, HubError> {
+    let agent = required_session(&headers)?;
+    let call: HandOverCall = body_json(body)?;
+    Ok(Json(
+        hub.board()
+            .hand_over(&agent, &call.to, Actor::Agent(&agent))
+            .await?,
+    ))
 }

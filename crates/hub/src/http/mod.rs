@@ -288,6 +288,7 @@ fn agent_route(path: &str) -> bool {
             | "/api/answer"
             | "/api/close"
             | "/api/task"
+            | "/api/handover"
             | "/api/observe"
             | "/api/usage"
     ) || path.starts_with("/ws/wait/")
@@ -360,6 +361,7 @@ fn routes(hub: Hub, guard_state: Guard) -> Router {
         .route("/api/answer", post(between::answer))
         .route("/api/close", post(between::close))
         .route("/api/task", post(board::task))
+        .route("/api/handover", post(board::handover))
         .route("/api/hooks/tool-status", post(api::tool_status))
         .route("/api/hooks/permission", post(api::permission))
         .route("/api/hooks/stop", post(api::stop))

@@ -194,6 +194,8 @@ pub fn settings(
                 "Bash(clawmux close *)",
                 "Bash(clawmux task:*)",
                 "Bash(clawmux task *)",
+                "Bash(clawmux handover:*)",
+                "Bash(clawmux handover *)",
                 // The files the user attaches, which the agent reads where the hub keeps them (`//`
                 // starts an absolute path in a rule).
                 format!("Read(/{}/**)", attachments.display()),

@@ -72,6 +72,7 @@ const FOR_PHONES: &[CommandName] = &[
     CommandName::Board,
     CommandName::TaskAdd,
     CommandName::TaskMove,
+    CommandName::HandOver,
 ];
 
 /// Whether a phone may run `command`: one of [`FOR_PHONES`]; an answer never one that raises the agent's

@@ -65,6 +65,8 @@ fn settings_hold_every_hook_and_no_token() {
             "Bash(clawmux close *)",
             "Bash(clawmux task:*)",
             "Bash(clawmux task *)",
+            "Bash(clawmux handover:*)",
+            "Bash(clawmux handover *)",
             "Read(//home/u/.clawmux/attachments/**)",
         ]
     );
