@@ -117,3 +117,18 @@ pub struct HandOverCall {
     /// The agent that takes it.
     pub to: String,
 }
+
+/// A lead answers a member's permission request (`clawmux allow|deny AGENT REQUEST`, `POST /api/lead`),
+/// answered with `commands::Done`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LeadAnswer {
+    /// The member.
+    pub agent: String,
+    /// Its open request.
+    pub request_id: String,
+    /// Allow, or deny.
+    pub allow: bool,
+    /// A denial's reason, for the member's model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+}

@@ -99,6 +99,23 @@ pub(crate) enum Command {
         /// The agent that takes it.
         to: String,
     },
+    /// As a lead the user named: allow a member's permission request (a tool the user listed, never a
+    /// dangerous call).
+    Allow {
+        /// The member.
+        agent: String,
+        /// Its request, as the message that told you of it names it.
+        request: String,
+    },
+    /// As a lead the user named: deny a member's permission request, with the reason its model reads.
+    Deny {
+        /// The member.
+        agent: String,
+        /// Its request.
+        request: String,
+        /// Why.
+        why: Option<String>,
+    },
     /// The status-line command of a spawned agent: hands Claude Code's payload to the hub (usage, context,
     /// limits) and prints a line within 50 ms, the user's own command's when chained. The same as the
     /// `clawmux-statusline` program beside this one, which ClawMux sets as it starts faster; kept for the

@@ -85,6 +85,12 @@ fn main() -> ExitCode {
         Command::Close { with, text } => ask::close(&with, text.as_deref()),
         Command::Task { command } => task::run(command),
         Command::Handover { to } => task::hand_over(&to),
+        Command::Allow { agent, request } => task::lead_answer(&agent, &request, true, None),
+        Command::Deny {
+            agent,
+            request,
+            why,
+        } => task::lead_answer(&agent, &request, false, why.as_deref()),
         // A hook's exit code is its answer to Claude Code.
         Command::Hook { hook } => return run_hook(hook),
         Command::Statusline {

@@ -1,12 +1,13 @@
 //! `clawmux task add|list|show|take|review|done|drop|watch`: an agent's calls on the shared board, on the
-//! private socket like `send`; and `clawmux handover NAME`, the agent's work given to another. What it prints of an item (titles and bodies other agents wrote) is made
+//! private socket like `send`; `clawmux handover NAME`, the agent's work given to another; and `clawmux
+//! allow|deny AGENT REQUEST`, a lead's answer to a member's request. What it prints of an item (titles and bodies other agents wrote) is made
 //! printable first: a terminal may show it.
 
 use std::time::Duration;
 
 use clap::Subcommand;
-use clawmux_api::agent::{HandOverCall, TaskCall};
-use clawmux_api::commands::HandedOver;
+use clawmux_api::agent::{HandOverCall, LeadAnswer, TaskCall};
+use clawmux_api::commands::{Done, HandedOver};
 use clawmux_core::board::{Task, TaskState};
 use clawmux_core::printable::{one_line, printable};
 
@@ -149,6 +150,30 @@ pub fn hand_over(to: &str) -> Result<(), String> {
         } else {
             items.join(" ")
         }
+    );
+    Ok(())
+}
+
+/// `clawmux allow|deny agent request [why]`: a lead's answer.
+pub fn lead_answer(
+    agent: &str,
+    request: &str,
+    allow: bool,
+    why: Option<&str>,
+) -> Result<(), String> {
+    let env = AgentEnv::require()?;
+    let call = LeadAnswer {
+        agent: agent.to_owned(),
+        request_id: request.to_owned(),
+        allow,
+        why: why.map(str::to_owned),
+    };
+    let _: Done = Client::new(&env.hub, Duration::from_secs(10))
+        .post_as("/api/lead", Some(&env.session), &call)
+        .map_err(|e| e.to_string())?;
+    println!(
+        "{} {agent}'s request {request}",
+        if allow { "allowed" } else { "denied" }
     );
     Ok(())
 }

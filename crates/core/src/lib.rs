@@ -18,6 +18,7 @@ pub mod hex;
 pub mod hook;
 pub mod http1;
 pub mod layout;
+pub mod lead;
 pub mod machine;
 pub mod models;
 pub mod observe;

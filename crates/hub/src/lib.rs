@@ -23,6 +23,7 @@ pub mod http;
 pub mod hub;
 pub mod import;
 pub mod inbox;
+pub mod lead;
 pub mod lifecycle;
 mod live;
 pub mod machines;

@@ -376,6 +376,10 @@ fn every_command_runs_through_dispatch() {
         let handed = run(&hub, command(json!({"command": "hand_over", "from": "moon", "to": "sky"}))).await.unwrap();
         assert_eq!((&handed["items"], &handed["branch"]), (&json!([1]), &json!(null)), "{handed}");
         assert_eq!(refused(json!({"command": "hand_over", "from": "sky", "to": "sky"})).await, Code::ToItself);
+        // Leads: given, listed, taken back.
+        run(&hub, command(json!({"command": "set_lead", "lead": "moon", "members": ["sky"]}))).await.unwrap();
+        assert_eq!(run(&hub, command(json!({"command": "leads"}))).await.unwrap()[0]["lead"], "moon");
+        assert_eq!(run(&hub, command(json!({"command": "revoke_lead", "lead": "moon"}))).await.unwrap(), json!([]));
     });
     let made = MADE.lock().unwrap().clone();
     let never: Vec<CommandName> = CommandName::iter().filter(|c| !made.contains(c)).collect();

@@ -33,6 +33,7 @@ mod error;
 mod events;
 mod import;
 mod inbox;
+mod leads;
 mod messages;
 mod phones;
 mod queue;

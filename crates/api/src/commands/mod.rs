@@ -15,6 +15,7 @@ pub mod asks;
 pub mod between;
 pub mod board;
 pub mod hands_free;
+pub mod leads;
 pub mod machines;
 pub mod messages;
 pub mod phone;
@@ -31,6 +32,7 @@ pub use asks::{Dismiss, Explain};
 pub use between::{CloseThread, ReopenThread, Thread, Threads, THREAD_PAGE};
 pub use board::{Board, HandOver, HandedOver, TaskAdd, TaskMove, BOARD_PAGE};
 pub use hands_free::Hear;
+pub use leads::{Leads, RevokeLead, SetLead};
 pub use machines::{MachineAdd, MachineRemove, Machines, OnMachine};
 pub use messages::{
     Attach, AttachmentImage, History, Image, MarkRead, Page, Sent, UserMessage, DEFAULT_PAGE,
@@ -187,6 +189,12 @@ macro_rules! with_commands {
             TaskMove($crate::commands::TaskMove) -> ::clawmux_core::board::Task;
             /// The user hands an agent's work to another.
             HandOver($crate::commands::HandOver) -> $crate::commands::HandedOver;
+            /// Every lead's grant, by member.
+            Leads($crate::commands::Leads) -> Vec<::clawmux_core::lead::Grant>;
+            /// The user makes an agent the lead of others, for the tools listed.
+            SetLead($crate::commands::SetLead) -> Vec<::clawmux_core::lead::Grant>;
+            /// The user takes a lead's right back.
+            RevokeLead($crate::commands::RevokeLead) -> Vec<::clawmux_core::lead::Grant>;
         }
     };
 }

@@ -16,6 +16,7 @@ mod crash;
 mod crash_cycles;
 mod device_voice;
 mod import;
+mod leads;
 mod observed;
 mod other_users;
 mod other_users_places;

@@ -179,6 +179,8 @@ codes! {
     BadTask = "bad_task",
     /// The board's rule refused the move (another agent has the item, it is done, ...).
     TaskRefused = "task_refused",
+    /// A lead's answer it may not give (not its member's, a tool not listed, a dangerous call).
+    NotLead = "not_lead",
     /// A history file of the original product that cannot be imported.
     BadHistory = "bad_history",
     /// No diagnostic log by that name.

@@ -33,7 +33,7 @@ pub use request::{AnswerRequest, Verdict};
 /// A request held open for a PermissionRequest hook: what it asks, where its answer comes, and the guard
 /// that closes it if the hook goes away first.
 pub(crate) struct Held {
-    request: Request,
+    pub(crate) request: Request,
     answered: oneshot::Receiver<AnswerRequest>,
     _guard: HeldBy,
 }

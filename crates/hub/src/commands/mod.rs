@@ -18,6 +18,7 @@ mod asks;
 mod between;
 mod board;
 mod hands_free;
+mod leads;
 mod machines;
 mod messages;
 mod phone;

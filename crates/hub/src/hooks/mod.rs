@@ -41,6 +41,8 @@ pub struct Hooks {
     requests: Requests,
     transcripts: Transcripts,
     worktrees: Worktrees,
+    /// Told of each request opened, for the member's lead.
+    leads: crate::lead::Leads,
 }
 
 impl Hooks {
@@ -51,6 +53,7 @@ impl Hooks {
         requests: Requests,
         transcripts: Transcripts,
         worktrees: Worktrees,
+        leads: crate::lead::Leads,
     ) -> Hooks {
         Hooks {
             states,
@@ -58,6 +61,7 @@ impl Hooks {
             requests,
             transcripts,
             worktrees,
+            leads,
         }
     }
 
@@ -103,7 +107,11 @@ impl Hooks {
         self.record_hook(&agent, &payload).await?;
         payload.usable()?;
         match held {
-            Some(held) => self.requests.await_answer(&agent, held).await,
+            Some(held) => {
+                // The member's lead, if it may allow this, is told: it may answer before the user.
+                self.leads.opened(&agent, &held.request).await;
+                self.requests.await_answer(&agent, held).await
+            }
             None => Ok(json!({})),
         }
     }
@@ -221,9 +229,14 @@ mod tests {
             ),
             Worktrees::new(
                 f.states.store().clone(),
-                agents,
+                agents.clone(),
                 f.dir.path().to_owned(),
                 tokio::sync::broadcast::channel(4).0,
+            ),
+            crate::lead::Leads::new(
+                f.states.clone(),
+                Inbox::new(f.states.clone()),
+                Requests::new(agents, f.finds.clone()),
             ),
         )
     }

@@ -1,14 +1,15 @@
 //! The agent protocol's routes of the shared board, as the agent its `ClawMux-Session` header names:
 //! `POST /api/task` (`clawmux task ...`), answered with the items the call concerns, and `POST
-//! /api/handover` (`clawmux handover`), the agent's own work handed to another.
+//! /api/handover` (`clawmux handover`), the agent's own work handed to another; and `POST /api/lead`
+//! (`clawmux allow|deny`), a lead's answer to a member's request.
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::Json;
-use clawmux_api::agent::{HandOverCall, TaskCall};
-use clawmux_api::commands::{HandedOver, BOARD_PAGE};
+use clawmux_api::agent::{HandOverCall, LeadAnswer, TaskCall};
+use clawmux_api::commands::{Done, HandedOver, BOARD_PAGE};
 use clawmux_core::board::{Actor, Move, Task};
 use clawmux_store::TaskFilter;
 
@@ -64,4 +65,24 @@ pub(super) async fn handover(
             .hand_over(&agent, &call.to, Actor::Agent(&agent))
             .await?,
     ))
+}
+
+/// `POST /api/lead`: a lead answers a member's permission request.
+pub(super) async fn lead(
+    State(hub): State<Hub>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<Done>, HubError> {
+    let lead = required_session(&headers)?;
+    let call: LeadAnswer = body_json(body)?;
+    hub.leads()
+        .answer(
+            &lead,
+            &call.agent,
+            &call.request_id,
+            call.allow,
+            call.why.as_deref(),
+        )
+        .await?;
+    Ok(Json(Done {}))
 }

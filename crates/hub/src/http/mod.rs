@@ -289,6 +289,7 @@ fn agent_route(path: &str) -> bool {
             | "/api/close"
             | "/api/task"
             | "/api/handover"
+            | "/api/lead"
             | "/api/observe"
             | "/api/usage"
     ) || path.starts_with("/ws/wait/")
@@ -362,6 +363,7 @@ fn routes(hub: Hub, guard_state: Guard) -> Router {
         .route("/api/close", post(between::close))
         .route("/api/task", post(board::task))
         .route("/api/handover", post(board::handover))
+        .route("/api/lead", post(board::lead))
         .route("/api/hooks/tool-status", post(api::tool_status))
         .route("/api/hooks/permission", post(api::permission))
         .route("/api/hooks/stop", post(api::stop))

@@ -77,6 +77,7 @@ pub(crate) fn status(code: Code) -> StatusCode {
         | Code::ToItself
         | Code::ThreadClosed
         | Code::TaskRefused
+        | Code::NotLead
         | Code::VoiceNotConfigured
         | Code::AlreadyRecording
         | Code::ModelNotDownloaded

@@ -93,6 +93,8 @@ struct Inner {
     between: crate::between::Between,
     /// The shared board.
     board: crate::board::Board,
+    /// The leads.
+    leads: crate::lead::Leads,
     /// What the features found for the state machine, until `serve` takes it to record it.
     found: Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<crate::found::ForHub>>>,
     /// What the features ask of the lifecycle, until `serve` takes it to carry it out.
@@ -193,6 +195,11 @@ impl Hub {
     /// Bringing in an original installation's conversations.
     pub fn import(&self) -> &crate::import::Import {
         &self.inner.import
+    }
+
+    /// The leads: agents the user lets answer their group's permission requests.
+    pub fn leads(&self) -> &crate::lead::Leads {
+        &self.inner.leads
     }
 
     /// The shared board.

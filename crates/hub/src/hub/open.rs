@@ -120,12 +120,14 @@ impl Hub {
             finds.clone(),
             options.reorder_window,
         );
+        let leads = crate::lead::Leads::new(states.clone(), inbox.clone(), requests.clone());
         let hooks = crate::hooks::Hooks::new(
             states.clone(),
             inbox.clone(),
             requests.clone(),
             transcripts.clone(),
             worktrees.clone(),
+            leads.clone(),
         );
         let board = crate::board::Board::new(states.clone(), inbox.clone(), worktrees.clone());
         let options = Arc::new(options);
@@ -183,6 +185,7 @@ impl Hub {
                 requests,
                 between,
                 board,
+                leads,
                 found: Mutex::new(Some(found)),
                 errands: Mutex::new(Some(errands_in)),
             }),

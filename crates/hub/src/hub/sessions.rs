@@ -1,7 +1,7 @@
 //! The agents as the UI lists them (each row joined with what the features know of it: its worktree's
 //! overlaps, its usage, its open request), and registering one by hand.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::Hub;
 use crate::clock::now;
@@ -10,11 +10,6 @@ use crate::lifecycle::launch::Launch;
 use crate::ui_event::{Needs, SessionInfo, UiEvent};
 
 impl Hub {
-    /// The agent whose work folder is `cwd` (hooks without the session header).
-    pub fn agent_by_work_dir(&self, cwd: &str) -> Option<String> {
-        self.inner.states.agents().working_in(Path::new(cwd))
-    }
-
     /// Every agent as the sidebar shows it.
     pub async fn sessions(&self) -> Result<Vec<SessionInfo>, HubError> {
         let mut out = Vec::new();
@@ -53,21 +48,6 @@ impl Hub {
         Ok(info)
     }
 
-    /// What registering an agent and spawning one check first: a good name no agent has, and a usable
-    /// work folder (given, or the default one); returns the folder, not created yet.
-    pub(crate) fn check_new_agent(
-        &self,
-        name: &str,
-        work_dir: Option<&Path>,
-    ) -> Result<(PathBuf, String), HubError> {
-        crate::work_dir::check_new(
-            self.inner.states.agents(),
-            &self.inner.data_dir,
-            name,
-            work_dir,
-        )
-    }
-
     /// Registers an agent (STARTING, no process) with its work folder, created if missing. The default
     /// folder is `<data dir>/agents/<name>`.
     pub async fn add_agent(
@@ -75,7 +55,13 @@ impl Hub {
         name: &str,
         work_dir: Option<&Path>,
     ) -> Result<SessionInfo, HubError> {
-        let (work_dir, work_str) = self.check_new_agent(name, work_dir)?;
+        // A good name no agent has, and a usable work folder (given, or the default one).
+        let (work_dir, work_str) = crate::work_dir::check_new(
+            self.inner.states.agents(),
+            &self.inner.data_dir,
+            name,
+            work_dir,
+        )?;
         std::fs::create_dir_all(&work_dir)
             .map_err(|e| crate::work_dir::cannot_create(&work_dir, &e))?;
         let row = self.inner.store.add_agent(name, &work_str, now()).await?;

@@ -196,6 +196,10 @@ pub fn settings(
                 "Bash(clawmux task *)",
                 "Bash(clawmux handover:*)",
                 "Bash(clawmux handover *)",
+                "Bash(clawmux allow:*)",
+                "Bash(clawmux allow *)",
+                "Bash(clawmux deny:*)",
+                "Bash(clawmux deny *)",
                 // The files the user attaches, which the agent reads where the hub keeps them (`//`
                 // starts an absolute path in a rule).
                 format!("Read(/{}/**)", attachments.display()),

@@ -73,6 +73,9 @@ const FOR_PHONES: &[CommandName] = &[
     CommandName::TaskAdd,
     CommandName::TaskMove,
     CommandName::HandOver,
+    // A lead's right: read it and take it back from the phone; giving it is the desktop's.
+    CommandName::Leads,
+    CommandName::RevokeLead,
 ];
 
 /// Whether a phone may run `command`: one of [`FOR_PHONES`]; an answer never one that raises the agent's
@@ -136,6 +139,7 @@ mod tests {
         CommandName::PhonePair,
         CommandName::PhoneRevoke,
         CommandName::Present,
+        CommandName::SetLead,
     ];
 
     #[test]

@@ -67,6 +67,10 @@ fn settings_hold_every_hook_and_no_token() {
             "Bash(clawmux task *)",
             "Bash(clawmux handover:*)",
             "Bash(clawmux handover *)",
+            "Bash(clawmux allow:*)",
+            "Bash(clawmux allow *)",
+            "Bash(clawmux deny:*)",
+            "Bash(clawmux deny *)",
             "Read(//home/u/.clawmux/attachments/**)",
         ]
     );
