@@ -6,6 +6,7 @@
 
 import { $ } from './dom.js';
 import { Command, Delivery, UiEvent } from './names.js';
+import { ToggledView } from './toggled-view.js';
 
 /** Each delivery as the user reads it. */
 export const DELIVERY_WORDS = Object.freeze({
@@ -17,52 +18,13 @@ export const DELIVERY_WORDS = Object.freeze({
 });
 
 /** The view, in `#between-panel`; `backend` runs commands. */
-export class BetweenView {
+export class BetweenView extends ToggledView {
   constructor(backend) {
+    super(backend, { panel: 'between-panel', open: 'between-open', close: 'between-close' });
     const again = () => this.changed();
     this.events = { [UiEvent.AGENT_MESSAGE]: again, [UiEvent.USER_ACK]: again, [UiEvent.SEEN]: again, [UiEvent.INBOX_UPDATE]: again };
-    this.backend = backend;
     this.picked = null;
-    this.reading = null;
-    this.again = false;
-    $('between-open').addEventListener('click', () => (this.isOpen() ? this.close() : this.open()));
-    $('between-close').addEventListener('click', () => this.close());
     $('between-toggle').addEventListener('click', () => this.toggleClosed());
-  }
-
-  isOpen() {
-    return !$('between-panel').hidden;
-  }
-
-  open() {
-    $('between-panel').hidden = false;
-    $('between-open').setAttribute('aria-pressed', 'true');
-    return this.load();
-  }
-
-  close() {
-    $('between-panel').hidden = true;
-    $('between-open').setAttribute('aria-pressed', 'false');
-  }
-
-  /** Something passed between agents: read again if the view is open (one read at a time). */
-  changed() {
-    if (this.isOpen()) this.load();
-  }
-
-  async load() {
-    if (this.reading) {
-      this.again = true;
-      return this.reading;
-    }
-    this.reading = this.read().finally(() => {
-      this.reading = null;
-      if (this.again) {
-        this.again = false;
-        this.load();
-      }
-    });
-    return this.reading;
   }
 
   async read() {

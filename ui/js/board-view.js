@@ -6,6 +6,7 @@
 
 import { $ } from './dom.js';
 import { Command, TaskOp, TaskState, UiEvent } from './names.js';
+import { ToggledView } from './toggled-view.js';
 
 /** The columns, in the order an item moves through them. */
 const COLUMNS = Object.freeze([
@@ -16,54 +17,15 @@ const COLUMNS = Object.freeze([
 ]);
 
 /** The view, in `#board-panel`; `backend` runs commands, `agents()` names the agents an item may go to. */
-export class BoardView {
+export class BoardView extends ToggledView {
   constructor(backend, { agents }) {
+    super(backend, { panel: 'board-panel', open: 'board-open', close: 'board-close' });
     this.events = { [UiEvent.TASK]: () => this.changed() };
-    this.backend = backend;
     this.agents = agents;
-    this.reading = null;
-    this.again = false;
-    $('board-open').addEventListener('click', () => (this.isOpen() ? this.close() : this.open()));
-    $('board-close').addEventListener('click', () => this.close());
     $('board-add').addEventListener('submit', (e) => {
       e.preventDefault();
       this.add();
     });
-  }
-
-  isOpen() {
-    return !$('board-panel').hidden;
-  }
-
-  open() {
-    $('board-panel').hidden = false;
-    $('board-open').setAttribute('aria-pressed', 'true');
-    return this.load();
-  }
-
-  close() {
-    $('board-panel').hidden = true;
-    $('board-open').setAttribute('aria-pressed', 'false');
-  }
-
-  /** An item moved: read the board again if the view is open (one read at a time). */
-  changed() {
-    if (this.isOpen()) this.load();
-  }
-
-  async load() {
-    if (this.reading) {
-      this.again = true;
-      return this.reading;
-    }
-    this.reading = this.read().finally(() => {
-      this.reading = null;
-      if (this.again) {
-        this.again = false;
-        this.load();
-      }
-    });
-    return this.reading;
   }
 
   async read() {

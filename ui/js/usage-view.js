@@ -7,58 +7,24 @@ import uPlot from '../vendor/uPlot.esm.js';
 import { $ } from './dom.js';
 import { Command, UiEvent } from './names.js';
 import { METRICS, history } from './usage.js';
+import { ToggledView } from './toggled-view.js';
 
 const COLORS = ['#4f8ff7', '#3fb950', '#e3b341', '#f0883e', '#a371f7', '#db61a2', '#39c5cf', '#8b949e'];
 
 /** The view, in `#usage-panel`; `backend` runs commands. */
-export class UsageView {
+export class UsageView extends ToggledView {
   constructor(backend) {
+    super(backend, { panel: 'usage-panel', open: 'usage-open', close: 'usage-close' });
     this.events = { [UiEvent.USAGE]: () => this.changed() };
-    this.backend = backend;
     this.chart = null;
-    this.reading = null;
-    this.again = false;
-    $('usage-open').addEventListener('click', () => (this.isOpen() ? this.close() : this.open()));
-    $('usage-close').addEventListener('click', () => this.close());
     $('usage-days').addEventListener('change', () => this.load());
     $('usage-metric').addEventListener('change', () => this.load());
   }
 
-  isOpen() {
-    return !$('usage-panel').hidden;
-  }
-
-  open() {
-    $('usage-panel').hidden = false;
-    $('usage-open').setAttribute('aria-pressed', 'true');
-    return this.load();
-  }
-
   close() {
-    $('usage-panel').hidden = true;
-    $('usage-open').setAttribute('aria-pressed', 'false');
+    super.close();
     this.chart?.destroy();
     this.chart = null;
-  }
-
-  /** An agent's figures moved: read the history again if the view is open (one read at a time). */
-  changed() {
-    if (this.isOpen()) this.load();
-  }
-
-  async load() {
-    if (this.reading) {
-      this.again = true;
-      return this.reading;
-    }
-    this.reading = this.read().finally(() => {
-      this.reading = null;
-      if (this.again) {
-        this.again = false;
-        this.load();
-      }
-    });
-    return this.reading;
   }
 
   async read() {

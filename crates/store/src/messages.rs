@@ -130,7 +130,32 @@ pub struct Appended {
     pub created: bool,
 }
 
-impl NewMessage<'_> {
+impl<'a> NewMessage<'a> {
+    /// Typed words with nothing more: no message answered, no file, no idempotency key. The fields it
+    /// leaves out are set with `..NewMessage::plain(..)`.
+    pub fn plain(
+        agent: &'a str,
+        kind: Kind,
+        sender: &'a str,
+        recipient: Option<&'a str>,
+        text: &'a str,
+        at: Millis,
+    ) -> NewMessage<'a> {
+        NewMessage {
+            agent,
+            kind,
+            sender,
+            recipient,
+            text,
+            parent: None,
+            voice: false,
+            aloud: false,
+            attachments: &[],
+            idem_key: None,
+            at,
+        }
+    }
+
     /// The message as stored at `seq` under `id`.
     pub(crate) fn stored(&self, seq: i64, id: MsgId) -> Message {
         Message {

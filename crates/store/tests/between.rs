@@ -224,21 +224,7 @@ async fn hand_overs_made_before_asks_are_kept_when_their_table_is_made_anew() {
     use sqlx::Connection;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("clawmux.db");
-    let options = sqlx::sqlite::SqliteConnectOptions::new()
-        .filename(&path)
-        .create_if_missing(true);
-    let mut conn = sqlx::SqliteConnection::connect_with(&options)
-        .await
-        .unwrap();
-    let mut before = sqlx::migrate!("./migrations");
-    let older: Vec<_> = before
-        .migrations
-        .iter()
-        .filter(|m| m.version < 20_261_203_000_000)
-        .cloned()
-        .collect();
-    before.migrations = older.into();
-    before.run(&mut conn).await.unwrap();
+    let mut conn = common::older_database(&path, 20_261_203_000_000).await;
     sqlx::query(
         "INSERT INTO agents (name, work_dir, created_at, state, state_since, inbox_cursor) \
            VALUES ('sky', '/w', 1, 'idle', 1, 2); \

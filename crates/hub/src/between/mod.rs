@@ -131,18 +131,17 @@ impl Between {
         let m = self
             .states
             .append(&NewMessage {
-                agent: to,
-                kind: if turn { Kind::Agent } else { Kind::Ack },
-                sender: from,
-                // An acknowledgement is kept in the thread and handed to nobody.
-                recipient: turn.then_some(to),
-                text,
                 parent: re,
-                voice: false,
-                aloud: false,
-                attachments: &[],
                 idem_key: key,
-                at: now(),
+                // An acknowledgement is kept in the thread and handed to nobody.
+                ..NewMessage::plain(
+                    to,
+                    if turn { Kind::Agent } else { Kind::Ack },
+                    from,
+                    turn.then_some(to),
+                    text,
+                    now(),
+                )
             })
             .await?;
         if turn {

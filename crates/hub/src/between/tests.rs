@@ -17,13 +17,7 @@ impl std::ops::Deref for Fixture {
 }
 
 async fn fixture(turns_per_hour: u32) -> Fixture {
-    let mut f = crate::states::fixture::fixture().await;
-    f.states
-        .store()
-        .add_agent("moon", "/w", Millis(1))
-        .await
-        .unwrap();
-    f.states.insert_live("moon", "/w".into());
+    let mut f = crate::states::fixture::fixture_with(&["moon"]).await;
     let between = Between::new(
         f.states.clone(),
         Inbox::new(f.states.clone()),

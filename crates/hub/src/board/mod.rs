@@ -149,25 +149,14 @@ impl Board {
 
     /// `from`'s message (the user's, or an agent's) into `to`'s inbox.
     async fn message(&self, from: &str, to: &str, text: &str) -> Result<MsgId, HubError> {
+        let kind = if from == "user" {
+            Kind::User
+        } else {
+            Kind::Agent
+        };
         let m = self
             .states
-            .append(&NewMessage {
-                agent: to,
-                kind: if from == "user" {
-                    Kind::User
-                } else {
-                    Kind::Agent
-                },
-                sender: from,
-                recipient: Some(to),
-                text,
-                parent: None,
-                voice: false,
-                aloud: false,
-                attachments: &[],
-                idem_key: None,
-                at: now(),
-            })
+            .append(&NewMessage::plain(to, kind, from, Some(to), text, now()))
             .await?;
         self.inbox.announce_pending(to).await?;
         Ok(m.id)

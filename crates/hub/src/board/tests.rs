@@ -1,20 +1,12 @@
 //! Tests of `board`, with the agents' states over a store in a temporary folder.
 
 use super::*;
-use crate::states::fixture::{fixture, Fixture};
+use crate::states::fixture::{fixture_with, Fixture};
 use clawmux_core::board::TaskState;
 use clawmux_core::Millis;
 
 async fn board() -> (Fixture, Board) {
-    let f = fixture().await;
-    for name in ["rain", "moon"] {
-        f.states
-            .store()
-            .add_agent(name, "/w", Millis(1))
-            .await
-            .unwrap();
-        f.states.insert_live(name, "/w".into());
-    }
+    let f = fixture_with(&["rain", "moon"]).await;
     let board = Board::new(
         f.states.clone(),
         Inbox::new(f.states.clone()),

@@ -152,17 +152,9 @@ async fn to_user(
     };
     let m = states
         .append(&NewMessage {
-            agent: from,
-            kind,
-            sender: from,
-            recipient: Some("user"),
-            text,
             parent,
-            voice: false,
-            aloud: false,
-            attachments: &[],
             idem_key: Some(key),
-            at: now(),
+            ..NewMessage::plain(from, kind, from, Some("user"), text, now())
         })
         .await?;
     Ok(Sent {

@@ -193,19 +193,14 @@ impl Leads {
     /// A message of the hub's to an agent (into its inbox).
     async fn tell(&self, agent: &str, text: &str) -> Result<(), HubError> {
         self.states
-            .append(&NewMessage {
+            .append(&NewMessage::plain(
                 agent,
-                kind: Kind::User,
-                sender: "user",
-                recipient: Some(agent),
+                Kind::User,
+                "user",
+                Some(agent),
                 text,
-                parent: None,
-                voice: false,
-                aloud: false,
-                attachments: &[],
-                idem_key: None,
-                at: now(),
-            })
+                now(),
+            ))
             .await?;
         self.inbox.announce_pending(agent).await
     }
@@ -213,19 +208,14 @@ impl Leads {
     /// A note in `agent`'s conversation for the user (never handed to the agent).
     async fn note(&self, agent: &str, text: &str, at: Millis) -> Result<(), HubError> {
         self.states
-            .append(&NewMessage {
+            .append(&NewMessage::plain(
                 agent,
-                kind: Kind::System,
-                sender: HUB_SENDER,
-                recipient: Some("user"),
+                Kind::System,
+                HUB_SENDER,
+                Some("user"),
                 text,
-                parent: None,
-                voice: false,
-                aloud: false,
-                attachments: &[],
-                idem_key: None,
                 at,
-            })
+            ))
             .await?;
         Ok(())
     }

@@ -1,18 +1,10 @@
 //! Tests of `lead`, with the agents' states over a store in a temporary folder.
 
 use super::*;
-use crate::states::fixture::{fixture, Fixture};
+use crate::states::fixture::{fixture_with, Fixture};
 
 async fn leads() -> (Fixture, Leads) {
-    let f = fixture().await;
-    for name in ["moon", "rain"] {
-        f.states
-            .store()
-            .add_agent(name, "/w", Millis(1))
-            .await
-            .unwrap();
-        f.states.insert_live(name, "/w".into());
-    }
+    let f = fixture_with(&["moon", "rain"]).await;
     let leads = Leads::new(
         f.states.clone(),
         Inbox::new(f.states.clone()),

@@ -201,19 +201,7 @@ impl Lifecycle {
 
     /// A note of the hub's in the agent's conversation, for the user (never handed to the agent).
     pub(crate) async fn note(&self, agent: &str, text: &str) {
-        let note = NewMessage {
-            agent,
-            kind: Kind::System,
-            sender: HUB_SENDER,
-            recipient: Some("user"),
-            text,
-            parent: None,
-            voice: false,
-            aloud: false,
-            attachments: &[],
-            idem_key: None,
-            at: now(),
-        };
+        let note = NewMessage::plain(agent, Kind::System, HUB_SENDER, Some("user"), text, now());
         let stored: Result<Message, HubError> = self.states.append(&note).await;
         if let Err(e) = stored {
             tracing::warn!(agent, error = %e, "cannot store the hub's note");

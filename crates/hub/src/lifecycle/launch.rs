@@ -183,30 +183,38 @@ pub fn settings(
             "BASH_MAX_TIMEOUT_MS": bash_timeout_ms,
         },
         "permissions": {
-            "allow": [
-                "Bash(clawmux wait)",
-                "Bash(clawmux send:*)",
-                "Bash(clawmux send *)",
-                // Between agents: asking another and ending a thread are the agent's own protocol too.
-                "Bash(clawmux ask:*)",
-                "Bash(clawmux ask *)",
-                "Bash(clawmux close:*)",
-                "Bash(clawmux close *)",
-                "Bash(clawmux task:*)",
-                "Bash(clawmux task *)",
-                "Bash(clawmux handover:*)",
-                "Bash(clawmux handover *)",
-                "Bash(clawmux allow:*)",
-                "Bash(clawmux allow *)",
-                "Bash(clawmux deny:*)",
-                "Bash(clawmux deny *)",
+            "allow": AGENT_PROTOCOL
+                .iter()
+                .map(|command| format!("Bash({command})"))
+                .chain(std::iter::once(
                 // The files the user attaches, which the agent reads where the hub keeps them (`//`
                 // starts an absolute path in a rule).
-                format!("Read(/{}/**)", attachments.display()),
-            ],
+                    format!("Read(/{}/**)", attachments.display()),
+                ))
+                .collect::<Vec<_>>(),
         },
     })
 }
+
+/// What an agent runs of ClawMux's without a permission dialog: its own protocol (the wait, its messages,
+/// asks and threads, the board, hand-overs, a lead's answers), each as Claude Code's Bash rule matches it.
+pub(crate) const AGENT_PROTOCOL: &[&str] = &[
+    "clawmux wait",
+    "clawmux send:*",
+    "clawmux send *",
+    "clawmux ask:*",
+    "clawmux ask *",
+    "clawmux close:*",
+    "clawmux close *",
+    "clawmux task:*",
+    "clawmux task *",
+    "clawmux handover:*",
+    "clawmux handover *",
+    "clawmux allow:*",
+    "clawmux allow *",
+    "clawmux deny:*",
+    "clawmux deny *",
+];
 
 /// The command-form handler of a hook: `clawmux hook tool-status|permission|stop`.
 fn command(clawmux: &str, relayed: Relayed, timeout: u64) -> Value {

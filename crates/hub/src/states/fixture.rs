@@ -56,6 +56,20 @@ pub(crate) async fn fixture() -> Fixture {
     }
 }
 
+/// The fixture with more agents beside `sky`, each registered and live (in `/w`).
+pub(crate) async fn fixture_with(agents: &[&str]) -> Fixture {
+    let f = fixture().await;
+    for name in agents {
+        f.states
+            .store()
+            .add_agent(name, "/w", Millis(1))
+            .await
+            .unwrap();
+        f.states.insert_live(name, "/w".into());
+    }
+    f
+}
+
 /// The events told so far.
 pub(crate) fn told(events: &mut broadcast::Receiver<UiEvent>) -> Vec<UiEvent> {
     std::iter::from_fn(|| events.try_recv().ok()).collect()

@@ -33,3 +33,25 @@ pub fn user_to(agent: &str, text: &str) -> NewMessage<'static> {
         at: Millis(10),
     }
 }
+
+/// A database at `path` migrated only as far as the migrations before `version`: what an older ClawMux
+/// left, for a test of the migrations that follow. Returns the connection that made it.
+pub async fn older_database(path: &std::path::Path, version: i64) -> sqlx::SqliteConnection {
+    use sqlx::Connection;
+    let options = sqlx::sqlite::SqliteConnectOptions::new()
+        .filename(path)
+        .create_if_missing(true);
+    let mut conn = sqlx::SqliteConnection::connect_with(&options)
+        .await
+        .unwrap();
+    let mut before = sqlx::migrate!("./migrations");
+    let older: Vec<_> = before
+        .migrations
+        .iter()
+        .filter(|m| m.version < version)
+        .cloned()
+        .collect();
+    before.migrations = older.into();
+    before.run(&mut conn).await.unwrap();
+    conn
+}
