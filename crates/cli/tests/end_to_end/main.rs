@@ -29,6 +29,7 @@ mod remote_link;
 mod search;
 mod security;
 mod soak;
+mod together_kills;
 mod usage;
 mod voice;
 mod voice_speech;
