@@ -5,7 +5,9 @@
 //! original kept `.waiting`): there the agent's `git add -A` would commit it. If the hub restarts, it reconnects: the agent stays in
 //! its wait. It ends by itself when nobody can use it any more: the process that ran it (Claude's shell) is
 //! gone, or the hub's data folder is. It confirms to the hub only after the lines are printed and flushed,
-//! so the hub counts them as handed over only when Claude can see them.
+//! so the hub counts them as handed over only when Claude can see them. And it remembers the ids it printed
+//! (`<data dir>/launch/<agent>/printed`): a hub killed before it recorded a wait's confirmation offers the
+//! same messages again to the next wait, which confirms them without printing them twice.
 
 use std::io::Write;
 use std::os::unix::net::UnixStream;
@@ -54,6 +56,46 @@ impl Drop for PidFile {
     }
 }
 
+/// The messages this agent's waits printed last, kept beside the PID file, each as `seq:id`: its place in
+/// the store and its random id together, so a new message never passes for one printed before.
+struct Printed(PathBuf);
+
+/// How a printed message is remembered.
+fn printed_key(m: &WaitMessage) -> String {
+    format!("{}:{}", m.message.seq, m.message.id)
+}
+
+/// How many ids it keeps: far more than one offer can repeat.
+const PRINTED_KEPT: usize = 1024;
+
+impl Printed {
+    fn of(env: &AgentEnv) -> Printed {
+        Printed(
+            clawmux_hub::lifecycle::launch::pid_file(&env.data_dir, &env.session)
+                .with_file_name("printed"),
+        )
+    }
+
+    fn ids(&self) -> Vec<String> {
+        std::fs::read_to_string(&self.0)
+            .map(|s| s.lines().map(str::to_owned).collect())
+            .unwrap_or_default()
+    }
+
+    /// Adds `ids` (the oldest go past [`PRINTED_KEPT`]), written whole or not at all.
+    fn add(&self, ids: impl Iterator<Item = String>) {
+        let mut all = self.ids();
+        all.extend(ids);
+        let keep = &all[all.len().saturating_sub(PRINTED_KEPT)..];
+        let next = self.0.with_extension("next");
+        let written = std::fs::write(&next, keep.join("\n") + "\n")
+            .and_then(|()| std::fs::rename(&next, &self.0));
+        if let Err(e) = written {
+            eprintln!("clawmux wait: cannot write {}: {e}", self.0.display());
+        }
+    }
+}
+
 /// Whether this wait still has someone to wait for: the process that started it runs (an orphan is
 /// adopted by another), and the hub's data folder is still there (a hub removed for good never comes
 /// back).
@@ -82,6 +124,9 @@ impl Owner {
 
 enum Outcome {
     Delivered,
+    /// Every message offered was printed by an earlier wait (whose confirmation the hub lost): confirmed
+    /// again, nothing printed, and the wait goes on.
+    Repeated,
     Refused(String),
     Lost(String),
 }
@@ -107,6 +152,7 @@ pub fn run() -> Result<(), String> {
         }
         match once(&env, &stop, &owner) {
             Outcome::Delivered => return Ok(()),
+            Outcome::Repeated => {}
             Outcome::Refused(why) => return Err(why),
             Outcome::Lost(why) => {
                 if !told {
@@ -122,7 +168,7 @@ pub fn run() -> Result<(), String> {
 
 fn once(env: &AgentEnv, stop: &AtomicBool, owner: &Owner) -> Outcome {
     match connect(env) {
-        Ok(ws) => listen(ws, stop, owner),
+        Ok(ws) => listen(ws, stop, owner, &Printed::of(env)),
         Err(outcome) => outcome,
     }
 }
@@ -166,7 +212,12 @@ fn connect(env: &AgentEnv) -> Result<WebSocket<UnixStream>, Outcome> {
 }
 
 /// Waits on an open socket for the messages, a refusal or the end of the connection.
-fn listen(mut ws: WebSocket<UnixStream>, stop: &AtomicBool, owner: &Owner) -> Outcome {
+fn listen(
+    mut ws: WebSocket<UnixStream>,
+    stop: &AtomicBool,
+    owner: &Owner,
+    printed: &Printed,
+) -> Outcome {
     loop {
         if stop.load(Ordering::Relaxed) {
             let _ = ws.close(None);
@@ -181,14 +232,24 @@ fn listen(mut ws: WebSocket<UnixStream>, stop: &AtomicBool, owner: &Owner) -> Ou
                 let Ok(WaitFrame::Messages { messages }) = serde_json::from_str(&text) else {
                     continue;
                 };
-                print_messages(&messages);
+                let before = printed.ids();
+                let fresh: Vec<&WaitMessage> = messages
+                    .iter()
+                    .filter(|m| !before.contains(&printed_key(m)))
+                    .collect();
+                print_messages(&fresh);
+                printed.add(fresh.iter().map(|m| printed_key(m)));
                 // Printed and flushed: now the hub may count them as handed over.
                 if let Ok(ack) = serde_json::to_string(&WaitFrame::Ack) {
                     let _ = ws.send(Message::Text(ack.into()));
                 }
                 let _ = ws.close(None);
                 let _ = ws.flush();
-                return Outcome::Delivered;
+                return if fresh.is_empty() {
+                    Outcome::Repeated
+                } else {
+                    Outcome::Delivered
+                };
             }
             Ok(Message::Close(Some(frame))) => {
                 return match WaitClose::from_code(frame.code.into()) {
@@ -219,7 +280,7 @@ fn listen(mut ws: WebSocket<UnixStream>, stop: &AtomicBool, owner: &Owner) -> Ou
     }
 }
 
-fn print_messages(messages: &[WaitMessage]) {
+fn print_messages(messages: &[&WaitMessage]) {
     let mut out = std::io::stdout().lock();
     for m in messages {
         let _ = writeln!(out, "{}", m.line);

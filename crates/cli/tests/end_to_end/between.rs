@@ -63,6 +63,11 @@ fn an_ask_is_answered_through_the_other_agents_wait_and_each_delivery_is_shown()
         "{printed}"
     );
     let question = first_id(&printed);
+    // The hand-over is recorded once the hub reads the wait's confirmation: its inbox says so.
+    feed.until(std::time::Duration::from_secs(10), |v| {
+        v["type"] == "inbox_update" && v["session_id"] == "moon" && v["pending"] == 0
+    })
+    .expect("moon's inbox never emptied");
     assert_eq!(
         thread(&hub, "sky", "moon"),
         [(

@@ -132,7 +132,7 @@ fn ten_agents_send_each_other_messages_through_kills_of_agents_and_of_the_hub_an
             String::from_utf8_lossy(&out.stderr)
         );
         sent.push(String::from_utf8(out.stdout).unwrap().trim().to_owned());
-        if i % batch == batch - 1 && (i / batch) % 2 == 0 {
+        if i % batch == batch - 1 && (i / batch).is_multiple_of(2) {
             // The hub killed while the waits take what was sent.
             std::thread::sleep(Duration::from_millis(fastrand::u64(0..30)));
             hub.crash_and_restart();
