@@ -232,24 +232,7 @@ fn listen(
                 let Ok(WaitFrame::Messages { messages }) = serde_json::from_str(&text) else {
                     continue;
                 };
-                let before = printed.ids();
-                let fresh: Vec<&WaitMessage> = messages
-                    .iter()
-                    .filter(|m| !before.contains(&printed_key(m)))
-                    .collect();
-                print_messages(&fresh);
-                printed.add(fresh.iter().map(|m| printed_key(m)));
-                // Printed and flushed: now the hub may count them as handed over.
-                if let Ok(ack) = serde_json::to_string(&WaitFrame::Ack) {
-                    let _ = ws.send(Message::Text(ack.into()));
-                }
-                let _ = ws.close(None);
-                let _ = ws.flush();
-                return if fresh.is_empty() {
-                    Outcome::Repeated
-                } else {
-                    Outcome::Delivered
-                };
+                return deliver(&mut ws, &messages, printed);
             }
             Ok(Message::Close(Some(frame))) => {
                 return match WaitClose::from_code(frame.code.into()) {
@@ -277,6 +260,29 @@ fn listen(
                 ) => {}
             Err(e) => return Outcome::Lost(format!("connection lost: {e}")),
         }
+    }
+}
+
+/// Prints the messages offered that no wait printed before, then confirms them all: a repeated offer (the
+/// hub lost the last confirmation) is confirmed without printing anything twice.
+fn deliver(ws: &mut WebSocket<UnixStream>, messages: &[WaitMessage], printed: &Printed) -> Outcome {
+    let before = printed.ids();
+    let fresh: Vec<&WaitMessage> = messages
+        .iter()
+        .filter(|m| !before.contains(&printed_key(m)))
+        .collect();
+    print_messages(&fresh);
+    printed.add(fresh.iter().map(|m| printed_key(m)));
+    // Printed and flushed: now the hub may count them as handed over.
+    if let Ok(ack) = serde_json::to_string(&WaitFrame::Ack) {
+        let _ = ws.send(Message::Text(ack.into()));
+    }
+    let _ = ws.close(None);
+    let _ = ws.flush();
+    if fresh.is_empty() {
+        Outcome::Repeated
+    } else {
+        Outcome::Delivered
     }
 }
 
