@@ -198,6 +198,17 @@ impl Store {
         row.as_ref().map(message_from_row).transpose()
     }
 
+    /// The message an idempotency key was used for, if any.
+    pub async fn message_by_key(&self, key: &str) -> Result<Option<Message>, StoreError> {
+        let row = sqlx::query(&format!(
+            "SELECT {MESSAGE_COLUMNS} FROM messages WHERE idem_key = ?1"
+        ))
+        .bind(key)
+        .fetch_optional(&self.reader)
+        .await?;
+        row.as_ref().map(message_from_row).transpose()
+    }
+
     /// The seq of a cursor, which must be a message of `agent`'s conversation (any conversation if `None`).
     async fn cursor_seq(&self, agent: Option<&str>, cursor: &MsgId) -> Result<i64, StoreError> {
         let seq: Option<i64> = sqlx::query_scalar(

@@ -77,7 +77,21 @@ impl Between {
         re: Option<&MsgId>,
         key: &str,
     ) -> Result<Sent, HubError> {
-        let carried = self.admit(from, to, text, re).await?;
+        let carried = match self.admit(from, to, text, re).await {
+            Ok(carried) => carried,
+            // A retry of a send that was stored before the thread closed or reached its count (its answer
+            // was lost) is that send, not a new one: answered with it.
+            Err(refused) => {
+                return match self.store().message_by_key(key).await? {
+                    Some(m) if m.agent == to && m.text == text => Ok(Sent {
+                        id: m.id,
+                        seq: m.seq,
+                        note: None,
+                    }),
+                    Some(_) | None => Err(refused),
+                }
+            }
+        };
         let m = self
             .store_message(from, to, text, re, Some(key), carried)
             .await?;

@@ -110,7 +110,21 @@ async fn a_thread_past_its_turns_for_the_hour_refuses_the_next_with_the_reason()
     let f = fixture(3).await;
     let q = turn(&f, "sky", "moon", "q", None).await;
     let a = turn(&f, "moon", "sky", "a", Some(&q.id)).await;
-    turn(&f, "sky", "moon", "ping", None).await;
+    let third = f
+        .between
+        .send("sky", "moon", "ping", None, "third")
+        .await
+        .unwrap();
+    // The third's retry (its answer lost) is that turn, not a new one refused: answered with it.
+    let again = f
+        .between
+        .send("sky", "moon", "ping", None, "third")
+        .await
+        .unwrap();
+    assert_eq!((again.id, again.seq), (third.id, third.seq));
+    // Other words under that key are not it.
+    let other = f.between.send("sky", "moon", "pong", None, "third").await;
+    assert_eq!(other.unwrap_err().code, Code::ThreadLimit);
     let e = f
         .between
         .send("moon", "sky", "ping", None, "over")
