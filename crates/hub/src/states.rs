@@ -20,6 +20,9 @@ use crate::error::HubError;
 use crate::live::Live;
 use crate::ui_event::{Needs, UiEvent};
 
+/// The sender of the hub's own notes in a conversation.
+pub(crate) const HUB_SENDER: &str = "clawmux";
+
 /// A cheap-clone handle to the agents' states.
 #[derive(Clone)]
 pub(crate) struct States {
@@ -128,6 +131,20 @@ impl States {
             self.broadcast(UiEvent::message(&appended.message));
         }
         Ok(appended.message)
+    }
+
+    /// A note of the hub's in `agent`'s conversation, for the user (never handed to the agent).
+    pub(crate) async fn note(&self, agent: &str, text: &str) -> Result<(), HubError> {
+        self.append(&NewMessage::plain(
+            agent,
+            clawmux_core::wire::Kind::System,
+            HUB_SENDER,
+            Some("user"),
+            text,
+            now(),
+        ))
+        .await?;
+        Ok(())
     }
 
     /// Dismisses a "needs you" that only a notice raised; anything else is refused and changes nothing.

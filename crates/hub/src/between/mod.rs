@@ -143,8 +143,8 @@ impl Between {
     ) -> Result<Message, HubError> {
         let turn = carried == Carried::Turn;
         let m = self
-            .states
-            .append(&NewMessage {
+            .inbox
+            .deliver(&NewMessage {
                 parent: re,
                 idem_key: key,
                 // An acknowledgement is kept in the thread and handed to nobody.
@@ -158,11 +158,8 @@ impl Between {
                 )
             })
             .await?;
-        if turn {
-            if m.parent.is_some() {
-                self.answers.notify_waiters();
-            }
-            self.inbox.announce_pending(to).await?;
+        if turn && m.parent.is_some() {
+            self.answers.notify_waiters();
         }
         Ok(m)
     }

@@ -154,12 +154,8 @@ impl Board {
         } else {
             Kind::Agent
         };
-        let m = self
-            .states
-            .append(&NewMessage::plain(to, kind, from, Some(to), text, now()))
-            .await?;
-        self.inbox.announce_pending(to).await?;
-        Ok(m.id)
+        let m = NewMessage::plain(to, kind, from, Some(to), text, now());
+        Ok(self.inbox.deliver(&m).await?.id)
     }
 
     fn told(&self, task: &Task) {

@@ -28,24 +28,15 @@ impl Hub {
         }
         self.live(agent)?;
         let key = client_key.map(|k| format!("user:{agent}:{k}"));
-        let m = self
-            .states()
-            .append(&NewMessage {
-                agent,
-                kind: Kind::User,
-                sender: "user",
-                recipient: Some(agent),
-                text,
-                parent: None,
+        self.inbox()
+            .deliver(&NewMessage {
                 voice: said.spoken(),
                 aloud: said.aloud(),
                 attachments: files,
                 idem_key: key.as_deref(),
-                at: now(),
+                ..NewMessage::plain(agent, Kind::User, "user", Some(agent), text, now())
             })
-            .await?;
-        self.inbox().announce_pending(agent).await?;
-        Ok(m)
+            .await
     }
 
     /// `clawmux send`: an agent's message to the user (or a thumbs-up with `re` and no text) or to another

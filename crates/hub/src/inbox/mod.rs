@@ -20,7 +20,7 @@ use std::sync::Arc;
 use clawmux_core::hook::HookKind;
 use clawmux_core::wire::{hook_context, Code, Message, StopVerdict};
 use clawmux_core::{Event, Hook, Source, State};
-use clawmux_store::Channel;
+use clawmux_store::{Channel, NewMessage};
 use serde_json::{json, Value};
 use tokio::sync::OwnedMutexGuard;
 
@@ -150,6 +150,16 @@ impl Inbox {
     /// How many messages wait in the agent's inbox.
     pub async fn pending(&self, agent: &str) -> Result<i64, HubError> {
         Ok(self.states.store().pending(agent).await?)
+    }
+
+    /// Stores a message for its recipient's inbox and announces it: how a feature (the board, a lead, what
+    /// passes between agents) hands an agent words of its own.
+    pub(crate) async fn deliver(&self, m: &NewMessage<'_>) -> Result<Message, HubError> {
+        let stored = self.states.append(m).await?;
+        if let Some(to) = m.recipient {
+            self.announce_pending(to).await?;
+        }
+        Ok(stored)
     }
 
     /// After a message for `agent`'s inbox was stored: flag it, wake the waiter, tell the UI.

@@ -7,14 +7,12 @@ use clawmux_api::asks::{AnswerRequest, Verdict};
 use clawmux_core::lead::{may_answer, Grant, READ_ONLY_TOOLS};
 use clawmux_core::printable::one_line;
 use clawmux_core::wire::{Code, Kind};
-use clawmux_core::Millis;
 use clawmux_store::{NewMessage, Store};
 
 use crate::asks::Requests;
 use crate::clock::now;
 use crate::error::HubError;
 use crate::inbox::Inbox;
-use crate::lifecycle::HUB_SENDER;
 use crate::states::States;
 use crate::ui_event::Request;
 
@@ -178,45 +176,22 @@ impl Leads {
             })
             .await?;
         let what = if allow { "allowed" } else { "denied" };
-        self.note(
-            member,
-            &format!(
-                "{lead} (lead) {what} {}: {}",
-                open.tool_name,
-                one_line(&open.tool_input.to_string(), 200)
-            ),
-            now(),
-        )
-        .await
+        self.states
+            .note(
+                member,
+                &format!(
+                    "{lead} (lead) {what} {}: {}",
+                    open.tool_name,
+                    one_line(&open.tool_input.to_string(), 200)
+                ),
+            )
+            .await
     }
 
-    /// A message of the hub's to an agent (into its inbox).
+    /// The user's message to `agent`, into its inbox.
     async fn tell(&self, agent: &str, text: &str) -> Result<(), HubError> {
-        self.states
-            .append(&NewMessage::plain(
-                agent,
-                Kind::User,
-                "user",
-                Some(agent),
-                text,
-                now(),
-            ))
-            .await?;
-        self.inbox.announce_pending(agent).await
-    }
-
-    /// A note in `agent`'s conversation for the user (never handed to the agent).
-    async fn note(&self, agent: &str, text: &str, at: Millis) -> Result<(), HubError> {
-        self.states
-            .append(&NewMessage::plain(
-                agent,
-                Kind::System,
-                HUB_SENDER,
-                Some("user"),
-                text,
-                at,
-            ))
-            .await?;
+        let m = NewMessage::plain(agent, Kind::User, "user", Some(agent), text, now());
+        self.inbox.deliver(&m).await?;
         Ok(())
     }
 }

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::states::fixture::{fixture_with, Fixture};
+use clawmux_core::Millis;
 
 async fn leads() -> (Fixture, Leads) {
     let f = fixture_with(&["moon", "rain"]).await;

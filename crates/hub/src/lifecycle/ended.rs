@@ -4,13 +4,10 @@
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use clawmux_core::wire::{Kind, Message};
 use clawmux_core::{Event, Source};
-use clawmux_store::NewMessage;
 use serde_json::json;
 
-use super::{process, tmux, END_GRACE, HUB_SENDER};
-use crate::clock::now;
+use super::{process, tmux, END_GRACE};
 use crate::error::HubError;
 use crate::lifecycle::Lifecycle;
 use crate::ui_event::{EndReason, UiEvent};
@@ -201,9 +198,7 @@ impl Lifecycle {
 
     /// A note of the hub's in the agent's conversation, for the user (never handed to the agent).
     pub(crate) async fn note(&self, agent: &str, text: &str) {
-        let note = NewMessage::plain(agent, Kind::System, HUB_SENDER, Some("user"), text, now());
-        let stored: Result<Message, HubError> = self.states.append(&note).await;
-        if let Err(e) = stored {
+        if let Err(e) = self.states.note(agent, text).await {
             tracing::warn!(agent, error = %e, "cannot store the hub's note");
         }
     }

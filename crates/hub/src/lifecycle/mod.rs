@@ -52,8 +52,6 @@ use tmux::{Tmux, TmuxError};
 
 /// How long an agent has to end on SIGTERM before it is killed.
 const END_GRACE: Duration = Duration::from_secs(3);
-/// The sender of the hub's own notes in a conversation.
-pub const HUB_SENDER: &str = "clawmux";
 
 impl From<TmuxError> for HubError {
     fn from(e: TmuxError) -> HubError {
