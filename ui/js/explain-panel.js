@@ -20,6 +20,7 @@ const RIGHT = [
   ['needs:permission', 'Needs you: a permission'],
   ['needs:answer', 'Needs you: an answer'],
   ['needs:plan_approval', 'Needs you: a plan approval'],
+  ['needs:undelivered', 'Needs you: a message that did not get through'],
   ['not-needed', 'Nothing needed from me'],
 ];
 

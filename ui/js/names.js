@@ -279,6 +279,7 @@ export const Need = Object.freeze({
   PLAN_APPROVAL: 'plan_approval',
   ERROR: 'error',
   RATE_LIMITED: 'rate_limited',
+  UNDELIVERED: 'undelivered',
 });
 
 /** Where a message between agents is (`clawmux_core::between::Delivery`). */

@@ -33,16 +33,20 @@ pub enum Need {
     /// The turn failed at the account's usage limit (StopFailure `rate_limit`): nothing to do but wait for
     /// the reset (or continue then), which the window says distinctly from an error.
     RateLimited,
+    /// A message the agent sent another agent cannot be delivered (the other is not running, has not taken
+    /// it for minutes, or their thread reached its hourly count): the user decides what happens to it.
+    Undelivered,
 }
 
 impl Need {
     /// Every need.
-    pub const ALL: [Need; 5] = [
+    pub const ALL: [Need; 6] = [
         Need::Permission,
         Need::Answer,
         Need::PlanApproval,
         Need::Error,
         Need::RateLimited,
+        Need::Undelivered,
     ];
 
     /// The wire name.
@@ -53,6 +57,7 @@ impl Need {
             Need::PlanApproval => "plan_approval",
             Need::Error => "error",
             Need::RateLimited => "rate_limited",
+            Need::Undelivered => "undelivered",
         }
     }
 
@@ -65,17 +70,20 @@ impl Need {
         }
     }
 
-    /// Whether this is one of the sticky waiting needs (everything but the failed turn's marks).
+    /// Whether this is one of the sticky waiting needs: a dialog of Claude Code's is open.
     pub fn is_waiting(self) -> bool {
         match self {
             Need::Permission | Need::Answer | Need::PlanApproval => true,
-            Need::Error | Need::RateLimited => false,
+            Need::Error | Need::RateLimited | Need::Undelivered => false,
         }
     }
 
     /// Whether this marks a failed turn (an error, or the usage limit).
     pub fn is_failure(self) -> bool {
-        !self.is_waiting()
+        match self {
+            Need::Error | Need::RateLimited => true,
+            Need::Permission | Need::Answer | Need::PlanApproval | Need::Undelivered => false,
+        }
     }
 }
 

@@ -77,6 +77,9 @@ pub enum Event {
     /// Claude Code's own view of the session disagreed with ours for a while. Recorded so the explanation
     /// and a report show both views; it never changes anything (`opinion.rs`).
     SecondOpinion(Opinion),
+    /// A message the agent sent another agent cannot be delivered: the hub raises a "needs you" on the
+    /// sender with the reason, instead of leaving it in a silent queue.
+    Undelivered(Undelivered),
     /// An event that could not be used (malformed, or with no rule). It is kept so the decision log shows
     /// it was seen and why nothing happened.
     Rejected {
@@ -87,6 +90,15 @@ pub enum Event {
     },
 }
 
+/// Why a message between agents did not reach the other agent: the payload of [`Event::Undelivered`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Undelivered {
+    /// The agent it was for.
+    pub to: String,
+    /// One line for the sidebar and the notice: `Your message to moon waits: moon is not running`.
+    pub reason: String,
+}
+
 /// Kind names of the non-hook events, as stored.
 const WAIT_CONNECT: &str = "wait:connect";
 const WAIT_DISCONNECT: &str = "wait:disconnect";
@@ -95,6 +107,7 @@ const TERMINATE: &str = "agent:terminate";
 const INTERRUPT: &str = "agent:interrupt";
 const DISMISS: &str = "agent:dismiss";
 const SECOND_OPINION: &str = "claude:status";
+const UNDELIVERED: &str = "between:undelivered";
 
 impl Event {
     /// The stored kind and trigger name: `wait:connect`, `agent:terminate`, `hook:PreToolUse`, ...
@@ -107,6 +120,7 @@ impl Event {
             Event::Interrupted => INTERRUPT.to_owned(),
             Event::Dismissed => DISMISS.to_owned(),
             Event::SecondOpinion(_) => SECOND_OPINION.to_owned(),
+            Event::Undelivered(_) => UNDELIVERED.to_owned(),
             Event::Hook(h) => format!("hook:{}", h.name()),
             Event::Transcript(e) => e.kind().to_owned(),
             Event::Rejected { kind, .. } => kind.clone(),
@@ -165,6 +179,13 @@ impl Event {
                     error: "unreadable second opinion".to_owned(),
                 },
             },
+            UNDELIVERED => match serde_json::from_slice::<Undelivered>(payload) {
+                Ok(u) => Event::Undelivered(u),
+                Err(_) => Event::Rejected {
+                    kind: UNDELIVERED.to_owned(),
+                    error: "unreadable undelivered message".to_owned(),
+                },
+            },
             k if k.starts_with("hook:") => Event::from_hook_payload(payload).0,
             k if k.starts_with("transcript:") => match serde_json::from_slice::<Entry>(payload) {
                 Ok(entry) if entry.kind() == k => Event::Transcript(entry),
@@ -214,6 +235,19 @@ mod tests {
             for_ms: 5000,
             why: "w".into(),
         };
+        let undelivered = Undelivered {
+            to: "moon".into(),
+            reason: "moon is not running".into(),
+        };
+        let payload = serde_json::to_vec(&undelivered).unwrap();
+        assert_eq!(
+            Event::from_stored("between:undelivered", &payload),
+            Event::Undelivered(undelivered)
+        );
+        assert!(matches!(
+            Event::from_stored("between:undelivered", b"{"),
+            Event::Rejected { .. }
+        ));
         let payload = serde_json::to_vec(&opinion).unwrap();
         assert_eq!(
             Event::from_stored("claude:status", &payload),

@@ -322,6 +322,13 @@ fn needs_end(a: &crate::Attention, request_open: bool) -> Vec<String> {
     if a.need.is_failure() {
         return vec!["the next prompt, tool call or clawmux wait".to_owned()];
     }
+    if a.need == Need::Undelivered {
+        return vec![
+            "the other agent taking the messages it was raised for, your dismissing it, a prompt from \
+             you, an interrupt, or the session or process ending"
+                .to_owned(),
+        ];
+    }
     let mut ends = Vec::new();
     if request_open {
         ends.push("your answer here, in the window".to_owned());

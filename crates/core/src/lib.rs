@@ -40,7 +40,7 @@ pub mod wire;
 
 pub use attention::{Attention, AttentionChange, Need, RATE_LIMIT};
 pub use decision::{Decision, Outcome, Reason};
-pub use event::{Event, Source};
+pub use event::{Event, Source, Undelivered};
 pub use hook::{Hook, HookError, HookEvent, ToolCall};
 pub use machine::step;
 pub use state::{Snapshot, State};

@@ -157,7 +157,7 @@ fn before_the_tables(
         Event::Transcript(_) if source == Source::Transcript && at < current.watermark => {
             Some(Reason::Stale)
         }
-        Event::Transcript(_) | Event::Interrupted | Event::Dismissed
+        Event::Transcript(_) | Event::Interrupted | Event::Dismissed | Event::Undelivered(_)
             if current.state == State::Dead =>
         {
             Some(Reason::AgentDead)
@@ -165,6 +165,7 @@ fn before_the_tables(
         Event::Transcript(_)
         | Event::Interrupted
         | Event::Dismissed
+        | Event::Undelivered(_)
         | Event::SecondOpinion(_)
         | Event::Hook(_)
         | Event::WaitConnected
@@ -186,6 +187,8 @@ fn decide(current: &Snapshot, event: &Event) -> (Verdict, Option<String>) {
             Some(a) if a.notice => (Verdict::Stay(None), Some(a.reason.clone())),
             Some(_) | None => (Verdict::Suppress(Reason::NothingToDismiss), None),
         },
+        // The agent's state is its own; the overlay says what it needs.
+        Event::Undelivered(u) => (Verdict::Stay(None), Some(u.reason.clone())),
         // Handled before the tables (`noted`); here for completeness.
         Event::SecondOpinion(o) => (Verdict::Stay(None), Some(o.why.clone())),
         Event::Transcript(entry) => transcript_verdict(state, entry),
@@ -335,6 +338,7 @@ fn decide_observed(current: &Snapshot, event: &Event) -> (Verdict, Option<String
             | Event::Spawned
             | Event::Terminated
             | Event::Dismissed
+            | Event::Undelivered(_)
             | Event::SecondOpinion(_)
             | Event::Rejected { .. }
             | Event::Transcript(_)
@@ -388,10 +392,22 @@ fn overlay(current: &Snapshot, event: &Event, at: Millis) -> Option<AttentionCha
     let waiting = Need::is_waiting;
     let error = Need::is_failure;
     match event {
-        // The agent is in `clawmux wait`, gone, or new: it waits for nothing else.
-        Event::WaitConnected | Event::Spawned | Event::Terminated | Event::Interrupted => {
-            clear_if(any)
-        }
+        // The agent is gone, new or interrupted: it waits for nothing else.
+        Event::Spawned | Event::Terminated | Event::Interrupted => clear_if(any),
+        // In `clawmux wait`, the agent waits for no dialog; a message it could not deliver is still the
+        // user's to decide.
+        Event::WaitConnected => clear_if(|n| n != Need::Undelivered),
+        // Never over a dialog or a failed turn, which the user meets first.
+        Event::Undelivered(u) => now.is_none_or(|a| a.need == Need::Undelivered).then(|| {
+            AttentionChange::Set(Attention {
+                need: Need::Undelivered,
+                reason: u.reason.clone(),
+                tool_use_id: None,
+                tool_name: None,
+                since: at,
+                notice: true,
+            })
+        }),
         Event::WaitDisconnected | Event::Rejected { .. } | Event::SecondOpinion(_) => None,
         Event::Dismissed => now
             .filter(|a| a.notice)
@@ -411,7 +427,7 @@ fn overlay(current: &Snapshot, event: &Event, at: Millis) -> Option<AttentionCha
                 let reason = match need {
                     Need::PlanApproval => "Plan approval".to_owned(),
                     Need::Answer => "Question".to_owned(),
-                    Need::Permission | Need::Error | Need::RateLimited => {
+                    Need::Permission | Need::Error | Need::RateLimited | Need::Undelivered => {
                         format!(
                             "Permission: {}",
                             activity::describe(call, hook.cwd.as_deref())
@@ -442,8 +458,9 @@ fn overlay(current: &Snapshot, event: &Event, at: Millis) -> Option<AttentionCha
             HookKind::UserPromptSubmit {
                 task_notification: false,
             }
-            | HookKind::Stop { .. }
             | HookKind::SessionEnd { .. } => clear_if(any),
+            // The turn is over; a message the agent could not deliver is not.
+            HookKind::Stop { .. } => clear_if(|n| n != Need::Undelivered),
             HookKind::PreToolUse(_) => clear_if(error),
             HookKind::StopFailure { error, details } => Some(AttentionChange::Set(Attention {
                 need: if error == RATE_LIMIT {
@@ -527,6 +544,7 @@ fn last_tool(current: &Snapshot, event: &Event) -> Option<ToolRef> {
         | Event::WaitDisconnected
         | Event::Interrupted
         | Event::Dismissed
+        | Event::Undelivered(_)
         | Event::SecondOpinion(_)
         | Event::Transcript(_)
         | Event::Rejected { .. } => current.last_tool.clone(),

@@ -146,11 +146,14 @@ pub fn parse_right(said: &str) -> Result<Expectation, String> {
             Need::Answer,
             Need::PlanApproval,
             Need::Error,
+            Need::Undelivered,
         ]
         .into_iter()
         .find(|n| n.as_str() == need)
         .ok_or_else(|| {
-            format!("unknown need `{need}`: permission, answer, plan_approval or error")
+            format!(
+                "unknown need `{need}`: permission, answer, plan_approval, error or undelivered"
+            )
         })?;
         return Ok(Expectation {
             needs: Some(Some(need)),

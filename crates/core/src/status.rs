@@ -13,7 +13,11 @@ impl Need {
     /// Whether this need is the user's to meet: everything but the usage limit.
     pub fn needs_user(self) -> bool {
         match self {
-            Need::Permission | Need::Answer | Need::PlanApproval | Need::Error => true,
+            Need::Permission
+            | Need::Answer
+            | Need::PlanApproval
+            | Need::Error
+            | Need::Undelivered => true,
             Need::RateLimited => false,
         }
     }

@@ -45,6 +45,10 @@ fn any_event() -> impl Strategy<Value = Event> {
             }),
         Just(Event::Interrupted),
         Just(Event::Dismissed),
+        Just(Event::Undelivered(clawmux_core::Undelivered {
+            to: "moon".into(),
+            reason: "moon is not running".into(),
+        })),
         Just(Event::SecondOpinion(clawmux_core::opinion::Opinion {
             status: clawmux_core::opinion::ClaudeStatus::Busy,
             waiting_for: None,
@@ -83,6 +87,15 @@ proptest! {
             }
             if matches!(e, Event::Dismissed) && next.attention != s.attention {
                 prop_assert!(s.attention.as_ref().is_some_and(|a| a.notice));
+            }
+            // A message that did not get through never moves the sender, nor covers what it needs already.
+            if matches!(e, Event::Undelivered(_)) {
+                prop_assert_eq!(next.state, s.state);
+                if let Some(a) = &s.attention {
+                    if a.need != clawmux_core::Need::Undelivered {
+                        prop_assert_eq!(&next.attention, &s.attention);
+                    }
+                }
             }
             // A subagent never moves the main agent, nor its overlay.
             if let Event::Hook(Hook { subagent: Some(_), .. }) = e {

@@ -204,6 +204,9 @@ pub struct Options {
     /// How many turns two agents may pass each other in an hour, both ways together, before the next is
     /// refused until the user steps in (`CLAWMUX_TURNS_PER_HOUR`, default 60; acknowledgements not counted).
     pub turns_per_hour: u32,
+    /// How long a message between agents may wait in its recipient's inbox before its sender's user is
+    /// told (`CLAWMUX_UNDELIVERED_MS`, default 10 minutes).
+    pub undelivered_after: Duration,
 }
 
 impl Options {
@@ -254,6 +257,7 @@ impl Options {
                 .ok()
                 .and_then(|v| v.trim().parse().ok())
                 .unwrap_or(60),
+            undelivered_after: ms("CLAWMUX_UNDELIVERED_MS", 10 * 60_000),
         }
     }
 }

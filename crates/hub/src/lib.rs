@@ -52,7 +52,8 @@ pub use inbox::Waiter;
 
 /// The hub's work beside its listeners, started when it serves and stopped when it stops: the agents'
 /// tmux sessions taken over, the waits checked after a start, Claude Code's own view watched, search's
-/// indexing and reading, what the features found recorded, and usage's errands carried out.
+/// indexing and reading, the messages between agents that do not get through, what the features found
+/// recorded, and usage's errands carried out.
 fn background(hub: &Hub) -> Vec<tokio::task::AbortHandle> {
     let adopting = hub.lifecycle().clone();
     let adopt = tokio::spawn(async move {
@@ -71,6 +72,7 @@ fn background(hub: &Hub) -> Vec<tokio::task::AbortHandle> {
         settle.abort_handle(),
         hub.opinion().start(),
         hub.attachments().start(),
+        hub.between().start(),
     ];
     tasks.extend(hub.search().start());
     // Subscribed now, so no status falls between the start and the agents read.

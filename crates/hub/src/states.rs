@@ -361,6 +361,7 @@ fn starts_a_session(event: &Event) -> bool {
         | Event::Terminated
         | Event::Interrupted
         | Event::Dismissed
+        | Event::Undelivered(_)
         | Event::SecondOpinion(_)
         | Event::Transcript(_)
         | Event::Rejected { .. } => false,

@@ -185,6 +185,26 @@ impl Store {
             .collect()
     }
 
+    /// Every message between agents still in its recipient's inbox (no wait, hook or ask took it) that
+    /// was stored at or before `before`, oldest first: what the hub tells the senders' users about.
+    pub async fn queued_between(&self, before: Millis) -> Result<Vec<Message>, StoreError> {
+        let columns: Vec<String> = MESSAGE_COLUMNS
+            .split(", ")
+            .map(|c| format!("m.{c}"))
+            .collect();
+        let rows = sqlx::query(&format!(
+            "SELECT {} FROM agents a JOIN messages m ON m.recipient = a.name AND m.seq > a.inbox_cursor \
+             WHERE m.kind = 'agent' AND m.sender <> m.agent AND m.at <= ?1 \
+             AND m.sender IN (SELECT name FROM agents) \
+             AND NOT EXISTS (SELECT 1 FROM handovers h WHERE h.message_seq = m.seq) ORDER BY m.seq",
+            columns.join(", ")
+        ))
+        .bind(before.0)
+        .fetch_all(&self.reader)
+        .await?;
+        rows.iter().map(message_from_row).collect()
+    }
+
     /// How many turns passed in a thread since `since`, either way (acknowledgements are not counted).
     pub async fn turns_since(&self, pair: &Pair, since: Millis) -> Result<i64, StoreError> {
         Ok(sqlx::query_scalar(

@@ -6,6 +6,7 @@
 use serde_json::{json, Value};
 use std::process::{Child, Stdio};
 
+use crate::common::feed::needs_is;
 use crate::common::{start_wait, TestHub};
 
 fn command(hub: &TestHub, command: Value) -> Value {
@@ -220,4 +221,42 @@ fn an_ask_outlives_its_hub_killed_and_started_again() {
         .map(|(_, d)| d)
         .collect();
     assert_eq!(states, ["answered", "handed_over"]);
+}
+
+#[test]
+fn a_message_that_does_not_get_through_needs_the_senders_user_until_it_is_taken() {
+    let hub = TestHub::start_with_options(&[("CLAWMUX_UNDELIVERED_MS", "1500")]);
+    hub.add_agent("sky");
+    hub.add_agent("moon");
+    let mut feed = hub.feed(None);
+    hub.run(
+        Some("sky"),
+        &["send", "--to", "moon", "is the schema done?"],
+    );
+    let raised = feed
+        .until(std::time::Duration::from_secs(20), |v| {
+            needs_is(v, "sky", Some("undelivered"))
+        })
+        .expect("sky needs its user for the message moon did not take");
+    let reason = raised["needs"]["reason"].as_str().unwrap();
+    assert!(reason.contains("moon has not taken it"), "{reason}");
+    assert!(
+        raised["needs"]["notice"] == true,
+        "the user may dismiss it: {raised}"
+    );
+    // moon is never the one told.
+    assert!(hub.session("moon")["needs"].is_null());
+    // moon takes it: sky's "needs you" ends by itself.
+    let wait = hub
+        .clawmux(Some("moon"))
+        .arg("wait")
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let printed = String::from_utf8(wait.wait_with_output().unwrap().stdout).unwrap();
+    assert!(printed.contains("is the schema done?"), "{printed}");
+    feed.until(std::time::Duration::from_secs(20), |v| {
+        needs_is(v, "sky", None)
+    })
+    .expect("the need ends once moon took the message");
 }

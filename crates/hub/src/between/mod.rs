@@ -28,6 +28,10 @@ use crate::ui_event::UiEvent;
 
 #[cfg(test)]
 mod tests;
+mod undelivered;
+
+use undelivered::Flagged;
+pub use undelivered::Rules;
 
 /// An hour, the window of the turns limit.
 const HOUR_MS: i64 = 60 * 60 * 1000;
@@ -42,23 +46,26 @@ pub(crate) enum Carried {
 }
 
 /// What passes between agents. Made once with the agents' states (the store, the registry, the window),
-/// their inboxes and the turns a thread may take in an hour; a cheap clone.
+/// their inboxes and its rules; a cheap clone.
 #[derive(Clone)]
 pub struct Between {
     states: States,
     inbox: Inbox,
     /// Told whenever a message that answers another is stored: the asks waiting look again.
     answers: Arc<Notify>,
-    turns_per_hour: u32,
+    rules: Rules,
+    /// The messages whose senders' users were told they wait.
+    flagged: Arc<Flagged>,
 }
 
 impl Between {
-    pub(crate) fn new(states: States, inbox: Inbox, turns_per_hour: u32) -> Between {
+    pub(crate) fn new(states: States, inbox: Inbox, rules: Rules) -> Between {
         Between {
             states,
             inbox,
             answers: Arc::new(Notify::new()),
-            turns_per_hour,
+            rules,
+            flagged: Arc::default(),
         }
     }
 
@@ -96,9 +103,9 @@ impl Between {
             .store_message(from, to, text, re, Some(key), carried)
             .await?;
         Ok(Sent {
+            note: self.note_for(&m, carried).await?,
             id: m.id,
             seq: m.seq,
-            note: self.note_for(to, carried).await?,
         })
     }
 
@@ -125,9 +132,9 @@ impl Between {
             .await?;
         self.close(from, with, from).await?;
         Ok(Sent {
+            note: self.note_for(&m, Carried::Turn).await?,
             id: m.id,
             seq: m.seq,
-            note: self.note_for(with, Carried::Turn).await?,
         })
     }
 
@@ -182,7 +189,12 @@ impl Between {
             .store()
             .turns_since(&pair, Millis(now().0 - HOUR_MS))
             .await?;
-        if turns >= i64::from(self.turns_per_hour) {
+        if turns >= i64::from(self.rules.turns_per_hour) {
+            let reason = format!(
+                "Your thread with {to} reached {turns} messages this hour: the next was not sent \
+                 (reopen it later, or tell {from} what to do)"
+            );
+            self.raise_undelivered(from, to, reason).await;
             return Err(HubError::new(
                 Code::ThreadLimit,
                 format!(
@@ -235,18 +247,23 @@ impl Between {
             .is_some_and(|m| m.parent.is_some()))
     }
 
-    /// What the sender should know of a turn it just sent: nothing, unless the recipient cannot take it
-    /// now (it stays queued for the recipient's next start).
-    async fn note_for(&self, to: &str, carried: Carried) -> Result<Option<String>, HubError> {
+    /// What the sender should know of a turn it just sent, `m`: nothing, unless the recipient cannot take
+    /// it now (it stays queued for the recipient's next start, and the sender's user is told).
+    async fn note_for(&self, m: &Message, carried: Carried) -> Result<Option<String>, HubError> {
+        let to = &m.agent;
         if carried == Carried::Acknowledgement {
             return Ok(Some(format!(
                 "kept as an acknowledgement in your thread with {to}: not handed to {to} as a new turn"
             )));
         }
-        let state = self.store().agent(to).await?.snapshot.state;
-        Ok((state == State::Dead).then(|| {
-            format!("{to} is not running: the message waits in its inbox until it starts again")
-        }))
+        if self.store().agent(to).await?.snapshot.state != State::Dead {
+            return Ok(None);
+        }
+        self.not_running(m).await;
+        Ok(Some(format!(
+            "{to} is not running: the message waits in its inbox until it starts again, and the user \
+             was told"
+        )))
     }
 
     /// Waits at most `within` for the first answer to `asker`'s message `re` and hands it over to the

@@ -81,6 +81,10 @@ pub(crate) fn need(info: &SessionInfo) -> Option<String> {
         (Need::Answer, None) => format!("{name} has a question for you, in its terminal."),
         (Need::PlanApproval, None) => format!("{name} has a plan for you to approve."),
         (Need::RateLimited, _) => format!("{name} is held by the usage limit."),
+        (Need::Undelivered, _) => format!(
+            "{name}'s message did not get through: {}.",
+            short(&needs.attention.reason)
+        ),
         (Need::Error, _) => format!(
             "{name} stopped on an error: {}.",
             short(&needs.attention.reason)

@@ -223,7 +223,11 @@ mod tests {
             Transcripts::new(
                 agents.clone(),
                 f.usage.clone(),
-                crate::between::Between::new(f.states.clone(), Inbox::new(f.states.clone()), 40),
+                crate::between::Between::new(
+                    f.states.clone(),
+                    Inbox::new(f.states.clone()),
+                    crate::between::Rules::default(),
+                ),
                 f.finds.clone(),
                 std::time::Duration::ZERO,
             ),

@@ -111,8 +111,14 @@ impl Hub {
             opinion.clone(),
         );
         let inbox = crate::inbox::Inbox::new(states.clone());
-        let between =
-            crate::between::Between::new(states.clone(), inbox.clone(), options.turns_per_hour);
+        let between = crate::between::Between::new(
+            states.clone(),
+            inbox.clone(),
+            crate::between::Rules {
+                turns_per_hour: options.turns_per_hour,
+                undelivered_after: options.undelivered_after,
+            },
+        );
         let transcripts = crate::transcript::Transcripts::new(
             agents.clone(),
             usage.clone(),

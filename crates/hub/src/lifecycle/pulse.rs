@@ -96,6 +96,7 @@ impl Pulse {
             Event::WaitDisconnected
             | Event::Rejected { .. }
             | Event::Dismissed
+            | Event::Undelivered(_)
             | Event::SecondOpinion(_) => {}
         }
     }

@@ -64,7 +64,7 @@ async fn an_answer_written_right_after_the_hook_is_counted() {
     let between = Between::new(
         f.states.clone(),
         crate::inbox::Inbox::new(f.states.clone()),
-        40,
+        crate::between::Rules::default(),
     );
     let (finds, mut found) = Finds::channel();
     let transcripts = Transcripts::new(
