@@ -196,3 +196,40 @@ fn the_user_hands_an_agents_work_in_a_worktree_to_another_with_its_branch_change
     let mine = hub.run(Some("moon"), &["handover", "sky"]);
     assert!(mine.trim().ends_with("(items given: #1)"), "{mine}");
 }
+
+#[test]
+fn the_user_asks_what_is_open_and_gives_an_item_by_voice() {
+    let hub = TestHub::start();
+    hub.add_agent("sky");
+    hub.add_agent("rain");
+    hub.run(Some("sky"), &["task", "add", "write the docs"]);
+    let hear = |text: &str| {
+        let (status, heard) = hub.post(
+            "/api/command",
+            None,
+            &json!({"command": "hear", "text": text}).to_string(),
+        );
+        assert_eq!(status, 200, "{heard}");
+        heard["say"].as_str().unwrap().to_owned()
+    };
+    assert_eq!(hear("What's open?"), "1 open: task 1, write the docs.");
+    assert_eq!(
+        hear("Give the docs task to Rain."),
+        "Task 1, write the docs, to rain."
+    );
+    let mut feed = hub.feed(None);
+    let wait = start_wait(&hub, &mut feed, "rain");
+    let printed = String::from_utf8(wait.wait_with_output().unwrap().stdout).unwrap();
+    assert!(
+        printed.contains("The user gave you task #1: write the docs"),
+        "{printed}"
+    );
+    assert_eq!(
+        hub.run(Some("sky"), &["task", "list"]).trim(),
+        "#1  taken  rain  write the docs"
+    );
+    assert_eq!(
+        hear("what is open"),
+        "Nothing is open. rain has task 1, write the docs."
+    );
+}

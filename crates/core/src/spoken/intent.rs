@@ -4,11 +4,13 @@
 //!   "skip", "next") is the app's to answer from what the hub knows: no model is asked.
 //! - An utterance that begins with an agent's name ("sky, run the tests", "tell sky to run the tests")
 //!   goes to that agent; anything else to the agent shown.
+//! - The shared board: "what is open?", "give the docs task to rain" (`board.rs`).
 //! - Names are compared by how they sound, since the recognizer spells what it hears ("Skye" for `sky`):
 //!   a name heard that sounds like two agents' is not guessed, the user is asked which; a name said that
 //!   is no agent's is asked about too (`address.rs`), never taken for the agent shown.
 
 use super::address::{near, sound, unknown_name};
+use super::board::{board, AboutBoard, TaskRef};
 use super::{clean, words};
 
 /// A question the app answers from the hub's state.
@@ -28,6 +30,15 @@ pub enum Query {
     Skip,
     /// The next agent that needs the user.
     Next,
+    /// What is on the shared board: the open items, and who has the others.
+    Board,
+    /// Give an item of the board to an agent, as the window's give does.
+    GiveTask {
+        /// The item, as it was named.
+        task: TaskRef,
+        /// The agent.
+        agent: String,
+    },
 }
 
 /// What an utterance is.
@@ -105,6 +116,9 @@ pub fn understand(text: &str, names: &[&str]) -> Understood {
 /// A question said whole.
 fn query(said: &[String], names: &[&str]) -> Option<Understood> {
     let s: Vec<&str> = said.iter().map(String::as_str).collect();
+    if let Some(about) = board(&s) {
+        return on_board(about, names);
+    }
     let q = match s.as_slice() {
         ["who", "needs", "me" | "attention" | "help"]
         | ["who", "needs", "me", "now"]
@@ -155,6 +169,34 @@ fn query(said: &[String], names: &[&str]) -> Option<Understood> {
         _ => return None,
     };
     Some(Understood::Query(q))
+}
+
+/// A question or a give about the board: a give's words after "to" must be one agent's name, a name heard
+/// alike is asked about, and one word that is no agent's name too (never guessed); more words that name
+/// nobody are no give.
+fn on_board(about: AboutBoard<'_>, names: &[&str]) -> Option<Understood> {
+    let (task, to) = match about {
+        AboutBoard::Read => return Some(Understood::Query(Query::Board)),
+        AboutBoard::Give { task, to } => (task, to),
+    };
+    let who: Vec<String> = to.iter().map(|w| (*w).to_owned()).collect();
+    match named(&who, names) {
+        Some((mut agents, used)) if used == who.len() && agents.len() == 1 => {
+            Some(Understood::Query(Query::GiveTask {
+                task,
+                agent: agents.remove(0),
+            }))
+        }
+        Some((agents, used)) if used == who.len() => Some(Understood::Which {
+            heard: who.join(" "),
+            agents,
+        }),
+        Some(_) | None if who.len() == 1 => Some(Understood::Which {
+            agents: near(&who[0], names),
+            heard: who[0].clone(),
+        }),
+        Some(_) | None => None,
+    }
 }
 
 /// The agents whose name the words begin with, by sound, and how many words the name took; `None` when
@@ -285,5 +327,39 @@ mod tests {
             Understood::ToShown { .. }
         ));
         assert_eq!(q("[BLANK_AUDIO]"), Understood::Nothing);
+    }
+
+    #[test]
+    fn the_board_is_read_and_given_to_one_agent_named_whole() {
+        let q = |t: &str| understand(t, AGENTS);
+        assert_eq!(q("What's open?"), Understood::Query(Query::Board));
+        assert_eq!(
+            q("Give the docs task to Rain."),
+            Understood::Query(Query::GiveTask {
+                task: TaskRef::Words(vec!["docs".into()]),
+                agent: "rain".into()
+            })
+        );
+        assert_eq!(
+            q("Assign task 12 to API server"),
+            Understood::Query(Query::GiveTask {
+                task: TaskRef::Number(12),
+                agent: "api-server".into()
+            })
+        );
+        // A name that is no agent's is asked about; a give said to an agent is that agent's words.
+        assert!(matches!(q("give task 4 to Kai"), Understood::Which { .. }));
+        assert!(matches!(
+            q("sky, give task 4 to rain"),
+            Understood::ToAgent { .. }
+        ));
+        assert!(matches!(
+            q("give the button a border to match"),
+            Understood::ToShown { .. }
+        ));
+        assert!(matches!(
+            q("sky, what is open in the editor"),
+            Understood::ToAgent { .. }
+        ));
     }
 }

@@ -9,11 +9,13 @@
 pub mod address;
 pub use address::dropped_name;
 pub mod approval;
+pub mod board;
 pub mod echo;
 pub mod intent;
 pub mod prose;
 
 pub use approval::{confirmed, danger, judge, Danger, Judged, Sound};
+pub use board::TaskRef;
 pub use echo::is_echo;
 pub use intent::{understand, Query, Understood};
 pub use prose::Spoken;

@@ -41,6 +41,22 @@ impl Board {
         }
     }
 
+    /// The board over a states fixture's store, with worktrees in its folder: what the features that name
+    /// the board are tested with.
+    #[cfg(test)]
+    pub(crate) fn for_tests(f: &crate::states::fixture::Fixture) -> Board {
+        Board::new(
+            f.states.clone(),
+            Inbox::new(f.states.clone()),
+            Worktrees::new(
+                f.states.store().clone(),
+                f.states.agents().clone(),
+                f.dir.path().to_owned(),
+                tokio::sync::broadcast::channel(4).0,
+            ),
+        )
+    }
+
     fn store(&self) -> &Store {
         self.states.store()
     }

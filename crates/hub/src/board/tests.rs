@@ -7,16 +7,7 @@ use clawmux_core::Millis;
 
 async fn board() -> (Fixture, Board) {
     let f = fixture_with(&["rain", "moon"]).await;
-    let board = Board::new(
-        f.states.clone(),
-        Inbox::new(f.states.clone()),
-        Worktrees::new(
-            f.states.store().clone(),
-            f.states.agents().clone(),
-            f.dir.path().to_owned(),
-            tokio::sync::broadcast::channel(4).0,
-        ),
-    );
+    let board = Board::for_tests(&f);
     (f, board)
 }
 

@@ -130,8 +130,8 @@ async fn hear(
     Ok(heard)
 }
 
-/// Does what hands-free decided: the words stored as the user's voice message (once per client key), or
-/// the request answered as a click answers it.
+/// Does what hands-free decided: the words stored as the user's voice message (once per client key), the
+/// request answered as a click answers it, or an item of the board given as the window gives it.
 async fn carry_out(
     hub: &Hub,
     heard: &mut Heard,
@@ -158,6 +158,16 @@ async fn carry_out(
             };
         }
         Act::Answer(answer) => hub.requests().answer(answer).await?,
+        Act::Give { id, agent } => {
+            let to = clawmux_core::board::Move::Assign { to: agent };
+            if let Err(e) = hub
+                .board()
+                .act(id, clawmux_core::board::Actor::User, &to)
+                .await
+            {
+                heard.say = format!("Task {id} was not given: {}", e.message);
+            }
+        }
     }
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! Hands-free: what the user says, understood and carried out without a model. An utterance (its words
 //! from speech to text) is a question the app answers from the hub's state ("who needs me?", "what is sky
-//! doing?", "read that again", "more"), words for an agent (named first, or the one shown), or the answer to
+//! doing?", "read that again", "more", "what is open?"), a give of the board's ("give the docs task to
+//! rain"), words for an agent (named first, or the one shown), or the answer to
 //! the open request, judged by the closed grammar of `core::spoken::approval`: what is not clearly an
 //! approval is asked again, never taken as one.
 //!
@@ -10,6 +11,7 @@
 //! message is stored once like a typed one and a request is answered once, whichever surface answers first.
 
 mod answer;
+mod board;
 mod query;
 pub(crate) mod say;
 
@@ -20,6 +22,7 @@ use clawmux_core::wire::MsgId;
 use clawmux_store::Store;
 
 use crate::asks::{AnswerRequest, Verdict};
+use crate::board::Board;
 use crate::error::HubError;
 use crate::ui_event::{Request, SessionInfo};
 use answer::{answer, asked_again};
@@ -39,6 +42,13 @@ pub(crate) enum Act {
     },
     /// Answer the open request.
     Answer(AnswerRequest),
+    /// Give item `id` of the board to `agent`, as the window's give does.
+    Give {
+        /// The item.
+        id: i64,
+        /// The agent.
+        agent: String,
+    },
 }
 
 /// An answer being read aloud, for "more": which message, and what of it is left to say.
@@ -47,17 +57,19 @@ struct Reading {
     rest: String,
 }
 
-/// Hands-free: made once with the store, holding what is being read.
+/// Hands-free: made once with the store and the board, holding what is being read.
 #[derive(Clone)]
 pub struct HandsFree {
     store: Store,
+    board: Board,
     reading: Arc<Mutex<Option<Reading>>>,
 }
 
 impl HandsFree {
-    pub(crate) fn new(store: Store) -> HandsFree {
+    pub(crate) fn new(store: Store, board: Board) -> HandsFree {
         HandsFree {
             store,
+            board,
             reading: Arc::new(Mutex::new(None)),
         }
     }
@@ -121,10 +133,7 @@ impl HandsFree {
             }
         }
         let (say, done, act) = match understood {
-            Understood::Query(q) => {
-                let (say, done) = self.query(q, shown, sessions).await?;
-                (say, done, Act::None)
-            }
+            Understood::Query(q) => self.query(q, shown, sessions).await?,
             other @ (Understood::Nothing
             | Understood::ToAgent { .. }
             | Understood::ToShown { .. }
@@ -313,5 +322,7 @@ fn open_request<'s>(
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_board;
 #[cfg(test)]
 mod tests_whom;

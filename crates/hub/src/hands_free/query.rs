@@ -1,22 +1,26 @@
 //! The questions the app answers itself, from the hub's state and the agents' last answers: who needs the
-//! user, what an agent does, the last answer again and the rest of it, stop, skip, next.
+//! user, what an agent does, the last answer again and the rest of it, stop, skip, next; and the board's
+//! (`board.rs`).
 
 use clawmux_core::spoken::{Query, Spoken};
 use clawmux_core::wire::{Kind, Message};
 
-use super::{needing, say, waiting, with_news, Done, HandsFree, Reading};
+use super::{needing, say, waiting, with_news, Act, Done, HandsFree, Reading};
 use crate::error::HubError;
 use crate::ui_event::SessionInfo;
 
 impl HandsFree {
-    /// A question for the app, answered from the hub's state.
+    /// A question for the app, answered from the hub's state; a give of the board's, what the router
+    /// does for it.
     pub(super) async fn query(
         &self,
         q: Query,
         shown: Option<&str>,
         sessions: &[SessionInfo],
-    ) -> Result<(String, Done), HubError> {
-        Ok(match q {
+    ) -> Result<(String, Done, Act), HubError> {
+        let said = match q {
+            Query::GiveTask { task, agent } => return self.give(task, agent).await,
+            Query::Board => (self.board_said().await?, Done::Said),
             Query::WhoNeedsMe => {
                 // The agents the badge counts, then what else there is to know (a usage limit, an
                 // answer unread), never counted as needing the user.
@@ -55,7 +59,8 @@ impl HandsFree {
                 ),
                 None => ("Nobody else needs you.".to_owned(), Done::Said),
             },
-        })
+        };
+        Ok((said.0, said.1, Act::None))
     }
 
     /// The rest of the shown agent's last answer (the window read its first paragraph aloud, or "read

@@ -13,25 +13,28 @@ pub(super) struct Fixture {
     pub(super) hands_free: HandsFree,
     store: Store,
     pub(super) sessions: Vec<SessionInfo>,
-    _dir: tempfile::TempDir,
+    pub(super) board: Board,
+    _states: crate::states::fixture::Fixture,
 }
 
 pub(super) async fn fixture() -> Fixture {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(&dir.path().join("db.sqlite")).await.unwrap();
+    let states = crate::states::fixture::fixture_with(&["rain"]).await;
+    let store = states.states.store().clone();
     let mut sessions = Vec::new();
     for name in ["sky", "rain"] {
-        let row = store.add_agent(name, "/w", Millis(1)).await.unwrap();
+        let row = store.agent(name).await.unwrap();
         let mut info = SessionInfo::new(&row.name, &row.work_dir, &row.snapshot, 0);
         info.state = State::Processing;
         info.activity = "Running cargo test".into();
         sessions.push(info);
     }
+    let board = Board::for_tests(&states);
     Fixture {
-        hands_free: HandsFree::new(store.clone()),
+        hands_free: HandsFree::new(store.clone(), board.clone()),
         store,
         sessions,
-        _dir: dir,
+        board,
+        _states: states,
     }
 }
 

@@ -153,7 +153,7 @@ impl Hub {
             options.start_timeout,
             data_dir,
         );
-        let hands_free = crate::hands_free::HandsFree::new(store.clone());
+        let hands_free = crate::hands_free::HandsFree::new(store.clone(), board.clone());
         let attachments = crate::attachments::Attachments::new(data_dir, store.clone());
         let phone = crate::phone::Phone::open(
             store.clone(),
