@@ -1,7 +1,8 @@
 // Between agents, in Chromium against the real hub and the real `clawmux` run as two agents: the
 // "Between agents" view lists the thread, shows each message's delivery as it moves (queued, handed over
 // by moon's wait, seen once moon's transcript has it, answered), keeps hostile text as text, and lets the
-// user close a thread that loops (the agents are then refused) and reopen it.
+// user close a thread that loops (the agents are then refused) and reopen it; the user names a lead there
+// and takes the right back.
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -69,6 +70,49 @@ test('the view follows a message between agents to its answer, and the user clos
     await showsDelivery(page, 'and another thing', 'queued');
     assert.equal(await page.evaluate(() => window.__pwned), undefined);
     assert.equal(await deliveryOf(page, 'no such message'), null);
+    assert.deepEqual(errors, []);
+    await context.close();
+  } finally {
+    hub.stop();
+  }
+});
+
+test('the user names a lead in the window, the lead allows its member a read, and the user takes the right back', async () => {
+  const hub = await startHub();
+  try {
+    hub.addAgent('sky');
+    hub.addAgent('moon');
+    const { context, page, errors } = await openUi(browser, hub);
+    await page.click('#between-open');
+    await page.waitForSelector('#lead-members input[value="sky"]');
+    assert.equal(await page.isVisible('#leads-none'), true);
+    await page.selectOption('#lead-agent', 'moon');
+    await page.check('#lead-members input[value="sky"]');
+    await page.click('#lead-form button[type="submit"]');
+    await page.waitForSelector('#leads-list [data-lead="moon"]');
+    assert.match(await page.textContent('#leads-list [data-lead="moon"]'), /moon answers for sky.*Read/);
+
+    // Moon is told it leads sky, then of sky's request with its id; it allows the read.
+    await hub.wait('moon').done;
+    const told = hub.wait('moon');
+    const decided = hub.hook('sky', 'permission', { hook_event_name: 'PermissionRequest', tool_name: 'Read', tool_input: { file_path: '/w/a.rs' } });
+    const id = (await told.done).match(/clawmux allow sky (\S+)`/)[1];
+    hub.clawmux(['allow', 'sky', id], 'moon');
+    assert.equal(JSON.parse(await decided).hookSpecificOutput.decision.behavior, 'allow');
+    const noted = (await hub.api('POST', '/api/command', { command: 'history', session_id: 'sky' })).messages
+      .map((m) => m.text).join('\n');
+    assert.match(noted, /moon \(lead\) allowed Read/);
+
+    await page.click('#leads-list [data-lead="moon"] .take-back');
+    await page.waitForFunction(() => !document.querySelector('#leads-list [data-lead]'));
+    assert.equal(await page.isVisible('#leads-none'), true);
+    const again = hub.hook('sky', 'permission', { hook_event_name: 'PermissionRequest', tool_name: 'Read', tool_input: { file_path: '/w/b.rs' } });
+    await page.waitForFunction(() => /Needs you/.test(document.querySelector('[data-agent="sky"]').textContent));
+    const sessions = await hub.api('POST', '/api/command', { command: 'sessions' });
+    const request = sessions.find((s) => s.session_id === 'sky').needs.request;
+    assert.throws(() => hub.clawmux(['allow', 'sky', request.id], 'moon'), /do not lead sky/);
+    await hub.api('POST', '/api/command', { command: 'answer', session_id: 'sky', request_id: request.id, decision: 'deny', message: 'not now' });
+    await again;
     assert.deepEqual(errors, []);
     await context.close();
   } finally {

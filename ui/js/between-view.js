@@ -1,11 +1,12 @@
 // Between agents: every thread two agents have, and the one picked with each message's delivery (queued,
 // handed over, seen by the other's model, answered, or kept as an acknowledgement), so the user follows
-// what passes between their agents and can step in: close a thread that loops, reopen it. The hub keeps the
-// threads and proves each delivery (`threads` and `thread` commands); this file asks and shows, and asks
-// again when a message passes or is seen while it is open.
+// what passes between their agents and can step in: close a thread that loops, reopen it; and the leads
+// (`leads-view.js`). The hub keeps the threads and proves each delivery (`threads` and `thread` commands);
+// this file asks and shows, and asks again when a message passes or is seen while it is open.
 
 import { $ } from './dom.js';
 import { Command, Delivery, UiEvent } from './names.js';
+import { LeadsPart } from './leads-view.js';
 import { ToggledView } from './toggled-view.js';
 
 /** Each delivery as the user reads it. */
@@ -25,6 +26,7 @@ export class BetweenView extends ToggledView {
     this.events = { [UiEvent.AGENT_MESSAGE]: again, [UiEvent.USER_ACK]: again, [UiEvent.SEEN]: again, [UiEvent.INBOX_UPDATE]: again };
     this.picked = null;
     $('between-toggle').addEventListener('click', () => this.toggleClosed());
+    this.leads = new LeadsPart(backend, (line) => { $('between-state').textContent = line; });
   }
 
   async read() {
@@ -42,6 +44,11 @@ export class BetweenView extends ToggledView {
     $('between-threads').replaceChildren(...threads.map((t) => this.threadRow(t, key(t))));
     const picked = threads.find((t) => key(t) === this.picked);
     await this.showThread(picked);
+    try {
+      await this.leads.read();
+    } catch (e) {
+      $('between-state').textContent = `Cannot read the leads: ${e.message}`;
+    }
   }
 
   threadRow(t, key) {
