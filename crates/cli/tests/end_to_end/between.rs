@@ -260,3 +260,65 @@ fn a_message_that_does_not_get_through_needs_the_senders_user_until_it_is_taken(
     })
     .expect("the need ends once moon took the message");
 }
+
+#[test]
+fn an_agent_flooding_a_thread_is_stopped_at_its_count_and_the_others_are_served() {
+    let hub = TestHub::start_with_options(&[("CLAWMUX_TURNS_PER_HOUR", "60")]);
+    for name in ["sky", "moon", "rain"] {
+        hub.add_agent(name);
+    }
+    // A thousand sends from sky to moon, eight at a time, as fast as the real binary goes.
+    let refused = std::sync::atomic::AtomicUsize::new(0);
+    let sent = std::sync::atomic::AtomicUsize::new(0);
+    let started = std::time::Instant::now();
+    std::thread::scope(|s| {
+        for t in 0..8 {
+            let (hub, refused, sent) = (&hub, &refused, &sent);
+            s.spawn(move || {
+                for i in 0..125 {
+                    let out = hub
+                        .clawmux(Some("sky"))
+                        .args(["send", "--to", "moon", &format!("flood {t}-{i}")])
+                        .output()
+                        .unwrap();
+                    let counter = if out.status.success() {
+                        sent
+                    } else {
+                        let err = String::from_utf8_lossy(&out.stderr);
+                        assert!(err.contains("thread_limit"), "{err}");
+                        refused
+                    };
+                    counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
+            });
+        }
+    });
+    let (sent, refused) = (sent.into_inner(), refused.into_inner());
+    println!(
+        "flood: 1000 sends in {:?}: {sent} stored, {refused} refused",
+        started.elapsed()
+    );
+    assert_eq!(
+        (sent, refused),
+        (60, 940),
+        "exactly the hour's count gets through"
+    );
+    let threads = command(&hub, json!({"command": "threads"}));
+    assert_eq!(threads[0]["messages"], 60, "{threads}");
+    // Sky's user is told; moon's inbox holds the 60, and the others are served as ever.
+    assert_eq!(hub.session("sky")["needs"]["need"], "undelivered");
+    hub.run(
+        Some("rain"),
+        &["send", "--to", "moon", "the build is green"],
+    );
+    let mut feed = hub.feed(None);
+    let printed = String::from_utf8(
+        start_wait(&hub, &mut feed, "moon")
+            .wait_with_output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert_eq!(printed.matches("[MSG id:").count(), 61, "{printed}");
+    assert!(printed.contains("from:rain] the build is green"));
+}

@@ -56,6 +56,8 @@ pub struct Between {
     rules: Rules,
     /// The messages whose senders' users were told they wait.
     flagged: Arc<Flagged>,
+    /// Held from a send's count to its message stored: sends at once never pass a thread's count together.
+    admitting: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl Between {
@@ -66,6 +68,7 @@ impl Between {
             answers: Arc::new(Notify::new()),
             rules,
             flagged: Arc::default(),
+            admitting: Arc::default(),
         }
     }
 
@@ -84,6 +87,7 @@ impl Between {
         re: Option<&MsgId>,
         key: &str,
     ) -> Result<Sent, HubError> {
+        let admitting = self.admitting.lock().await;
         let carried = match self.admit(from, to, text, re).await {
             Ok(carried) => carried,
             // A retry of a send that was stored before the thread closed or reached its count (its answer
@@ -102,6 +106,7 @@ impl Between {
         let m = self
             .store_message(from, to, text, re, Some(key), carried)
             .await?;
+        drop(admitting);
         Ok(Sent {
             note: self.note_for(&m, carried).await?,
             id: m.id,

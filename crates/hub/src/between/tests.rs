@@ -352,3 +352,30 @@ async fn a_thread_at_its_count_needs_the_senders_user_and_never_covers_a_dialog(
         clawmux_core::Need::Permission
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sends_at_once_never_pass_the_count_together() {
+    let f = fixture(5).await;
+    let sends = (0..20).map(|i| {
+        let between = f.between.clone();
+        tokio::spawn(async move {
+            between
+                .send(
+                    "sky",
+                    "moon",
+                    &format!("ping {i}"),
+                    None,
+                    &format!("at-once-{i}"),
+                )
+                .await
+        })
+    });
+    let mut stored = 0;
+    for send in sends.collect::<Vec<_>>() {
+        match send.await.unwrap() {
+            Ok(_) => stored += 1,
+            Err(e) => assert_eq!(e.code, Code::ThreadLimit),
+        }
+    }
+    assert_eq!(stored, 5);
+}
