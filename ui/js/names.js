@@ -221,6 +221,8 @@ export const Command = Object.freeze({
   THREAD: 'thread',
   CLOSE_THREAD: 'close_thread',
   REOPEN_THREAD: 'reopen_thread',
+  FROM_MACHINE: 'from_machine',
+  FOR_MACHINE: 'for_machine',
   BOARD: 'board',
   TASK_ADD: 'task_add',
   TASK_MOVE: 'task_move',

@@ -96,6 +96,11 @@ impl fmt::Display for AgentAddress<'_> {
 pub struct MachineName(String);
 
 impl MachineName {
+    /// The name of a machine that has none of its own to give (no host name that makes one).
+    pub fn here() -> MachineName {
+        MachineName("here".to_owned())
+    }
+
     /// Checks a machine's name: 1 to 32 of `a-z A-Z 0-9 _ -`, starting with a letter or digit.
     pub fn parse(name: &str) -> Result<MachineName, BadMachine> {
         let mut bytes = name.bytes();

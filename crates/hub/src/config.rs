@@ -5,6 +5,8 @@ use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use clawmux_core::remote::MachineName;
+
 /// The token file's name inside the data folder.
 pub const TOKEN_FILE: &str = "token";
 /// The list of the other machines inside the data folder (`machines/list.rs`).
@@ -207,6 +209,9 @@ pub struct Options {
     /// How long a message between agents may wait in its recipient's inbox before its sender's user is
     /// told (`CLAWMUX_UNDELIVERED_MS`, default 10 minutes).
     pub undelivered_after: Duration,
+    /// What this machine calls itself to other machines' hubs, in the address of its agents there
+    /// (`sky@laptop`): `CLAWMUX_MACHINE_NAME`, else the host's name made a machine's name.
+    pub machine_name: MachineName,
 }
 
 impl Options {
@@ -258,6 +263,10 @@ impl Options {
                 .and_then(|v| v.trim().parse().ok())
                 .unwrap_or(60),
             undelivered_after: ms("CLAWMUX_UNDELIVERED_MS", 10 * 60_000),
+            machine_name: machine_name(
+                std::env::var("CLAWMUX_MACHINE_NAME").ok(),
+                std::fs::read_to_string("/proc/sys/kernel/hostname").ok(),
+            ),
         }
     }
 }
@@ -302,5 +311,43 @@ mod tests {
         assert_eq!(mode & 0o777, 0o600);
         std::fs::write(dir.path().join(TOKEN_FILE), "garbage").unwrap();
         assert!(load_or_create_token(dir.path()).is_err());
+    }
+}
+
+/// This machine's name for other machines: the one set, else the host's, each made a machine's name (its
+/// first 32 letters, digits, `-` and `_`); `here` when neither gives one.
+fn machine_name(set: Option<String>, host: Option<String>) -> MachineName {
+    [set, host]
+        .into_iter()
+        .flatten()
+        .find_map(|name| {
+            let kept: String = name
+                .trim()
+                .split('.')
+                .next()
+                .unwrap_or_default()
+                .chars()
+                .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_'))
+                .take(clawmux_core::wire::MAX_NAME_LEN)
+                .collect();
+            MachineName::parse(kept.trim_start_matches(['-', '_'])).ok()
+        })
+        .unwrap_or_else(MachineName::here)
+}
+
+#[cfg(test)]
+mod machine_name_tests {
+    use super::machine_name;
+
+    #[test]
+    fn the_machine_is_named_as_set_else_by_its_host() {
+        let name = |set: Option<&str>, host: Option<&str>| {
+            machine_name(set.map(str::to_owned), host.map(str::to_owned)).to_string()
+        };
+        assert_eq!(name(Some("laptop"), Some("box")), "laptop");
+        assert_eq!(name(None, Some("dev-box.example.org\n")), "dev-box");
+        assert_eq!(name(Some("local"), Some("box")), "box");
+        assert_eq!(name(Some("\u{1b}]0;x"), None), "0x");
+        assert_eq!(name(None, None), "here");
     }
 }

@@ -72,8 +72,8 @@ fn background(hub: &Hub) -> Vec<tokio::task::AbortHandle> {
         settle.abort_handle(),
         hub.opinion().start(),
         hub.attachments().start(),
-        hub.between().start(),
     ];
+    tasks.extend(hub.between().start());
     tasks.extend(hub.search().start());
     // Subscribed now, so no status falls between the start and the agents read.
     let (pushing, events) = (hub.clone(), hub.subscribe());

@@ -364,6 +364,11 @@ fn every_command_runs_through_dispatch() {
         assert_eq!(refused(json!({"command": "close_thread", "a": "sky", "b": "nobody"})).await, Code::UnknownAgent);
         run(&hub, command(json!({"command": "reopen_thread", "a": "moon", "b": "sky"}))).await.unwrap();
         hub.send("moon", "sky", Some("more"), None, None).await.unwrap();
+        // Another machine's agent writes to moon (a retry is the same message) and takes moon's answer:
+        let came = json!({"command": "from_machine", "machine": "laptop", "from": "rain", "to": "moon", "text": "is the schema done?", "client_id": "c1"});
+        assert_eq!(run(&hub, command(came.clone())).await.unwrap()["id"], run(&hub, command(came)).await.unwrap()["id"]);
+        let answered = hub.send("moon", "rain@laptop", Some("yes, since noon"), None, None).await.unwrap();
+        assert_eq!(run(&hub, command(json!({"command": "for_machine", "machine": "laptop"}))).await.unwrap()[0]["id"], json!(answered.id.to_string()));
         // The board: the user adds an item, gives it to an agent, lists it.
         let task = run(&hub, command(json!({"command": "task_add", "title": "write the docs"}))).await.unwrap();
         assert_eq!((&task["id"], &task["state"]), (&json!(1), &json!("open")), "{task}");

@@ -205,6 +205,64 @@ impl Store {
         rows.iter().map(message_from_row).collect()
     }
 
+    /// Whether `sender` (an agent of another machine, `name@machine`) wrote to `agent`: then `agent` may
+    /// answer it through this hub's feed.
+    pub async fn wrote_to(&self, agent: &str, sender: &str) -> Result<bool, StoreError> {
+        Ok(sqlx::query_scalar(
+            "SELECT EXISTS (SELECT 1 FROM messages WHERE agent = ?1 AND sender = ?2 AND kind = 'agent')",
+        )
+        .bind(agent)
+        .bind(sender)
+        .fetch_one(&self.reader)
+        .await?)
+    }
+
+    /// The messages this machine's agents sent to agents of `machine` (`name@machine`), stored after the
+    /// message `after` (from the first when none), oldest first, at most `limit`. An unknown `after` is an
+    /// error, never a page from the start.
+    pub async fn for_machine(
+        &self,
+        machine: &str,
+        after: Option<&MsgId>,
+        limit: i64,
+    ) -> Result<Vec<Message>, StoreError> {
+        let from = match after {
+            Some(id) => sqlx::query_scalar::<_, i64>("SELECT seq FROM messages WHERE id = ?1")
+                .bind(id.as_str())
+                .fetch_optional(&self.reader)
+                .await?
+                .ok_or_else(|| StoreError::UnknownCursor(id.to_string()))?,
+            None => 0,
+        };
+        let rows = sqlx::query(&format!(
+            "SELECT {MESSAGE_COLUMNS} FROM messages WHERE seq > ?1 AND kind = 'agent' \
+             AND sender = agent AND substr(recipient, -(length(?2) + 1)) = '@' || ?2 \
+             ORDER BY seq LIMIT ?3"
+        ))
+        .bind(from)
+        .bind(machine)
+        .bind(limit)
+        .fetch_all(&self.reader)
+        .await?;
+        rows.iter().map(message_from_row).collect()
+    }
+
+    /// The id, on another machine, of the last of its messages this hub stored under `prefix`
+    /// (`relay:box:`, ending in `:`): where taking that machine's answers goes on.
+    pub async fn last_taken(&self, prefix: &str) -> Result<Option<String>, StoreError> {
+        // Every key under the prefix sorts before the prefix with its `:` made `;`, the next character.
+        let below = format!("{};", prefix.trim_end_matches(':'));
+        let key: Option<String> = sqlx::query_scalar(
+            "SELECT idem_key FROM messages WHERE idem_key > ?1 AND idem_key < ?2 \
+             ORDER BY seq DESC LIMIT 1",
+        )
+        .bind(prefix)
+        .bind(below)
+        .fetch_optional(&self.reader)
+        .await?;
+        Ok(key.and_then(|k| k.strip_prefix(prefix).map(str::to_owned)))
+    }
+
     /// How many turns passed in a thread since `since`, either way (acknowledgements are not counted).
     pub async fn turns_since(&self, pair: &Pair, since: Millis) -> Result<i64, StoreError> {
         Ok(sqlx::query_scalar(

@@ -255,3 +255,80 @@ async fn hand_overs_made_before_asks_are_kept_when_their_table_is_made_anew() {
         Some("three".to_owned())
     );
 }
+
+#[tokio::test]
+async fn answers_for_another_machine_are_paged_after_the_last_taken_and_keys_find_where_to_go_on() {
+    let (_dir, store) = with_moon().await;
+    let asked = pass(&store, "sky@laptop", "moon", "schema?", None, Kind::Agent).await;
+    assert!(store.wrote_to("moon", "sky@laptop").await.unwrap());
+    assert!(!store.wrote_to("moon", "sky@desk").await.unwrap());
+    let answer = |text: &'static str, to: &'static str| NewMessage {
+        agent: "moon",
+        kind: Kind::Agent,
+        sender: "moon",
+        recipient: Some(to),
+        text,
+        parent: None,
+        voice: false,
+        aloud: false,
+        attachments: &[],
+        idem_key: None,
+        at: Millis(5),
+    };
+    let first = store
+        .append(&answer("yes", "sky@laptop"))
+        .await
+        .unwrap()
+        .message;
+    store
+        .append(&answer("not yours", "rain@lap_top"))
+        .await
+        .unwrap();
+    let second = store
+        .append(&answer("and the index", "sky@laptop"))
+        .await
+        .unwrap()
+        .message;
+    let texts = |page: Vec<Message>| page.into_iter().map(|m| m.text).collect::<Vec<_>>();
+    // `_` in a machine's name is no wildcard; the question that came in is not an answer.
+    assert_eq!(
+        texts(store.for_machine("laptop", None, 100).await.unwrap()),
+        ["yes", "and the index"]
+    );
+    assert_eq!(
+        texts(
+            store
+                .for_machine("laptop", Some(&first.id), 100)
+                .await
+                .unwrap()
+        ),
+        ["and the index"]
+    );
+    assert_eq!(
+        texts(store.for_machine("laptop", None, 1).await.unwrap()),
+        ["yes"]
+    );
+    assert!(store
+        .for_machine("laptop", Some(&MsgId::parse("msg-00000000").unwrap()), 100)
+        .await
+        .is_err());
+    // The other side keeps each under `relay:<machine>:<id>`: the last one's id is where to go on.
+    assert_eq!(store.last_taken("relay:box:").await.unwrap(), None);
+    for (m, key) in [
+        (&first, "relay:box:"),
+        (&second, "relay:box:"),
+        (&asked, "relay:boxer:"),
+    ] {
+        store
+            .append(&NewMessage {
+                idem_key: Some(&format!("{key}{}", m.id)),
+                ..answer("taken", "moon")
+            })
+            .await
+            .unwrap();
+    }
+    assert_eq!(
+        store.last_taken("relay:box:").await.unwrap(),
+        Some(second.id.to_string())
+    );
+}

@@ -43,3 +43,36 @@ pub struct ReopenThread {
     /// The other.
     pub b: String,
 }
+
+/// A message from an agent of another machine to one of this machine's, which that machine's hub carries
+/// over its link (`clawmux send --to moon@box` there): stored once under its key, in the recipient's
+/// conversation as from `from@machine`, and handed over like any message between agents.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FromMachine {
+    /// The sending machine, as it names itself.
+    pub machine: String,
+    /// The agent there that wrote it.
+    pub from: String,
+    /// The agent here it is for.
+    pub to: String,
+    /// The words.
+    pub text: String,
+    /// The sender's key: a retry under it is the same message.
+    pub client_id: String,
+}
+
+/// The answers this machine's agents sent to agents of `machine` (addressed `name@machine`), after the one
+/// `after` names (from the first when none), oldest first: what that machine's hub takes to its agents.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ForMachine {
+    /// The machine they are for, as it names itself.
+    pub machine: String,
+    /// The last one it took.
+    #[serde(default)]
+    pub after: Option<String>,
+}
+
+/// The most messages a [`ForMachine`] answers at once.
+pub const FOR_MACHINE_PAGE: i64 = 100;

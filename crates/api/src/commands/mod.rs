@@ -29,7 +29,10 @@ pub use agents::{
     SetEffort, SetModel, SetPreferences, Slash, SlashCommands, Terminate,
 };
 pub use asks::{Dismiss, Explain};
-pub use between::{CloseThread, ReopenThread, Thread, Threads, THREAD_PAGE};
+pub use between::{
+    CloseThread, ForMachine, FromMachine, ReopenThread, Thread, Threads, FOR_MACHINE_PAGE,
+    THREAD_PAGE,
+};
 pub use board::{Board, HandOver, HandedOver, TaskAdd, TaskMove, BOARD_PAGE};
 pub use hands_free::Hear;
 pub use leads::{Leads, RevokeLead, SetLead};
@@ -181,6 +184,10 @@ macro_rules! with_commands {
             CloseThread($crate::commands::CloseThread) -> $crate::commands::Done;
             /// The user reopens a closed thread.
             ReopenThread($crate::commands::ReopenThread) -> $crate::commands::Done;
+            /// Another machine's hub carries its agent's message to an agent here.
+            FromMachine($crate::commands::FromMachine) -> $crate::commands::Sent;
+            /// Another machine's hub takes the answers this machine's agents sent to its agents.
+            ForMachine($crate::commands::ForMachine) -> Vec<::clawmux_core::wire::MessageOut>;
             /// The items of the shared board, the newest first.
             Board($crate::commands::Board) -> Vec<::clawmux_core::board::Task>;
             /// The user adds an item to the board.

@@ -10,6 +10,7 @@ mod attention;
 mod attention_replay;
 mod bad_input;
 mod between;
+mod between_machines;
 mod board;
 mod browser;
 mod crash;

@@ -15,17 +15,21 @@ use std::time::Duration;
 
 use clawmux_api::commands::Sent;
 use clawmux_core::between::{only_thanks, Pair, Passed, SamePair, ThreadSummary};
+use clawmux_core::remote::MachineName;
 use clawmux_core::wire::{Code, Kind, Message, MsgId};
 use clawmux_core::{Millis, State};
 use clawmux_store::{NewMessage, Store};
+use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::sync::Notify;
 
 use crate::clock::now;
 use crate::error::HubError;
 use crate::inbox::Inbox;
+use crate::machines::Machines;
 use crate::states::States;
 use crate::ui_event::UiEvent;
 
+mod away;
 #[cfg(test)]
 mod tests;
 mod undelivered;
@@ -58,10 +62,19 @@ pub struct Between {
     flagged: Arc<Flagged>,
     /// Held from a send's count to its message stored: sends at once never pass a thread's count together.
     admitting: Arc<tokio::sync::Mutex<()>>,
+    /// The other machines, for messages to their agents (`away.rs`).
+    machines: Machines,
+    /// Told which machine holds answers for this one's agents; taken by [`Between::start`].
+    answers_told: Arc<std::sync::Mutex<Option<UnboundedReceiver<MachineName>>>>,
 }
 
 impl Between {
-    pub(crate) fn new(states: States, inbox: Inbox, rules: Rules) -> Between {
+    pub(crate) fn new(
+        states: States,
+        inbox: Inbox,
+        rules: Rules,
+        (machines, answers_told): (Machines, UnboundedReceiver<MachineName>),
+    ) -> Between {
         Between {
             states,
             inbox,
@@ -69,7 +82,30 @@ impl Between {
             rules,
             flagged: Arc::default(),
             admitting: Arc::default(),
+            machines,
+            answers_told: Arc::new(std::sync::Mutex::new(Some(answers_told))),
         }
+    }
+
+    /// What passes between the agents of a states fixture, this machine `laptop` with no other linked.
+    #[cfg(test)]
+    pub(crate) fn for_tests(f: &crate::states::fixture::Fixture, rules: Rules) -> Between {
+        let (waiting, told) = tokio::sync::mpsc::unbounded_channel();
+        let machines = Machines::new(
+            f.dir.path().to_owned(),
+            None,
+            tokio::sync::broadcast::channel(4).0,
+            crate::machines::Answers {
+                here: MachineName::parse("laptop").unwrap_or_else(|_| MachineName::here()),
+                waiting,
+            },
+        );
+        Between::new(
+            f.states.clone(),
+            Inbox::new(f.states.clone()),
+            rules,
+            (machines, told),
+        )
     }
 
     fn store(&self) -> &Store {
@@ -87,6 +123,10 @@ impl Between {
         re: Option<&MsgId>,
         key: &str,
     ) -> Result<Sent, HubError> {
+        if to.contains('@') {
+            // An agent of another machine: its hub keeps the thread's rules (`away.rs`).
+            return self.send_away(from, to, text, key).await;
+        }
         let admitting = self.admitting.lock().await;
         let carried = match self.admit(from, to, text, re).await {
             Ok(carried) => carried,

@@ -19,9 +19,8 @@ impl std::ops::Deref for Fixture {
 
 async fn fixture(turns_per_hour: u32) -> Fixture {
     let mut f = crate::states::fixture::fixture_with(&["moon"]).await;
-    let between = Between::new(
-        f.states.clone(),
-        Inbox::new(f.states.clone()),
+    let between = Between::for_tests(
+        &f,
         Rules {
             turns_per_hour,
             undelivered_after: Duration::from_secs(600),

@@ -56,6 +56,10 @@ impl Between {
     /// Raises `sender`'s "needs you": its message to `to` does not get through, for `reason`. Never fails
     /// the send it comes from: what cannot be recorded is logged.
     pub(super) async fn raise_undelivered(&self, sender: &str, to: &str, reason: String) {
+        if sender.contains('@') {
+            // An agent of another machine: its user is that machine's.
+            return;
+        }
         let undelivered = Undelivered {
             to: to.to_owned(),
             reason,
@@ -129,13 +133,22 @@ impl Between {
         }
     }
 
-    /// Checks the queued messages now and then (a tenth of the allowed wait, between 1 s and 30 s) until
-    /// the hub stops.
-    pub fn start(&self) -> tokio::task::AbortHandle {
+    /// Checks the queued messages now and then (a tenth of the allowed wait, between 1 s and 30 s), and
+    /// takes the answers other machines hold for this one's agents (`away.rs`), until the hub stops.
+    pub fn start(&self) -> Vec<tokio::task::AbortHandle> {
+        let mut tasks = Vec::new();
+        let told = self
+            .answers_told
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        if let Some(told) = told {
+            tasks.push(tokio::spawn(self.clone().take_answers_as_told(told)).abort_handle());
+        }
         let between = self.clone();
         let every = (self.rules.undelivered_after / 10)
             .clamp(Duration::from_secs(1), Duration::from_secs(30));
-        tokio::spawn(async move {
+        let checking = tokio::spawn(async move {
             let mut tick = tokio::time::interval(every);
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
@@ -144,8 +157,9 @@ impl Between {
                     tracing::warn!(error = %e, "could not look at the messages between agents");
                 }
             }
-        })
-        .abort_handle()
+        });
+        tasks.push(checking.abort_handle());
+        tasks
     }
 }
 

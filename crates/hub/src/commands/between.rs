@@ -1,8 +1,13 @@
 //! The commands of what passes between agents: the threads, one thread with each message's delivery, and
-//! a thread the user closes or reopens. The feature carries them out (`crate::between`).
+//! a thread the user closes or reopens; and another machine's hub carrying its agents' messages here and
+//! taking their answers. The feature carries them out (`crate::between`).
 
-use clawmux_api::commands::between::{CloseThread, ReopenThread, Thread, Threads, THREAD_PAGE};
+use clawmux_api::commands::between::{
+    CloseThread, ForMachine, FromMachine, ReopenThread, Thread, Threads, THREAD_PAGE,
+};
+use clawmux_api::commands::Sent;
 use clawmux_core::between::{Passed, ThreadSummary};
+use clawmux_core::wire::MessageOut;
 
 use super::{Done, Handle};
 use crate::error::HubError;
@@ -33,5 +38,21 @@ impl Handle for ReopenThread {
     async fn handle(self, hub: &Hub) -> Result<Done, HubError> {
         hub.between().reopen(&self.a, &self.b).await?;
         Ok(Done {})
+    }
+}
+
+impl Handle for FromMachine {
+    async fn handle(self, hub: &Hub) -> Result<Sent, HubError> {
+        hub.between().arrive(self).await
+    }
+}
+
+impl Handle for ForMachine {
+    async fn handle(self, hub: &Hub) -> Result<Vec<MessageOut>, HubError> {
+        let answers = hub
+            .between()
+            .answers_for(&self.machine, self.after.as_deref())
+            .await?;
+        Ok(answers.iter().map(MessageOut::from).collect())
     }
 }

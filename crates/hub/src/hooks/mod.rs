@@ -223,11 +223,7 @@ mod tests {
             Transcripts::new(
                 agents.clone(),
                 f.usage.clone(),
-                crate::between::Between::new(
-                    f.states.clone(),
-                    Inbox::new(f.states.clone()),
-                    crate::between::Rules::default(),
-                ),
+                crate::between::Between::for_tests(f, crate::between::Rules::default()),
                 f.finds.clone(),
                 std::time::Duration::ZERO,
             ),

@@ -71,10 +71,15 @@ impl Hub {
             errands,
             &options,
         );
+        let (answers_waiting, answers_told) = tokio::sync::mpsc::unbounded_channel();
         let machines = crate::machines::Machines::new(
             data_dir.to_owned(),
             options.ssh_config.clone(),
             ui.clone(),
+            crate::machines::Answers {
+                here: options.machine_name.clone(),
+                waiting: answers_waiting,
+            },
         );
         let (finds, found) = crate::found::Finds::channel();
         let opinion = crate::opinion::SecondOpinion::new(
@@ -118,6 +123,7 @@ impl Hub {
                 turns_per_hour: options.turns_per_hour,
                 undelivered_after: options.undelivered_after,
             },
+            (machines.clone(), answers_told),
         );
         let transcripts = crate::transcript::Transcripts::new(
             agents.clone(),

@@ -87,6 +87,17 @@ struct Inner {
     ssh_config: Option<PathBuf>,
     ui: broadcast::Sender<UiEvent>,
     remotes: Mutex<BTreeMap<MachineName, Arc<Remote>>>,
+    answers: Answers,
+}
+
+/// Where a machine followed says it holds answers for this machine's agents: the machine's name, sent
+/// when its feed opens and whenever one of its agents writes to `name@here` (`between::away` takes them).
+#[derive(Clone)]
+pub struct Answers {
+    /// What this machine calls itself there.
+    pub here: MachineName,
+    /// Told the machine's name.
+    pub waiting: tokio::sync::mpsc::UnboundedSender<MachineName>,
 }
 
 impl Machines {
@@ -95,6 +106,7 @@ impl Machines {
         data_dir: PathBuf,
         ssh_config: Option<PathBuf>,
         ui: broadcast::Sender<UiEvent>,
+        answers: Answers,
     ) -> Machines {
         Machines {
             inner: Arc::new(Inner {
@@ -102,8 +114,19 @@ impl Machines {
                 ssh_config,
                 ui,
                 remotes: Mutex::new(BTreeMap::new()),
+                answers,
             }),
         }
+    }
+
+    /// What this machine calls itself to the others.
+    pub fn here(&self) -> &MachineName {
+        &self.inner.answers.here
+    }
+
+    /// Whether `machine` is one this hub follows (and may call).
+    pub fn is_linked(&self, machine: &str) -> bool {
+        self.remote(machine).is_ok()
     }
 
     fn remotes(&self) -> MutexGuard<'_, BTreeMap<MachineName, Arc<Remote>>> {
@@ -138,6 +161,7 @@ impl Machines {
             remote,
             self.inner.ui.clone(),
             self.inner.ssh_config.clone(),
+            self.inner.answers.clone(),
         ));
     }
 

@@ -19,9 +19,10 @@ use tokio_tungstenite::tungstenite::Message;
 
 use super::backoff::Backoff;
 use super::link::websocket;
-use super::Remote;
+use super::{Answers, Remote};
 use crate::clock::now;
 use crate::ui_event::{UiEvent, UiEventType};
+use clawmux_core::remote::MachineName;
 
 /// Silence after which a feed is taken for dead: that hub pings every 15 s.
 const SILENCE: Duration = Duration::from_secs(40);
@@ -31,6 +32,7 @@ pub(super) async fn follow(
     remote: Arc<Remote>,
     ui: broadcast::Sender<UiEvent>,
     ssh_config: Option<PathBuf>,
+    answers: Answers,
 ) {
     let mut backoff = Backoff::default();
     loop {
@@ -39,7 +41,7 @@ pub(super) async fn follow(
         }
         // Removed while its feed runs: the feed (and its ssh) goes at once.
         let why = tokio::select! {
-            ended = feed(&remote, &ui, ssh_config.as_ref(), &mut backoff) => match ended {
+            ended = feed(&remote, &ui, ssh_config.as_ref(), &mut backoff, &answers) => match ended {
                 Ok(()) => format!("the link to `{}` dropped", remote.name),
                 Err(why) => why,
             },
@@ -79,6 +81,7 @@ async fn feed(
     ui: &broadcast::Sender<UiEvent>,
     ssh_config: Option<&PathBuf>,
     backoff: &mut Backoff,
+    answers: &Answers,
 ) -> Result<(), String> {
     let cursor = remote.seen().cursor.clone();
     let (mut ws, _ssh) = websocket(
@@ -102,6 +105,8 @@ async fn feed(
         seen.last_seen = Some(now());
     }
     announce(remote, ui);
+    // What its agents answered this machine's while the feed was closed is taken now.
+    let _ = answers.waiting.send(remote.name.clone());
     loop {
         let frame = match tokio::time::timeout(SILENCE, ws.next()).await {
             Ok(Some(Ok(frame))) => frame,
@@ -117,11 +122,24 @@ async fn feed(
         if !keep(remote, &event) {
             continue;
         }
+        if answers_here(&event, &answers.here) {
+            let _ = answers.waiting.send(remote.name.clone());
+        }
         let _ = ui.send(UiEvent::MachineEvent {
             machine: remote.name.to_string(),
             event,
         });
     }
+}
+
+/// Whether an event is a message one of the machine's agents sent to an agent of this one (`name@here`).
+fn answers_here(event: &Value, here: &MachineName) -> bool {
+    event_type(event) == Some(UiEventType::AgentMessage)
+        && event
+            .get("recipient")
+            .and_then(Value::as_str)
+            .and_then(|to| to.rsplit_once('@'))
+            .is_some_and(|(_, machine)| machine == here.as_str())
 }
 
 /// Notes what an event says of the machine; whether the window is to have it (pings are not).

@@ -101,6 +101,9 @@ mod tests {
     /// The commands only the desktop runs: they change the hub (settings, machines, pairing, voice models),
     /// start or end agents, or run a program. Every command is in this list or [`FOR_PHONES`].
     const DESKTOP_ONLY: &[CommandName] = &[
+        // Another machine's hub over the user's ssh, never a phone.
+        CommandName::FromMachine,
+        CommandName::ForMachine,
         CommandName::AddAgent,
         CommandName::Spawn,
         CommandName::Terminate,

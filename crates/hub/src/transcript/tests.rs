@@ -61,11 +61,7 @@ async fn an_answer_written_right_after_the_hook_is_counted() {
         .await
         .unwrap()
         .message;
-    let between = Between::new(
-        f.states.clone(),
-        crate::inbox::Inbox::new(f.states.clone()),
-        crate::between::Rules::default(),
-    );
+    let between = Between::for_tests(&f, crate::between::Rules::default());
     let (finds, mut found) = Finds::channel();
     let transcripts = Transcripts::new(
         f.states.agents().clone(),

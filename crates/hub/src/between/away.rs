@@ -1,0 +1,193 @@
+//! Messages between agents of two machines (`clawmux send --to moon@box`), each hub the one owner of its
+//! agents' conversations.
+//!
+//! There: this hub carries the message over its link to the machine's hub (`from_machine`, under the
+//! sender's key, so a retry is the same message), which stores it in `moon`'s conversation as from
+//! `sky@laptop` (what this machine calls itself) and hands it over like any message between agents, its
+//! rules and counts included. Back: `moon` answers `sky@laptop`; its hub, which may not reach this one,
+//! keeps the answer in `moon`'s own conversation, addressed so, and only for an agent of a machine that
+//! wrote to `moon`. This hub follows that machine's feed; when the feed opens, and whenever it shows such an
+//! answer, this hub takes the answers after the last one it took (`for_machine`) and stores each once
+//! (its key names the machine and the message) in its agent's conversation. A hub restarted here goes on
+//! from the last answer its store holds: nothing is lost or handed over twice.
+//!
+//! A machine not linked, or linked and not reached, is a clear error and nothing is stored; so is a reply to
+//! a machine whose agent never wrote. What comes from another machine is hostile: its names are checked as
+//! names, its words made printable where a terminal shows them (`clawmux wait` prints every message so).
+
+use clawmux_api::commands::{FromMachine, Sent, FOR_MACHINE_PAGE};
+use clawmux_core::remote::{AgentAddress, MachineName};
+use clawmux_core::wire::{check_agent_name, Code, Kind, Message, MsgId};
+use clawmux_store::NewMessage;
+use tokio::sync::mpsc::UnboundedReceiver;
+
+use super::Between;
+use crate::clock::now;
+use crate::error::HubError;
+
+/// The key prefix of the answers taken from `machine`.
+fn taken_prefix(machine: &MachineName) -> String {
+    format!("relay:{machine}:")
+}
+
+impl Between {
+    /// `from`'s message to `to`, an agent of another machine (`name@machine`).
+    pub(super) async fn send_away(
+        &self,
+        from: &str,
+        to: &str,
+        text: &str,
+        key: &str,
+    ) -> Result<Sent, HubError> {
+        let address = AgentAddress::parse(to);
+        let (name, machine) = (address.name, address.machine.unwrap_or_default());
+        check_agent_name(name).map_err(|e| HubError::new(Code::BadAgentName, e.to_string()))?;
+        let machine = MachineName::parse(machine)
+            .map_err(|e| HubError::new(Code::UnknownMachine, e.to_string()))?;
+        if self.machines.is_linked(machine.as_str()) {
+            let here = self.machines.here().to_string();
+            return self
+                .machines
+                .call(
+                    machine.as_str(),
+                    FromMachine {
+                        machine: here,
+                        from: from.to_owned(),
+                        to: name.to_owned(),
+                        text: text.to_owned(),
+                        client_id: key.to_owned(),
+                    },
+                )
+                .await;
+        }
+        if !self.store().wrote_to(from, to).await? {
+            return Err(HubError::new(
+                Code::UnknownMachine,
+                format!(
+                    "no machine `{machine}` is linked to this one (`clawmux remote add`), and no agent of it \
+                     wrote to you: the message was not sent"
+                ),
+            ));
+        }
+        // An answer for the machine that wrote: kept here, for its hub to take.
+        // In no inbox here: told to the window, and so on this hub's feed.
+        let m = self
+            .states
+            .append(&NewMessage {
+                idem_key: Some(key),
+                ..NewMessage::plain(from, Kind::Agent, from, Some(to), text, now())
+            })
+            .await?;
+        Ok(Sent {
+            id: m.id,
+            seq: m.seq,
+            note: Some(format!(
+                "kept for {to}: {machine}'s hub takes it from this machine's feed"
+            )),
+        })
+    }
+
+    /// Another machine's agent `from` (on `machine`) writes to `to`, an agent here (`from_machine`).
+    pub async fn arrive(&self, m: FromMachine) -> Result<Sent, HubError> {
+        let machine = MachineName::parse(&m.machine)
+            .map_err(|e| HubError::new(Code::UnknownMachine, e.to_string()))?;
+        check_agent_name(&m.from).map_err(|e| HubError::new(Code::BadAgentName, e.to_string()))?;
+        check_agent_name(&m.to).map_err(|e| HubError::new(Code::BadAgentName, e.to_string()))?;
+        if m.text.trim().is_empty() || m.text.len() > crate::hub::MAX_TEXT {
+            return Err(HubError::new(
+                Code::EmptyMessage,
+                format!("a message is 1 to {} bytes of words", crate::hub::MAX_TEXT),
+            ));
+        }
+        let from = format!("{}@{machine}", m.from);
+        let key = format!("machine:{machine}:{}:{}", m.from, m.client_id);
+        self.send(&from, &m.to, &m.text, None, &key).await
+    }
+
+    /// The answers this hub's agents sent to agents of `machine`, after `after` (`for_machine`).
+    pub async fn answers_for(
+        &self,
+        machine: &str,
+        after: Option<&str>,
+    ) -> Result<Vec<Message>, HubError> {
+        let machine = MachineName::parse(machine)
+            .map_err(|e| HubError::new(Code::UnknownMachine, e.to_string()))?;
+        let after = after
+            .map(|a| MsgId::parse(a).map_err(|e| HubError::new(Code::BadMessageId, e.to_string())))
+            .transpose()?;
+        Ok(self
+            .store()
+            .for_machine(machine.as_str(), after.as_ref(), FOR_MACHINE_PAGE)
+            .await?)
+    }
+
+    /// Takes what `machine`'s agents answered this machine's, after the last answer taken, until none
+    /// is left: each stored once in its agent's conversation, from `name@machine`.
+    async fn take_answers(&self, machine: &MachineName) -> Result<usize, HubError> {
+        let prefix = taken_prefix(machine);
+        let mut taken = 0;
+        loop {
+            let after = self.store().last_taken(&prefix).await?;
+            let page = self
+                .machines
+                .call(
+                    machine.as_str(),
+                    clawmux_api::commands::ForMachine {
+                        machine: self.machines.here().to_string(),
+                        after,
+                    },
+                )
+                .await?;
+            let full = i64::try_from(page.len()).unwrap_or(i64::MAX) >= FOR_MACHINE_PAGE;
+            for answer in page {
+                self.take_one(machine, &prefix, answer).await;
+                taken += 1;
+            }
+            if !full {
+                return Ok(taken);
+            }
+        }
+    }
+
+    /// One answer of `machine`'s, stored in its agent's conversation (under its key: once). One that
+    /// cannot be (for no agent here, its thread closed) is logged; the answers after it are taken all the
+    /// same, and it is tried again while it is the last.
+    async fn take_one(
+        &self,
+        machine: &MachineName,
+        prefix: &str,
+        answer: clawmux_core::wire::MessageOut,
+    ) {
+        let to = answer
+            .recipient
+            .as_deref()
+            .and_then(|r| r.rsplit_once('@'))
+            .map(|(name, _)| name.to_owned())
+            .unwrap_or_default();
+        let from = format!("{}@{machine}", answer.sender);
+        let key = format!("{prefix}{}", answer.id);
+        let stored = match check_agent_name(&answer.sender) {
+            Ok(()) => self.send(&from, &to, &answer.text, None, &key).await,
+            Err(e) => Err(HubError::new(Code::BadAgentName, e.to_string())),
+        };
+        if let Err(e) = stored {
+            tracing::warn!(machine = %machine, to, error = %e, "an answer from another machine was not taken");
+        }
+    }
+
+    /// Takes the answers of each machine as it says it has some, until the hub stops.
+    pub(super) async fn take_answers_as_told(self, mut told: UnboundedReceiver<MachineName>) {
+        while let Some(first) = told.recv().await {
+            // Told several times meanwhile: one pass a machine covers them all.
+            let mut machines = std::collections::BTreeSet::from([first]);
+            while let Ok(more) = told.try_recv() {
+                machines.insert(more);
+            }
+            for machine in machines {
+                if let Err(e) = self.take_answers(&machine).await {
+                    tracing::warn!(machine = %machine, error = %e, "could not take the answers of another machine");
+                }
+            }
+        }
+    }
+}
