@@ -46,7 +46,7 @@ impl Between {
             .map_err(|e| HubError::new(Code::UnknownMachine, e.to_string()))?;
         if self.machines.is_linked(machine.as_str()) {
             let here = self.machines.here().to_string();
-            return self
+            let sent = self
                 .machines
                 .call(
                     machine.as_str(),
@@ -58,7 +58,9 @@ impl Between {
                         client_id: key.to_owned(),
                     },
                 )
-                .await;
+                .await?;
+            self.noted_at_sender(from, to, text, key).await;
+            return Ok(sent);
         }
         if !self.store().wrote_to(from, to).await? {
             return Err(HubError::new(

@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use clawmux_api::commands::Sent;
 use clawmux_core::between::{only_thanks, Pair, Passed, SamePair, ThreadSummary};
+use clawmux_core::printable::one_line;
 use clawmux_core::remote::MachineName;
 use clawmux_core::wire::{Code, Kind, Message, MsgId};
 use clawmux_core::{Millis, State};
@@ -26,7 +27,7 @@ use crate::clock::now;
 use crate::error::HubError;
 use crate::inbox::Inbox;
 use crate::machines::Machines;
-use crate::states::States;
+use crate::states::{States, HUB_SENDER};
 use crate::ui_event::UiEvent;
 
 mod away;
@@ -147,6 +148,9 @@ impl Between {
             .store_message(from, to, text, re, Some(key), carried)
             .await?;
         drop(admitting);
+        if carried == Carried::Turn {
+            self.noted_at_sender(from, to, text, key).await;
+        }
         Ok(Sent {
             note: self.note_for(&m, carried).await?,
             id: m.id,
@@ -214,6 +218,26 @@ impl Between {
             self.answers.notify_waiters();
         }
         Ok(m)
+    }
+
+    /// A line in the sender's own conversation naming the other, so the user reading `from`'s chat sees
+    /// what it wrote to whom (once: under the send's key). An agent of another machine has none here.
+    async fn noted_at_sender(&self, from: &str, to: &str, text: &str, key: &str) {
+        if from.contains('@') {
+            return;
+        }
+        let line = format!("To {to}: {}", one_line(text, 300));
+        let note_key = format!("to:{key}");
+        let noted = self
+            .states
+            .append(&NewMessage {
+                idem_key: Some(&note_key),
+                ..NewMessage::plain(from, Kind::System, HUB_SENDER, Some("user"), &line, now())
+            })
+            .await;
+        if let Err(e) = noted {
+            tracing::warn!(from, to, error = %e, "could not note a message in its sender's chat");
+        }
     }
 
     /// Whether `from` may send `to` this message now, and how it is carried: never to itself, never into

@@ -378,3 +378,36 @@ async fn sends_at_once_never_pass_the_count_together() {
     }
     assert_eq!(stored, 5);
 }
+
+#[tokio::test]
+async fn the_senders_chat_has_a_line_naming_the_other_once_per_message() {
+    let f = fixture(60).await;
+    let lines = |f: &Fixture| {
+        let store = f.states.store().clone();
+        async move {
+            store
+                .latest("sky", 50)
+                .await
+                .unwrap()
+                .into_iter()
+                .filter(|m| m.kind == Kind::System)
+                .map(|m| m.text)
+                .collect::<Vec<_>>()
+        }
+    };
+    let q = f
+        .between
+        .send("sky", "moon", "is the\x1b]0; schema done?", None, "note-1")
+        .await
+        .unwrap();
+    let again = f
+        .between
+        .send("sky", "moon", "is the\x1b]0; schema done?", None, "note-1")
+        .await
+        .unwrap();
+    assert_eq!(again.id, q.id);
+    assert_eq!(lines(&f).await, ["To moon: is the]0; schema done?"]);
+    let a = turn(&f, "moon", "sky", "yes", Some(&q.id)).await;
+    turn(&f, "sky", "moon", "thanks!", Some(&a.id)).await;
+    assert_eq!(lines(&f).await.len(), 1, "an acknowledgement is no line");
+}
