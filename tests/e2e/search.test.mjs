@@ -128,3 +128,28 @@ test('my own Claude Code sessions are searched when I ask, and one is resumed he
     hub.stop();
   }
 });
+
+test('Ctrl+K finds an item of the board by its words, and Enter opens the board', async () => {
+  const hub = await startHub();
+  const { page, errors } = await openUi(browser, hub);
+  try {
+    hub.addAgent('sky');
+    hub.clawmux(['task', 'add', 'Migrate the heron schema', '--body', 'the <b>orders</b> table first'], 'sky');
+    hub.clawmux(['task', 'add', 'Write the docs'], 'sky');
+    await page.keyboard.press('Control+k');
+    await page.fill('#search-input', 'heron');
+    await page.waitForSelector('#search-results .task-result');
+    assert.equal(await page.textContent('#search-results .search-group'), 'The board');
+    assert.deepEqual(await page.$$eval('#search-results .task-result', (els) => els.map((e) => e.querySelector('.snippet').textContent)), ['Migrate the heron schema']);
+    await page.fill('#search-input', 'orders');
+    await page.waitForFunction(() => document.querySelector('#search-results .task-result .snippet')?.textContent === 'Migrate the heron schema');
+    assert.equal(await page.locator('#search-results b').count(), 0, 'text shown as text');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#board-panel:not([hidden])');
+    assert.equal(await page.isHidden('#search-panel'), true);
+    assert.deepEqual(errors, []);
+  } finally {
+    await page.context().close();
+    hub.stop();
+  }
+});

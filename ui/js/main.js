@@ -458,7 +458,12 @@ function start() {
   explanation = new ExplainPanel(backend);
   terminating = new TerminateAsk(backend, notice);
   usageView = new UsageView(backend);
-  searchPanel = new SearchPanel(backend, { agents: () => [...sessions.keys()].sort(), open: openFound, resume: resumeSession });
+  searchPanel = new SearchPanel(backend, {
+    agents: () => [...sessions.keys()].sort(),
+    open: openFound,
+    resume: resumeSession,
+    board: () => boardView.open(),
+  });
   changes = new ChangesPanel(backend, { send: (agent, text) => outbox.send(agent, text) });
   requests = new RequestCard(backend, { openTerminal: () => terminal.setOpen(true) });
   // Each panel's part in the page, in the order they are drawn.

@@ -79,9 +79,10 @@ function resultRow(index, who, at, snippet) {
 export class SearchPanel {
   /**
    * `agents()` lists the agents' names; `open(found)` shows a found message in its conversation;
-   * `resume(line)` starts an agent that resumes a found Claude Code session in its folder.
+   * `resume(line)` starts an agent that resumes a found Claude Code session in its folder; `board()` opens
+   * the shared board, where a found item is.
    */
-  constructor(backend, { agents, open, resume }) {
+  constructor(backend, { agents, open, resume, board }) {
     this.events = {
       [UiEvent.SEARCH_INDEX]: (e) => this.indexed(e.left),
       [UiEvent.SESSIONS_READ]: () => this.sessionsRead(),
@@ -90,6 +91,7 @@ export class SearchPanel {
     this.agents = agents;
     this.openFound = open;
     this.resume = resume;
+    this.openBoard = board;
     this.asked = 0;
     this.timer = null;
     this.items = [];
@@ -172,8 +174,9 @@ export class SearchPanel {
     $('search-sessions').checked = reply.sessions_searched;
     const unreached = reply.unreached?.length ? ` (not searched: ${reply.unreached.join(', ')}, unreachable)` : '';
     const pending = (reply.indexing > 0 ? ` (${reply.indexing} older messages are still being indexed)` : '') + unreached;
-    const any = reply.results.length + reply.sessions.length > 0;
-    this.showResults(reply.results, any ? pending.trim() : `Nothing found${pending}.`, reply.sessions);
+    const tasks = reply.tasks ?? [];
+    const any = reply.results.length + reply.sessions.length + tasks.length > 0;
+    this.showResults(reply.results, any ? pending.trim() : `Nothing found${pending}.`, reply.sessions, tasks);
     // From the last key to these results on screen (the benchmark's figure, read by the tests).
     this.latency = performance.now() - this.typed;
   }
@@ -188,11 +191,20 @@ export class SearchPanel {
     if (left === 0 && this.isOpen() && $('search-input').value.trim()) this.ask();
   }
 
-  showResults(results, state, sessions = []) {
+  showResults(results, state, sessions = [], tasks = []) {
     $('search-state').textContent = state;
     const list = $('search-results');
     this.items = [];
     const rows = [];
+    if (tasks.length) rows.push(groupHead('The board'));
+    for (const t of tasks) {
+      const li = resultRow(this.items.length, `#${t.id} ${t.state}${t.owner ? ` · ${t.owner}` : ''}`, t.updated_at, '');
+      li.classList.add('task-result');
+      li.dataset.task = String(t.id);
+      li.querySelector('.snippet').textContent = t.title;
+      rows.push(li);
+      this.items.push({ task: t, element: li });
+    }
     for (const [folder, lines] of grouped(sessions, (l) => l.folder ?? 'an unknown folder')) {
       rows.push(groupHead(`Claude Code session in ${folder}`));
       for (const s of lines) {
@@ -253,7 +265,8 @@ export class SearchPanel {
     if (!item) return;
     if (item.session && !item.session.folder) return;
     this.toggle(false);
-    if (item.session) this.resume(item.session);
+    if (item.task) this.openBoard();
+    else if (item.session) this.resume(item.session);
     else this.openFound(item.found);
   }
 }

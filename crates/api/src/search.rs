@@ -49,6 +49,10 @@ pub struct SearchReply {
     pub sessions: Vec<FoundInSession>,
     /// Whether the user opted in to searching their Claude Code sessions.
     pub sessions_searched: bool,
+    /// Items of the shared board with the words in their title or body, newest first (on a search's
+    /// first page that names no agent).
+    #[serde(default)]
+    pub tasks: Vec<clawmux_core::board::Task>,
 }
 
 impl Who {

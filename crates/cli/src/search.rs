@@ -107,7 +107,13 @@ pub fn search(hub: &HubArgs, a: &Args<'_>) -> Result<(), String> {
         );
         println!("    {}", shown(&s.snippet, bold));
     }
-    if reply.results.is_empty() && reply.sessions.is_empty() {
+    if !reply.tasks.is_empty() {
+        println!("On the board:");
+    }
+    for t in &reply.tasks {
+        println!("    {}", crate::task::line(t));
+    }
+    if reply.results.is_empty() && reply.sessions.is_empty() && reply.tasks.is_empty() {
         println!("Nothing found.");
     }
     if reply.indexing > 0 {

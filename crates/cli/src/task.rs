@@ -117,7 +117,7 @@ pub fn run(command: TaskCommand) -> Result<(), String> {
 }
 
 /// One item on one line: `#12  taken  rain  write the docs  (clawmux/rain)`.
-fn line(task: &Task) -> String {
+pub(crate) fn line(task: &Task) -> String {
     let mut line = format!(
         "#{}  {}  {}  {}",
         task.id,

@@ -112,11 +112,28 @@ impl Search {
         } else {
             Vec::new()
         };
+        // The board's items, on the first page of a search of everything (moved since `since`, if named).
+        let tasks = if req.session_id.is_none() && req.who.is_none() && req.before.is_none() {
+            let mut tasks = self
+                .store
+                .tasks(&clawmux_store::TaskFilter {
+                    state: None,
+                    owner: None,
+                    text: Some(req.query.clone()),
+                    limit: i64::from(limit),
+                })
+                .await?;
+            tasks.retain(|t| req.since.is_none_or(|since| t.updated_at.0 >= since));
+            tasks
+        } else {
+            Vec::new()
+        };
         Ok(SearchReply {
             results: self.store.search(&query).await?,
             indexing: self.store.search_backlog().await?.left,
             sessions,
             sessions_searched,
+            tasks,
         })
     }
 
