@@ -1,8 +1,8 @@
 // Between agents, in Chromium against the real hub and the real `clawmux` run as two agents: the
 // "Between agents" view lists the thread, shows each message's delivery as it moves (queued, handed over
 // by moon's wait, seen once moon's transcript has it, answered), keeps hostile text as text, and lets the
-// user close a thread that loops (the agents are then refused) and reopen it; the user names a lead there
-// and takes the right back.
+// user close a thread that loops (the agents are then refused) and reopen it, and step in with a word of
+// their own; the user names a lead there and takes the right back.
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -68,6 +68,14 @@ test('the view follows a message between agents to its answer, and the user clos
     await page.waitForFunction(() => !/closed/.test(document.querySelector('[data-pair="moon-sky"] .count').textContent));
     hub.clawmux(['send', '--to', 'moon', 'and another thing'], 'sky');
     await showsDelivery(page, 'and another thing', 'queued');
+
+    // The user steps in: a word to moon in this thread, shown in it, and handed to moon as the user's.
+    await page.selectOption('#between-to', 'moon');
+    await page.fill('#between-text', 'keep the old field for a release');
+    await page.click('#between-reply button[type="submit"]');
+    await page.waitForFunction(() => [...document.querySelectorAll('#between-messages .between-message.user')]
+      .some((li) => li.querySelector('.who').textContent === 'user → moon' && li.querySelector('.text').textContent === 'keep the old field for a release'));
+    assert.match(await hub.wait('moon').done, /from:user\] keep the old field for a release/);
     assert.equal(await page.evaluate(() => window.__pwned), undefined);
     assert.equal(await deliveryOf(page, 'no such message'), null);
     assert.deepEqual(errors, []);

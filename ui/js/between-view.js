@@ -5,7 +5,7 @@
 // this file asks and shows, and asks again when a message passes or is seen while it is open.
 
 import { $ } from './dom.js';
-import { Command, Delivery, UiEvent } from './names.js';
+import { Command, Delivery, Kind, UiEvent } from './names.js';
 import { LeadsPart } from './leads-view.js';
 import { ToggledView } from './toggled-view.js';
 
@@ -23,9 +23,15 @@ export class BetweenView extends ToggledView {
   constructor(backend) {
     super(backend, { panel: 'between-panel', open: 'between-open', close: 'between-close' });
     const again = () => this.changed();
-    this.events = { [UiEvent.AGENT_MESSAGE]: again, [UiEvent.USER_ACK]: again, [UiEvent.SEEN]: again, [UiEvent.INBOX_UPDATE]: again };
+    this.events = {
+      [UiEvent.AGENT_MESSAGE]: again, [UiEvent.USER_ACK]: again, [UiEvent.SEEN]: again, [UiEvent.INBOX_UPDATE]: again, [UiEvent.USER_TEXT]: again,
+    };
     this.picked = null;
     $('between-toggle').addEventListener('click', () => this.toggleClosed());
+    $('between-reply').addEventListener('submit', (e) => {
+      e.preventDefault();
+      this.reply();
+    });
     this.leads = new LeadsPart(backend, (line) => { $('between-state').textContent = line; });
   }
 
@@ -72,15 +78,21 @@ export class BetweenView extends ToggledView {
   async showThread(t) {
     this.current = t ?? null;
     $('between-toggle').hidden = !t;
+    $('between-reply').hidden = !t;
     if (!t) {
       $('between-messages').replaceChildren();
       return;
     }
+    const to = $('between-to');
+    if ([...to.options].map((o) => o.value).join() !== [t.pair.a, t.pair.b].join()) {
+      to.replaceChildren(new Option(t.pair.a, t.pair.a), new Option(t.pair.b, t.pair.b));
+    }
     $('between-toggle').textContent = t.closed ? 'Reopen the thread' : 'Close the thread';
     const passed = await this.backend.command({ command: Command.THREAD, a: t.pair.a, b: t.pair.b });
+    this.lastOfThread = [...passed].reverse().find((p) => p.message.kind === Kind.AGENT)?.message.id ?? null;
     $('between-messages').replaceChildren(...passed.map((p) => {
       const li = document.createElement('li');
-      li.className = `between-message ${p.delivery}`;
+      li.className = `between-message ${p.delivery}${p.message.kind === Kind.USER ? ' user' : ''}`;
       li.dataset.id = p.message.id;
       const who = document.createElement('span');
       who.className = 'who';
@@ -94,6 +106,19 @@ export class BetweenView extends ToggledView {
       li.append(who, text, state);
       return li;
     }));
+  }
+
+  /** The user's word in the thread, to the agent picked, answering the thread's last message. */
+  async reply() {
+    const text = $('between-text').value.trim();
+    if (!this.current || !this.lastOfThread || !text) return;
+    try {
+      await this.backend.command({ command: Command.THREAD_REPLY, to: $('between-to').value, re: this.lastOfThread, text, client_id: crypto.randomUUID() });
+      $('between-text').value = '';
+    } catch (e) {
+      $('between-state').textContent = `Cannot send: ${e.message}`;
+    }
+    await this.load();
   }
 
   async toggleClosed() {

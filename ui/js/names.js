@@ -221,6 +221,7 @@ export const Command = Object.freeze({
   THREAD: 'thread',
   CLOSE_THREAD: 'close_thread',
   REOPEN_THREAD: 'reopen_thread',
+  THREAD_REPLY: 'thread_reply',
   FROM_MACHINE: 'from_machine',
   FOR_MACHINE: 'for_machine',
   BOARD: 'board',

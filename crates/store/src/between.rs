@@ -40,7 +40,7 @@ fn passed_from_row(row: &SqliteRow) -> Result<Passed, StoreError> {
         .map(|id| MsgId::parse(&id).map_err(|_| StoreError::Corrupt(format!("answer id `{id}`"))))
         .transpose()?;
     let delivery = Delivery::of(
-        message.kind == Kind::Agent,
+        matches!(message.kind, Kind::Agent | Kind::User),
         handed_at.is_some(),
         seen_at.is_some(),
         answered_by.is_some(),
@@ -123,13 +123,17 @@ impl Store {
         Ok(Some(answer))
     }
 
-    /// The last `limit` messages of a thread, oldest first, each with its delivery.
+    /// The last `limit` messages of a thread, oldest first, each with its delivery: the two agents'
+    /// messages to each other, and the user's words answering one of them (`thread_reply`).
     pub async fn thread(&self, pair: &Pair, limit: i64) -> Result<Vec<Passed>, StoreError> {
         let rows = sqlx::query(&format!(
             "SELECT * FROM ({} ORDER BY m.seq DESC LIMIT ?3) ORDER BY seq",
             passed_sql(
-                "m.kind IN ('agent', 'ack') \
-                 AND ((m.agent = ?1 AND m.sender = ?2) OR (m.agent = ?2 AND m.sender = ?1))"
+                "m.agent IN (?1, ?2) AND ((m.kind IN ('agent', 'ack') AND m.sender IN (?1, ?2) \
+                 AND m.sender <> m.agent) \
+                 OR (m.kind = 'user' AND m.parent IN (SELECT t.id FROM messages t \
+                   WHERE t.agent IN (?1, ?2) AND t.kind = 'agent' AND t.sender IN (?1, ?2) \
+                   AND t.sender <> t.agent)))"
             )
         ))
         .bind(&pair.a)

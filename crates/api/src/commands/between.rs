@@ -76,3 +76,18 @@ pub struct ForMachine {
 
 /// The most messages a [`ForMachine`] answers at once.
 pub const FOR_MACHINE_PAGE: i64 = 100;
+
+/// The user's word in a thread between two agents: a message to `to`, one of the pair, answering `re`, a
+/// message of the thread; shown in the thread, and handed to `to` as the user's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ThreadReply {
+    /// The agent it is for.
+    pub to: String,
+    /// The message of the thread it answers.
+    pub re: clawmux_core::wire::MsgId,
+    /// The words.
+    pub text: String,
+    /// The client's key: a retry under it is the same message.
+    pub client_id: String,
+}

@@ -30,8 +30,8 @@ pub use agents::{
 };
 pub use asks::{Dismiss, Explain};
 pub use between::{
-    CloseThread, ForMachine, FromMachine, ReopenThread, Thread, Threads, FOR_MACHINE_PAGE,
-    THREAD_PAGE,
+    CloseThread, ForMachine, FromMachine, ReopenThread, Thread, ThreadReply, Threads,
+    FOR_MACHINE_PAGE, THREAD_PAGE,
 };
 pub use board::{Board, HandOver, HandedOver, TaskAdd, TaskMove, BOARD_PAGE};
 pub use hands_free::Hear;
@@ -184,6 +184,8 @@ macro_rules! with_commands {
             CloseThread($crate::commands::CloseThread) -> $crate::commands::Done;
             /// The user reopens a closed thread.
             ReopenThread($crate::commands::ReopenThread) -> $crate::commands::Done;
+            /// The user's word in a thread between two agents, to one of them.
+            ThreadReply($crate::commands::ThreadReply) -> $crate::commands::Sent;
             /// Another machine's hub carries its agent's message to an agent here.
             FromMachine($crate::commands::FromMachine) -> $crate::commands::Sent;
             /// Another machine's hub takes the answers this machine's agents sent to its agents.

@@ -296,6 +296,9 @@ pub fn hook_context(messages: &[Message]) -> String {
     )
 }
 
+/// The longest message text accepted (the body limit is 1 MiB; this leaves room for JSON escaping).
+pub const MAX_TEXT: usize = 512 * 1024;
+
 /// The longest agent name; names become folder names and tmux session names.
 pub const MAX_NAME_LEN: usize = 32;
 

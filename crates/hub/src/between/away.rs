@@ -95,12 +95,7 @@ impl Between {
             .map_err(|e| HubError::new(Code::UnknownMachine, e.to_string()))?;
         check_agent_name(&m.from).map_err(|e| HubError::new(Code::BadAgentName, e.to_string()))?;
         check_agent_name(&m.to).map_err(|e| HubError::new(Code::BadAgentName, e.to_string()))?;
-        if m.text.trim().is_empty() || m.text.len() > crate::hub::MAX_TEXT {
-            return Err(HubError::new(
-                Code::EmptyMessage,
-                format!("a message is 1 to {} bytes of words", crate::hub::MAX_TEXT),
-            ));
-        }
+        super::words(&m.text)?;
         let from = format!("{}@{machine}", m.from);
         let key = format!("machine:{machine}:{}:{}", m.from, m.client_id);
         self.send(&from, &m.to, &m.text, None, &key).await

@@ -14,10 +14,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clawmux_api::commands::Sent;
-use clawmux_core::between::{only_thanks, Pair, Passed, SamePair, ThreadSummary};
+use clawmux_core::between::{only_thanks, Pair, SamePair};
 use clawmux_core::printable::one_line;
 use clawmux_core::remote::MachineName;
-use clawmux_core::wire::{Code, Kind, Message, MsgId};
+use clawmux_core::wire::{Code, Kind, Message, MsgId, MAX_TEXT};
 use clawmux_core::{Millis, State};
 use clawmux_store::{NewMessage, Store};
 use tokio::sync::mpsc::UnboundedReceiver;
@@ -33,6 +33,9 @@ use crate::ui_event::UiEvent;
 mod away;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_undelivered;
+mod threads;
 mod undelivered;
 
 use undelivered::Flagged;
@@ -375,38 +378,20 @@ impl Between {
             Err(e) => tracing::warn!(agent, error = %e, "could not record messages as seen"),
         }
     }
+}
 
-    /// Every thread that has a message, the latest first.
-    pub async fn threads(&self) -> Result<Vec<ThreadSummary>, HubError> {
-        Ok(self.store().threads().await?)
+/// Words a message may carry: some, and at most [`MAX_TEXT`] bytes of them.
+fn words(text: &str) -> Result<(), HubError> {
+    if text.trim().is_empty() {
+        return Err(HubError::new(Code::EmptyMessage, "the message is empty"));
     }
-
-    /// The last `limit` messages of `a` and `b`'s thread, each with its delivery.
-    pub async fn thread(&self, a: &str, b: &str, limit: i64) -> Result<Vec<Passed>, HubError> {
-        if !(1..=10_000).contains(&limit) {
-            return Err(HubError::new(
-                Code::BadQuery,
-                "a thread's page is 1 to 10000 messages",
-            ));
-        }
-        Ok(self.store().thread(&pair(a, b)?, limit).await?)
+    if text.len() > MAX_TEXT {
+        return Err(HubError::new(
+            Code::MessageTooLarge,
+            format!("a message may be at most {MAX_TEXT} bytes"),
+        ));
     }
-
-    /// Closes `a` and `b`'s thread, by `by` (one of them, or `user`). Closing a closed thread changes
-    /// nothing.
-    pub async fn close(&self, a: &str, b: &str, by: &str) -> Result<(), HubError> {
-        let pair = pair(a, b)?;
-        self.states.live(&pair.a)?;
-        self.states.live(&pair.b)?;
-        self.store().close_thread(&pair, by, now()).await?;
-        Ok(())
-    }
-
-    /// Reopens `a` and `b`'s thread.
-    pub async fn reopen(&self, a: &str, b: &str) -> Result<(), HubError> {
-        self.store().reopen_thread(&pair(a, b)?).await?;
-        Ok(())
-    }
+    Ok(())
 }
 
 fn pair(a: &str, b: &str) -> Result<Pair, HubError> {

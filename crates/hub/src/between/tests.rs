@@ -2,11 +2,10 @@
 
 use super::*;
 use clawmux_core::between::Delivery;
-use clawmux_core::Source;
 
-struct Fixture {
+pub(super) struct Fixture {
     f: crate::states::fixture::Fixture,
-    between: Between,
+    pub(super) between: Between,
     ui: tokio::sync::broadcast::Receiver<UiEvent>,
 }
 
@@ -17,7 +16,7 @@ impl std::ops::Deref for Fixture {
     }
 }
 
-async fn fixture(turns_per_hour: u32) -> Fixture {
+pub(super) async fn fixture(turns_per_hour: u32) -> Fixture {
     let mut f = crate::states::fixture::fixture_with(&["moon"]).await;
     let between = Between::for_tests(
         &f,
@@ -32,7 +31,13 @@ async fn fixture(turns_per_hour: u32) -> Fixture {
 }
 
 /// `from`'s turn to `to`, sent as `clawmux send` sends it (each with a key of its own).
-async fn turn(f: &Fixture, from: &str, to: &str, text: &str, re: Option<&MsgId>) -> Message {
+pub(super) async fn turn(
+    f: &Fixture,
+    from: &str,
+    to: &str,
+    text: &str,
+    re: Option<&MsgId>,
+) -> Message {
     static KEY: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let key = format!(
         "k{}",
@@ -237,121 +242,6 @@ async fn what_the_transcript_shows_is_seen_once_and_told_to_the_window() {
     );
 }
 
-/// `agent`'s "needs you", as the store holds it.
-async fn needs(f: &Fixture, agent: &str) -> Option<clawmux_core::Attention> {
-    f.states
-        .store()
-        .agent(agent)
-        .await
-        .unwrap()
-        .snapshot
-        .attention
-}
-
-#[tokio::test]
-async fn a_message_to_an_agent_not_running_needs_the_senders_user_until_it_is_taken() {
-    let f = fixture(60).await;
-    let stopped = f
-        .states
-        .apply("moon", Source::Hub, &clawmux_core::Event::Terminated, b"")
-        .await
-        .unwrap();
-    assert_eq!(stopped.after.state, State::Dead);
-    let sent = f
-        .between
-        .send("sky", "moon", "is the schema done?", None, "k1")
-        .await
-        .unwrap();
-    assert!(sent.note.unwrap().contains("the user was told"));
-    let need = needs(&f, "sky").await.expect("sky needs the user");
-    assert_eq!(need.need, clawmux_core::Need::Undelivered);
-    assert!(
-        need.reason.contains("moon is not running"),
-        "{}",
-        need.reason
-    );
-    // Back in its wait, sky still needs the user for it.
-    f.states
-        .apply(
-            "sky",
-            Source::Wait,
-            &clawmux_core::Event::WaitConnected,
-            b"",
-        )
-        .await
-        .unwrap();
-    assert!(needs(&f, "sky").await.is_some());
-    // Still queued: nothing changes; taken at moon's start: the need ends by itself.
-    f.between.check_undelivered(now()).await.unwrap();
-    assert!(needs(&f, "sky").await.is_some());
-    let taken = f
-        .states
-        .store()
-        .take_inbox("moon", clawmux_store::Channel::Wait, now())
-        .await
-        .unwrap();
-    assert_eq!(taken.len(), 1);
-    f.between.check_undelivered(now()).await.unwrap();
-    assert_eq!(needs(&f, "sky").await, None);
-}
-
-#[tokio::test]
-async fn a_message_not_taken_in_time_needs_the_senders_user_once() {
-    let f = fixture(60).await;
-    turn(&f, "sky", "moon", "ping", None).await;
-    f.between.check_undelivered(now()).await.unwrap();
-    assert_eq!(needs(&f, "sky").await, None, "not yet");
-    let later = Millis(now().0 + 11 * 60_000);
-    f.between.check_undelivered(later).await.unwrap();
-    let need = needs(&f, "sky").await.expect("sky needs the user");
-    assert_eq!(need.need, clawmux_core::Need::Undelivered);
-    assert!(
-        need.reason
-            .contains("moon has not taken it in 11 min (moon is starting)"),
-        "{}",
-        need.reason
-    );
-    assert!(need.notice, "the user may dismiss it");
-    f.states.dismiss("sky", Source::Ui).await.unwrap();
-    f.between
-        .check_undelivered(Millis(later.0 + 60_000))
-        .await
-        .unwrap();
-    assert_eq!(needs(&f, "sky").await, None, "raised once per message");
-    // The recipient is never the one told.
-    assert_eq!(needs(&f, "moon").await, None);
-}
-
-#[tokio::test]
-async fn a_thread_at_its_count_needs_the_senders_user_and_never_covers_a_dialog() {
-    let f = fixture(1).await;
-    turn(&f, "sky", "moon", "q", None).await;
-    let refused = f.between.send("sky", "moon", "again", None, "k2").await;
-    assert_eq!(refused.unwrap_err().code, Code::ThreadLimit);
-    let need = needs(&f, "sky").await.expect("sky needs the user");
-    assert!(
-        need.reason.contains("reached 1 messages"),
-        "{}",
-        need.reason
-    );
-    // moon waits for a permission: a refused send of its own does not cover the dialog.
-    let permission = serde_json::json!({
-        "hook_event_name": "PermissionRequest", "session_id": "s", "tool_name": "Bash",
-        "tool_input": {"command": "git push"}
-    });
-    let (event, _) = clawmux_core::Event::from_hook_value(&permission);
-    f.states
-        .apply("moon", Source::Hook, &event, b"")
-        .await
-        .unwrap();
-    let refused = f.between.send("moon", "sky", "hello", None, "k3").await;
-    assert_eq!(refused.unwrap_err().code, Code::ThreadLimit);
-    assert_eq!(
-        needs(&f, "moon").await.unwrap().need,
-        clawmux_core::Need::Permission
-    );
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sends_at_once_never_pass_the_count_together() {
     let f = fixture(5).await;
@@ -410,4 +300,45 @@ async fn the_senders_chat_has_a_line_naming_the_other_once_per_message() {
     let a = turn(&f, "moon", "sky", "yes", Some(&q.id)).await;
     turn(&f, "sky", "moon", "thanks!", Some(&a.id)).await;
     assert_eq!(lines(&f).await.len(), 1, "an acknowledgement is no line");
+}
+
+#[tokio::test]
+async fn the_users_word_in_a_thread_is_shown_in_it_and_handed_to_the_one_it_is_for() {
+    let f = fixture(60).await;
+    let q = turn(&f, "sky", "moon", "shall I drop the table?", None).await;
+    let reply = |to: &str, re: &MsgId, key: &str| {
+        let (between, to, re, key) = (f.between.clone(), to.to_owned(), re.clone(), key.to_owned());
+        async move { between.user_reply(&to, &re, "no: keep it", &key).await }
+    };
+    let said = reply("moon", &q.id, "u1").await.unwrap();
+    assert_eq!(
+        reply("moon", &q.id, "u1").await.unwrap().id,
+        said.id,
+        "a retry"
+    );
+    let thread = f.between.thread("sky", "moon", 10).await.unwrap();
+    let shown: Vec<(&str, Delivery)> = thread
+        .iter()
+        .map(|p| (p.message.sender.as_str(), p.delivery))
+        .collect();
+    assert_eq!(
+        shown,
+        [("sky", Delivery::Queued), ("user", Delivery::Queued)]
+    );
+    let taken = f
+        .states
+        .store()
+        .take_inbox("moon", clawmux_store::Channel::Wait, now())
+        .await
+        .unwrap();
+    assert_eq!(taken.last().unwrap().text, "no: keep it");
+    // Only into a thread of the agent named; words, not nothing.
+    let e = reply("moon", &said.id, "u2").await.unwrap_err();
+    assert_eq!(e.code, Code::UnknownCursor);
+    let e = f
+        .between
+        .user_reply("moon", &q.id, " ", "u3")
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, Code::EmptyMessage);
 }

@@ -3,7 +3,7 @@
 //! taking their answers. The feature carries them out (`crate::between`).
 
 use clawmux_api::commands::between::{
-    CloseThread, ForMachine, FromMachine, ReopenThread, Thread, Threads, THREAD_PAGE,
+    CloseThread, ForMachine, FromMachine, ReopenThread, Thread, ThreadReply, Threads, THREAD_PAGE,
 };
 use clawmux_api::commands::Sent;
 use clawmux_core::between::{Passed, ThreadSummary};
@@ -54,5 +54,19 @@ impl Handle for ForMachine {
             .answers_for(&self.machine, self.after.as_deref())
             .await?;
         Ok(answers.iter().map(MessageOut::from).collect())
+    }
+}
+
+impl Handle for ThreadReply {
+    async fn handle(self, hub: &Hub) -> Result<Sent, HubError> {
+        let m = hub
+            .between()
+            .user_reply(&self.to, &self.re, &self.text, &self.client_id)
+            .await?;
+        Ok(Sent {
+            id: m.id,
+            seq: m.seq,
+            note: None,
+        })
     }
 }

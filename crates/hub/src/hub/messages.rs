@@ -9,8 +9,7 @@ use super::Hub;
 use crate::clock::now;
 use crate::error::HubError;
 
-/// The longest message text accepted (the body limit is 1 MiB; this leaves room for JSON escaping).
-pub const MAX_TEXT: usize = 512 * 1024;
+pub use clawmux_core::wire::MAX_TEXT;
 
 impl Hub {
     /// The user's message to an agent (typed, or transcribed speech, as `said`), with the files kept for it

@@ -68,6 +68,7 @@ const FOR_PHONES: &[CommandName] = &[
     CommandName::Thread,
     CommandName::CloseThread,
     CommandName::ReopenThread,
+    CommandName::ThreadReply,
     // The board: read, and an item added, given or finished away from the desk.
     CommandName::Board,
     CommandName::TaskAdd,
