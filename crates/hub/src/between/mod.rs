@@ -15,7 +15,6 @@ use std::time::Duration;
 
 use clawmux_api::commands::Sent;
 use clawmux_core::between::{only_thanks, Pair, SamePair};
-use clawmux_core::printable::one_line;
 use clawmux_core::remote::MachineName;
 use clawmux_core::wire::{Code, Kind, Message, MsgId, MAX_TEXT};
 use clawmux_core::{Millis, State};
@@ -27,7 +26,7 @@ use crate::clock::now;
 use crate::error::HubError;
 use crate::inbox::Inbox;
 use crate::machines::Machines;
-use crate::states::{States, HUB_SENDER};
+use crate::states::States;
 use crate::ui_event::UiEvent;
 
 mod away;
@@ -221,26 +220,6 @@ impl Between {
             self.answers.notify_waiters();
         }
         Ok(m)
-    }
-
-    /// A line in the sender's own conversation naming the other, so the user reading `from`'s chat sees
-    /// what it wrote to whom (once: under the send's key). An agent of another machine has none here.
-    async fn noted_at_sender(&self, from: &str, to: &str, text: &str, key: &str) {
-        if from.contains('@') {
-            return;
-        }
-        let line = format!("To {to}: {}", one_line(text, 300));
-        let note_key = format!("to:{key}");
-        let noted = self
-            .states
-            .append(&NewMessage {
-                idem_key: Some(&note_key),
-                ..NewMessage::plain(from, Kind::System, HUB_SENDER, Some("user"), &line, now())
-            })
-            .await;
-        if let Err(e) = noted {
-            tracing::warn!(from, to, error = %e, "could not note a message in its sender's chat");
-        }
     }
 
     /// Whether `from` may send `to` this message now, and how it is carried: never to itself, never into

@@ -1,13 +1,17 @@
 //! The threads as the window shows them and the user steps into them: every thread, one thread with each
-//! message's delivery, the user's word in one, and a thread closed or reopened.
+//! message's delivery, the user's word in one, a thread closed or reopened, and the line in a sender's
+//! own chat that names the agent it wrote to.
 
 use clawmux_core::between::{Passed, ThreadSummary};
 use clawmux_core::wire::{Code, Kind, Message, MsgId};
 use clawmux_store::NewMessage;
 
+use clawmux_core::printable::one_line;
+
 use super::{pair, words, Between};
 use crate::clock::now;
 use crate::error::HubError;
+use crate::states::HUB_SENDER;
 
 impl Between {
     /// Every thread that has a message, the latest first.
@@ -70,5 +74,25 @@ impl Between {
     pub async fn reopen(&self, a: &str, b: &str) -> Result<(), HubError> {
         self.store().reopen_thread(&pair(a, b)?).await?;
         Ok(())
+    }
+
+    /// A line in the sender's own conversation naming the other, so the user reading `from`'s chat sees
+    /// what it wrote to whom (once: under the send's key). An agent of another machine has none here.
+    pub(super) async fn noted_at_sender(&self, from: &str, to: &str, text: &str, key: &str) {
+        if from.contains('@') {
+            return;
+        }
+        let line = format!("To {to}: {}", one_line(text, 300));
+        let note_key = format!("to:{key}");
+        let noted = self
+            .states
+            .append(&NewMessage {
+                idem_key: Some(&note_key),
+                ..NewMessage::plain(from, Kind::System, HUB_SENDER, Some("user"), &line, now())
+            })
+            .await;
+        if let Err(e) = noted {
+            tracing::warn!(from, to, error = %e, "could not note a message in its sender's chat");
+        }
     }
 }

@@ -112,22 +112,7 @@ impl Search {
         } else {
             Vec::new()
         };
-        // The board's items, on the first page of a search of everything (moved since `since`, if named).
-        let tasks = if req.session_id.is_none() && req.who.is_none() && req.before.is_none() {
-            let mut tasks = self
-                .store
-                .tasks(&clawmux_store::TaskFilter {
-                    state: None,
-                    owner: None,
-                    text: Some(req.query.clone()),
-                    limit: i64::from(limit),
-                })
-                .await?;
-            tasks.retain(|t| req.since.is_none_or(|since| t.updated_at.0 >= since));
-            tasks
-        } else {
-            Vec::new()
-        };
+        let tasks = self.tasks_found(req, limit).await?;
         Ok(SearchReply {
             results: self.store.search(&query).await?,
             indexing: self.store.search_backlog().await?.left,
@@ -135,6 +120,29 @@ impl Search {
             sessions_searched,
             tasks,
         })
+    }
+
+    /// The board's items with the words, on the first page of a search of everything (moved since
+    /// `since`, if named).
+    async fn tasks_found(
+        &self,
+        req: &SearchRequest,
+        limit: u32,
+    ) -> Result<Vec<clawmux_core::board::Task>, HubError> {
+        if req.session_id.is_some() || req.who.is_some() || req.before.is_some() {
+            return Ok(Vec::new());
+        }
+        let mut tasks = self
+            .store
+            .tasks(&clawmux_store::TaskFilter {
+                state: None,
+                owner: None,
+                text: Some(req.query.clone()),
+                limit: i64::from(limit),
+            })
+            .await?;
+        tasks.retain(|t| req.since.is_none_or(|since| t.updated_at.0 >= since));
+        Ok(tasks)
     }
 
     /// `search_sessions`: whether the user's own Claude Code sessions are searched; on, they are read at
