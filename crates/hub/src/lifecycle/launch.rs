@@ -311,7 +311,8 @@ pub fn argv(s: &Start<'_>) -> Vec<String> {
 /// Claude Code's alias for its own default model (the account's recommended one).
 const DEFAULT_MODEL: &str = "default";
 
-/// The agent's environment (docs/PROTOCOL.md), with `clawmux` first on its PATH.
+/// The agent's environment (docs/PROTOCOL.md), with `clawmux` first on its PATH and Claude Code's exit
+/// hint naming `clawmux restart`.
 pub fn env(
     name: &str,
     port: u16,
@@ -335,6 +336,12 @@ pub fn env(
             work_dir.display().to_string(),
         ),
         ("CLAWMUX_HOME".to_owned(), data_dir.display().to_string()),
+        // The hint Claude Code prints when it exits names ClawMux's way back into the conversation, not
+        // a bare `claude --resume` the hub would not follow.
+        (
+            "CLAUDE_CODE_RESUME_HINT_COMMAND".to_owned(),
+            format!("clawmux restart {name}"),
+        ),
         ("PATH".to_owned(), path),
     ]
 }

@@ -234,3 +234,26 @@ fn programs_resolve_like_a_shell() {
     assert!(resolve_program("/nonexistent/claude").is_none());
     assert!(resolve_program("no-such-program-here").is_none());
 }
+
+#[test]
+fn the_exit_hint_names_clawmux_restart_and_clawmux_comes_first_on_the_path() {
+    let env = super::env(
+        "sky",
+        4242,
+        Path::new("/w/sky"),
+        Path::new("/d"),
+        Path::new("/opt/clawmux/bin/clawmux"),
+    );
+    let get = |k: &str| {
+        env.iter()
+            .find(|(name, _)| name == k)
+            .map(|(_, v)| v.clone())
+            .unwrap()
+    };
+    assert_eq!(
+        get("CLAUDE_CODE_RESUME_HINT_COMMAND"),
+        "clawmux restart sky"
+    );
+    assert!(get("PATH").starts_with("/opt/clawmux/bin"));
+    assert_eq!(get("CLAWMUX_SESSION_ID"), "sky");
+}
