@@ -13,8 +13,9 @@
 //! decision.
 //!
 //! The model's answers' usage (`message.usage`) goes to the usage feature, which counts each answer once.
+//! A transcript Claude Code rewrote in place or replaced is read again from its start (`reading.rs`), and
+//! what it holds up to the latest time already read is not counted again.
 
-use std::io::{Read, Seek, SeekFrom};
 use std::path::{Component, Path, PathBuf};
 
 use clawmux_core::between::handed_ids;
@@ -31,6 +32,9 @@ use crate::clock::now;
 use crate::found::{Finds, Found};
 use crate::live::Watching;
 use crate::usage::Usage;
+use reading::Reading;
+
+mod reading;
 
 /// The soonest a transcript watch that could not start is tried again.
 const RETRY_WATCH: std::time::Duration = std::time::Duration::from_millis(250);
@@ -140,23 +144,29 @@ impl Transcripts {
             }
         };
         let window = self.reorder_window;
-        let mut offset = from;
+        let mut reading = Reading::from(from);
         let mut lines = Lines::default();
+        // The latest time read, and after a start over, the time up to which lines were counted already.
+        let (mut latest, mut counted_until) = (None, None);
         loop {
             let read_at = tokio::time::Instant::now();
-            let (bytes, next) = match read_from(&path, offset).await {
-                Ok(read) => read,
+            let (bytes, started_over) = match reading.next(&path).await {
+                Ok(read) => (read.bytes, read.started_over),
                 Err(e) => {
                     tracing::debug!(agent, path = %path.display(), error = %e, "transcript not readable yet");
-                    (Vec::new(), offset)
+                    (Vec::new(), false)
                 }
             };
-            if next < offset {
-                // Truncated or replaced: start over with the new file.
+            if started_over {
+                // Rewritten or replaced: its lines are read again, and what was counted is not again.
                 lines = Lines::default();
+                counted_until = latest.max(counted_until);
             }
-            offset = next;
-            let brought = entries_of(&agent, &mut lines, &bytes);
+            let mut brought = entries_of(&agent, &mut lines, &bytes);
+            latest = brought.latest().max(latest);
+            if let Some(until) = counted_until {
+                brought.after(until);
+            }
             self.carry(&agent, brought, read_at + window).await;
             // More may have been written meanwhile: read again before sleeping on the watcher.
             if bytes.len() == READ_CHUNK {
@@ -223,6 +233,24 @@ struct Brought {
     handed: Vec<(Millis, Vec<MsgId>)>,
 }
 
+impl Brought {
+    /// The latest time of what was brought.
+    fn latest(&self) -> Option<Millis> {
+        let entries = self.entries.iter().map(|(at, _)| *at);
+        let answers = self.answers.iter().map(|(at, _)| *at);
+        let handed = self.handed.iter().map(|(at, _)| *at);
+        entries.chain(answers).chain(handed).max()
+    }
+
+    /// Keeps only what is later than `until`: what a file read again holds of what was counted is not
+    /// counted again.
+    fn after(&mut self, until: Millis) {
+        self.entries.retain(|(at, _)| *at > until);
+        self.answers.retain(|(at, _)| *at > until);
+        self.handed.retain(|(at, _)| *at > until);
+    }
+}
+
 /// What the whole lines in `bytes` say (a half-written last line waits in `lines`): the entries for the
 /// machine, the model's answers' usage and the messages it received, each with its time; a subagent's
 /// lines (sidechain) are not the agent's.
@@ -263,24 +291,6 @@ fn may_have_grown(event: &notify::Event, transcript: &Path) -> bool {
         | EventKind::Other => true,
     };
     relevant_kind && (event.paths.is_empty() || event.paths.iter().any(|p| p == transcript))
-}
-
-/// Reads at most [`READ_CHUNK`] bytes from `offset` (from 0 if the file is now shorter); returns them and
-/// the offset after them.
-async fn read_from(path: &Path, offset: u64) -> std::io::Result<(Vec<u8>, u64)> {
-    let path = path.to_owned();
-    tokio::task::spawn_blocking(move || {
-        let mut file = std::fs::File::open(&path)?;
-        let len = file.metadata()?.len();
-        let start = if len < offset { 0 } else { offset };
-        file.seek(SeekFrom::Start(start))?;
-        let mut buf = Vec::new();
-        file.take(READ_CHUNK as u64).read_to_end(&mut buf)?;
-        let read = u64::try_from(buf.len()).unwrap_or(0);
-        Ok((buf, start + read))
-    })
-    .await
-    .map_err(std::io::Error::other)?
 }
 
 #[cfg(test)]

@@ -183,3 +183,85 @@ fn only_absolute_jsonl_paths_without_parent_steps() {
     assert!(!acceptable(Path::new("/home/u/.ssh/id_ed25519")));
     assert!(!acceptable(Path::new("/home/u/.claude/../.ssh/x.jsonl")));
 }
+
+#[tokio::test]
+async fn a_transcript_rewritten_in_place_is_read_again_and_counts_nothing_twice() {
+    use std::io::Write;
+    let f = crate::states::fixture::fixture().await;
+    let mut events = f.events.resubscribe();
+    let (finds, _found) = Finds::channel();
+    let transcripts = Transcripts::new(
+        f.states.agents().clone(),
+        f.usage.clone(),
+        Between::for_tests(&f, crate::between::Rules::default()),
+        finds,
+        std::time::Duration::ZERO,
+    );
+    let path = f.dir.path().join("sky.jsonl");
+    let answer = |n: u64| {
+        format!(
+            "{{\"type\":\"assistant\",\"timestamp\":\"2026-11-26T01:00:0{n}Z\",\"message\":{{\"id\":\"a{n}\",\
+             \"content\":[],\"usage\":{{\"input_tokens\":1,\"output_tokens\":{}}}}}}}\n",
+            n * 100
+        )
+    };
+    // A long line of progress, which Claude Code's clean-up later trims away.
+    let progress = format!(
+        "{{\"type\":\"progress\",\"timestamp\":\"2026-11-26T01:00:00Z\",\"data\":\"{}\"}}\n",
+        "x".repeat(300)
+    );
+    std::fs::write(&path, "").unwrap();
+    let hook = clawmux_core::hook::parse_value(&serde_json::json!({
+        "hook_event_name": "Notification", "message": "ready", "notification_type": "idle_prompt",
+        "transcript_path": path,
+    }))
+    .unwrap();
+    transcripts.follow("sky", &Event::Hook(hook));
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    file.write_all(format!("{progress}{}{}", answer(1), answer(2)).as_bytes())
+        .unwrap();
+    let mut counted = Vec::new();
+    // The figures are the agent's totals.
+    counted_until(&mut events, 300, &mut counted).await;
+    assert_eq!(counted, [100, 300]);
+    // Rewritten in place: the progress trimmed, the answers kept, three new ones after them.
+    let mut rewritten = std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(&path)
+        .unwrap();
+    rewritten
+        .write_all((1..=5).map(answer).collect::<String>().as_bytes())
+        .unwrap();
+    drop(rewritten);
+    counted_until(&mut events, 1500, &mut counted).await;
+    assert_eq!(
+        counted,
+        [100, 300, 600, 1000, 1500],
+        "each answer once, none missed"
+    );
+}
+
+/// The agent's output totals the window is told of, until `last`.
+async fn counted_until(
+    events: &mut tokio::sync::broadcast::Receiver<crate::ui_event::UiEvent>,
+    last: u64,
+    counted: &mut Vec<u64>,
+) {
+    let told = async {
+        loop {
+            if let crate::ui_event::UiEvent::Usage { usage } = events.recv().await.unwrap() {
+                counted.push(usage.sample.tokens.output);
+                if usage.sample.tokens.output == last {
+                    return;
+                }
+            }
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(10), told)
+        .await
+        .unwrap_or_else(|_| panic!("the answers were never counted: {counted:?}"));
+}
