@@ -276,9 +276,9 @@ fn decide(current: &Snapshot, event: &Event) -> (Verdict, Option<String>) {
                 HookKind::PermissionRequest(call) => {
                     (Verdict::Stay(None), Some(tool_detail(&call.name, None)))
                 }
-                HookKind::UserPromptSubmit { task_notification } => (
+                HookKind::UserPromptSubmit { injected } => (
                     Verdict::Stay(None),
-                    task_notification.then(|| "task-notification".to_owned()),
+                    injected.then(|| "injected by Claude Code".to_owned()),
                 ),
                 HookKind::StopFailure { error, .. } => (Verdict::Stay(None), Some(error.clone())),
                 HookKind::SessionEnd { reason } => {
@@ -355,9 +355,9 @@ fn decide_observed(current: &Snapshot, event: &Event) -> (Verdict, Option<String
             Starting | Dead => Verdict::Move(Idle, Some(String::new())),
             Idle | Processing | Compacting => canonical,
         },
-        HookKind::UserPromptSubmit {
-            task_notification: false,
-        } => to_processing(Some(State::Processing.default_activity().to_owned())),
+        HookKind::UserPromptSubmit { injected: false } => {
+            to_processing(Some(State::Processing.default_activity().to_owned()))
+        }
         HookKind::PreToolUse(call) => {
             to_processing(Some(activity::describe(call, hook.cwd.as_deref())))
         }
@@ -370,9 +370,7 @@ fn decide_observed(current: &Snapshot, event: &Event) -> (Verdict, Option<String
             Starting | Idle | Processing | Compacting => Verdict::Move(Dead, Some(String::new())),
             Dead => canonical,
         },
-        HookKind::UserPromptSubmit {
-            task_notification: true,
-        }
+        HookKind::UserPromptSubmit { injected: true }
         | HookKind::PreCompact { .. }
         | HookKind::Notification { .. }
         | HookKind::PermissionRequest(_) => canonical,
@@ -455,10 +453,9 @@ fn overlay(current: &Snapshot, event: &Event, at: Millis) -> Option<AttentionCha
                     a.need.is_waiting() && ends_the_wait(a, tool_name, tool_use_id.as_deref())
                 })
                 .map(|a| AttentionChange::Cleared { need: a.need }),
-            HookKind::UserPromptSubmit {
-                task_notification: false,
+            HookKind::UserPromptSubmit { injected: false } | HookKind::SessionEnd { .. } => {
+                clear_if(any)
             }
-            | HookKind::SessionEnd { .. } => clear_if(any),
             // The turn is over; a message the agent could not deliver is not.
             HookKind::Stop { .. } => clear_if(|n| n != Need::Undelivered),
             HookKind::PreToolUse(_) => clear_if(error),
@@ -485,9 +482,7 @@ fn overlay(current: &Snapshot, event: &Event, at: Millis) -> Option<AttentionCha
             {
                 dialog_notice(current, message, kind.as_deref(), at)
             }
-            HookKind::UserPromptSubmit {
-                task_notification: true,
-            }
+            HookKind::UserPromptSubmit { injected: true }
             | HookKind::SessionStart { .. }
             | HookKind::PreCompact { .. }
             | HookKind::Notification { .. } => None,

@@ -54,9 +54,6 @@ const KEPT: &[&str] = &[
     "requestId",
 ];
 
-/// The prompt Claude Code injects for a background task: the machine reads this prefix.
-const TASK_NOTIFICATION: &str = "<task-notification>";
-
 /// A redacted copy of `value`, and how many strings were taken out.
 pub fn redact(value: &Value) -> (Value, usize) {
     let mut count = 0;
@@ -70,8 +67,12 @@ pub fn redact_text(key: Option<&str>, text: &str, count: &mut usize) -> String {
         return text.to_owned();
     }
     *count += 1;
-    if key == Some("prompt") && text.trim_start().starts_with(TASK_NOTIFICATION) {
-        return format!("{TASK_NOTIFICATION}{REDACTED}");
+    // The envelope of a prompt Claude Code injected stays: the machine reads it.
+    if let Some(envelope) = key
+        .filter(|k| *k == "prompt")
+        .and_then(|_| crate::hook::injected_as(text))
+    {
+        return format!("{envelope}{REDACTED}");
     }
     REDACTED.to_owned()
 }

@@ -226,6 +226,16 @@ pub struct SessionLine {
 /// The most of one tool call's input kept for search.
 const TOOL_INPUT_CHARS: usize = 2_000;
 
+/// The role of a user line's words: the user's, unless Claude Code injected them (a background task's
+/// notice, a wake-up): then found as Claude Code's own, as a tool's, never as the user's words.
+fn user_or_injected(text: &str) -> Role {
+    if crate::hook::injected_as(text).is_some() {
+        Role::Tool
+    } else {
+        Role::User
+    }
+}
+
 /// Reads a transcript line for search: a user's prompt (not a tool's result, not a subagent's), the
 /// assistant's text, and each tool call as `Name input`. `None` for lines that say nothing searchable.
 pub fn session_line(line: &[u8]) -> Option<SessionLine> {
@@ -241,13 +251,13 @@ pub fn session_line(line: &[u8]) -> Option<SessionLine> {
     let mut said = Vec::new();
     match v.get("type").and_then(Value::as_str)? {
         "user" => match content? {
-            Value::String(s) => said.push((Role::User, s.clone())),
+            Value::String(s) => said.push((user_or_injected(s), s.clone())),
             Value::Array(blocks) => said.extend(
                 blocks
                     .iter()
                     .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
                     .filter_map(|b| b.get("text").and_then(text))
-                    .map(|t| (Role::User, t)),
+                    .map(|t| (user_or_injected(&t), t)),
             ),
             Value::Null | Value::Bool(_) | Value::Number(_) | Value::Object(_) => {}
         },
@@ -321,6 +331,9 @@ mod session_tests {
             (Some("s1"), Some("/src/app"))
         );
         assert_eq!(l.at, Some(crate::Millis(1_795_165_200_000)));
+        // A background task's notice Claude Code injected is found, not as the user's words.
+        let notice = br#"{"type":"user","message":{"content":"<task-notification> b1 completed"}}"#;
+        assert_eq!(session_line(notice).unwrap().said[0].0, Role::Tool);
         let answer = br#"{"type":"assistant","sessionId":"s1","message":{"content":[{"type":"text","text":"Looking at it."},{"type":"tool_use","id":"t","name":"Bash","input":{"command":"npm test"}}]}}"#;
         let a = session_line(answer).unwrap();
         assert_eq!(

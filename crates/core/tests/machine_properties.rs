@@ -111,7 +111,7 @@ proptest! {
                     prop_assert!(!matches!(
                         h.kind,
                         HookKind::PreToolUse(_) | HookKind::PreCompact { .. } | HookKind::Notification { .. }
-                            | HookKind::SessionStart { .. } | HookKind::UserPromptSubmit { task_notification: true }
+                            | HookKind::SessionStart { .. } | HookKind::UserPromptSubmit { injected: true }
                     ), "{} ended a wait", e.kind());
                 }
             }

@@ -68,10 +68,11 @@ pub enum HookKind {
     },
     /// A permission dialog is about to be shown for a tool call. It carries no `tool_use_id`.
     PermissionRequest(ToolCall),
-    /// The user submitted a prompt (or Claude Code injected a `<task-notification>`).
+    /// The user submitted a prompt (or Claude Code injected one: [`INJECTED`]).
     UserPromptSubmit {
-        /// True for a system-injected `<task-notification>` prompt, which is not the user's.
-        task_notification: bool,
+        /// True for a prompt Claude Code injected (a background task's notice, a wake-up), which is not
+        /// the user's.
+        injected: bool,
     },
     /// The turn ended on an API error instead of a Stop.
     StopFailure {
@@ -198,8 +199,7 @@ fn hook_kind(event: HookEvent, obj: &Map<String, Value>) -> Result<HookKind, Hoo
         HookEvent::PreToolUse => HookKind::PreToolUse(tool_call(obj)?),
         HookEvent::PermissionRequest => HookKind::PermissionRequest(tool_call(obj)?),
         HookEvent::UserPromptSubmit => HookKind::UserPromptSubmit {
-            task_notification: optional_str(obj, "prompt")?
-                .is_some_and(|p| p.trim_start().starts_with("<task-notification>")),
+            injected: optional_str(obj, "prompt")?.is_some_and(|p| injected_as(p).is_some()),
         },
         HookEvent::StopFailure => HookKind::StopFailure {
             error: optional_str(obj, "error")?.unwrap_or("unknown").to_owned(),
@@ -270,9 +270,50 @@ fn optional_str<'a>(
     }
 }
 
+/// The envelopes Claude Code wraps the prompts it injects in (read in its 2.1.330 binary): a background
+/// task's notice, a wake-up (its `<wake>` envelope, with attributes or without), a skill watcher's.
+pub const INJECTED: [&str; 4] = [
+    "<task-notification>",
+    "<wake>",
+    "<wake ",
+    "<skill-watcher-idle-wake>",
+];
+
+/// The envelope `prompt` starts with, if Claude Code injected it.
+pub fn injected_as(prompt: &str) -> Option<&'static str> {
+    let prompt = prompt.trim_start();
+    INJECTED.into_iter().find(|e| prompt.starts_with(e))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_prompt_claude_code_injected_is_never_the_users() {
+        let injected = |prompt: &str| {
+            let hook = parse_value(&serde_json::json!({
+                "hook_event_name": "UserPromptSubmit", "prompt": prompt
+            }))
+            .unwrap();
+            matches!(hook.kind, HookKind::UserPromptSubmit { injected: true })
+        };
+        for prompt in [
+            "<task-notification> task b1 completed",
+            "  <wake>\n<message from=\"human\">x</message>",
+            "<wake reason=\"schedule\">check the build</wake>",
+            "<skill-watcher-idle-wake> skills changed",
+        ] {
+            assert!(injected(prompt), "{prompt}");
+        }
+        for prompt in [
+            "wake me at noon",
+            "<wakeful> is a word",
+            "please run <task-notification>",
+        ] {
+            assert!(!injected(prompt), "{prompt}");
+        }
+    }
 
     #[test]
     fn every_event_with_a_rule_parses_and_no_other() {
