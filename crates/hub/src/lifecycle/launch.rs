@@ -142,6 +142,7 @@ pub fn settings(
             "url": format!("http://127.0.0.1:{port}{}", relayed.path()),
             "headers": { KEY_HEADER: key.as_str() },
             "timeout": timeout,
+            "onFailure": ON_FAILURE,
         }),
         None => command(&clawmux, relayed, timeout),
     };
@@ -227,8 +228,16 @@ fn command(clawmux: &str, relayed: Relayed, timeout: u64) -> Value {
         "type": "command",
         "command": format!("{clawmux} hook {which}"),
         "timeout": timeout,
+        "onFailure": ON_FAILURE,
     })
 }
+
+/// What Claude Code does when one of ClawMux's hooks fails (the hub down, the relay refused, the hook
+/// timed out): goes on as if no hook had run, for every event. ClawMux's hooks report, and two decide
+/// (Stop, PermissionRequest); none must stop the agent because ClawMux cannot be reached: a tool call is
+/// never blocked for it, and a PermissionRequest whose relay fails is not allowed either: Claude Code shows
+/// its own dialog, in the agent's terminal, as with no hook.
+const ON_FAILURE: &str = "continue";
 
 pub use clawmux_core::layout::launch_dir;
 

@@ -40,6 +40,14 @@ fn settings_hold_every_hook_and_no_token() {
         "it waits for the user as long as a wait"
     );
     assert!(!s.to_string().contains("CLAWMUX_TOKEN") && !s.to_string().contains("Bearer"));
+    // A hook that fails (the hub down) never stops the agent, nor allows a permission.
+    for event in HookEvent::ALL {
+        assert_eq!(
+            hooks[event.name()][0]["hooks"][0]["onFailure"],
+            "continue",
+            "{event}"
+        );
+    }
     // A wait may block for a day before Claude Code moves it to the background (and the model is
     // called again); the instructions ask for no timeout of their own, which would be the smaller.
     assert_eq!(s["env"]["BASH_DEFAULT_TIMEOUT_MS"], "86400000");
@@ -110,6 +118,10 @@ fn with_a_relay_every_hook_but_session_start_posts_to_it_with_the_key() {
             "{event}: the relay's port on loopback, never the hub's"
         );
         assert_eq!(h["headers"][KEY_HEADER], key.as_str(), "{event}");
+        assert_eq!(
+            h["onFailure"], "continue",
+            "{event}: the relay down stops nothing"
+        );
     }
     assert_eq!(hooks["PermissionRequest"][0]["hooks"][0]["timeout"], 86_400);
     assert!(
