@@ -51,10 +51,12 @@ pub(crate) trait Handle: Request {
 macro_rules! dispatch {
     ($( $(#[$doc:meta])* $variant:ident($request:ty) -> $reply:ty; )*) => {
         impl Hub {
-            /// Runs a command of the UI's surface: its answer as the JSON every transport sends.
+            /// Runs a command of the UI's surface: its answer as the JSON every transport sends. Each
+            /// command's work is boxed: the router's own future stays small however many commands the
+            /// table has (unboxed, it held the largest of them all, and overflowed a thread's stack).
             pub async fn dispatch(&self, command: Command) -> Result<serde_json::Value, HubError> {
                 match command {
-                    $( Command::$variant(request) => encode(request.handle(self).await?), )*
+                    $( Command::$variant(request) => encode(Box::pin(request.handle(self)).await?), )*
                 }
             }
         }
