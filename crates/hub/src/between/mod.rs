@@ -359,8 +359,8 @@ impl Between {
     }
 }
 
-/// Words a message may carry: some, and at most [`MAX_TEXT`] bytes of them.
-fn words(text: &str) -> Result<(), HubError> {
+/// Words a message may carry: some, and at most [`MAX_TEXT`] bytes of them (the user's, an agent's).
+pub(crate) fn words(text: &str) -> Result<(), HubError> {
     if text.trim().is_empty() {
         return Err(HubError::new(Code::EmptyMessage, "the message is empty"));
     }

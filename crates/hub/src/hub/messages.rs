@@ -23,7 +23,7 @@ impl Hub {
         client_key: Option<&str>,
     ) -> Result<Message, HubError> {
         if files.is_empty() || !text.is_empty() {
-            check_text(text)?;
+            crate::between::words(text)?;
         }
         self.live(agent)?;
         let key = client_key.map(|k| format!("user:{agent}:{k}"));
@@ -66,7 +66,7 @@ impl Hub {
             |k| format!("send:{from}:{k}"),
         );
         if to != "user" {
-            check_text(text)?;
+            crate::between::words(text)?;
             return self
                 .between()
                 .send(from, to, text, parent.as_ref(), &key)
@@ -92,19 +92,6 @@ impl Hub {
         self.inner.store.mark_read(agent, m.seq).await?;
         Ok(())
     }
-}
-
-fn check_text(text: &str) -> Result<(), HubError> {
-    if text.trim().is_empty() {
-        return Err(HubError::new(Code::EmptyMessage, "the message is empty"));
-    }
-    if text.len() > MAX_TEXT {
-        return Err(HubError::new(
-            Code::MessageTooLarge,
-            format!("a message may be at most {MAX_TEXT} bytes"),
-        ));
-    }
-    Ok(())
 }
 
 /// The idempotency key of a send that named none: the same words to the same recipient in the same turn
@@ -136,7 +123,7 @@ async fn to_user(
             ))
         }
         (false, _) => {
-            check_text(text)?;
+            crate::between::words(text)?;
             Kind::Assistant
         }
     };

@@ -61,18 +61,8 @@ async fn an_answer_written_right_after_the_hook_is_counted() {
         .await
         .unwrap()
         .message;
-    let between = Between::for_tests(&f, crate::between::Rules::default());
-    let (finds, mut found) = Finds::channel();
-    let transcripts = Transcripts::new(
-        f.states.agents().clone(),
-        f.usage.clone(),
-        between,
-        finds,
-        std::time::Duration::ZERO,
-    );
-    let dir = &f.dir;
-
-    let path = dir.path().join("sky.jsonl");
+    let (transcripts, mut found) = transcripts(&f);
+    let path = f.dir.path().join("sky.jsonl");
     let answer = |id: &str, output: u64| {
         format!(
                 "{{\"type\":\"assistant\",\"timestamp\":\"2026-11-26T01:00:00Z\",\"message\":{{\"id\":\"{id}\",\
@@ -80,12 +70,7 @@ async fn an_answer_written_right_after_the_hook_is_counted() {
             )
     };
     std::fs::write(&path, answer("before", 1000)).unwrap();
-    let hook = clawmux_core::hook::parse_value(&serde_json::json!({
-        "hook_event_name": "Notification", "message": "ready", "notification_type": "idle_prompt",
-        "transcript_path": path,
-    }))
-    .unwrap();
-    transcripts.follow("sky", &Event::Hook(hook));
+    transcripts.follow("sky", &naming(&path));
     // The agent answers before the watch's task has run (this runtime has one thread), then is
     // interrupted.
     let mut file = std::fs::OpenOptions::new()
@@ -189,14 +174,7 @@ async fn a_transcript_rewritten_in_place_is_read_again_and_counts_nothing_twice(
     use std::io::Write;
     let f = crate::states::fixture::fixture().await;
     let mut events = f.events.resubscribe();
-    let (finds, _found) = Finds::channel();
-    let transcripts = Transcripts::new(
-        f.states.agents().clone(),
-        f.usage.clone(),
-        Between::for_tests(&f, crate::between::Rules::default()),
-        finds,
-        std::time::Duration::ZERO,
-    );
+    let (transcripts, _found) = transcripts(&f);
     let path = f.dir.path().join("sky.jsonl");
     let answer = |n: u64| {
         format!(
@@ -211,12 +189,7 @@ async fn a_transcript_rewritten_in_place_is_read_again_and_counts_nothing_twice(
         "x".repeat(300)
     );
     std::fs::write(&path, "").unwrap();
-    let hook = clawmux_core::hook::parse_value(&serde_json::json!({
-        "hook_event_name": "Notification", "message": "ready", "notification_type": "idle_prompt",
-        "transcript_path": path,
-    }))
-    .unwrap();
-    transcripts.follow("sky", &Event::Hook(hook));
+    transcripts.follow("sky", &naming(&path));
     let mut file = std::fs::OpenOptions::new()
         .append(true)
         .open(&path)
@@ -264,4 +237,32 @@ async fn counted_until(
     tokio::time::timeout(std::time::Duration::from_secs(10), told)
         .await
         .unwrap_or_else(|_| panic!("the answers were never counted: {counted:?}"));
+}
+
+/// The transcripts feature over a states fixture, with no reorder window, and what it finds.
+fn transcripts(
+    f: &crate::states::fixture::Fixture,
+) -> (
+    Transcripts,
+    tokio::sync::mpsc::UnboundedReceiver<crate::found::ForHub>,
+) {
+    let (finds, found) = Finds::channel();
+    let transcripts = Transcripts::new(
+        f.states.agents().clone(),
+        f.usage.clone(),
+        Between::for_tests(f, crate::between::Rules::default()),
+        finds,
+        std::time::Duration::ZERO,
+    );
+    (transcripts, found)
+}
+
+/// A hook that names the transcript at `path`, as Claude Code's hooks name it.
+fn naming(path: &std::path::Path) -> Event {
+    let hook = clawmux_core::hook::parse_value(&serde_json::json!({
+        "hook_event_name": "Notification", "message": "ready", "notification_type": "idle_prompt",
+        "transcript_path": path,
+    }))
+    .unwrap();
+    Event::Hook(hook)
 }
