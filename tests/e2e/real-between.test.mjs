@@ -3,7 +3,8 @@
 // answers with `clawmux send --re`, sky's ask prints the answer and sky tells the user, then thanks moon.
 // Every message between them ends seen by the other's model (the transcripts have it), the question
 // answered, the thanks kept and never a turn of moon's. Prints the whole hop: the question stored to moon's
-// model receiving it.
+// model receiving it. Three real agents and the board: sky adds an item, moon and rain take it at once, one
+// wins and finishes it, the other's model is told who has it, and sky's is told it is done.
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -82,6 +83,69 @@ test('two real agents: an ask answered through the other agent, every message se
     const received = moonTurns.find((t) => t.last.includes(question.message.id));
     assert.ok(received, 'moon\'s model never received the question');
     console.log(`whole hop with the real CLI: question stored to moon's model receiving it ${received.at - question.message.at} ms; seen recorded ${question.seen_at - question.message.at} ms after`);
+  } catch (e) {
+    for (const [who, turns] of turnsOf) console.log(`${who}: ${turns.map((t) => JSON.stringify(t.last.slice(0, 300))).join('\n  ')}`);
+    throw e;
+  } finally {
+    ev.close();
+    hub.stop();
+    await model.close();
+  }
+});
+
+/**
+ * The board's workers: the user's `add task: <title>` is added with `clawmux task add`; the user's `take
+ * task N` is taken; a take that wins is done at once; one refused is told to the user; an item done (its
+ * creator is told) is told to the user; else they wait.
+ */
+function workers(turnsOf) {
+  return ({ body, last }) => {
+    const me = whoAsks(body) ?? '?';
+    turnsOf.set(me, [...(turnsOf.get(me) ?? []), { at: Date.now(), last }]);
+    const ran = lastCommand(body);
+    const add = /from:user\] add task: (.*)/.exec(last);
+    if (add) return bash(`clawmux task add '${add[1].replace(/'/g, '')}'`, 'add an item');
+    const take = /from:user\] take task (\d+)/.exec(last);
+    if (take) return bash(`clawmux task take ${take[1]}`, 'take an item');
+    const won = /^#(\d+) {2}taken {2}(\w+)/m.exec(last);
+    if (won && ran.startsWith('clawmux task take') && won[2] === me) return bash(`clawmux task done ${won[1]}`, 'finish it');
+    if (ran.startsWith('clawmux task take') && /task_refused/.test(last)) {
+      const whose = (/#\d+ is \w+'s/.exec(last)?.[0] ?? 'refused').replace(/'/g, '');
+      return bash(`clawmux send --to user 'not mine: ${whose}'`, 'say it was taken');
+    }
+    const done = /from:(\w+)\] Task #(\d+) is done/.exec(last);
+    if (done) return bash(`clawmux send --to user '${done[1]} finished task ${done[2]}'`, 'tell the user');
+    return bash('clawmux wait', 'wait for the next message');
+  };
+}
+
+test('three real agents and the board: one adds an item, two take it at once, one wins and finishes it, the adder is told', async () => {
+  const turnsOf = new Map();
+  const model = await startModel(workers(turnsOf));
+  const hub = await startHub({ env: { CLAWMUX_CLAUDE: claude, ...claudeEnv(model.port) } });
+  const agents = ['sky', 'moon', 'rain'];
+  prepareHome(hub.dir, agents.map((a) => join(hub.data, 'agents', a)));
+  const ev = await hub.events();
+  try {
+    for (const name of agents) {
+      const m = ev.mark();
+      hub.clawmux(['spawn', name, '--', '--permission-mode', 'default']);
+      await ev.state(name, 'idle', m, 90000);
+    }
+    let m = ev.mark();
+    await hub.api('POST', '/api/sessions/sky/messages', { text: 'add task: write the docs' });
+    await ev.until((e) => e.type === 'task' && e.task?.title === 'write the docs', 120000, 'the item added');
+    const [item] = await hub.api('POST', '/api/command', { command: 'board' });
+    assert.equal(item?.creator, 'sky', JSON.stringify(item));
+    m = ev.mark();
+    await Promise.all(['moon', 'rain'].map((a) => hub.api('POST', `/api/sessions/${a}/messages`, { text: `take task ${item.id}` })));
+    const told = await ev.event('assistant_text', 'sky', m, (e) => /finished task/.test(e.text), 180000);
+    const winner = /(\w+) finished task/.exec(told.text)[1];
+    const loser = winner === 'moon' ? 'rain' : 'moon';
+    const refused = await ev.event('assistant_text', loser, m, (e) => /not mine/.test(e.text), 120000);
+    assert.match(refused.text, new RegExp(`#${item.id} is ${winner}s`));
+    const [after] = await hub.api('POST', '/api/command', { command: 'board' });
+    assert.deepEqual([after.state, after.owner], ['done', winner]);
   } catch (e) {
     for (const [who, turns] of turnsOf) console.log(`${who}: ${turns.map((t) => JSON.stringify(t.last.slice(0, 300))).join('\n  ')}`);
     throw e;
