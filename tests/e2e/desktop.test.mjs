@@ -687,6 +687,35 @@ test('in the window: Ctrl+K finds what was said as it is typed, and Enter opens 
   await browser.saveScreenshot(join(ARTIFACTS, 'desktop-search.png'));
 });
 
+test('in the window: what passes between two agents, each delivery, and the board with their item', async () => {
+  await (await browser.$('#connection.online')).waitForExist({ timeout: 20000 });
+  const { env } = await windowHub();
+  const { CLAWMUX_SESSION_ID: _, CLAWMUX_WORK_DIR: __, ...hubEnv } = env('gull');
+  for (const name of ['gull', 'puffin']) {
+    mkdirSync(join(dir, name), { recursive: true });
+    execFileSync(BIN, ['agent', 'add', name, '--work-dir', join(dir, name)], { env: hubEnv });
+  }
+  execFileSync(BIN, ['send', '--to', 'puffin', 'the schema moved to v2'], { env: env('gull') });
+  execFileSync(BIN, ['task', 'add', 'update the client to v2'], { env: env('gull') });
+  await (await browser.$('[data-agent="puffin"]')).waitForExist({ timeout: 10000 });
+  await (await browser.$('#between-open')).click();
+  const thread = await browser.$('#between-threads [data-pair="gull-puffin"]');
+  await thread.waitForExist({ timeout: 10000 });
+  const passed = await browser.$('#between-messages .between-message');
+  await passed.waitForExist({ timeout: 10000 });
+  await browser.waitUntil(async () => /the schema moved to v2/.test(await passed.getText()) && /queued/.test(await passed.getText()), { timeout: 10000 });
+  await painted();
+  await browser.saveScreenshot(join(ARTIFACTS, 'desktop-between.png'));
+  await (await browser.$('#between-close')).click();
+  await (await browser.$('#board-open')).click();
+  const card = await browser.$('#board-columns [data-state="open"] .board-card');
+  await card.waitForExist({ timeout: 10000 });
+  await browser.waitUntil(async () => /update the client to v2/.test(await card.getText()), { timeout: 10000 });
+  await painted();
+  await browser.saveScreenshot(join(ARTIFACTS, 'desktop-board.png'));
+  await (await browser.$('#board-close')).click();
+});
+
 test('in the window: a pasted screenshot and a dropped log reach the agent as files, and the chat shows them', async () => {
   await (await browser.$('#connection.online')).waitForExist({ timeout: 20000 });
   const { env } = await windowHub();
