@@ -90,7 +90,9 @@ export class Conversation {
     element.seq = m.seq;
     const meta = document.createElement('div');
     meta.className = 'meta';
-    const who = m.kind === Kind.USER ? (m.voice ? 'You (voice)' : 'You') : m.sender;
+    // An agent's own message to an agent of another machine, kept in its conversation, names both.
+    const away = m.kind === Kind.AGENT && m.sender === m.session_id && m.recipient && m.recipient !== 'user';
+    const who = m.kind === Kind.USER ? (m.voice ? 'You (voice)' : 'You') : away ? `${m.sender} → ${m.recipient}` : m.sender;
     meta.textContent = `${who} · ${TIME.format(m.ts)}`;
     const body = document.createElement('div');
     body.className = 'body';

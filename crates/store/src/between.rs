@@ -12,6 +12,11 @@ use sqlx::sqlite::SqliteRow;
 use sqlx::{Connection, Row};
 
 use crate::messages::{message_from_row, MESSAGE_COLUMNS};
+
+/// The key prefix of a message an agent here sent to another machine's agent, kept in its own conversation
+/// after that machine's hub stored it (`away:<machine>:<its id there>`): not an answer kept for that
+/// machine to take.
+pub const SENT_AWAY: &str = "away:";
 use crate::{Store, StoreError};
 
 /// The columns of a thread's message with its delivery records; `m` is the message.
@@ -241,7 +246,9 @@ impl Store {
         let rows = sqlx::query(&format!(
             "SELECT {MESSAGE_COLUMNS} FROM messages WHERE seq > ?1 AND kind = 'agent' \
              AND sender = agent AND substr(recipient, -(length(?2) + 1)) = '@' || ?2 \
-             ORDER BY seq LIMIT ?3"
+             AND (idem_key IS NULL OR substr(idem_key, 1, {n}) <> '{SENT_AWAY}') \
+             ORDER BY seq LIMIT ?3",
+            n = SENT_AWAY.len()
         ))
         .bind(from)
         .bind(machine)
@@ -249,6 +256,17 @@ impl Store {
         .fetch_all(&self.reader)
         .await?;
         rows.iter().map(message_from_row).collect()
+    }
+
+    /// The idempotency key message `id` was stored under, if any.
+    pub async fn key_of(&self, id: &MsgId) -> Result<Option<String>, StoreError> {
+        Ok(
+            sqlx::query_scalar::<_, Option<String>>("SELECT idem_key FROM messages WHERE id = ?1")
+                .bind(id.as_str())
+                .fetch_optional(&self.reader)
+                .await?
+                .flatten(),
+        )
     }
 
     /// The id, on another machine, of the last of its messages this hub stored under `prefix`

@@ -26,6 +26,7 @@
 mod agents;
 mod append;
 mod between;
+pub use between::SENT_AWAY;
 mod board;
 mod checkpoint;
 mod commit;

@@ -60,6 +60,9 @@ pub struct FromMachine {
     pub text: String,
     /// The sender's key: a retry under it is the same message.
     pub client_id: String,
+    /// The message here it answers, if any.
+    #[serde(default)]
+    pub re: Option<clawmux_core::wire::MsgId>,
 }
 
 /// The answers this machine's agents sent to agents of `machine` (addressed `name@machine`), after the one

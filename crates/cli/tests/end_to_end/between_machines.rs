@@ -1,8 +1,9 @@
 //! Agents of two machines writing to each other, with a real OpenSSH server on a loopback port in front
 //! of the other machine's hub (`common/sshd.rs`): sky here (`laptop`) writes to `moon@box` with the real
 //! `clawmux send`, moon's wait there prints it from `sky@laptop`; moon answers `sky@laptop`, and sky's wait
-//! here prints it from `moon@box`, once, even when this hub was killed while the answer was written; a
-//! machine not linked and a reply to a machine that never wrote are refused, nothing stored.
+//! here prints it from `moon@box`, once, even when this hub was killed while the answer was written; an
+//! ask across them is answered `--re` there and printed here; a machine not linked and a reply to a
+//! machine that never wrote are refused, nothing stored.
 
 use std::time::Duration;
 
@@ -109,4 +110,38 @@ fn agents_of_two_machines_write_and_answer_across_ssh_and_a_hub_killed_loses_not
         thread(&remote, "moon", "sky@laptop"),
         ["is the schema done?"]
     );
+
+    // An ask across the machines: moon answers `--re` it there, and sky's ask prints the answer here.
+    let asking = local
+        .clawmux(Some("sky"))
+        .args([
+            "ask",
+            "moon@box",
+            "which port does the API use?",
+            "--timeout",
+            "60",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let printed = waited(&remote, "moon");
+    let id = printed
+        .split("[MSG id:")
+        .nth(1)
+        .and_then(|rest| rest.get(..12))
+        .unwrap_or_else(|| panic!("no message in {printed}"))
+        .to_owned();
+    remote.run(
+        Some("moon"),
+        &["send", "--to", "sky@laptop", "--re", &id, "port 8080"],
+    );
+    let out = asking.wait_with_output().unwrap();
+    let answered = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{answered} {:?} {:?}",
+        thread(&local, "sky", "moon@box"),
+        thread(&remote, "moon", "sky@laptop")
+    );
+    assert!(answered.contains("from:moon@box] port 8080"), "{answered}");
 }

@@ -30,13 +30,20 @@ fn taken_prefix(machine: &MachineName) -> String {
     format!("relay:{machine}:")
 }
 
+/// The key prefix of this machine's messages carried to `machine` (what follows is that machine's id).
+fn sent_prefix(machine: &MachineName) -> String {
+    format!("{}{machine}:", clawmux_store::SENT_AWAY)
+}
+
 impl Between {
-    /// `from`'s message to `to`, an agent of another machine (`name@machine`).
+    /// `from`'s message to `to`, an agent of another machine (`name@machine`): carried to a machine
+    /// linked, else kept as an answer for a machine one of whose agents wrote to `from`.
     pub(super) async fn send_away(
         &self,
         from: &str,
         to: &str,
         text: &str,
+        re: Option<&MsgId>,
         key: &str,
     ) -> Result<Sent, HubError> {
         let address = AgentAddress::parse(to);
@@ -45,22 +52,15 @@ impl Between {
         let machine = MachineName::parse(machine)
             .map_err(|e| HubError::new(Code::UnknownMachine, e.to_string()))?;
         if self.machines.is_linked(machine.as_str()) {
-            let here = self.machines.here().to_string();
-            let sent = self
-                .machines
-                .call(
-                    machine.as_str(),
-                    FromMachine {
-                        machine: here,
-                        from: from.to_owned(),
-                        to: name.to_owned(),
-                        text: text.to_owned(),
-                        client_id: key.to_owned(),
-                    },
-                )
-                .await?;
-            self.noted_at_sender(from, to, text, key).await;
-            return Ok(sent);
+            let carried = FromMachine {
+                machine: self.machines.here().to_string(),
+                from: from.to_owned(),
+                to: name.to_owned(),
+                text: text.to_owned(),
+                client_id: key.to_owned(),
+                re: self.there(&machine, re).await?,
+            };
+            return self.carry(&machine, to, carried).await;
         }
         if !self.store().wrote_to(from, to).await? {
             return Err(HubError::new(
@@ -71,11 +71,12 @@ impl Between {
                 ),
             ));
         }
-        // An answer for the machine that wrote: kept here, for its hub to take.
-        // In no inbox here: told to the window, and so on this hub's feed.
+        // An answer for the machine that wrote: kept here, for its hub to take. In no inbox here: told to
+        // the window, and so on this hub's feed.
         let m = self
             .states
             .append(&NewMessage {
+                parent: re,
                 idem_key: Some(key),
                 ..NewMessage::plain(from, Kind::Agent, from, Some(to), text, now())
             })
@@ -89,6 +90,53 @@ impl Between {
         })
     }
 
+    /// Carries a message to `machine`'s hub over the link, then keeps it in the sender's own conversation
+    /// under that machine's id of it: an answer `--re` it there is found here (an ask waits for it), and
+    /// the sender's chat shows it.
+    async fn carry(
+        &self,
+        machine: &MachineName,
+        to: &str,
+        carried: FromMachine,
+    ) -> Result<Sent, HubError> {
+        let (from, text) = (carried.from.clone(), carried.text.clone());
+        let sent = self.machines.call(machine.as_str(), carried).await?;
+        let kept = self
+            .states
+            .append(&NewMessage {
+                idem_key: Some(&format!("{}{}", sent_prefix(machine), sent.id)),
+                ..NewMessage::plain(&from, Kind::Agent, &from, Some(to), &text, now())
+            })
+            .await?;
+        Ok(Sent {
+            id: kept.id,
+            seq: kept.seq,
+            note: sent.note,
+        })
+    }
+
+    /// The id on `machine` of the message `re` names: one its hub sent here (taken under its key), or one
+    /// this hub sent there (its id is that hub's); a message of this machine's own is no message there.
+    async fn there(
+        &self,
+        machine: &MachineName,
+        re: Option<&MsgId>,
+    ) -> Result<Option<MsgId>, HubError> {
+        let Some(re) = re else {
+            return Ok(None);
+        };
+        let key = self.store().key_of(re).await?.unwrap_or_default();
+        let theirs = [taken_prefix(machine), sent_prefix(machine)]
+            .iter()
+            .find_map(|prefix| key.strip_prefix(prefix.as_str()))
+            .and_then(|id| MsgId::parse(id).ok());
+        Ok(match theirs {
+            Some(id) => Some(id),
+            None if self.store().message(re).await?.is_none() => Some(re.clone()),
+            None => None,
+        })
+    }
+
     /// Another machine's agent `from` (on `machine`) writes to `to`, an agent here (`from_machine`).
     pub async fn arrive(&self, m: FromMachine) -> Result<Sent, HubError> {
         let machine = MachineName::parse(&m.machine)
@@ -98,7 +146,7 @@ impl Between {
         super::words(&m.text)?;
         let from = format!("{}@{machine}", m.from);
         let key = format!("machine:{machine}:{}:{}", m.from, m.client_id);
-        self.send(&from, &m.to, &m.text, None, &key).await
+        self.send(&from, &m.to, &m.text, m.re.as_ref(), &key).await
     }
 
     /// The answers this hub's agents sent to agents of `machine`, after `after` (`for_machine`).
@@ -163,8 +211,20 @@ impl Between {
             .unwrap_or_default();
         let from = format!("{}@{machine}", answer.sender);
         let key = format!("{prefix}{}", answer.id);
+        // The message it answers, as this hub knows it: one of its agents' carried there (an ask waits for
+        // it by its id here), or none.
+        let re = match answer.parent_id.as_deref() {
+            Some(id) => self
+                .store()
+                .message_by_key(&format!("{}{id}", sent_prefix(machine)))
+                .await
+                .ok()
+                .flatten()
+                .map(|m| m.id),
+            None => None,
+        };
         let stored = match check_agent_name(&answer.sender) {
-            Ok(()) => self.send(&from, &to, &answer.text, None, &key).await,
+            Ok(()) => self.send(&from, &to, &answer.text, re.as_ref(), &key).await,
             Err(e) => Err(HubError::new(Code::BadAgentName, e.to_string())),
         };
         if let Err(e) = stored {

@@ -128,7 +128,7 @@ impl Between {
     ) -> Result<Sent, HubError> {
         if to.contains('@') {
             // An agent of another machine: its hub keeps the thread's rules (`away.rs`).
-            return self.send_away(from, to, text, key).await;
+            return self.send_away(from, to, text, re, key).await;
         }
         let admitting = self.admitting.lock().await;
         let carried = match self.admit(from, to, text, re).await {
