@@ -114,10 +114,12 @@ test('the user names a lead in the window, the lead allows its member a read, an
     await page.click('#leads-list [data-lead="moon"] .take-back');
     await page.waitForFunction(() => !document.querySelector('#leads-list [data-lead]'));
     assert.equal(await page.isVisible('#leads-none'), true);
+    const ev = await hub.events();
     const again = hub.hook('sky', 'permission', { hook_event_name: 'PermissionRequest', tool_name: 'Read', tool_input: { file_path: '/w/b.rs' } });
-    await page.waitForFunction(() => /Needs you/.test(document.querySelector('[data-agent="sky"]').textContent));
-    const sessions = await hub.api('POST', '/api/command', { command: 'sessions' });
-    const request = sessions.find((s) => s.session_id === 'sky').needs.request;
+    // The request, as the feed tells it once the hub holds it open.
+    const { request } = (await ev.until((e) => e.type === 'session_status' && e.session_id === 'sky'
+      && e.needs?.request?.tool_input?.file_path === '/w/b.rs', 10000, "sky's request")).needs;
+    ev.close();
     assert.throws(() => hub.clawmux(['allow', 'sky', request.id], 'moon'), /do not lead sky/);
     await hub.api('POST', '/api/command', { command: 'answer', session_id: 'sky', request_id: request.id, decision: 'deny', message: 'not now' });
     await again;
