@@ -2,7 +2,7 @@
 // real `clawmux` binary, and Debian's Chromium driven by playwright-core (no browser is downloaded).
 
 import { spawn, execFileSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, mkdirSync, readFileSync, readdirSync, symlinkSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { connect } from 'node:net';
@@ -60,10 +60,21 @@ async function serve(data, dir, port, extraEnv) {
   return { child, port: Number(/127\.0\.0\.1:(\d+)/.exec(line)[1]) };
 }
 
+/** The hubs' temporary folders, removed when this test file's process ends (every hub is stopped by then;
+ * `CLAWMUX_KEEP_E2E=1` keeps them to look at): a run leaves no folder behind. */
+const folders = [];
+process.on('exit', () => {
+  if (process.env.CLAWMUX_KEEP_E2E === '1') return;
+  for (const f of folders) {
+    try { rmSync(f, { recursive: true, force: true }); } catch { /* in use, or gone */ }
+  }
+});
+
 /** The real hub in a temporary folder and HOME. `env` adds to the hub's environment (its options);
  * `prepare(data)` runs before it starts, on its data folder's path (to put an older installation there). */
 export async function startHub({ env: extraEnv = {}, prepare } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'clawmux-e2e-'));
+  folders.push(dir);
   const data = join(dir, 'data');
   prepare?.(data);
   let { child, port } = await serve(data, dir, 0, extraEnv);
