@@ -258,6 +258,18 @@ impl Store {
         rows.iter().map(message_from_row).collect()
     }
 
+    /// Whether a message was stored under a key that starts with `prefix` (ending in `:`).
+    pub async fn any_key_under(&self, prefix: &str) -> Result<bool, StoreError> {
+        let below = format!("{};", prefix.trim_end_matches(':'));
+        Ok(sqlx::query_scalar(
+            "SELECT EXISTS (SELECT 1 FROM messages WHERE idem_key > ?1 AND idem_key < ?2)",
+        )
+        .bind(prefix)
+        .bind(below)
+        .fetch_one(&self.reader)
+        .await?)
+    }
+
     /// The idempotency key message `id` was stored under, if any.
     pub async fn key_of(&self, id: &MsgId) -> Result<Option<String>, StoreError> {
         Ok(

@@ -169,6 +169,11 @@ impl Between {
     /// Takes what `machine`'s agents answered this machine's, after the last answer taken, until none
     /// is left: each stored once in its agent's conversation, from `name@machine`.
     async fn take_answers(&self, machine: &MachineName) -> Result<usize, HubError> {
+        // Only an agent of a machine that wrote there is answered: none did, nothing to take, and no command
+        // link is opened for nothing.
+        if !self.store().any_key_under(&sent_prefix(machine)).await? {
+            return Ok(0);
+        }
         let prefix = taken_prefix(machine);
         let mut taken = 0;
         loop {
