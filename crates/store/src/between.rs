@@ -258,18 +258,6 @@ impl Store {
         rows.iter().map(message_from_row).collect()
     }
 
-    /// Whether a message was stored under a key that starts with `prefix` (ending in `:`).
-    pub async fn any_key_under(&self, prefix: &str) -> Result<bool, StoreError> {
-        let below = format!("{};", prefix.trim_end_matches(':'));
-        Ok(sqlx::query_scalar(
-            "SELECT EXISTS (SELECT 1 FROM messages WHERE idem_key > ?1 AND idem_key < ?2)",
-        )
-        .bind(prefix)
-        .bind(below)
-        .fetch_one(&self.reader)
-        .await?)
-    }
-
     /// The idempotency key message `id` was stored under, if any.
     pub async fn key_of(&self, id: &MsgId) -> Result<Option<String>, StoreError> {
         Ok(
@@ -281,9 +269,10 @@ impl Store {
         )
     }
 
-    /// The id, on another machine, of the last of its messages this hub stored under `prefix`
-    /// (`relay:box:`, ending in `:`): where taking that machine's answers goes on.
-    pub async fn last_taken(&self, prefix: &str) -> Result<Option<String>, StoreError> {
+    /// What follows `prefix` (ending in `:`) in the key of the last message stored under it, if any: the
+    /// other machine's id of the last answer taken from it (`relay:box:`), or of the last message carried
+    /// there (`away:box:`).
+    pub async fn last_key_under(&self, prefix: &str) -> Result<Option<String>, StoreError> {
         // Every key under the prefix sorts before the prefix with its `:` made `;`, the next character.
         let below = format!("{};", prefix.trim_end_matches(':'));
         let key: Option<String> = sqlx::query_scalar(

@@ -313,7 +313,7 @@ async fn answers_for_another_machine_are_paged_after_the_last_taken_and_keys_fin
         .await
         .is_err());
     // The other side keeps each under `relay:<machine>:<id>`: the last one's id is where to go on.
-    assert_eq!(store.last_taken("relay:box:").await.unwrap(), None);
+    assert_eq!(store.last_key_under("relay:box:").await.unwrap(), None);
     for (m, key) in [
         (&first, "relay:box:"),
         (&second, "relay:box:"),
@@ -328,7 +328,7 @@ async fn answers_for_another_machine_are_paged_after_the_last_taken_and_keys_fin
             .unwrap();
     }
     assert_eq!(
-        store.last_taken("relay:box:").await.unwrap(),
+        store.last_key_under("relay:box:").await.unwrap(),
         Some(second.id.to_string())
     );
 }

@@ -171,13 +171,18 @@ impl Between {
     async fn take_answers(&self, machine: &MachineName) -> Result<usize, HubError> {
         // Only an agent of a machine that wrote there is answered: none did, nothing to take, and no command
         // link is opened for nothing.
-        if !self.store().any_key_under(&sent_prefix(machine)).await? {
+        if self
+            .store()
+            .last_key_under(&sent_prefix(machine))
+            .await?
+            .is_none()
+        {
             return Ok(0);
         }
         let prefix = taken_prefix(machine);
         let mut taken = 0;
         loop {
-            let after = self.store().last_taken(&prefix).await?;
+            let after = self.store().last_key_under(&prefix).await?;
             let page = self
                 .machines
                 .call(
