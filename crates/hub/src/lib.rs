@@ -35,6 +35,7 @@ mod opinion;
 pub mod phone;
 pub mod search;
 mod states;
+pub mod tasks;
 pub mod terminal;
 pub mod transcript;
 pub mod usage;
@@ -43,6 +44,7 @@ mod work_dir;
 pub mod worktree;
 
 use std::future::{Future, IntoFuture};
+use std::time::Duration;
 
 pub use clawmux_api::ui_event;
 pub use commands::Command;
@@ -50,47 +52,43 @@ pub use error::HubError;
 pub use hub::Hub;
 pub use inbox::Waiter;
 
+/// How long the hub's own tasks may take to end once it stops serving.
+const STOP_WITHIN: Duration = Duration::from_secs(5);
+
 /// The hub's work beside its listeners, started when it serves and stopped when it stops: the agents'
 /// tmux sessions taken over, the waits checked after a start, Claude Code's own view watched, search's
 /// indexing and reading, the messages between agents that do not get through, what the features found
 /// recorded, and usage's errands carried out.
 fn background(hub: &Hub) -> Vec<tokio::task::AbortHandle> {
+    let tasks = hub.tasks();
     let adopting = hub.lifecycle().clone();
-    let adopt = tokio::spawn(async move {
+    tasks.spawn(async move {
         if let Err(e) = adopting.adopt().await {
             tracing::warn!(error = %e, "could not take over the agents' tmux sessions");
         }
     });
     let settle = hub.inbox().clone();
-    let settle = tokio::spawn(async move {
+    tasks.spawn(async move {
         if let Err(e) = settle.settle_waits_after_start(hub::WAIT_GRACE).await {
             tracing::warn!(error = %e, "could not check the agents' waits after start");
         }
     });
-    let mut tasks = vec![
-        adopt.abort_handle(),
-        settle.abort_handle(),
-        hub.opinion().start(),
-        hub.attachments().start(),
-    ];
-    tasks.extend(hub.between().start());
-    tasks.extend(hub.search().start());
     // Subscribed now, so no status falls between the start and the agents read.
     let (pushing, events) = (hub.clone(), hub.subscribe());
-    let push = tokio::spawn(async move {
+    tasks.spawn(async move {
         let sessions = pushing.sessions().await.unwrap_or_default();
         pushing.phone().run(events, sessions).await;
     });
-    tasks.push(push.abort_handle());
     if let Some(found) = hub.take_found() {
-        tasks.push(tokio::spawn(hub.states().clone().record_found(found)).abort_handle());
+        tasks.spawn(hub.states().clone().record_found(found));
     }
     if let Some(errands) = hub.take_errands() {
-        tasks.push(
-            tokio::spawn(lifecycle::errands(hub.lifecycle().clone(), errands)).abort_handle(),
-        );
+        tasks.spawn(lifecycle::errands(hub.lifecycle().clone(), errands));
     }
-    tasks
+    let mut started = vec![hub.opinion().start(), hub.attachments().start()];
+    started.extend(hub.between().start());
+    started.extend(hub.search().start());
+    started
 }
 
 /// Serves the hub on `listeners` (browsers, other clients with the token: 127.0.0.1 and [::1] at one port,
@@ -177,6 +175,14 @@ pub async fn serve(
         task.abort();
     }
     closer.abort();
+    // Every task the hub started ends with it (a hub served in the window's process outlives nothing).
+    hub.machines().close();
+    if !hub.tasks().stop(STOP_WITHIN).await {
+        tracing::warn!(
+            running = hub.tasks().running(),
+            "some of the hub's tasks did not stop"
+        );
+    }
     // A socket file left behind would be taken for a hub that is gone; remove it on the way out.
     let _ = std::fs::remove_file(http::local::socket_path(hub.data_dir()));
     served

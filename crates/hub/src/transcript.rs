@@ -59,6 +59,8 @@ pub(crate) struct Transcripts {
     between: Between,
     finds: Finds,
     reorder_window: std::time::Duration,
+    /// Following a transcript is the hub's task.
+    tasks: crate::tasks::Tasks,
 }
 
 impl Transcripts {
@@ -68,6 +70,7 @@ impl Transcripts {
         between: Between,
         finds: Finds,
         reorder_window: std::time::Duration,
+        tasks: crate::tasks::Tasks,
     ) -> Transcripts {
         Transcripts {
             agents,
@@ -75,6 +78,7 @@ impl Transcripts {
             between,
             finds,
             reorder_window,
+            tasks,
         }
     }
 
@@ -111,13 +115,14 @@ impl Transcripts {
             Some(earlier) if earlier.path == path => earlier.from,
             _ => std::fs::metadata(path).map_or(0, |m| m.len()),
         };
-        let task = tokio::spawn(
-            self.clone()
-                .follow_file(agent.to_owned(), path.to_owned(), from),
-        );
+        let task = self.tasks.spawn(self.clone().follow_file(
+            agent.to_owned(),
+            path.to_owned(),
+            from,
+        ));
         *slot = Some(Watching {
             path: path.to_owned(),
-            task: task.abort_handle(),
+            task,
             since: tokio::time::Instant::now(),
             from,
         });

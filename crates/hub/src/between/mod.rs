@@ -98,6 +98,7 @@ impl Between {
             f.dir.path().to_owned(),
             None,
             tokio::sync::broadcast::channel(4).0,
+            crate::tasks::Tasks::default(),
             crate::machines::Answers {
                 here: MachineName::parse("laptop").unwrap_or_else(|_| MachineName::here()),
                 waiting,

@@ -53,6 +53,7 @@ impl Board {
                 f.states.agents().clone(),
                 f.dir.path().to_owned(),
                 tokio::sync::broadcast::channel(4).0,
+                crate::tasks::Tasks::default(),
             ),
         )
     }

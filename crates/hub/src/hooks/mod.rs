@@ -226,12 +226,14 @@ mod tests {
                 crate::between::Between::for_tests(f, crate::between::Rules::default()),
                 f.finds.clone(),
                 std::time::Duration::ZERO,
+                crate::tasks::Tasks::default(),
             ),
             Worktrees::new(
                 f.states.store().clone(),
                 agents.clone(),
                 f.dir.path().to_owned(),
                 tokio::sync::broadcast::channel(4).0,
+                crate::tasks::Tasks::default(),
             ),
             crate::lead::Leads::new(
                 f.states.clone(),

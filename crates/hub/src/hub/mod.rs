@@ -81,6 +81,8 @@ struct Inner {
     usage: crate::usage::Usage,
     /// The other machines, followed over ssh (`machines/`).
     machines: crate::machines::Machines,
+    /// The hub's own tasks, stopped when it stops serving.
+    tasks: crate::tasks::Tasks,
     /// Finding anything ever said (`search/`).
     search: crate::search::Search,
     /// Bringing in an original installation's conversations (`import.rs`).
@@ -175,6 +177,11 @@ impl Hub {
         &self,
     ) -> Option<tokio::sync::mpsc::UnboundedReceiver<crate::usage::Errand>> {
         take_once(&self.inner.errands)
+    }
+
+    /// The hub's own tasks.
+    pub fn tasks(&self) -> &crate::tasks::Tasks {
+        &self.inner.tasks
     }
 
     /// The other machines.

@@ -46,6 +46,7 @@ impl Hub {
         observers.subscribe(Box::new(metrics.clone()));
         let options_second_opinion = options.second_opinion_after;
         let ui = broadcast::channel(UI_BACKLOG).0;
+        let tasks = crate::tasks::Tasks::default();
         let opinions: crate::opinion::judge::Opinions = std::sync::Arc::new(std::sync::Mutex::new(
             crate::opinion::judge::Judge::new(options_second_opinion),
         ));
@@ -70,12 +71,14 @@ impl Hub {
             crate::usage::figures::Figures::restore(&store).await?,
             errands,
             &options,
+            tasks.clone(),
         );
         let (answers_waiting, answers_told) = tokio::sync::mpsc::unbounded_channel();
         let machines = crate::machines::Machines::new(
             data_dir.to_owned(),
             options.ssh_config.clone(),
             ui.clone(),
+            tasks.clone(),
             crate::machines::Answers {
                 here: options.machine_name.clone(),
                 waiting: answers_waiting,
@@ -94,6 +97,7 @@ impl Hub {
             agents.clone(),
             ui.clone(),
             crate::usage::bridge::claude_dir(),
+            tasks.clone(),
         );
         let import = crate::import::Import::new(
             data_dir.to_owned(),
@@ -106,6 +110,7 @@ impl Hub {
             agents.clone(),
             data_dir.to_owned(),
             ui.clone(),
+            tasks.clone(),
         );
         let states = States::new(
             store.clone(),
@@ -131,6 +136,7 @@ impl Hub {
             between.clone(),
             finds.clone(),
             options.reorder_window,
+            tasks.clone(),
         );
         let leads = crate::lead::Leads::new(states.clone(), inbox.clone(), requests.clone());
         let hooks = crate::hooks::Hooks::new(
@@ -151,6 +157,7 @@ impl Hub {
             options.clone(),
             data_dir.to_owned(),
             port.clone(),
+            tasks.clone(),
         );
         let explain = crate::explain::Explain::new(
             store.clone(),
@@ -191,6 +198,7 @@ impl Hub {
                 worktrees,
                 usage,
                 machines,
+                tasks,
                 search,
                 import,
                 explain,

@@ -249,7 +249,8 @@ impl Lifecycle {
                     // the reset if the user asked (at once if it passed meanwhile).
                     self.states
                         .held_at_start(&row.name, row.snapshot.attention.as_ref());
-                    tokio::spawn(supervise::supervise(self.clone(), row.name.clone(), p.pid));
+                    self.tasks
+                        .spawn(supervise::supervise(self.clone(), row.name.clone(), p.pid));
                 }
                 Some(_) => self.process_ended(&row.name).await,
                 None if row.snapshot.state != State::Dead => {

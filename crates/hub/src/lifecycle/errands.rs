@@ -7,15 +7,17 @@ use tokio::sync::mpsc;
 use super::Lifecycle;
 use crate::usage::Errand;
 
-/// Carries out `errands` until every sender is gone (the task is aborted when `serve` ends).
+/// Carries out `errands` until every sender is gone (a task of the hub's, stopped when `serve` ends).
 pub(crate) async fn errands(lifecycle: Lifecycle, mut errands: mpsc::UnboundedReceiver<Errand>) {
     while let Some(errand) = errands.recv().await {
         match errand {
             Errand::Note { agent, text } => lifecycle.note(&agent, &text).await,
             // Typing waits for the agent to take the prompt: the notes of others go on meanwhile.
             Errand::Continue { agent, prompt } => {
-                let lifecycle = lifecycle.clone();
-                tokio::spawn(async move { continue_after_reset(&lifecycle, &agent, prompt).await });
+                let typing = lifecycle.clone();
+                lifecycle.tasks.spawn(async move {
+                    continue_after_reset(&typing, &agent, prompt).await;
+                });
             }
         }
     }

@@ -113,6 +113,8 @@ pub struct Lifecycle {
     interrupted: Arc<std::sync::Mutex<Vec<(String, bool)>>>,
     /// The hub's preferences, read once when it opens and kept as saved.
     preferences: Arc<std::sync::Mutex<resume::Preferences>>,
+    /// The agents' supervision, resumes and ends are the hub's tasks.
+    tasks: crate::tasks::Tasks,
 }
 
 impl Lifecycle {
@@ -124,6 +126,7 @@ impl Lifecycle {
         options: Arc<Options>,
         data_dir: PathBuf,
         port: Arc<AtomicU16>,
+        tasks: crate::tasks::Tasks,
     ) -> Lifecycle {
         Lifecycle {
             preferences: Arc::new(std::sync::Mutex::new(resume::load_preferences(&data_dir))),
@@ -133,6 +136,7 @@ impl Lifecycle {
             data_dir: Arc::from(data_dir),
             port,
             interrupted: Arc::default(),
+            tasks,
         }
     }
 

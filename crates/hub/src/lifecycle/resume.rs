@@ -97,7 +97,8 @@ impl Lifecycle {
             return;
         }
         let lifecycle = self.clone();
-        tokio::spawn(async move { lifecycle.resume_all(agents).await });
+        self.tasks
+            .spawn(async move { lifecycle.resume_all(agents).await });
     }
 
     /// `clawmux resume --all`: resumes the agents found interrupted at this start and not resumed since,
@@ -111,7 +112,8 @@ impl Lifecycle {
         );
         let names = agents.iter().map(|(name, _)| name.clone()).collect();
         let lifecycle = self.clone();
-        tokio::spawn(async move { lifecycle.resume_all(agents).await });
+        self.tasks
+            .spawn(async move { lifecycle.resume_all(agents).await });
         names
     }
 

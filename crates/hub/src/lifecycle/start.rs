@@ -107,7 +107,8 @@ impl Lifecycle {
         live.run
             .pulse
             .send_modify(|p| *p = pulse::Pulse::new(State::Starting));
-        tokio::spawn(supervise::supervise(self.clone(), name.to_owned(), pid));
+        self.tasks
+            .spawn(supervise::supervise(self.clone(), name.to_owned(), pid));
         Ok(())
     }
 

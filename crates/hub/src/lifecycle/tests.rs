@@ -18,6 +18,7 @@ fn lifecycle(f: &Fixture, port: u16) -> Lifecycle {
         Arc::new(options),
         f.dir.path().to_owned(),
         Arc::new(AtomicU16::new(port)),
+        crate::tasks::Tasks::default(),
     )
 }
 

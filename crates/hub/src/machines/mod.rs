@@ -86,6 +86,7 @@ struct Inner {
     data_dir: PathBuf,
     ssh_config: Option<PathBuf>,
     ui: broadcast::Sender<UiEvent>,
+    tasks: crate::tasks::Tasks,
     remotes: Mutex<BTreeMap<MachineName, Arc<Remote>>>,
     answers: Answers,
 }
@@ -106,6 +107,7 @@ impl Machines {
         data_dir: PathBuf,
         ssh_config: Option<PathBuf>,
         ui: broadcast::Sender<UiEvent>,
+        tasks: crate::tasks::Tasks,
         answers: Answers,
     ) -> Machines {
         Machines {
@@ -113,6 +115,7 @@ impl Machines {
                 data_dir,
                 ssh_config,
                 ui,
+                tasks,
                 remotes: Mutex::new(BTreeMap::new()),
                 answers,
             }),
@@ -157,7 +160,7 @@ impl Machines {
             stop: Notify::new(),
         });
         self.remotes().insert(name, remote.clone());
-        tokio::spawn(relay::follow(
+        self.inner.tasks.spawn(relay::follow(
             remote,
             self.inner.ui.clone(),
             self.inner.ssh_config.clone(),
@@ -194,6 +197,16 @@ impl Machines {
             remote.stop.notify_one();
         }
         Ok(self.list())
+    }
+
+    /// Lets go of every machine as the hub stops: the relays end (they are the hub's tasks) and each
+    /// link's ssh with them; the machines stay in the list for the next start.
+    pub fn close(&self) {
+        let remotes = std::mem::take(&mut *self.remotes());
+        for remote in remotes.values() {
+            remote.seen().stopped = true;
+            remote.stop.notify_one();
+        }
     }
 
     /// Whether `machine` is followed; why not.

@@ -47,6 +47,8 @@ pub struct Search {
     claude_dir: PathBuf,
     /// One scan of the user's sessions at a time, whoever asks (the timer, the user opting in).
     scanning: Arc<tokio::sync::Mutex<()>>,
+    /// A scan the user asked for is the hub's task.
+    tasks: crate::tasks::Tasks,
 }
 
 impl Search {
@@ -55,6 +57,7 @@ impl Search {
         agents: Agents,
         ui: broadcast::Sender<UiEvent>,
         claude_dir: PathBuf,
+        tasks: crate::tasks::Tasks,
     ) -> Search {
         Search {
             store,
@@ -62,6 +65,7 @@ impl Search {
             ui,
             claude_dir,
             scanning: Arc::default(),
+            tasks,
         }
     }
 
@@ -151,7 +155,7 @@ impl Search {
         self.store.set_sessions_searched(on).await?;
         if on {
             let search = self.clone();
-            tokio::spawn(async move {
+            self.tasks.spawn(async move {
                 let kept = sessions::scan(&search).await;
                 tracing::info!(
                     lines = kept,
@@ -214,7 +218,11 @@ mod tests {
         let ui = broadcast::channel(16).0;
         let events = ui.subscribe();
         let claude = dir.path().join("claude");
-        (Search::new(store, agents, ui, claude), events, dir)
+        (
+            Search::new(store, agents, ui, claude, crate::tasks::Tasks::default()),
+            events,
+            dir,
+        )
     }
 
     #[tokio::test]

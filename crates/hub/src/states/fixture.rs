@@ -29,6 +29,7 @@ pub(crate) async fn fixture() -> Fixture {
             .unwrap(),
         tokio::sync::mpsc::unbounded_channel().0,
         &options,
+        crate::tasks::Tasks::default(),
     );
     let (finds, _found) = crate::found::Finds::channel();
     let opinion = crate::opinion::SecondOpinion::new(

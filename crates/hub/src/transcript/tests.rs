@@ -253,6 +253,7 @@ fn transcripts(
         Between::for_tests(f, crate::between::Rules::default()),
         finds,
         std::time::Duration::ZERO,
+        crate::tasks::Tasks::default(),
     );
     (transcripts, found)
 }

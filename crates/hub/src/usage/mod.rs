@@ -76,6 +76,8 @@ struct Parts {
     context_notice: u8,
     /// The pause between two agents continued after one reset.
     continue_gap: std::time::Duration,
+    /// The continuations waiting for a reset are the hub's tasks.
+    tasks: crate::tasks::Tasks,
 }
 
 impl Usage {
@@ -87,6 +89,7 @@ impl Usage {
         figures: figures::Figures,
         errands: mpsc::UnboundedSender<Errand>,
         options: &crate::config::Options,
+        tasks: crate::tasks::Tasks,
     ) -> Usage {
         Usage {
             parts: Arc::new(Parts {
@@ -95,6 +98,7 @@ impl Usage {
                 ui,
                 figures,
                 errands,
+                tasks,
                 context_notice: options.context_notice,
                 continue_gap: options.continue_gap,
             }),
@@ -261,7 +265,9 @@ impl Usage {
             usage: Box::new(usage),
         });
         if let Some(plan) = plan {
-            tokio::spawn(self.clone().continue_when_due(agent, plan));
+            self.parts
+                .tasks
+                .spawn(self.clone().continue_when_due(agent, plan));
         }
     }
 

@@ -28,7 +28,15 @@ async fn fixture() -> Fixture {
         ..crate::config::Options::from_env()
     };
     let figures = figures::Figures::restore(&store).await.unwrap();
-    let usage = Usage::new(store, agents, ui, figures, sender, &options);
+    let usage = Usage::new(
+        store,
+        agents,
+        ui,
+        figures,
+        sender,
+        &options,
+        crate::tasks::Tasks::default(),
+    );
     Fixture {
         usage,
         errands,

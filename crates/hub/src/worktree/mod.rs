@@ -57,6 +57,8 @@ struct Parts {
     ui: broadcast::Sender<UiEvent>,
     /// The conflict forecast between agents working in one repository (`forecast.rs`).
     forecasts: forecast::Forecasts,
+    /// The forecasts looked at again after a change are the hub's tasks.
+    tasks: crate::tasks::Tasks,
 }
 
 impl Worktrees {
@@ -65,6 +67,7 @@ impl Worktrees {
         agents: Agents,
         data_dir: PathBuf,
         ui: broadcast::Sender<UiEvent>,
+        tasks: crate::tasks::Tasks,
     ) -> Worktrees {
         Worktrees {
             parts: Arc::new(Parts {
@@ -73,6 +76,7 @@ impl Worktrees {
                 data_dir,
                 ui,
                 forecasts: forecast::Forecasts::default(),
+                tasks,
             }),
         }
     }
@@ -256,7 +260,7 @@ impl Worktrees {
         });
         let worktrees = self.clone();
         let agent = agent.to_owned();
-        tokio::spawn(async move {
+        self.parts.tasks.spawn(async move {
             let looked = match repo {
                 Some(repo) => worktrees.forecast_in(&repo, &agent).await,
                 None => worktrees.forecast(&agent).await,
@@ -401,7 +405,12 @@ mod tests {
         }
         let ui = broadcast::channel(64).0;
         let events = ui.subscribe();
-        (Worktrees::new(store, registry, data, ui), events, tmp, top)
+        (
+            Worktrees::new(store, registry, data, ui, crate::tasks::Tasks::default()),
+            events,
+            tmp,
+            top,
+        )
     }
 
     #[tokio::test]
