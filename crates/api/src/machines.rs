@@ -2,7 +2,6 @@
 
 use clawmux_core::Millis;
 use serde::Serialize;
-use serde_json::Value;
 
 /// A machine as the window lists it.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
@@ -18,5 +17,5 @@ pub struct MachineInfo {
     /// Why it is not reached, in words that say what to do.
     pub error: Option<String>,
     /// Its agents as last seen (its hub's `session_list`, then kept up to date by its events).
-    pub sessions: Vec<Value>,
+    pub sessions: Vec<crate::session::SessionInfo>,
 }

@@ -13,7 +13,7 @@ use serde_json::Value;
 pub use crate::session::{EndReason, LaunchKind, Needs, Request, SessionInfo};
 
 /// How a download stands, on the UI feed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DownloadState {
     /// Bytes are arriving.
@@ -38,7 +38,7 @@ impl DownloadState {
 
 /// An event pushed to every connected UI. Its `type` names, as [`UiEventType`], are the list the UI's
 /// `names.js` is checked against.
-#[derive(Debug, Clone, Serialize, strum::EnumDiscriminants)]
+#[derive(Debug, Clone, Serialize, Deserialize, strum::EnumDiscriminants)]
 #[serde(tag = "type", rename_all = "snake_case")]
 #[strum_discriminants(
     name(UiEventType),
@@ -62,8 +62,9 @@ pub enum UiEvent {
     MachineEvent {
         /// The machine.
         machine: String,
-        /// The event.
-        event: Value,
+        /// The event, read as this hub reads its own (one this version does not read is not relayed:
+        /// this hub's window is of this version too).
+        event: Box<UiEvent>,
     },
     /// Every agent (sent first on connect).
     SessionList {
@@ -234,13 +235,18 @@ impl UiEvent {
 
     /// The cursor of a message event; `None` for the others.
     pub fn seq(&self) -> Option<i64> {
+        self.message_out().map(|m| m.seq)
+    }
+
+    /// The message of a message event; `None` for the others.
+    pub fn message_out(&self) -> Option<&MessageOut> {
         match self {
             UiEvent::UserText(m)
             | UiEvent::AssistantText(m)
             | UiEvent::AgentMessage(m)
             | UiEvent::UserAck(m)
             | UiEvent::ActivityText(m)
-            | UiEvent::SystemText(m) => Some(m.seq),
+            | UiEvent::SystemText(m) => Some(m),
             UiEvent::SessionList { .. }
             | UiEvent::SessionStatus { .. }
             | UiEvent::InboxUpdate { .. }

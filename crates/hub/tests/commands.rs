@@ -50,6 +50,7 @@ fn every_command_runs_through_dispatch() {
             ..Options::from_env()
         };
         let hub = Hub::open_with(dir.path(), options).await.unwrap();
+        let mut feed = hub.subscribe();
         let added = run(&hub, command(json!({"command": "add_agent", "name": "sky"}))).await.unwrap();
         assert_eq!(added["session_id"], "sky");
         assert_eq!(added["state"], "starting");
@@ -387,6 +388,11 @@ fn every_command_runs_through_dispatch() {
         run(&hub, command(json!({"command": "set_lead", "lead": "moon", "members": ["sky"]}))).await.unwrap();
         assert_eq!(run(&hub, command(json!({"command": "leads"}))).await.unwrap()[0]["lead"], "moon");
         assert_eq!(run(&hub, command(json!({"command": "revoke_lead", "lead": "moon"}))).await.unwrap(), json!([]));
+        // Each event the window had reads back as itself: another machine's hub reads this feed typed.
+        while let Ok(sent) = feed.try_recv().map(|e| serde_json::to_value(e).unwrap()) {
+            let read: clawmux_hub::ui_event::UiEvent = serde_json::from_value(sent.clone()).unwrap_or_else(|e| panic!("{sent}: {e}"));
+            assert_eq!(serde_json::to_value(&read).unwrap(), sent);
+        }
     });
     let made = MADE.lock().unwrap().clone();
     let never: Vec<CommandName> = CommandName::iter().filter(|c| !made.contains(c)).collect();

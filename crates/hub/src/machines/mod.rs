@@ -22,7 +22,6 @@ use clawmux_api::commands::{Command, Request};
 use clawmux_core::remote::{MachineName, SshTarget};
 use clawmux_core::wire::Code;
 use clawmux_core::Millis;
-use serde_json::Value;
 use tokio::sync::{broadcast, Notify};
 
 use crate::error::HubError;
@@ -52,7 +51,7 @@ struct Seen {
     up: bool,
     last_seen: Option<Millis>,
     error: Option<String>,
-    sessions: Vec<Value>,
+    sessions: Vec<clawmux_api::session::SessionInfo>,
     /// The last message of its feed relayed: a feed opened again resumes after it.
     cursor: Option<String>,
     stopped: bool,
@@ -226,10 +225,11 @@ impl Machines {
             })
     }
 
-    /// Runs a command on a machine's hub: its answer, read as the type the command is paired with.
+    /// Runs a command on a machine's hub: its answer, read as the type the command is paired with (an
+    /// answer that does not read as it is refused here, typed at the boundary).
     pub async fn call<R: Request>(&self, machine: &str, request: R) -> Result<R::Reply, HubError> {
-        let answer = self.forward(machine, &request.into()).await?;
-        serde_json::from_value(answer).map_err(|e| {
+        let answer = self.exchange(machine, &request.into()).await?;
+        serde_json::from_slice(&answer).map_err(|e| {
             HubError::new(
                 Code::MachineUnreachable,
                 format!("{machine}'s hub answered what this one does not read: {e}"),
@@ -237,9 +237,9 @@ impl Machines {
         })
     }
 
-    /// Forwards a command of the window's surface to a machine's hub; its answer as that hub gave it (the
-    /// window reads it as the command's reply, as it reads this hub's).
-    pub async fn forward(&self, machine: &str, command: &Command) -> Result<Value, HubError> {
+    /// Sends a command to a machine's hub; the body of its answer when it carried the command out, its
+    /// refusal as it said it otherwise.
+    async fn exchange(&self, machine: &str, command: &Command) -> Result<Vec<u8>, HubError> {
         let remote = self.remote(machine)?;
         let body = serde_json::to_vec(command)
             .map_err(|e| HubError::new(Code::Internal, e.to_string()))?;
@@ -249,12 +249,7 @@ impl Machines {
             .await
             .map_err(|e| link_error(&e))?;
         if (200..300).contains(&answer.status) {
-            return serde_json::from_slice(&answer.body).map_err(|e| {
-                HubError::new(
-                    Code::MachineUnreachable,
-                    format!("{machine}'s hub answered what is not JSON: {e}"),
-                )
-            });
+            return Ok(answer.body);
         }
         // The remote hub's own refusal, passed on as it said it; one that does not read as the error body
         // is said with its status.
@@ -296,33 +291,28 @@ pub fn status_of(event: &crate::ui_event::UiEvent) -> Option<AgentStatus> {
 }
 
 /// Reads a status of another machine's agent from an event its hub sent; `None` for any other event, or
-/// one that does not read (a hostile hub's, say: it then raises nothing).
-pub fn remote_status(machine: &str, event: &Value) -> Option<AgentStatus> {
-    if relay::event_type(event)? != crate::ui_event::UiEventType::SessionStatus {
-        return None;
-    }
-    let name = event.get("session_id")?.as_str()?;
-    clawmux_core::wire::check_agent_name(name).ok()?;
-    let state = serde_json::from_value(event.get("state")?.clone()).ok()?;
-    let needs: Option<clawmux_core::Attention> = match event.get("needs") {
-        None | Some(Value::Null) => None,
-        Some(n) => Some(serde_json::from_value(n.clone()).ok()?),
-    };
-    let permission = needs
-        .as_ref()
-        .filter(|a| a.need == clawmux_core::Need::Permission)
-        .and_then(|_| event.pointer("/needs/request/id")?.as_str())
-        .map(str::to_owned);
-    Some(AgentStatus {
-        agent: clawmux_core::remote::AgentAddress {
-            name,
-            machine: Some(machine),
-        }
-        .to_string(),
+/// one whose agent is named as none of this hub's could be (a hostile hub's, say: it then raises nothing).
+pub fn remote_status(machine: &str, event: &UiEvent) -> Option<AgentStatus> {
+    let UiEvent::SessionStatus {
+        session_id,
         state,
         needs,
-        permission,
-    })
+        ..
+    } = event
+    else {
+        return None;
+    };
+    clawmux_core::wire::check_agent_name(session_id).ok()?;
+    let agent = clawmux_core::remote::AgentAddress {
+        name: session_id,
+        machine: Some(machine),
+    }
+    .to_string();
+    Some(crate::ui_event::Needs::status(
+        &agent,
+        *state,
+        needs.as_ref(),
+    ))
 }
 
 fn list_error(e: &MachinesError) -> HubError {
@@ -343,28 +333,47 @@ mod tests {
     use serde_json::json;
 
     use super::remote_status;
+    use crate::ui_event::UiEvent;
+
+    fn event(v: serde_json::Value) -> Option<UiEvent> {
+        serde_json::from_value(v).ok()
+    }
 
     #[test]
     fn a_remote_status_reads_as_its_agent_on_that_machine_and_nothing_else_does() {
-        let idle = json!({"type": "session_status", "session_id": "sky", "state": "idle", "activity": "", "since": 1, "needs": null});
+        let idle = event(
+            json!({"type": "session_status", "session_id": "sky", "state": "idle",
+            "activity": "", "tool_name": null, "tool_input": null, "since": 1, "needs": null}),
+        )
+        .unwrap();
         let idle = remote_status("gpu", &idle).unwrap();
         assert_eq!(
             (idle.agent.as_str(), idle.state, idle.needs, idle.permission),
             ("sky@gpu", clawmux_core::State::Idle, None, None)
         );
-        let needy = json!({"type": "session_status", "session_id": "sky", "state": "processing",
+        let needy = event(json!({"type": "session_status", "session_id": "sky", "state": "processing",
+            "activity": "", "tool_name": null, "tool_input": null, "since": 5,
             "needs": {"need": "permission", "reason": "Permission: Running git push", "tool_use_id": null,
-                      "tool_name": "Bash", "since": 5, "request": {"id": "r1"}}});
+                      "tool_name": "Bash", "since": 5, "request": {"id": "r1", "tool_name": "Bash", "tool_input": {"command": "git push"}, "suggestions": []}}}))
+        .unwrap();
         let needy = remote_status("gpu", &needy).unwrap();
         assert_eq!(needy.needs.unwrap().reason, "Permission: Running git push");
         assert_eq!(needy.permission.as_deref(), Some("r1"));
+        let named_as_none = event(
+            json!({"type": "session_status", "session_id": "../x", "state": "idle",
+            "activity": "", "tool_name": null, "tool_input": null, "since": 1, "needs": null}),
+        )
+        .unwrap();
+        assert!(remote_status("gpu", &named_as_none).is_none());
+        let ping = event(json!({"type": "ping"})).unwrap();
+        assert!(remote_status("gpu", &ping).is_none());
+        // What this version does not read is no event at all: the relay drops it.
         for other in [
-            json!({"type": "user_text", "session_id": "sky"}),
-            json!({"type": "session_status", "session_id": "../x", "state": "idle"}),
             json!({"type": "session_status", "session_id": "sky", "state": "sleeping"}),
             json!({"type": "session_status", "session_id": "sky", "state": "idle", "needs": {"need": 3}}),
+            json!({"type": "a_newer_hubs_event", "session_id": "sky"}),
         ] {
-            assert!(remote_status("gpu", &other).is_none(), "{other}");
+            assert!(event(other.clone()).is_none(), "{other}");
         }
     }
 }

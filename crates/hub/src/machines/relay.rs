@@ -1,9 +1,12 @@
 //! Following another machine's hub: its window feed (`/ws`) through a dial of its own, each event relayed
 //! to this hub's window as `machine_event`, and the machine's state as `machine_link`.
 //!
+//! Each event is read as this hub reads its own (`UiEvent`); one this version does not read (a newer hub's
+//! type, or what a hostile hub made up) is dropped here, since this hub's window is of this version too.
+//!
 //! A feed opened again asks for what followed the last message relayed (`?cursor=`), and that hub replays
 //! the gap from its store: a link that drops and comes back loses nothing and shows nothing twice. The
-//! agents' last known states are kept from `session_list` and `session_status`, so a machine that cannot
+//! agents' last known states are kept from `session_list`, `session_spawned` and `session_status`, so a machine that cannot
 //! be reached is still listed with them. Nothing in an event is acted on here: it is data for the window,
 //! which renders it as text as it does its own hub's.
 
@@ -12,7 +15,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use serde_json::Value;
 use tokio::sync::broadcast;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::Message;
@@ -21,7 +23,7 @@ use super::backoff::Backoff;
 use super::link::websocket;
 use super::{Answers, Remote};
 use crate::clock::now;
-use crate::ui_event::{UiEvent, UiEventType};
+use crate::ui_event::UiEvent;
 use clawmux_core::remote::MachineName;
 
 /// Silence after which a feed is taken for dead: that hub pings every 15 s.
@@ -116,7 +118,7 @@ async fn feed(
         let Message::Text(text) = frame else {
             continue;
         };
-        let Ok(event) = serde_json::from_str::<Value>(&text) else {
+        let Some(event) = read(remote, &text) else {
             continue;
         };
         if !keep(remote, &event) {
@@ -127,66 +129,68 @@ async fn feed(
         }
         let _ = ui.send(UiEvent::MachineEvent {
             machine: remote.name.to_string(),
-            event,
+            event: Box::new(event),
         });
     }
 }
 
+/// An event of the machine's feed as this hub reads its own; `None` for a newer hub's, or a hostile one's
+/// (not read, not relayed).
+fn read(remote: &Remote, text: &str) -> Option<UiEvent> {
+    serde_json::from_str(text)
+        .inspect_err(|e| {
+            remote.seen().last_seen = Some(now());
+            tracing::debug!(machine = %remote.name, error = %e, "an event this hub does not read");
+        })
+        .ok()
+}
+
 /// Whether an event is a message one of the machine's agents sent to an agent of this one (`name@here`).
-fn answers_here(event: &Value, here: &MachineName) -> bool {
-    event_type(event) == Some(UiEventType::AgentMessage)
-        && event
-            .get("recipient")
-            .and_then(Value::as_str)
+fn answers_here(event: &UiEvent, here: &MachineName) -> bool {
+    matches!(event, UiEvent::AgentMessage(m)
+        if m.recipient
+            .as_deref()
             .and_then(|to| to.rsplit_once('@'))
-            .is_some_and(|(_, machine)| machine == here.as_str())
+            .is_some_and(|(_, machine)| machine == here.as_str()))
 }
 
 /// Notes what an event says of the machine; whether the window is to have it (pings are not).
-fn keep(remote: &Remote, event: &Value) -> bool {
+fn keep(remote: &Remote, event: &UiEvent) -> bool {
     let mut seen = remote.seen();
     seen.last_seen = Some(now());
-    match event_type(event) {
-        Some(UiEventType::Ping) => return false,
-        Some(UiEventType::SessionList) => {
-            seen.sessions = event
-                .get("sessions")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default();
+    if matches!(event, UiEvent::Ping) {
+        return false;
+    }
+    if let UiEvent::SessionList { sessions } = event {
+        seen.sessions.clone_from(sessions);
+    }
+    if let UiEvent::SessionSpawned { session } = event {
+        seen.sessions.retain(|s| s.session_id != session.session_id);
+        seen.sessions.push(session.clone());
+    }
+    if let UiEvent::SessionStatus {
+        session_id,
+        state,
+        activity,
+        since,
+        needs,
+        ..
+    } = event
+    {
+        if let Some(s) = seen
+            .sessions
+            .iter_mut()
+            .find(|s| &s.session_id == session_id)
+        {
+            s.state = *state;
+            s.activity.clone_from(activity);
+            s.since = *since;
+            s.needs.clone_from(needs);
         }
-        Some(UiEventType::SessionStatus) => {
-            let id = event.get("session_id").filter(|id| id.is_string());
-            let known = seen.sessions.iter().position(|s| s.get("session_id") == id);
-            // An agent started there after the feed opened is listed from its first status on.
-            let at = match (known, id) {
-                (Some(at), _) => at,
-                (None, Some(_)) => {
-                    seen.sessions.push(Value::Object(serde_json::Map::new()));
-                    seen.sessions.len() - 1
-                }
-                (None, None) => return true,
-            };
-            if let (Some(s), Some(fields)) = (seen.sessions[at].as_object_mut(), event.as_object())
-            {
-                for (k, v) in fields {
-                    if k != "type" {
-                        s.insert(k.clone(), v.clone());
-                    }
-                }
-            }
-        }
-        _ => {}
     }
     // A message: the feed resumes after the last one relayed.
-    if let (Some(id), Some(_)) = (event.get("id").and_then(Value::as_str), event.get("seq")) {
-        seen.cursor = Some(id.to_owned());
+    if let Some(m) = event.message_out() {
+        seen.cursor = Some(m.id.clone());
     }
     true
-}
-
-/// The type of an event another machine's hub sent, as this hub's own events name theirs; `None` for a
-/// type this version does not know (a newer hub's), which is relayed and not read.
-pub(super) fn event_type(event: &Value) -> Option<UiEventType> {
-    serde_json::from_value(event.get("type")?.clone()).ok()
 }
