@@ -7,6 +7,11 @@ use crate::hook::ToolCall;
 /// The longest command prefix shown for a Bash call without a description.
 const COMMAND_CHARS: usize = 60;
 
+/// The status_text of a compaction Claude Code began at its prompt (its idle compaction of a long
+/// conversation, or the user's `/compact` there): the compaction ends back at the prompt, Idle, where one
+/// begun mid-turn works on. The text is how the machine remembers which, and what the sidebar says meanwhile.
+pub const IDLE_COMPACTION: &str = "Compacting the conversation while idle...";
+
 /// Describes a tool call for the sidebar: `Reading hub.py`, `Running git status`, `Searching for TODO`...
 ///
 /// File paths are shown relative to the agent's folder (`cwd`) when they lie inside it.

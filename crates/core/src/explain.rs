@@ -278,6 +278,7 @@ fn state_ends(state: State, run: Run) -> Vec<String> {
         ],
         (State::Idle, _) if observed => &[
             "a prompt or a tool call (then Working)",
+            "PreCompact: Claude Code compacting the idle conversation (then Compacting)",
             "SessionEnd (then Offline)",
         ],
         (State::Idle, _) => &[
@@ -295,13 +296,14 @@ fn state_ends(state: State, run: Run) -> Vec<String> {
             "its process ending (then Offline)",
         ],
         (State::Compacting, _) if observed => &[
-            "PreToolUse or SessionStart `compact` (then Working)",
+            "PreToolUse or SessionStart `compact` (then Working; Idle when it began at the prompt)",
             "Stop (then Idle)",
             "SessionEnd (then Offline)",
         ],
         (State::Compacting, _) => &[
             "a clawmux wait connecting (then Idle)",
             "the next PreToolUse (then Working)",
+            "SessionStart `compact` (then Working; Idle when it began at the prompt)",
             "its process ending (then Offline)",
         ],
         (State::Dead, Run::Managed) => &["a restart (then Starting)"],

@@ -8,8 +8,9 @@
 //! | IDLE | PROCESSING | wait disconnects |
 //! | PROCESSING | IDLE | wait connects |
 //! | PROCESSING | COMPACTING | PreCompact |
-//! | COMPACTING | IDLE | wait connects |
-//! | COMPACTING | PROCESSING | PreToolUse |
+//! | IDLE | COMPACTING | PreCompact (Claude Code's idle compaction, `/compact` at the prompt) |
+//! | COMPACTING | IDLE | wait connects; SessionStart `compact` of a compaction begun at IDLE |
+//! | COMPACTING | PROCESSING | PreToolUse; SessionStart `compact` of one begun mid-turn |
 //! | any | DEAD | terminated |
 //!
 //! plus one row of ours, DEAD -> STARTING when the hub (re)starts the agent's process. Only the wait socket
@@ -26,8 +27,8 @@
 //! | STARTING, DEAD | IDLE | SessionStart (not `compact`) |
 //! | STARTING, IDLE | PROCESSING | UserPromptSubmit (the user's), PreToolUse, PostToolUse(Failure) |
 //! | STARTING, PROCESSING, COMPACTING | IDLE | Stop, StopFailure, an interrupt |
-//! | PROCESSING | COMPACTING | PreCompact |
-//! | COMPACTING | PROCESSING | PreToolUse, SessionStart `compact` |
+//! | IDLE, PROCESSING | COMPACTING | PreCompact |
+//! | COMPACTING | PROCESSING, IDLE | PreToolUse; SessionStart `compact` (IDLE when it began there) |
 //! | any but DEAD | DEAD | SessionEnd |
 //!
 //! Three rules come before either table. A subagent's hook (it carries `agent_id`) is suppressed: subagents
@@ -224,10 +225,7 @@ fn decide(current: &Snapshot, event: &Event) -> (Verdict, Option<String>) {
                     // works on (or, compacted at the user's `/compact`, stopped at its prompt, which the
                     // reminder clock of PROCESSING then sees).
                     let verdict = match state {
-                        Compacting => Verdict::Move(
-                            Processing,
-                            Some(Processing.default_activity().to_owned()),
-                        ),
+                        Compacting => after_compaction(current),
                         Starting | Idle | Processing | Dead => Verdict::Stay(None),
                     };
                     (verdict, Some(format!("source={source}")))
@@ -261,8 +259,14 @@ fn decide(current: &Snapshot, event: &Event) -> (Verdict, Option<String>) {
                     let text = Some(State::Compacting.default_activity().to_owned());
                     match state {
                         Processing => (Verdict::Move(Compacting, text), detail),
-                        Compacting => (Verdict::Stay(text), detail),
-                        Starting | Idle => (Verdict::Suppress(Reason::NotInTable), detail),
+                        // Claude Code compacts a long conversation left idle by itself (and the user may
+                        // `/compact` at the prompt): Compacting meanwhile, Idle again after it.
+                        Idle => (
+                            Verdict::Move(Compacting, Some(activity::IDLE_COMPACTION.to_owned())),
+                            detail,
+                        ),
+                        Compacting => (Verdict::Stay(None), detail),
+                        Starting => (Verdict::Suppress(Reason::NotInTable), detail),
                         Dead => (Verdict::Suppress(Reason::AgentDead), detail),
                     }
                 }
@@ -286,6 +290,19 @@ fn decide(current: &Snapshot, event: &Event) -> (Verdict, Option<String>) {
                 }
             }
         }
+    }
+}
+
+/// Where a compaction ends (SessionStart `compact`): at the prompt when it began there (idle compaction,
+/// `/compact`), working on when it began mid-turn.
+fn after_compaction(current: &Snapshot) -> Verdict {
+    if current.activity == activity::IDLE_COMPACTION {
+        Verdict::Move(State::Idle, Some(String::new()))
+    } else {
+        Verdict::Move(
+            State::Processing,
+            Some(State::Processing.default_activity().to_owned()),
+        )
     }
 }
 
@@ -347,10 +364,7 @@ fn decide_observed(current: &Snapshot, event: &Event) -> (Verdict, Option<String
     };
     let (canonical, detail) = decide(current, event);
     let verdict = match &hook.kind {
-        HookKind::SessionStart { source } if source == "compact" => match state {
-            Compacting => Verdict::Move(Processing, None),
-            Starting | Idle | Processing | Dead => canonical,
-        },
+        HookKind::SessionStart { source } if source == "compact" => canonical,
         HookKind::SessionStart { .. } => match state {
             Starting | Dead => Verdict::Move(Idle, Some(String::new())),
             Idle | Processing | Compacting => canonical,

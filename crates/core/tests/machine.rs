@@ -165,6 +165,44 @@ fn status_text_persists_across_transitions_and_defaults_fill_only_an_empty_one()
     );
 }
 
+/// Claude Code compacts a long conversation left idle by itself (its idle compaction, on by default), and
+/// the user may `/compact` at the prompt: the sidebar says Compacting meanwhile, and Idle after it, for an
+/// agent ClawMux started and for a session it observes; a compaction begun mid-turn works on after it.
+#[test]
+fn a_compaction_begun_at_the_prompt_shows_compacting_and_ends_idle() {
+    let pre = hook(r#"{"hook_event_name":"PreCompact","trigger":"auto"}"#);
+    let post = hook(r#"{"hook_event_name":"SessionStart","source":"compact"}"#);
+    for observed in [false, true] {
+        let idle = clawmux_core::Snapshot {
+            observed,
+            ..at(Idle, "")
+        };
+        let (during, d) = run(&idle, &pre);
+        assert_eq!(
+            (d.outcome, during.state),
+            (Outcome::Moved, Compacting),
+            "observed: {observed}"
+        );
+        assert_eq!(during.activity, clawmux_core::activity::IDLE_COMPACTION);
+        // A second PreCompact of the same compaction changes nothing it knows.
+        let (again, _) = run(&during, &pre);
+        assert_eq!(again.activity, during.activity);
+        let (after, d) = run(&again, &post);
+        assert_eq!(
+            (d.outcome, after.state, after.activity.as_str()),
+            (Outcome::Moved, Idle, "")
+        );
+
+        let working = clawmux_core::Snapshot {
+            observed,
+            ..at(Processing, "Reading big.rs")
+        };
+        let (during, _) = run(&working, &pre);
+        let (after, _) = run(&during, &post);
+        assert_eq!(after.state, Processing, "observed: {observed}");
+    }
+}
+
 #[test]
 fn suppressed_events_change_nothing_and_say_why() {
     let cases: Vec<(State, Event, Reason)> = vec![
@@ -174,11 +212,6 @@ fn suppressed_events_change_nothing_and_say_why() {
         (Compacting, Event::WaitDisconnected, Reason::NotWaiting),
         (
             Starting,
-            hook(r#"{"hook_event_name":"PreCompact"}"#),
-            Reason::NotInTable,
-        ),
-        (
-            Idle,
             hook(r#"{"hook_event_name":"PreCompact"}"#),
             Reason::NotInTable,
         ),
