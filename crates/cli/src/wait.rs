@@ -127,6 +127,9 @@ enum Outcome {
     /// Every message offered was printed by an earlier wait (whose confirmation the hub lost): confirmed
     /// again, nothing printed, and the wait goes on.
     Repeated,
+    /// Claude Code holds something for the model (the hub's words, printed): the wait ends so that the
+    /// tool call does, and Claude Code hands it over.
+    Notice(String),
     Refused(String),
     Lost(String),
 }
@@ -152,6 +155,12 @@ pub fn run() -> Result<(), String> {
         }
         match once(&env, &stop, &owner) {
             Outcome::Delivered => return Ok(()),
+            Outcome::Notice(line) => {
+                let mut out = std::io::stdout().lock();
+                let _ = writeln!(out, "{}", clawmux_core::printable::one_line(&line, 400));
+                let _ = out.flush();
+                return Ok(());
+            }
             Outcome::Repeated => {}
             Outcome::Refused(why) => return Err(why),
             Outcome::Lost(why) => {
@@ -228,12 +237,17 @@ fn listen(
             return Outcome::Refused(format!("nothing left to wait for: {why}"));
         }
         match ws.read() {
-            Ok(Message::Text(text)) => {
-                let Ok(WaitFrame::Messages { messages }) = serde_json::from_str(&text) else {
-                    continue;
-                };
-                return deliver(&mut ws, &messages, printed);
-            }
+            Ok(Message::Text(text)) => match serde_json::from_str(&text) {
+                Ok(WaitFrame::Messages { messages }) => {
+                    return deliver(&mut ws, &messages, printed)
+                }
+                Ok(WaitFrame::Notice { line }) => {
+                    let _ = ws.close(None);
+                    let _ = ws.flush();
+                    return Outcome::Notice(line);
+                }
+                Ok(WaitFrame::Ack) | Err(_) => continue,
+            },
             Ok(Message::Close(Some(frame))) => {
                 return match WaitClose::from_code(frame.code.into()) {
                     Some(_) => Outcome::Refused(frame.reason.to_string()),

@@ -50,6 +50,10 @@ pub struct Line {
     pub summary: String,
     /// What the model's answer used, on an assistant line that says (`message.usage`).
     pub usage: Option<crate::usage::Used>,
+    /// Something Claude Code queued for the model's next turn (a `queue-operation` enqueue: a background
+    /// task's end, a monitor's lines, a wake-up), in one printable line. Claude Code hands it over only
+    /// when the tool call under way ends: an agent inside `clawmux wait` would never get it.
+    pub queued: Option<String>,
 }
 
 /// Why a line could not be read.
@@ -139,6 +143,9 @@ pub fn parse_line(line: &[u8]) -> Result<Line, TranscriptError> {
         }
         other => (Vec::new(), other.chars().take(QUOTE_CHARS).collect()),
     };
+    let queued = (kind == "queue-operation"
+        && v.get("operation").and_then(Value::as_str) == Some("enqueue"))
+    .then(|| queued(&text_of(v.get("content"))));
     let usage = (kind == "assistant")
         .then(|| v.get("message").and_then(crate::usage::Used::of_message))
         .flatten();
@@ -146,9 +153,28 @@ pub fn parse_line(line: &[u8]) -> Result<Line, TranscriptError> {
         at,
         sidechain,
         entries,
-        summary,
+        summary: match &queued {
+            Some(what) => format!("queued: {}", quote(what)),
+            None => summary,
+        },
         usage,
+        queued,
     })
+}
+
+/// The longest account of something queued.
+const QUEUED_CHARS: usize = 200;
+
+/// What was queued, in one line: a task notification's own `<summary>`, else its first line of text.
+fn queued(content: &str) -> String {
+    let summary = content
+        .split_once("<summary>")
+        .and_then(|(_, rest)| Some(rest.split_once("</summary>")?.0));
+    let first = || content.lines().map(str::trim).find(|l| !l.is_empty());
+    match crate::printable::one_line(summary.or_else(first).unwrap_or(""), QUEUED_CHARS) {
+        line if line.trim().is_empty() => "something Claude Code queued".to_owned(),
+        line => line,
+    }
 }
 
 fn user_line(v: &Value, content: Option<&Value>) -> (Vec<Entry>, String) {
@@ -290,6 +316,35 @@ mod tests {
         assert!(ok.sidechain);
         assert_eq!(ok.entries.len(), 2);
         assert_eq!(ok.summary, "user: tool_result a, tool_result b");
+    }
+
+    /// As 2.1.330 writes them: a background command's end queued while the agent sat in a tool call.
+    #[test]
+    fn what_claude_code_queues_is_read_in_one_printable_line() {
+        let ended = line(
+            r#"{"type":"queue-operation","operation":"enqueue","timestamp":"2026-11-28T00:26:59.921Z","sessionId":"32e","content":"<task-notification>\n<task-id>byj2bji0l</task-id>\n<status>completed</status>\n<summary>Background command \"bg job\" completed (exit code 0)</summary>\n</task-notification>"}"#,
+        );
+        assert_eq!(
+            ended.queued.as_deref(),
+            Some(r#"Background command "bg job" completed (exit code 0)"#)
+        );
+        assert!(ended.entries.is_empty() && ended.at.is_some());
+        let typed = line(
+            r#"{"type":"queue-operation","operation":"enqueue","content":"\u001b]0;evil\u0007\n  also look at the logs\nplease"}"#,
+        );
+        assert_eq!(typed.queued.as_deref(), Some("]0;evil"));
+        for not_queued in [
+            r#"{"type":"queue-operation","operation":"dequeue"}"#,
+            r#"{"type":"queue-operation","operation":"remove","content":"x"}"#,
+            r#"{"type":"user","message":{"content":"<task-notification>"}}"#,
+        ] {
+            assert_eq!(line(not_queued).queued, None, "{not_queued}");
+        }
+        let empty = line(r#"{"type":"queue-operation","operation":"enqueue"}"#);
+        assert_eq!(
+            empty.queued.as_deref(),
+            Some("something Claude Code queued")
+        );
     }
 
     #[test]

@@ -15,6 +15,11 @@ pub(crate) struct WaitSignals {
     /// The Bash call that ran this wait has returned (Claude moved it to the background at its timeout,
     /// or ran it there): nothing it prints reaches Claude now, so it must take no message, and end.
     pub(crate) call_returned: Notify,
+    /// Claude Code queued something for the model (`notice` holds the line to print): it hands it over
+    /// only when a tool call ends, so the wait must end for the model to have it.
+    pub(crate) noticed: Notify,
+    /// The line the wait prints for what Claude Code queued.
+    pub(crate) notice: Mutex<Option<String>>,
 }
 
 /// One agent's mailbox.
@@ -62,6 +67,21 @@ impl Mailbox {
         if let Some((_, signals)) = &*self.waiter() {
             signals.call_returned.notify_one();
         }
+    }
+
+    /// Tells the connected wait, if any, that Claude Code holds something for the model: it ends printing
+    /// `line`. Whether a wait was connected (without one, Claude Code hands it over at the end of the tool
+    /// call under way by itself).
+    pub(crate) fn notice_waiter(&self, line: String) -> bool {
+        let Some((_, signals)) = &*self.waiter() else {
+            return false;
+        };
+        *signals
+            .notice
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(line);
+        signals.noticed.notify_one();
+        true
     }
 
     /// Wakes the waiter, if one is connected, to look at the inbox.

@@ -148,6 +148,7 @@ impl Transcripts {
                 return;
             }
         };
+        tracing::debug!(agent, path = %path.display(), from, "following the transcript");
         let window = self.reorder_window;
         let mut reading = Reading::from(from);
         let mut lines = Lines::default();
@@ -191,7 +192,11 @@ impl Transcripts {
             mut entries,
             answers,
             handed,
+            queued,
         } = brought;
+        for (_, what) in queued {
+            self.queued(agent, &what);
+        }
         for (at, used) in answers {
             self.usage.answered(agent, &used, at).await;
         }
@@ -203,6 +208,22 @@ impl Transcripts {
             entries.sort_by_key(|(at, _)| *at);
             for (at, entry) in entries {
                 self.found(agent, at, entry);
+            }
+        }
+    }
+
+    /// Claude Code queued something for `agent`'s model: a wait under way ends, saying what, for the model
+    /// to take it (Claude Code hands it over as the wait's tool call ends) and wait again. Without a wait,
+    /// the tool call under way ends by itself and nothing is to be done.
+    fn queued(&self, agent: &str, what: &str) {
+        let line = format!(
+            "[CLAWMUX] Claude Code has something for you: {what}. It comes with this result: deal with it, then run `clawmux wait` again."
+        );
+        if let Ok(live) = self.agents.live(agent) {
+            if live.mail.notice_waiter(line) {
+                tracing::info!(agent, what, "ended the wait for what Claude Code queued");
+            } else {
+                tracing::debug!(agent, what, "Claude Code queued something; no wait to end");
             }
         }
     }
@@ -236,6 +257,8 @@ struct Brought {
     answers: Vec<(Millis, Used)>,
     /// The messages the model received (their ids, as the hub's lines start them).
     handed: Vec<(Millis, Vec<MsgId>)>,
+    /// What Claude Code queued for the model's next turn.
+    queued: Vec<(Millis, String)>,
 }
 
 impl Brought {
@@ -244,7 +267,8 @@ impl Brought {
         let entries = self.entries.iter().map(|(at, _)| *at);
         let answers = self.answers.iter().map(|(at, _)| *at);
         let handed = self.handed.iter().map(|(at, _)| *at);
-        entries.chain(answers).chain(handed).max()
+        let queued = self.queued.iter().map(|(at, _)| *at);
+        entries.chain(answers).chain(handed).chain(queued).max()
     }
 
     /// Keeps only what is later than `until`: what a file read again holds of what was counted is not
@@ -253,6 +277,7 @@ impl Brought {
         self.entries.retain(|(at, _)| *at > until);
         self.answers.retain(|(at, _)| *at > until);
         self.handed.retain(|(at, _)| *at > until);
+        self.queued.retain(|(at, _)| *at > until);
     }
 }
 
@@ -269,6 +294,7 @@ fn entries_of(agent: &str, lines: &mut Lines, bytes: &[u8]) -> Brought {
                     .entries
                     .extend(l.entries.into_iter().map(|e| (at, e)));
                 brought.answers.extend(l.usage.map(|u| (at, u)));
+                brought.queued.extend(l.queued.map(|q| (at, q)));
                 let ids = std::str::from_utf8(&line).map_or_else(|_| Vec::new(), handed_ids);
                 if !ids.is_empty() {
                     brought.handed.push((at, ids));

@@ -20,6 +20,13 @@ pub enum WaitFrame {
     },
     /// The wait printed them (wait to hub).
     Ack,
+    /// Claude Code holds something for the model (a background task ended, a monitor spoke, a wake-up
+    /// came) that it hands over only when a tool call ends: the wait prints `line` and ends, so that the
+    /// model takes it and waits again (hub to wait).
+    Notice {
+        /// What the wait prints.
+        line: String,
+    },
 }
 
 /// A message as a wait receives it: the UI's fields and the line the agent reads.

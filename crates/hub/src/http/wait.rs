@@ -71,6 +71,8 @@ async fn serve(waiter: &Waiter, socket: WebSocket) -> Result<(), &'static str> {
     tokio::pin!(ended);
     let returned = waiter.call_returned();
     tokio::pin!(returned);
+    let noticed = waiter.notice();
+    tokio::pin!(noticed);
     loop {
         tokio::select! {
             // First: once its call has returned, no message may be offered to it.
@@ -94,6 +96,14 @@ async fn serve(waiter: &Waiter, socket: WebSocket) -> Result<(), &'static str> {
             offered = &mut offer => {
                 let offer = offered.map_err(|_| "the inbox could not be read")?;
                 return deliver(waiter, offer, &mut tx, &mut rx).await;
+            }
+            // After the messages: a wait that prints them ends too, and Claude Code hands its own over.
+            line = &mut noticed => {
+                let frame = serde_json::to_string(&WaitFrame::Notice { line }).map_err(|_| "unwritable")?;
+                tx.send(Ws::Text(frame.into())).await.map_err(|_| "send failed")?;
+                let done = CloseFrame { code: axum::extract::ws::close_code::NORMAL, reason: "".into() };
+                close_with(&mut tx, &mut rx, done).await;
+                return Ok(());
             }
             _ = ping.tick() => {
                 if last_heard.elapsed() > DEAD_AFTER {

@@ -284,6 +284,22 @@ impl Waiter {
         self.signals.call_returned.notified().await;
     }
 
+    /// Resolves when Claude Code holds something for the model: the line the wait prints before it ends.
+    pub async fn notice(&self) -> String {
+        loop {
+            self.signals.noticed.notified().await;
+            let line = self
+                .signals
+                .notice
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .take();
+            if let Some(line) = line {
+                return line;
+            }
+        }
+    }
+
     /// The agent this waiter waits for.
     pub fn agent(&self) -> &str {
         &self.agent
