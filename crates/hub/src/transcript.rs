@@ -38,6 +38,8 @@ mod reading;
 
 /// The soonest a transcript watch that could not start is tried again.
 const RETRY_WATCH: std::time::Duration = std::time::Duration::from_millis(250);
+/// The longest pause between two tries of a watch whose folder is not there yet.
+const RETRY_WATCH_AT_MOST: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// The most bytes read from a transcript in one go.
 const READ_CHUNK: usize = 1024 * 1024;
@@ -95,9 +97,10 @@ impl Transcripts {
     }
 
     /// Watches the transcript a hook named, unless it is already watched. Cheap when it is: a lock and a
-    /// comparison, on the hook's path. A watch that could not start (Claude Code creates the transcript's
-    /// folder after its first hooks) is tried again at a later hook, [`RETRY_WATCH`] after the last try at
-    /// the soonest: each try starts a watcher thread, and a busy agent's hooks come hundreds a second.
+    /// comparison, on the hook's path. A watch whose folder is not there yet (Claude Code creates it after
+    /// its first hooks) tries again by itself; one that could not start at all is tried again at a later
+    /// hook, [`RETRY_WATCH`] after the last try at the soonest: each try starts a watcher thread, and a busy
+    /// agent's hooks come hundreds a second.
     fn watch_transcript(&self, agent: &str, path: &str) {
         let path = Path::new(path);
         let Ok(live) = self.agents.live(agent) else {
@@ -138,16 +141,21 @@ impl Transcripts {
             }
         });
         let folder = path.parent().map(Path::to_owned).unwrap_or_default();
-        let _watcher = match watcher.and_then(|mut w| {
-            w.watch(&folder, notify::RecursiveMode::NonRecursive)
-                .map(|()| w)
-        }) {
+        let mut watcher = match watcher {
             Ok(w) => w,
             Err(e) => {
-                tracing::debug!(agent, path = %path.display(), error = %e, "cannot watch the transcript yet");
+                tracing::debug!(agent, error = %e, "cannot watch transcripts");
                 return;
             }
         };
+        // Claude Code makes the transcript's folder after its first hooks, and an agent that goes into its
+        // wait then sends none for a while: the watch is tried again here until the folder is there.
+        let mut pause = RETRY_WATCH;
+        while let Err(e) = watcher.watch(&folder, notify::RecursiveMode::NonRecursive) {
+            tracing::debug!(agent, path = %path.display(), error = %e, "cannot watch the transcript yet");
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(RETRY_WATCH_AT_MOST);
+        }
         tracing::debug!(agent, path = %path.display(), from, "following the transcript");
         let window = self.reorder_window;
         let mut reading = Reading::from(from);

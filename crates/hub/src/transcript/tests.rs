@@ -220,13 +220,12 @@ async fn a_transcript_rewritten_in_place_is_read_again_and_counts_nothing_twice(
 
 /// Claude Code hands what it queued (a background task's end) over only when a tool call ends: a queued
 /// notice in the transcript ends the agent's wait with a line saying what, and without a wait it does nothing.
+/// A transcript whose folder comes after the hook that named it is followed once it is there.
 #[tokio::test]
 async fn what_claude_code_queued_ends_the_wait_saying_what() {
     use std::io::Write;
     let f = crate::states::fixture::fixture().await;
     let (transcripts, _found) = transcripts(&f);
-    let path = f.dir.path().join("sky.jsonl");
-    std::fs::write(&path, "").unwrap();
     let queued = |what: &str| {
         format!("{{\"type\":\"queue-operation\",\"operation\":\"enqueue\",\"timestamp\":\"2026-11-28T00:26:59Z\",\
                  \"content\":\"<task-notification>\\n<summary>{what}</summary>\\n</task-notification>\"}}\n")
@@ -235,11 +234,12 @@ async fn what_claude_code_queued_ends_the_wait_saying_what() {
     transcripts.queued("sky", "earlier");
     let inbox = crate::inbox::Inbox::new(f.states.clone());
     let waiter = inbox.wait_open("sky").await.unwrap();
+    // Named before Claude Code made its folder, and no hook after (the agent waits): followed all the same.
+    let path = f.dir.path().join("later").join("sky.jsonl");
     transcripts.follow("sky", &naming(&path));
-    let mut file = std::fs::OpenOptions::new()
-        .append(true)
-        .open(&path)
-        .unwrap();
+    tokio::task::yield_now().await;
+    std::fs::create_dir(path.parent().unwrap()).unwrap();
+    let mut file = std::fs::File::create(&path).unwrap();
     file.write_all(queued("Background command done").as_bytes())
         .unwrap();
     let line = tokio::time::timeout(std::time::Duration::from_secs(10), waiter.notice())
