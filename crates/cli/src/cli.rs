@@ -320,6 +320,15 @@ pub(crate) enum Command {
         #[command(flatten)]
         hub: env::HubArgs,
     },
+    /// What to check when something is off, each with its fix: tmux, Claude Code's version, the hooks, the
+    /// hub, the data folder's modes, the sound server, the tray and notifications, the graphics, the disk.
+    Doctor {
+        /// One JSON array instead of lines.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        hub: env::HubArgs,
+    },
     /// The indicator looks wrong: write one case file of the agent's recent events, decisions and
     /// transcript lines, what it showed and what was right (texts redacted unless --keep-texts).
     Report(explain::ReportArgs),

@@ -30,7 +30,7 @@ fn observed_events() -> impl Iterator<Item = HookEvent> {
 }
 
 /// What marks a command hook as ours.
-const MARK: &str = " hook observe";
+pub(crate) const MARK: &str = " hook observe";
 
 /// The user's Claude Code settings file: `$CLAUDE_CONFIG_DIR/settings.json`, else `~/.claude/settings.json`.
 pub fn default_settings() -> Result<PathBuf, String> {
@@ -44,7 +44,7 @@ pub fn default_settings() -> Result<PathBuf, String> {
 }
 
 /// Whether a hook entry is one install added.
-fn is_ours(hook: &Value) -> bool {
+pub(crate) fn is_ours(hook: &Value) -> bool {
     hook.get("type").and_then(Value::as_str) == Some("command")
         && hook
             .get("command")
@@ -61,7 +61,7 @@ pub fn hook_command(clawmux: &Path, data_dir: Option<&Path>) -> String {
     cmd
 }
 
-fn read(path: &Path) -> Result<Map<String, Value>, String> {
+pub(crate) fn read(path: &Path) -> Result<Map<String, Value>, String> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Map::new()),

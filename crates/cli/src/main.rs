@@ -12,6 +12,7 @@ mod client;
 mod demo;
 mod dial;
 mod dial_stdio;
+mod doctor;
 mod env;
 mod explain;
 mod hook;
@@ -147,6 +148,7 @@ fn main() -> ExitCode {
         } => timeline::run(&hub, &name, from, to, transcript.as_deref()),
         Command::Replay { file } => replay::run(&file),
         Command::Explain { name, hub } => explain::explain(&hub, &name),
+        Command::Doctor { json, hub } => doctor::run(&hub, json),
         Command::Report(report) => explain::report(&report),
         Command::Dismiss { name, hub } => explain::dismiss(&hub, &name),
         Command::Agent {

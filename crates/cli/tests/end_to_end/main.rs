@@ -16,6 +16,7 @@ mod browser;
 mod crash;
 mod crash_cycles;
 mod device_voice;
+mod doctor;
 mod import;
 mod leads;
 mod observed;
