@@ -46,22 +46,7 @@ pub fn run(
                 data_dir.join(clawmux_hub::config::TOKEN_FILE).display()
             );
         }
-        let in_use = |e: std::io::Error| {
-            if e.kind() == std::io::ErrorKind::AddrInUse && port != 0 {
-                format!("port {port} is already in use ({e}); choose another with --port")
-            } else {
-                format!("cannot listen on {addr}: {e}")
-            }
-        };
-        let listeners = if bind.is_loopback() {
-            clawmux_hub::http::peers::Loopback::bind(port)
-                .await
-                .map_err(in_use)?
-        } else {
-            clawmux_hub::http::peers::Loopback::single(
-                tokio::net::TcpListener::bind(addr).await.map_err(in_use)?,
-            )
-        };
+        let listeners = listen(bind, port).await?;
         let bound = listeners.v4.local_addr().map_err(|e| e.to_string())?;
         // The first line of stdout, which scripts and tests read to learn the port.
         println!(
@@ -71,6 +56,27 @@ pub fn run(
         clawmux_hub::serve(listeners, hub, shutdown_signal())
             .await
             .map_err(|e| format!("the hub stopped: {e}"))
+    })
+}
+
+/// The hub's listeners: both loopback addresses at one port, or the one address asked for.
+async fn listen(bind: IpAddr, port: u16) -> Result<clawmux_hub::http::peers::Loopback, String> {
+    let addr = SocketAddr::new(bind, port);
+    let in_use = |e: std::io::Error| {
+        if e.kind() == std::io::ErrorKind::AddrInUse && port != 0 {
+            format!("port {port} is already in use ({e}); choose another with --port")
+        } else {
+            format!("cannot listen on {addr}: {e}")
+        }
+    };
+    Ok(if bind.is_loopback() {
+        clawmux_hub::http::peers::Loopback::bind(port)
+            .await
+            .map_err(in_use)?
+    } else {
+        clawmux_hub::http::peers::Loopback::single(
+            tokio::net::TcpListener::bind(addr).await.map_err(in_use)?,
+        )
     })
 }
 

@@ -335,16 +335,8 @@ fn transcript_verdict(state: State, entry: &Entry) -> (Verdict, Option<String>) 
 fn decide_observed(current: &Snapshot, event: &Event) -> (Verdict, Option<String>) {
     use State::{Compacting, Dead, Idle, Processing, Starting};
     let state = current.state;
-    let to_idle = |text: Option<String>| match state {
-        Starting | Processing | Compacting => Verdict::Move(Idle, text),
-        Idle => Verdict::Stay(None),
-        Dead => Verdict::Suppress(Reason::AgentDead),
-    };
-    let to_processing = |text: Option<String>| match state {
-        Starting | Idle | Compacting => Verdict::Move(Processing, text),
-        Processing => Verdict::Stay(text),
-        Dead => Verdict::Suppress(Reason::AgentDead),
-    };
+    let to_idle = |text| observed_to(Idle, state, text);
+    let to_processing = |text| observed_to(Processing, state, text);
     let Event::Hook(hook) = event else {
         return match event {
             Event::Interrupted | Event::Transcript(Entry::Interrupted) => {
@@ -390,6 +382,19 @@ fn decide_observed(current: &Snapshot, event: &Event) -> (Verdict, Option<String
         | HookKind::PermissionRequest(_) => canonical,
     };
     (verdict, detail)
+}
+
+/// An observed session's move to `to` (Idle or Processing) from `state`: a dead one hears nothing, and one
+/// already there keeps its text when it comes back to Idle.
+fn observed_to(to: State, state: State, text: Option<String>) -> Verdict {
+    match state {
+        State::Dead => Verdict::Suppress(Reason::AgentDead),
+        same if same == to && to == State::Idle => Verdict::Stay(None),
+        same if same == to => Verdict::Stay(text),
+        State::Starting | State::Idle | State::Processing | State::Compacting => {
+            Verdict::Move(to, text)
+        }
+    }
 }
 
 /// How an applied event changes the "needs you" overlay (see `attention.rs`).

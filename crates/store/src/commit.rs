@@ -170,7 +170,7 @@ fn write_batch(
     Ok(())
 }
 
-/// Long: one group of rows written in one transaction, each kind in its statement.
+/// The events and transitions of a batch, then the agents' snapshots, in the transaction of `conn`.
 fn write_rows(
     conn: &rusqlite::Connection,
     decided: &[Decided],
@@ -225,6 +225,15 @@ fn write_rows(
             to_json(d.decision.attention.as_ref()),
         ])?;
     }
+    write_snapshots(conn, decided, snapshots)
+}
+
+/// Each agent's snapshot after the batch, with the id of its last event.
+fn write_snapshots(
+    conn: &rusqlite::Connection,
+    decided: &[Decided],
+    snapshots: &std::collections::HashMap<String, Snapshot>,
+) -> rusqlite::Result<()> {
     let mut snapshot = conn.prepare_cached(
         "UPDATE agents SET state = ?1, activity = ?2, state_since = ?3, last_event = ?4, attention = ?5, \
          last_tool = ?6, watermark = ?7 WHERE name = ?8",

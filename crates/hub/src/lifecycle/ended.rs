@@ -53,21 +53,7 @@ impl Lifecycle {
                 EndReason::Exited
             },
         });
-        // What the agent left running (its tools, its `clawmux wait`) must not outlive it: an orphaned
-        // wait would take the next agent's messages.
-        // Reading every process's environment takes milliseconds: off the async threads.
-        let (agent, data_dir) = (name.to_owned(), self.data_dir.to_path_buf());
-        let left = tokio::task::spawn_blocking(move || process::leftovers(&agent, &data_dir))
-            .await
-            .unwrap_or_default();
-        if !left.is_empty() {
-            tracing::info!(
-                agent = name,
-                count = left.len(),
-                "ending the agent's leftover processes"
-            );
-            tokio::spawn(process::end(left, END_GRACE));
-        }
+        self.end_leftovers(name).await;
         let (ended, lines) = if requested {
             (None, String::new())
         } else {
@@ -87,6 +73,24 @@ impl Lifecycle {
                 &with_lines(&format!("`{name}` stopped: {how}."), &lines),
             )
             .await;
+        }
+    }
+
+    /// Ends what the agent left running (its tools, its `clawmux wait`): it must not outlive it, since an
+    /// orphaned wait would take the next agent's messages. Reading every process's environment takes
+    /// milliseconds: off the async threads.
+    async fn end_leftovers(&self, name: &str) {
+        let (agent, data_dir) = (name.to_owned(), self.data_dir.to_path_buf());
+        let left = tokio::task::spawn_blocking(move || process::leftovers(&agent, &data_dir))
+            .await
+            .unwrap_or_default();
+        if !left.is_empty() {
+            tracing::info!(
+                agent = name,
+                count = left.len(),
+                "ending the agent's leftover processes"
+            );
+            tokio::spawn(process::end(left, END_GRACE));
         }
     }
 

@@ -132,7 +132,6 @@ pub fn settings(
     users_status_line: Option<&str>,
     http: Option<HttpHooks<'_>>,
 ) -> Value {
-    let bash_timeout_ms = bash_timeout.as_millis().to_string();
     let status_line = crate::usage::bridge::setting(clawmux, users_status_line);
     let clawmux = clawmux_core::shell::quote(&clawmux.display().to_string());
     // One handler: a post to the relay where there is one, else the `clawmux hook` command.
@@ -180,21 +179,24 @@ pub fn settings(
         "hooks": hooks,
         "statusLine": status_line,
         "env": {
-            "BASH_DEFAULT_TIMEOUT_MS": bash_timeout_ms,
-            "BASH_MAX_TIMEOUT_MS": bash_timeout_ms,
+            "BASH_DEFAULT_TIMEOUT_MS": bash_timeout.as_millis().to_string(),
+            "BASH_MAX_TIMEOUT_MS": bash_timeout.as_millis().to_string(),
         },
-        "permissions": {
-            "allow": AGENT_PROTOCOL
-                .iter()
-                .map(|command| format!("Bash({command})"))
-                .chain(std::iter::once(
-                // The files the user attaches, which the agent reads where the hub keeps them (`//`
-                // starts an absolute path in a rule).
-                    format!("Read(/{}/**)", attachments.display()),
-                ))
-                .collect::<Vec<_>>(),
-        },
+        "permissions": { "allow": allowed(attachments) },
     })
+}
+
+/// What the agent may do without asking: its own protocol, and read the files the user attaches where
+/// the hub keeps them (`//` starts an absolute path in a rule).
+fn allowed(attachments: &Path) -> Vec<String> {
+    AGENT_PROTOCOL
+        .iter()
+        .map(|command| format!("Bash({command})"))
+        .chain(std::iter::once(format!(
+            "Read(/{}/**)",
+            attachments.display()
+        )))
+        .collect()
 }
 
 /// What an agent runs of ClawMux's without a permission dialog: its own protocol (the wait, its messages,

@@ -126,7 +126,6 @@ impl SecondOpinion {
     }
 
     /// Watches Claude Code's session files (see [`SecondOpinion::start`]).
-    /// Long: the watch's life (the folder awaited, watched, read again) as one loop.
     async fn watch_claude_sessions(&self) {
         let Some(dir) = sessions_dir() else { return };
         let mut ours = self.ui.subscribe();
@@ -144,39 +143,8 @@ impl SecondOpinion {
                     .find(|d| d.is_dir())
                     .filter(|t| watching.as_ref().is_none_or(|(_, w)| w != t));
                 if let Some(target) = target {
-                    let on_dir = target == dir;
-                    let send = tx.clone();
-                    let made =
-                        notify::recommended_watcher(move |e: notify::Result<notify::Event>| {
-                            if let Ok(e) = e.map_err(drop).and_then(|e| {
-                                if may_change(e.kind) {
-                                    Ok(e)
-                                } else {
-                                    Err(())
-                                }
-                            }) {
-                                for p in e.paths {
-                                    let _ = send.send(Heard::File(p));
-                                }
-                            }
-                        })
-                        .and_then(|mut w| {
-                            w.watch(target, notify::RecursiveMode::NonRecursive)
-                                .map(|()| w)
-                        });
-                    match made {
-                        Ok(w) => {
-                            watching = Some((w, target.to_owned()));
-                            if on_dir {
-                                for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten()
-                                {
-                                    let _ = tx.send(Heard::File(entry.path()));
-                                }
-                            }
-                        }
-                        Err(e) => {
-                            tracing::debug!(error = %e, "cannot watch Claude Code's sessions yet");
-                        }
+                    if let Some(w) = watch_folder(target, &dir, &tx) {
+                        watching = Some((w, target.to_owned()));
                     }
                 }
             }
@@ -274,6 +242,43 @@ impl SecondOpinion {
         self.opinions
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// Watches `target`, the sessions folder `dir` or a folder above it until `dir` is there: what changes in it
+/// is heard on `tx` (and, for `dir` itself, each file in it at once). `None` when it cannot be watched yet.
+fn watch_folder(
+    target: &Path,
+    dir: &Path,
+    tx: &mpsc::UnboundedSender<Heard>,
+) -> Option<notify::RecommendedWatcher> {
+    let send = tx.clone();
+    let made = notify::recommended_watcher(move |e: notify::Result<notify::Event>| {
+        if let Ok(e) = e {
+            if may_change(e.kind) {
+                for p in e.paths {
+                    let _ = send.send(Heard::File(p));
+                }
+            }
+        }
+    })
+    .and_then(|mut w| {
+        w.watch(target, notify::RecursiveMode::NonRecursive)
+            .map(|()| w)
+    });
+    match made {
+        Ok(w) => {
+            if target == dir {
+                for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                    let _ = tx.send(Heard::File(entry.path()));
+                }
+            }
+            Some(w)
+        }
+        Err(e) => {
+            tracing::debug!(error = %e, "cannot watch Claude Code's sessions yet");
+            None
+        }
     }
 }
 

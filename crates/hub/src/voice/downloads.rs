@@ -70,7 +70,6 @@ impl<K: Copy + Eq + Hash + Display + Send + 'static> Downloads<K> {
 
     /// Starts downloading `files` of `key`, one after the other, into their paths (one download at a
     /// time); `tell` hears its progress and its end, from the download's thread.
-    /// Long: a download's start, progress, cancel and end told from one task.
     pub(crate) fn start(
         self: &Arc<Self>,
         key: K,
@@ -92,45 +91,19 @@ impl<K: Copy + Eq + Hash + Display + Send + 'static> Downloads<K> {
         let downloads = self.clone();
         tokio::task::spawn_blocking(move || {
             let total = files.iter().map(|(f, _)| f.size).sum();
-            let mut told = Instant::now() - PROGRESS_EVERY;
-            let mut before = 0;
-            let mut result = Ok(());
-            for (file, dest) in &files {
-                let mut progress = |p: Progress| {
-                    if told.elapsed() >= PROGRESS_EVERY {
-                        told = Instant::now();
-                        tell(
-                            key,
-                            Told {
-                                done: before + p.done,
-                                total,
-                                state: DownloadState::Running,
-                                message: None,
-                            },
-                        );
-                    }
-                };
-                result = local::download(file, dest, Timeouts::default(), &cancel, &mut progress);
-                if result.is_err() {
-                    break;
-                }
-                before += file.size;
-            }
-            let done = files
-                .iter()
-                .map(|(_, dest)| {
-                    std::fs::metadata(dest)
-                        .or_else(|_| std::fs::metadata(local::part_path(dest)))
-                        .map_or(0, |m| m.len())
-                })
-                .sum();
-            let (state, message) = match result {
-                Ok(()) => (DownloadState::Done, None),
-                Err(e) if e.code == Code::DownloadCancelled => {
-                    (DownloadState::Cancelled, Some(e.message))
-                }
-                Err(e) => (DownloadState::Failed, Some(e.message)),
-            };
+            let result = fetch_all(&files, &cancel, |done| {
+                tell(
+                    key,
+                    Told {
+                        done,
+                        total,
+                        state: DownloadState::Running,
+                        message: None,
+                    },
+                );
+            });
+            let done = on_disk(&files);
+            let (state, message) = how_it_ended(result);
             match &message {
                 Some(why) => {
                     tracing::warn!(%key, why, "the download ended");
@@ -165,6 +138,49 @@ impl<K: Copy + Eq + Hash + Display + Send + 'static> Downloads<K> {
 }
 
 /// What the tests of the downloads share.
+/// Downloads `files` one after the other, telling `running` the bytes done (of them all) every
+/// [`PROGRESS_EVERY`]; the first failure ends it.
+fn fetch_all(
+    files: &[(ModelFile, PathBuf)],
+    cancel: &AtomicBool,
+    mut running: impl FnMut(u64),
+) -> Result<(), clawmux_voice::VoiceError> {
+    let mut told = Instant::now() - PROGRESS_EVERY;
+    let mut before = 0;
+    for (file, dest) in files {
+        let mut progress = |p: Progress| {
+            if told.elapsed() >= PROGRESS_EVERY {
+                told = Instant::now();
+                running(before + p.done);
+            }
+        };
+        local::download(file, dest, Timeouts::default(), cancel, &mut progress)?;
+        before += file.size;
+    }
+    Ok(())
+}
+
+/// The bytes of `files` on disk: whole, or partial.
+fn on_disk(files: &[(ModelFile, PathBuf)]) -> u64 {
+    files
+        .iter()
+        .map(|(_, dest)| {
+            std::fs::metadata(dest)
+                .or_else(|_| std::fs::metadata(local::part_path(dest)))
+                .map_or(0, |m| m.len())
+        })
+        .sum()
+}
+
+/// How a download ended, as the window is told: its state, and why when it did not finish.
+fn how_it_ended(result: Result<(), clawmux_voice::VoiceError>) -> (DownloadState, Option<String>) {
+    match result {
+        Ok(()) => (DownloadState::Done, None),
+        Err(e) if e.code == Code::DownloadCancelled => (DownloadState::Cancelled, Some(e.message)),
+        Err(e) => (DownloadState::Failed, Some(e.message)),
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod testing {
     use tokio::sync::broadcast;

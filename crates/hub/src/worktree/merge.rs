@@ -49,7 +49,6 @@ async fn give_back(repo: &Path, path: &Path) {
 }
 
 /// Refuses what cannot be merged, having written nothing: see the module's list.
-/// Long: every refusal of a merge, in the order the module lists them, before anything is written.
 async fn check(spec: &WorktreeSpec, worktree: &Path) -> Result<(), HubError> {
     let base = &spec.base;
     let is_branch = git::has_branch(&spec.repo, base)
@@ -83,6 +82,12 @@ async fn check(spec: &WorktreeSpec, worktree: &Path) -> Result<(), HubError> {
             format!("`{}` has no commit that `{base}` lacks", spec.branch),
         ));
     }
+    conflicts(spec).await
+}
+
+/// Refuses a merge git says would conflict, naming the files.
+async fn conflicts(spec: &WorktreeSpec) -> Result<(), HubError> {
+    let base = &spec.base;
     let tree = git::ran(
         &spec.repo,
         &[

@@ -114,29 +114,7 @@ pub(crate) async fn create(
 ) -> Result<(WorktreeSpec, PathBuf), HubError> {
     let top = top_of(folder).await?;
     let (base, base_commit) = base_of(&top, base).await?;
-    let branch = branch_of(name);
-    let taken = git::has_branch(&top, &branch)
-        .await
-        .map_err(|e| e.into_hub("cannot look for the branch"))?;
-    if taken {
-        return Err(HubError::new(
-            Code::BranchExists,
-            format!(
-                "the branch `{branch}` exists already in {}: remove it, or name the agent otherwise",
-                top.display()
-            ),
-        ));
-    }
-    let path = path_of(data_dir, name);
-    if path.exists() {
-        return Err(HubError::new(
-            Code::WorktreeExists,
-            format!(
-                "{} exists already: a worktree of an earlier agent by this name? Remove it first",
-                path.display()
-            ),
-        ));
-    }
+    let (branch, path) = unused(&top, data_dir, name).await?;
     let parent = path.parent().unwrap_or(data_dir);
     std::fs::create_dir_all(parent).map_err(|e| {
         HubError::new(
@@ -175,6 +153,34 @@ pub(crate) async fn create(
         return Err(e);
     }
     Ok((spec, path))
+}
+
+/// The branch and the folder of agent `name`'s new worktree of `top`, neither taken yet.
+async fn unused(top: &Path, data_dir: &Path, name: &str) -> Result<(String, PathBuf), HubError> {
+    let branch = branch_of(name);
+    let taken = git::has_branch(top, &branch)
+        .await
+        .map_err(|e| e.into_hub("cannot look for the branch"))?;
+    if taken {
+        return Err(HubError::new(
+            Code::BranchExists,
+            format!(
+                "the branch `{branch}` exists already in {}: remove it, or name the agent otherwise",
+                top.display()
+            ),
+        ));
+    }
+    let path = path_of(data_dir, name);
+    if path.exists() {
+        return Err(HubError::new(
+            Code::WorktreeExists,
+            format!(
+                "{} exists already: a worktree of an earlier agent by this name? Remove it first",
+                path.display()
+            ),
+        ));
+    }
+    Ok((branch, path))
 }
 
 /// The paths `git status` lists in `dir` (untracked too when `untracked`), less ClawMux's own files.
@@ -323,19 +329,7 @@ pub(crate) async fn changes(
     let commits =
         changes::commits(&log).map_err(|e| HubError::new(Code::GitFailed, e.to_string()))?;
     index.keep().await;
-    let candidates = unmarked.iter().filter(|f| f.shown == Shown::Diff);
-    let patches = match patch {
-        Some(chunks) => candidates
-            .map(|f| f.path.clone())
-            .zip(chunks)
-            .filter(|(path, _)| {
-                files
-                    .iter()
-                    .any(|f| &f.path == path && f.shown == Shown::Diff)
-            })
-            .collect(),
-        None => Vec::new(),
-    };
+    let patches = patch.map_or_else(Vec::new, |chunks| shown_patches(&unmarked, &files, chunks));
     Ok((
         Changes {
             branch: spec.branch.clone(),
@@ -347,6 +341,26 @@ pub(crate) async fn changes(
         },
         patches,
     ))
+}
+
+/// Each diff read for a file listed before the generated marks were known, kept for the files still shown
+/// as a diff once they are: (path, patch).
+fn shown_patches(
+    unmarked: &[changes::FileChange],
+    files: &[changes::FileChange],
+    chunks: Vec<String>,
+) -> Vec<(String, String)> {
+    unmarked
+        .iter()
+        .filter(|f| f.shown == Shown::Diff)
+        .map(|f| f.path.clone())
+        .zip(chunks)
+        .filter(|(path, _)| {
+            files
+                .iter()
+                .any(|f| &f.path == path && f.shown == Shown::Diff)
+        })
+        .collect()
 }
 
 /// Where the scratch index of `spec`'s agent is kept between reads, in `scratch`.

@@ -13,7 +13,7 @@
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError};
+use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender};
 use std::time::{Duration, Instant};
 
 use clawmux_core::wire::Code;
@@ -153,7 +153,6 @@ enum Msg {
 }
 
 /// One request: from byte `have` of the partial file to the end, or to where it stops.
-/// Long: one request's life: resumed, written, checked and ended in one place.
 fn fetch(
     file: &ModelFile,
     part: &Path,
@@ -169,23 +168,11 @@ fn fetch(
     let mut waited_for = timeouts.connect;
     loop {
         if cancel.load(Ordering::SeqCst) {
-            return Err(VoiceError::new(
-                Code::DownloadCancelled,
-                format!(
-                    "the download was cancelled at {done} of {} bytes; it resumes from there",
-                    file.size
-                ),
-            ));
+            return Err(cancelled(done, file.size));
         }
         match rx.recv_timeout(TICK) {
             Ok(Msg::Start { from_zero }) => {
-                let f = std::fs::OpenOptions::new()
-                    .create(true)
-                    .append(!from_zero)
-                    .write(true)
-                    .truncate(from_zero)
-                    .open(part)
-                    .map_err(|e| failed(format!("cannot write {}: {e}", part.display())))?;
+                let f = open_part(part, from_zero)?;
                 if from_zero {
                     done = 0;
                 }
@@ -206,20 +193,7 @@ fn fetch(
                     total: file.size,
                 });
             }
-            Ok(Msg::Done) => {
-                if let Some(f) = out.as_mut() {
-                    f.sync_all()
-                        .map_err(|e| failed(format!("cannot write {}: {e}", part.display())))?;
-                }
-                return if done >= file.size {
-                    Ok(())
-                } else {
-                    Err(failed(format!(
-                        "the connection closed at {done} of {} bytes",
-                        file.size
-                    )))
-                };
-            }
+            Ok(Msg::Done) => return ended(out.as_mut(), part, done, file.size),
             Ok(Msg::Fail(e)) => return Err(e),
             Err(RecvTimeoutError::Timeout) if heard.elapsed() > waited_for => {
                 return Err(failed(format!(
@@ -236,8 +210,104 @@ fn fetch(
     }
 }
 
+/// Why a download stopped that the user cancelled.
+fn cancelled(done: u64, size: u64) -> VoiceError {
+    VoiceError::new(
+        Code::DownloadCancelled,
+        format!("the download was cancelled at {done} of {size} bytes; it resumes from there"),
+    )
+}
+
+/// The partial file, opened to be written from its start or after what it holds.
+fn open_part(part: &Path, from_zero: bool) -> Result<std::fs::File, VoiceError> {
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(!from_zero)
+        .write(true)
+        .truncate(from_zero)
+        .open(part)
+        .map_err(|e| failed(format!("cannot write {}: {e}", part.display())))
+}
+
+/// The end of an answer's body: the partial file on disk, and whether it is whole.
+fn ended(
+    out: Option<&mut std::fs::File>,
+    part: &Path,
+    done: u64,
+    size: u64,
+) -> Result<(), VoiceError> {
+    if let Some(f) = out {
+        f.sync_all()
+            .map_err(|e| failed(format!("cannot write {}: {e}", part.display())))?;
+    }
+    if done >= size {
+        Ok(())
+    } else {
+        Err(failed(format!(
+            "the connection closed at {done} of {size} bytes"
+        )))
+    }
+}
+
+/// Whether the answer starts the file from zero (a whole file) or from `have` (the range asked for); an
+/// answer that is neither is told on `tx`, and `None`.
+fn start_of(
+    url: &str,
+    resp: &ureq::http::Response<ureq::Body>,
+    have: u64,
+    tx: &SyncSender<Msg>,
+) -> Option<bool> {
+    let status = resp.status().as_u16();
+    let range_start = resp
+        .headers()
+        .get("content-range")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("bytes "))
+        .and_then(|v| v.split('-').next())
+        .and_then(|v| v.parse::<u64>().ok());
+    match status {
+        200 => Some(true),
+        206 if range_start == Some(have) => Some(false),
+        _ => {
+            let _ = tx.send(Msg::Fail(failed(format!(
+                "{url} answered HTTP {status}{}",
+                if status == 206 {
+                    " with another range"
+                } else {
+                    ""
+                }
+            ))));
+            None
+        }
+    }
+}
+
+/// Sends the answer's body on `tx`, chunk by chunk, then its end (a connection closed mid-body ends it
+/// too: what arrived is kept, and the caller resumes).
+fn stream(resp: &mut ureq::http::Response<ureq::Body>, tx: &SyncSender<Msg>) {
+    let mut body = resp.body_mut().with_config().limit(u64::MAX).reader();
+    let mut buf = vec![0u8; CHUNK];
+    loop {
+        match body.read(&mut buf) {
+            Ok(0) => {
+                let _ = tx.send(Msg::Done);
+                return;
+            }
+            Ok(n) => {
+                if tx.send(Msg::Chunk(buf[..n].to_vec())).is_err() {
+                    return;
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => {
+                let _ = tx.send(Msg::Done);
+                return;
+            }
+        }
+    }
+}
+
 /// Starts the request on a thread of its own; its answer and body arrive on the channel.
-/// Long: the request's thread, its answer and its body as one.
 fn request(url: String, have: u64, timeouts: Timeouts) -> Receiver<Msg> {
     let (tx, rx) = sync_channel(4);
     std::thread::spawn(move || {
@@ -258,53 +328,13 @@ fn request(url: String, have: u64, timeouts: Timeouts) -> Receiver<Msg> {
                 return;
             }
         };
-        let status = resp.status().as_u16();
-        let range_start = resp
-            .headers()
-            .get("content-range")
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("bytes "))
-            .and_then(|v| v.split('-').next())
-            .and_then(|v| v.parse::<u64>().ok());
-        let from_zero = match status {
-            200 => true,
-            206 if range_start == Some(have) => false,
-            _ => {
-                let _ = tx.send(Msg::Fail(failed(format!(
-                    "{url} answered HTTP {status}{}",
-                    if status == 206 {
-                        " with another range"
-                    } else {
-                        ""
-                    }
-                ))));
-                return;
-            }
+        let Some(from_zero) = start_of(&url, &resp, have, &tx) else {
+            return;
         };
         if tx.send(Msg::Start { from_zero }).is_err() {
             return;
         }
-        let mut body = resp.body_mut().with_config().limit(u64::MAX).reader();
-        let mut buf = vec![0u8; CHUNK];
-        loop {
-            match body.read(&mut buf) {
-                Ok(0) => {
-                    let _ = tx.send(Msg::Done);
-                    return;
-                }
-                Ok(n) => {
-                    if tx.send(Msg::Chunk(buf[..n].to_vec())).is_err() {
-                        return;
-                    }
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                // A connection closed mid-body: what arrived is kept, and the caller resumes.
-                Err(_) => {
-                    let _ = tx.send(Msg::Done);
-                    return;
-                }
-            }
-        }
+        stream(&mut resp, &tx);
     });
     rx
 }
