@@ -33,12 +33,31 @@ fn status(checks: &std::collections::BTreeMap<String, Value>, name: &str) -> Str
     checks[name]["status"].as_str().unwrap().to_owned()
 }
 
-/// The pinned Claude Code the real-CLI tests install, if it is there.
+/// The pinned Claude Code the real-CLI tests run, installed from npm where the browser tests install it
+/// (`tests/e2e/real-claude.mjs`) when it is not there yet; `None` when it cannot be.
 fn real_claude() -> Option<std::path::PathBuf> {
     let cache = std::env::var_os("XDG_CACHE_HOME")
         .map(std::path::PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache")))?;
-    let bin = cache.join("clawmux-tests/claude-code-2.1.330/node_modules/.bin/claude");
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache")))?
+        .join("clawmux-tests/claude-code-2.1.330");
+    let bin = cache.join("node_modules/.bin/claude");
+    if !bin.exists() {
+        std::fs::create_dir_all(&cache).ok()?;
+        let prefix = cache.to_string_lossy().into_owned();
+        let installed = std::process::Command::new("npm")
+            .args([
+                "install",
+                "--no-audit",
+                "--no-fund",
+                "--silent",
+                "--prefix",
+                &prefix,
+            ])
+            .arg("@anthropic-ai/claude-code@2.1.330")
+            .status()
+            .ok()?;
+        installed.success().then_some(())?;
+    }
     bin.exists().then_some(bin)
 }
 
