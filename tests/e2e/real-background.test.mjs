@@ -57,3 +57,43 @@ test('background work that ends while the agent waits reaches its model at once,
     await model.close();
   }
 });
+
+test('a wake-up the model scheduled reaches it in its wait (Claude Code fires one only at its prompt)', async () => {
+  const claude = claudeBinary();
+  let scheduled = null;
+  let woke = null;
+  const model = await startModel(({ last }) => {
+    if (/\[MSG id:msg-[0-9a-f]{8} from:user\] check the build later/.test(last)) {
+      return { tool: { name: 'ScheduleWakeup', input: { delaySeconds: 60, reason: 'the build takes a minute', prompt: 'check the build now' } } };
+    }
+    const set = /Next wakeup scheduled for \S+ \(in (\d+)s\)/.exec(last);
+    if (set && scheduled === null) {
+      scheduled = Date.now() + Number(set[1]) * 1000;
+      return bash(`clawmux send --to user 'scheduled'`, 'answer');
+    }
+    if (/The wake-up you scheduled is due/.test(last) && woke === null) {
+      woke = { at: Date.now(), last };
+      return bash(`clawmux send --to user 'checked the build'`, 'report');
+    }
+    return bash('clawmux wait', 'wait for the next message');
+  });
+  const hub = await startHub({ env: { CLAWMUX_CLAUDE: claude, ...claudeEnv(model.port) } });
+  prepareHome(hub.dir, [join(hub.data, 'agents', 'sky')]);
+  const ev = await hub.events();
+  try {
+    await spawnSky(hub, ev);
+    let m = ev.mark();
+    await hub.api('POST', '/api/sessions/sky/messages', { text: 'check the build later' });
+    await ev.event('assistant_text', 'sky', m, (e) => e.text === 'scheduled', 60000);
+    assert.ok(scheduled, 'Claude Code said when');
+    m = ev.mark();
+    // A minute or two: Claude Code takes a minute at least, to the next whole minute.
+    const reported = await ev.event('assistant_text', 'sky', m, (e) => e.text === 'checked the build', 240000);
+    assert.match(woke.last, /\(the build takes a minute\)[\s\S]*here is its prompt: check the build now\./);
+    console.log(`a wake-up to the model in its wait, after the time Claude Code set: ${woke.at - scheduled} ms`);
+    await ev.state('sky', 'idle', ev.seen.indexOf(reported), 60000);
+  } finally {
+    await hub.stop();
+    await model.close();
+  }
+});

@@ -15,11 +15,38 @@ pub(crate) struct WaitSignals {
     /// The Bash call that ran this wait has returned (Claude moved it to the background at its timeout,
     /// or ran it there): nothing it prints reaches Claude now, so it must take no message, and end.
     pub(crate) call_returned: Notify,
-    /// Claude Code queued something for the model (`notice` holds the line to print): it hands it over
-    /// only when a tool call ends, so the wait must end for the model to have it.
+    /// The wait is to end printing `notice`: Claude Code queued something for the model, which it hands
+    /// over only when a tool call ends, or the hub owes the model something of its own (a wake-up).
     pub(crate) noticed: Notify,
-    /// The line the wait prints for what Claude Code queued.
-    pub(crate) notice: Mutex<Option<String>>,
+    /// The line the wait prints, and whether it is the hub's own (kept for the next wait if this one ends
+    /// with messages first; what Claude Code queued it hands over itself at that end).
+    notice: Mutex<Option<(String, Owed)>>,
+}
+
+/// Whose notice a wait ends with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Owed {
+    /// Claude Code holds it, and hands it over itself when the wait's call ends.
+    ByClaudeCode,
+    /// Only the hub will tell the model: kept until a wait prints it.
+    ByHub,
+}
+
+impl WaitSignals {
+    /// Has the wait end with `line`.
+    pub(crate) fn tell(&self, line: String, owed: Owed) {
+        *lock(&self.notice) = Some((line, owed));
+        self.noticed.notify_one();
+    }
+
+    /// The line a wait was to end with and has not, taken.
+    pub(crate) fn untold(&self) -> Option<(String, Owed)> {
+        lock(&self.notice).take()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// One agent's mailbox.
@@ -39,6 +66,9 @@ pub(crate) struct Mailbox {
     /// the inbox query when nothing can be pending. Never a false "nothing": set after commit, cleared before
     /// reading.
     pub(crate) maybe_pending: AtomicBool,
+    /// A notice the hub owes the model and no wait has taken yet (a wake-up that fell due while the agent
+    /// worked): the next wait ends with it at once.
+    kept_notice: Mutex<Option<String>>,
 }
 
 impl Mailbox {
@@ -49,6 +79,7 @@ impl Mailbox {
             waiter: Mutex::new(None),
             hook_delivered: AtomicBool::new(false),
             maybe_pending: AtomicBool::new(true),
+            kept_notice: Mutex::new(None),
         }
     }
 
@@ -76,12 +107,28 @@ impl Mailbox {
         let Some((_, signals)) = &*self.waiter() else {
             return false;
         };
-        *signals
-            .notice
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(line);
-        signals.noticed.notify_one();
+        signals.tell(line, Owed::ByClaudeCode);
         true
+    }
+
+    /// Tells the connected wait `line` now, or keeps it for the next wait: for what only the hub will
+    /// ever tell the model (Claude Code holds nothing for it).
+    pub(crate) fn notice_now_or_next(&self, line: String) {
+        let waiter = self.waiter();
+        match &*waiter {
+            Some((_, signals)) => signals.tell(line, Owed::ByHub),
+            None => *lock(&self.kept_notice) = Some(line),
+        }
+    }
+
+    /// The notice kept for the next wait, taken.
+    pub(crate) fn take_kept_notice(&self) -> Option<String> {
+        lock(&self.kept_notice).take()
+    }
+
+    /// Keeps `line` for the next wait again (a wait that ended with messages before it told it).
+    pub(crate) fn keep_notice(&self, line: String) {
+        lock(&self.kept_notice).get_or_insert(line);
     }
 
     /// Wakes the waiter, if one is connected, to look at the inbox.

@@ -38,8 +38,11 @@ fn the_voice_says_what_it_is_given_and_each_variant_too() {
     );
     let heard = hear(&engine, &speech.wav());
     assert!(
-        // "run the test": on a busy machine whisper.cpp hears with one thread, and may drop the plural.
-        heard.contains("needs you") && heard.contains("run the test") && heard.contains("result"),
+        // "run the test": on a busy machine whisper.cpp hears with one thread, and may drop the plural;
+        // "need you": the voice's noise is random, and one run was heard "that's what i need you".
+        (heard.contains("needs you") || heard.contains("need you"))
+            && heard.contains("run the test")
+            && heard.contains("result"),
         "heard: {heard}"
     );
 

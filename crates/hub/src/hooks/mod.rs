@@ -13,7 +13,8 @@
 //!   way each time.
 //!
 //! What a usable hook then does belongs to its feature: the inbox hand-over (`inbox/`), the request held
-//! for the user (`asks/`), the Stop verdict (`inbox/rules.rs`), registering an observed session (`observe.rs`).
+//! for the user (`asks/`), the Stop verdict (`inbox/rules.rs`), registering an observed session (`observe.rs`),
+//! a wake-up Claude Code would fire only at its prompt (`wakeup.rs`).
 
 use clawmux_core::hook::HookKind;
 use clawmux_core::wire::{Code, StopVerdict};
@@ -21,6 +22,7 @@ use clawmux_core::{Hook, Source};
 use serde_json::{json, Value};
 
 pub(crate) mod payload;
+mod wakeup;
 
 use crate::asks::Requests;
 use crate::clock::now;
@@ -43,6 +45,8 @@ pub struct Hooks {
     worktrees: Worktrees,
     /// Told of each request opened, for the member's lead.
     leads: crate::lead::Leads,
+    /// Claude Code's wake-ups, which it fires only at a prompt an agent in its wait never reaches.
+    wakeups: wakeup::Wakeups,
 }
 
 impl Hooks {
@@ -54,8 +58,10 @@ impl Hooks {
         transcripts: Transcripts,
         worktrees: Worktrees,
         leads: crate::lead::Leads,
+        tasks: crate::tasks::Tasks,
     ) -> Hooks {
         Hooks {
+            wakeups: wakeup::Wakeups::new(states.agents().clone(), tasks),
             states,
             inbox,
             requests,
@@ -77,6 +83,13 @@ impl Hooks {
                 | HookKind::PostToolUseFailure { tool_name, .. } = &hook.kind
                 {
                     self.worktrees.tool_ended(&agent, tool_name);
+                }
+                if let (HookKind::PostToolUse { tool_name, .. }, Some(value)) =
+                    (&hook.kind, payload.value.as_ref())
+                {
+                    if tool_name == wakeup::TOOL && hook.subagent.is_none() {
+                        self.wakeups.scheduled(&agent, value);
+                    }
                 }
                 self.inbox
                     .answer_hook(&agent, hook, payload.value.as_ref())
@@ -240,6 +253,7 @@ mod tests {
                 Inbox::new(f.states.clone()),
                 Requests::new(agents, f.finds.clone()),
             ),
+            crate::tasks::Tasks::default(),
         )
     }
 

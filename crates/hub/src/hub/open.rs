@@ -146,6 +146,7 @@ impl Hub {
             transcripts.clone(),
             worktrees.clone(),
             leads.clone(),
+            tasks.clone(),
         );
         let board = crate::board::Board::new(states.clone(), inbox.clone(), worktrees.clone());
         let options = Arc::new(options);

@@ -209,6 +209,9 @@ impl Inbox {
         let signals = Arc::new(WaitSignals::default());
         // The first look at the inbox happens at once: messages may have arrived while it was away.
         signals.wake.notify_one();
+        if let Some(line) = live.mail.take_kept_notice() {
+            signals.tell(line, crate::mailbox::Owed::ByHub);
+        }
         *live.mail.waiter() = Some((id, signals.clone()));
         // Entering the wait means Claude finished with whatever a hook handed it.
         live.mail.hook_delivered.store(false, Ordering::SeqCst);
@@ -288,13 +291,7 @@ impl Waiter {
     pub async fn notice(&self) -> String {
         loop {
             self.signals.noticed.notified().await;
-            let line = self
-                .signals
-                .notice
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .take();
-            if let Some(line) = line {
+            if let Some((line, _)) = self.signals.untold() {
                 return line;
             }
         }
@@ -319,6 +316,10 @@ impl Waiter {
                 Some(_) | None => false,
             }
         };
+        // Messages went first: a notice of the hub's own this wait did not tell waits for the next one.
+        if let Some((line, crate::mailbox::Owed::ByHub)) = self.signals.untold() {
+            self.live.mail.keep_notice(line);
+        }
         if was_current && !self.inbox.states.is_dead(&self.agent).await? {
             self.inbox
                 .states
