@@ -29,8 +29,9 @@ fn doctor(
     (by_name, out.status.success())
 }
 
-fn status(checks: &std::collections::BTreeMap<String, Value>, name: &str) -> String {
-    checks[name]["status"].as_str().unwrap().to_owned()
+/// Asserts that check `name` came out `want`, showing the check when it did not.
+fn expect(checks: &std::collections::BTreeMap<String, Value>, name: &str, want: &str) {
+    assert_eq!(checks[name]["status"], want, "{name}: {}", checks[name]);
 }
 
 /// The pinned Claude Code the real-CLI tests run, installed from npm where the browser tests install it
@@ -72,7 +73,7 @@ fn the_doctor_says_what_is_wrong_and_how_to_fix_it() {
     std::fs::set_permissions(&old, std::fs::Permissions::from_mode(0o755)).unwrap();
     let (checks, ok) = doctor(&hub, &[("CLAWMUX_CLAUDE", &old)]);
     assert!(!ok, "a failure exits 1");
-    assert_eq!(status(&checks, "claude code"), "fail");
+    expect(&checks, "claude code", "fail");
     assert!(checks["claude code"]["detail"]
         .as_str()
         .unwrap()
@@ -81,27 +82,17 @@ fn the_doctor_says_what_is_wrong_and_how_to_fix_it() {
         .as_str()
         .unwrap()
         .contains("claude update"));
-    assert_eq!(status(&checks, "tmux"), "ok");
-    assert_eq!(status(&checks, "hub"), "ok", "{}", checks["hub"]);
-    assert_eq!(
-        status(&checks, "data folder"),
-        "ok",
-        "{}",
-        checks["data folder"]
-    );
-    assert_eq!(status(&checks, "hooks"), "ok");
+    expect(&checks, "tmux", "ok");
+    expect(&checks, "hub", "ok");
+    expect(&checks, "data folder", "ok");
+    expect(&checks, "hooks", "ok");
     for name in ["sound server", "tray", "notifications", "graphics", "disk"] {
         assert!(checks.contains_key(name), "no {name} check");
     }
     match real_claude() {
         Some(real) => {
             let (checks, _) = doctor(&hub, &[("CLAWMUX_CLAUDE", &real)]);
-            assert_eq!(
-                status(&checks, "claude code"),
-                "ok",
-                "{}",
-                checks["claude code"]
-            );
+            expect(&checks, "claude code", "ok");
         }
         None => cannot_run(
             "the doctor with the real Claude Code",
@@ -118,13 +109,13 @@ fn the_doctor_says_what_is_wrong_and_how_to_fix_it() {
         .unwrap();
     assert!(installed.status.success());
     let (checks, _) = doctor(&hub, &[("CLAWMUX_CLAUDE", &old)]);
-    assert_eq!(status(&checks, "hooks"), "ok", "{}", checks["hooks"]);
+    expect(&checks, "hooks", "ok");
     let text = std::fs::read_to_string(&settings)
         .unwrap()
         .replace(BIN, "/opt/elsewhere/clawmux");
     std::fs::write(&settings, text).unwrap();
     let (checks, _) = doctor(&hub, &[("CLAWMUX_CLAUDE", &old)]);
-    assert_eq!(status(&checks, "hooks"), "warn", "{}", checks["hooks"]);
+    expect(&checks, "hooks", "warn");
     assert!(checks["hooks"]["detail"]
         .as_str()
         .unwrap()
@@ -134,7 +125,7 @@ fn the_doctor_says_what_is_wrong_and_how_to_fix_it() {
     let data = hub.data();
     std::fs::set_permissions(&data, std::fs::Permissions::from_mode(0o755)).unwrap();
     let (checks, _) = doctor(&hub, &[("CLAWMUX_CLAUDE", &old)]);
-    assert_eq!(status(&checks, "data folder"), "fail");
+    expect(&checks, "data folder", "fail");
     let fix = checks["data folder"]["fix"].as_str().unwrap().to_owned();
     assert!(
         std::process::Command::new("sh")
@@ -145,17 +136,12 @@ fn the_doctor_says_what_is_wrong_and_how_to_fix_it() {
         "{fix}"
     );
     let (checks, _) = doctor(&hub, &[("CLAWMUX_CLAUDE", &old)]);
-    assert_eq!(
-        status(&checks, "data folder"),
-        "ok",
-        "{}",
-        checks["data folder"]
-    );
+    expect(&checks, "data folder", "ok");
 
     // A hub killed leaves its socket and does not answer on it.
     hub.kill();
     let (checks, _) = doctor(&hub, &[("CLAWMUX_CLAUDE", &old)]);
-    assert_eq!(status(&checks, "hub"), "fail", "{}", checks["hub"]);
+    expect(&checks, "hub", "fail");
     assert!(checks["hub"]["fix"]
         .as_str()
         .unwrap()
