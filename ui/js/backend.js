@@ -389,15 +389,13 @@ class BrowserBackend {
 
   /** A page of a conversation: the latest, or the one before a message. */
   history(sessionId, { before, limit = 100 } = {}) {
-    const params = new URLSearchParams({ limit: String(limit) });
-    if (before) params.set('before', before);
-    return this.request('GET', `/api/history/${encodeURIComponent(sessionId)}?${params}`);
+    return this.command({ command: Command.HISTORY, session_id: sessionId, before, limit });
   }
 
   /** Sends the user's message. `clientId` makes a retry store nothing new. Rejects with a TypeError when
    * the hub cannot be reached (the caller queues it) and with a HubError when the hub refused it. */
   sendMessage(sessionId, text, clientId, attachments = []) {
-    return this.request('POST', `/api/sessions/${encodeURIComponent(sessionId)}/messages`, { text, attachments, client_id: clientId });
+    return this.command({ command: Command.USER_MESSAGE, session_id: sessionId, text, attachments, client_id: clientId });
   }
 
   /** An attached image, fetched with the token (an address alone would need it in the URL), as an
@@ -426,7 +424,7 @@ class BrowserBackend {
   }
 
   markRead(sessionId, upTo) {
-    return this.request('POST', `/api/sessions/${encodeURIComponent(sessionId)}/read`, { up_to: upTo });
+    return this.command({ command: Command.MARK_READ, session_id: sessionId, up_to: upTo });
   }
 
   /** Any command of the hub's UI surface (spawn, terminate, restart, interrupt, capabilities, ...). */
