@@ -100,25 +100,17 @@ impl Mailbox {
         }
     }
 
-    /// Tells the connected wait, if any, that Claude Code holds something for the model: it ends printing
-    /// `line`. Whether a wait was connected (without one, Claude Code hands it over at the end of the tool
-    /// call under way by itself).
-    pub(crate) fn notice_waiter(&self, line: String) -> bool {
-        let Some((_, signals)) = &*self.waiter() else {
-            return false;
-        };
-        signals.tell(line, Owed::ByClaudeCode);
-        true
-    }
-
-    /// Tells the connected wait `line` now, or keeps it for the next wait: for what only the hub will
-    /// ever tell the model (Claude Code holds nothing for it).
-    pub(crate) fn notice_now_or_next(&self, line: String) {
+    /// Has the connected wait end printing `line`; whether one was connected. Without one, what Claude
+    /// Code holds it hands over itself at the end of the tool call under way, and what the hub owes is
+    /// kept for the next wait.
+    pub(crate) fn notice(&self, line: String, owed: Owed) -> bool {
         let waiter = self.waiter();
-        match &*waiter {
-            Some((_, signals)) => signals.tell(line, Owed::ByHub),
-            None => *lock(&self.kept_notice) = Some(line),
+        match (&*waiter, owed) {
+            (Some((_, signals)), _) => signals.tell(line, owed),
+            (None, Owed::ByHub) => *lock(&self.kept_notice) = Some(line),
+            (None, Owed::ByClaudeCode) => {}
         }
+        waiter.is_some()
     }
 
     /// The notice kept for the next wait, taken.

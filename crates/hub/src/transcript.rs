@@ -228,7 +228,7 @@ impl Transcripts {
             "[CLAWMUX] Claude Code has something for you: {what}. It comes with this result: deal with it, then run `clawmux wait` again."
         );
         if let Ok(live) = self.agents.live(agent) {
-            if live.mail.notice_waiter(line) {
+            if live.mail.notice(line, crate::mailbox::Owed::ByClaudeCode) {
                 tracing::info!(agent, what, "ended the wait for what Claude Code queued");
             } else {
                 tracing::debug!(agent, what, "Claude Code queued something; no wait to end");

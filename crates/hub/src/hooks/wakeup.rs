@@ -138,7 +138,8 @@ impl Wakeups {
             tokio::time::sleep(after).await;
             if let Ok(live) = agents.live(&name) {
                 tracing::info!(agent = name, "a wake-up is due");
-                live.mail.notice_now_or_next(line(&prompt, &reason));
+                live.mail
+                    .notice(line(&prompt, &reason), crate::mailbox::Owed::ByHub);
             }
         });
         due.insert(agent.to_owned(), task);
