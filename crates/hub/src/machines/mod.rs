@@ -62,6 +62,12 @@ impl Remote {
         self.seen.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// No longer followed: its relay ends (and its ssh with it).
+    fn stop(&self) {
+        self.seen().stopped = true;
+        self.stop.notify_one();
+    }
+
     fn info(&self) -> MachineInfo {
         let seen = self.seen();
         MachineInfo {
@@ -192,8 +198,7 @@ impl Machines {
             .ok()
             .and_then(|n| self.remotes().remove(&n));
         if let Some(remote) = removed {
-            remote.seen().stopped = true;
-            remote.stop.notify_one();
+            remote.stop();
         }
         Ok(self.list())
     }
@@ -203,8 +208,7 @@ impl Machines {
     pub fn close(&self) {
         let remotes = std::mem::take(&mut *self.remotes());
         for remote in remotes.values() {
-            remote.seen().stopped = true;
-            remote.stop.notify_one();
+            remote.stop();
         }
     }
 
@@ -269,11 +273,15 @@ impl Machines {
 
 /// The status an event of this hub carries: this machine's agent's, or another machine's (`name@machine`,
 /// read by [`remote_status`]), for the notices and pushes alike.
-pub fn status_of(event: &crate::ui_event::UiEvent) -> Option<AgentStatus> {
-    use crate::ui_event::UiEvent;
+pub fn status_of(event: &UiEvent) -> Option<AgentStatus> {
     if let UiEvent::MachineEvent { machine, event } = event {
         return remote_status(machine, event);
     }
+    own_status(event)
+}
+
+/// The status a `session_status` event carries, its agent named as that event names it.
+fn own_status(event: &UiEvent) -> Option<AgentStatus> {
     let UiEvent::SessionStatus {
         session_id,
         state,
@@ -293,26 +301,14 @@ pub fn status_of(event: &crate::ui_event::UiEvent) -> Option<AgentStatus> {
 /// Reads a status of another machine's agent from an event its hub sent; `None` for any other event, or
 /// one whose agent is named as none of this hub's could be (a hostile hub's, say: it then raises nothing).
 pub fn remote_status(machine: &str, event: &UiEvent) -> Option<AgentStatus> {
-    let UiEvent::SessionStatus {
-        session_id,
-        state,
-        needs,
-        ..
-    } = event
-    else {
-        return None;
-    };
-    clawmux_core::wire::check_agent_name(session_id).ok()?;
-    let agent = clawmux_core::remote::AgentAddress {
-        name: session_id,
+    let mut status = own_status(event)?;
+    clawmux_core::wire::check_agent_name(&status.agent).ok()?;
+    status.agent = clawmux_core::remote::AgentAddress {
+        name: &status.agent,
         machine: Some(machine),
     }
     .to_string();
-    Some(crate::ui_event::Needs::status(
-        &agent,
-        *state,
-        needs.as_ref(),
-    ))
+    Some(status)
 }
 
 fn list_error(e: &MachinesError) -> HubError {

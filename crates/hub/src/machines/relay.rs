@@ -118,6 +118,7 @@ async fn feed(
         let Message::Text(text) = frame else {
             continue;
         };
+        remote.seen().last_seen = Some(now());
         let Some(event) = read(remote, &text) else {
             continue;
         };
@@ -139,7 +140,6 @@ async fn feed(
 fn read(remote: &Remote, text: &str) -> Option<UiEvent> {
     serde_json::from_str(text)
         .inspect_err(|e| {
-            remote.seen().last_seen = Some(now());
             tracing::debug!(machine = %remote.name, error = %e, "an event this hub does not read");
         })
         .ok()
@@ -157,7 +157,6 @@ fn answers_here(event: &UiEvent, here: &MachineName) -> bool {
 /// Notes what an event says of the machine; whether the window is to have it (pings are not).
 fn keep(remote: &Remote, event: &UiEvent) -> bool {
     let mut seen = remote.seen();
-    seen.last_seen = Some(now());
     if matches!(event, UiEvent::Ping) {
         return false;
     }
