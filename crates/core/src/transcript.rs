@@ -51,7 +51,7 @@ pub struct Line {
     /// What the model's answer used, on an assistant line that says (`message.usage`).
     pub usage: Option<crate::usage::Used>,
     /// Something Claude Code queued for the model's next turn (a `queue-operation` enqueue: a background
-    /// task's end, a monitor's lines, a wake-up), in one printable line. Claude Code hands it over only
+    /// task's end, a monitor's lines; not a wake-up, which it fires only at its prompt), in one printable line. Claude Code hands it over only
     /// when the tool call under way ends: an agent inside `clawmux wait` would never get it.
     pub queued: Option<String>,
 }

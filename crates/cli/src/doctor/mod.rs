@@ -7,7 +7,7 @@
 mod desktop;
 mod hooks;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
@@ -180,7 +180,8 @@ fn hub_serving(hub: &HubArgs, data_dir: &Path) -> Check {
         Ok(addr) => addr,
         Err(e) => return check("hub", Status::Fail, e),
     };
-    let port = std::fs::read_to_string(data_dir.join("port")).unwrap_or_default();
+    let port =
+        std::fs::read_to_string(data_dir.join(clawmux_hub::config::PORT_FILE)).unwrap_or_default();
     match crate::client::Client::new(&addr, Duration::from_secs(3)).get_text("/api/health") {
         Ok(_) => check(
             "hub",
@@ -203,27 +204,25 @@ fn hub_serving(hub: &HubArgs, data_dir: &Path) -> Check {
 /// The data folder holds the token and every message: only its owner may read it.
 fn data_folder(data_dir: &Path) -> Check {
     use std::os::unix::fs::PermissionsExt;
-    let Ok(meta) = std::fs::metadata(data_dir) else {
+    if !data_dir.exists() {
         return check(
             "data folder",
             Status::Skip,
             format!("{} does not exist yet", data_dir.display()),
         );
-    };
-    let mut open: Vec<String> = Vec::new();
-    let mode = meta.permissions().mode() & 0o777;
-    if mode & 0o077 != 0 {
-        open.push(format!("{} is {mode:o}", data_dir.display()));
     }
-    let files: [PathBuf; 2] = [data_dir.join("token"), data_dir.join("clawmux.db")];
-    for f in files {
-        if let Ok(m) = std::fs::metadata(&f) {
-            let mode = m.permissions().mode() & 0o777;
-            if mode & 0o077 != 0 {
-                open.push(format!("{} is {mode:o}", f.display()));
-            }
-        }
-    }
+    use clawmux_hub::config::{DB_FILE, TOKEN_FILE};
+    let open: Vec<String> = [
+        data_dir.to_owned(),
+        data_dir.join(TOKEN_FILE),
+        data_dir.join(DB_FILE),
+    ]
+    .iter()
+    .filter_map(|p| {
+        let mode = std::fs::metadata(p).ok()?.permissions().mode() & 0o777;
+        (mode & 0o077 != 0).then(|| format!("{} is {mode:o}", p.display()))
+    })
+    .collect();
     if open.is_empty() {
         return check(
             "data folder",

@@ -54,23 +54,22 @@ pub(crate) fn asked(payload: &Value, now: clawmux_core::Millis) -> Option<Asked>
         .and_then(|r| r.get("scheduledFor"))
         .and_then(Value::as_i64)
         .map(|at| Duration::from_millis(u64::try_from(at.saturating_sub(now.0)).unwrap_or(0)));
-    let said = match response {
-        Some(Value::String(s)) => s.clone(),
-        Some(other) => other.to_string(),
-        None => String::new(),
+    let in_words = || {
+        let response = response?;
+        let said = response
+            .as_str()
+            .map_or_else(|| response.to_string(), str::to_owned);
+        let (_, rest) = said.split_once("(in ")?;
+        let (n, _) = rest.split_once("s)")?;
+        n.trim().parse::<u64>().ok().map(Duration::from_secs)
     };
-    let in_words = said
-        .split_once("(in ")
-        .and_then(|(_, rest)| rest.split_once("s)"))
-        .and_then(|(n, _)| n.trim().parse::<u64>().ok())
-        .map(Duration::from_secs);
     let asked = || {
         let asked = input.get("delaySeconds")?.as_f64()?;
         // Saturating: a huge or negative delay is clamped like any other.
         let seconds = (asked.max(0.0).min(LATEST as f64) as u64).clamp(SOONEST, LATEST);
         Some(Duration::from_secs(seconds))
     };
-    let after = at.or(in_words).or_else(asked)?;
+    let after = at.or_else(in_words).or_else(asked)?;
     let text = |key: &str| {
         clawmux_core::printable::one_line(
             input.get(key).and_then(Value::as_str).unwrap_or(""),
