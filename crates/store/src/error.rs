@@ -38,6 +38,19 @@ pub enum StoreError {
     /// SQLite said no on the writer's direct connection (the agents' events).
     #[error("database error: {0}")]
     Direct(#[from] rusqlite::Error),
+    /// The file was written by a newer ClawMux, whose schema this version does not know; it was not changed.
+    #[error(
+        "{path} was written by a newer ClawMux (schema {written}; this version knows up to {known}) and was \
+         left as it is: run that version or newer, or move the file aside to start with an empty store"
+    )]
+    Newer {
+        /// The database file.
+        path: std::path::PathBuf,
+        /// The newest schema the file records.
+        written: i64,
+        /// The newest schema this version knows.
+        known: i64,
+    },
     /// The schema could not be brought up to date.
     #[error("database migration failed: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
@@ -58,7 +71,8 @@ impl StoreError {
             StoreError::Write(_)
             | StoreError::Db(_)
             | StoreError::Direct(_)
-            | StoreError::Migrate(_) => Code::Database,
+            | StoreError::Migrate(_)
+            | StoreError::Newer { .. } => Code::Database,
         }
     }
 }

@@ -38,6 +38,8 @@ mod leads;
 mod messages;
 mod phones;
 mod queue;
+mod schema;
+pub use schema::{newest as newest_schema, BACKUPS_DIR, BACKUPS_KEPT};
 mod search;
 mod sessions;
 mod usage;
@@ -137,7 +139,8 @@ impl Drop for Writer {
 }
 
 impl Store {
-    /// Opens (creating if needed) the database file at `path` and brings its schema up to date.
+    /// Opens (creating if needed) the database file at `path` and brings its schema up to date, copying an
+    /// older store aside first and refusing a newer one untouched (`schema.rs`).
     pub async fn open(path: &Path) -> Result<Store, StoreError> {
         let base = SqliteConnectOptions::from_str("sqlite://")?
             .filename(path)
@@ -150,12 +153,13 @@ impl Store {
             .row_buffer_size(ROW_BUFFER);
         // The writer never checkpoints: a checkpoint fsyncs, and it would land on whichever commit
         // happened to cross the threshold. A background connection does it instead (see `checkpoints`).
+        schema::prepare(path, &base).await?;
         let writer_options = base
             .clone()
             .create_if_missing(true)
             .pragma("wal_autocheckpoint", "0");
         let mut writer = SqliteConnection::connect_with(&writer_options).await?;
-        sqlx::migrate!("./migrations").run(&mut writer).await?;
+        schema::MIGRATOR.run(&mut writer).await?;
         let checkpointer = SqliteConnection::connect_with(&base).await?;
         let reader = SqlitePoolOptions::new()
             .test_before_acquire(false)

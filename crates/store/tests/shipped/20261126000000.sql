@@ -1,0 +1,1 @@
+-- No data of its own: the decisions it moves are the first schema's.

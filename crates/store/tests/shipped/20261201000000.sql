@@ -1,0 +1,1 @@
+UPDATE phone_settings SET push_contact = 'mailto:u@example.org';
