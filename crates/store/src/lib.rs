@@ -153,7 +153,7 @@ impl Store {
             .row_buffer_size(ROW_BUFFER);
         // The writer never checkpoints: a checkpoint fsyncs, and it would land on whichever commit
         // happened to cross the threshold. A background connection does it instead (see `checkpoints`).
-        schema::prepare(path, &base).await?;
+        schema::prepare(path).await?;
         let writer_options = base
             .clone()
             .create_if_missing(true)

@@ -11,9 +11,9 @@
 
 use std::path::{Path, PathBuf};
 
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+
 use sqlx::migrate::Migrator;
-use sqlx::sqlite::{SqliteConnectOptions, SqliteConnection};
-use sqlx::Connection;
 
 use crate::error::StoreError;
 
@@ -34,61 +34,61 @@ pub fn newest() -> i64 {
 /// Checks an existing store before it is opened to write: refuses one a newer version wrote, and copies one
 /// an older version wrote aside before it is upgraded. Returns the copy, if one was made. A new or empty
 /// file, or one already at this version, is left alone.
-pub(crate) async fn prepare(
-    path: &Path,
-    options: &SqliteConnectOptions,
-) -> Result<Option<PathBuf>, StoreError> {
-    if !tokio::fs::try_exists(path).await.unwrap_or(false) {
+///
+/// The file is read on a plain read-only connection (rusqlite, on a blocking thread): sqlx's would set WAL
+/// mode, a write, which an empty file refuses read-only and a newer store must not get.
+pub(crate) async fn prepare(path: &Path) -> Result<Option<PathBuf>, StoreError> {
+    let path = path.to_owned();
+    tokio::task::spawn_blocking(move || prepare_now(&path))
+        .await
+        .map_err(|e| StoreError::Write(format!("the store's check stopped: {e}")))?
+}
+
+fn prepare_now(path: &Path) -> Result<Option<PathBuf>, StoreError> {
+    if !path.exists() {
         return Ok(None);
     }
-    let mut conn = SqliteConnection::connect_with(&options.clone().read_only(true)).await?;
-    let applied = applied(&mut conn).await?;
+    let conn = rusqlite::Connection::open_with_flags(
+        path,
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    let applied = applied(&conn)?;
     let Some(&written) = applied.iter().max() else {
-        conn.close().await?;
         return Ok(None);
     };
-    if let Some(&unknown) = applied.iter().find(|v| !MIGRATOR.version_exists(**v)) {
-        conn.close().await?;
+    if applied.iter().any(|v| !MIGRATOR.version_exists(*v)) {
         return Err(StoreError::Newer {
             path: path.to_owned(),
-            written: written.max(unknown),
+            written,
             known: newest(),
         });
     }
-    let pending = MIGRATOR.iter().any(|m| !applied.contains(&m.version));
-    let copy = if pending {
-        Some(backup(&mut conn, path, written).await?)
-    } else {
-        None
-    };
-    conn.close().await?;
-    Ok(copy)
+    if MIGRATOR.iter().all(|m| applied.contains(&m.version)) {
+        return Ok(None);
+    }
+    backup(&conn, path, written).map(Some)
 }
 
 /// The migrations the file records as applied (none when it has no schema yet).
-async fn applied(conn: &mut SqliteConnection) -> Result<Vec<i64>, StoreError> {
-    let has_table: bool = sqlx::query_scalar(
+fn applied(conn: &rusqlite::Connection) -> Result<Vec<i64>, StoreError> {
+    let has_table: bool = conn.query_row(
         "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_sqlx_migrations')",
-    )
-    .fetch_one(&mut *conn)
-    .await?;
+        [],
+        |row| row.get(0),
+    )?;
     if !has_table {
         return Ok(Vec::new());
     }
-    Ok(
-        sqlx::query_scalar("SELECT version FROM _sqlx_migrations ORDER BY version")
-            .fetch_all(&mut *conn)
-            .await?,
-    )
+    let mut versions = conn.prepare("SELECT version FROM _sqlx_migrations ORDER BY version")?;
+    let applied = versions
+        .query_map([], |row| row.get(0))?
+        .collect::<Result<Vec<i64>, _>>()?;
+    Ok(applied)
 }
 
 /// Copies the store, as one consistent snapshot (`VACUUM INTO`, the WAL's commits included), to
 /// `backups/<ms since the epoch>-schema-<version>.db`, then lets go of all but the newest copies.
-async fn backup(
-    conn: &mut SqliteConnection,
-    path: &Path,
-    written: i64,
-) -> Result<PathBuf, StoreError> {
+fn backup(conn: &rusqlite::Connection, path: &Path, written: i64) -> Result<PathBuf, StoreError> {
     let failed = |what: &str, e: &dyn std::fmt::Display| {
         StoreError::Write(format!(
             "cannot copy the store aside before upgrading it ({what}): {e}"
@@ -98,49 +98,40 @@ async fn backup(
         .parent()
         .unwrap_or_else(|| Path::new("."))
         .join(BACKUPS_DIR);
-    let mut builder = tokio::fs::DirBuilder::new();
-    builder.recursive(true).mode(0o700);
-    builder
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
         .create(&dir)
-        .await
         .map_err(|e| failed("its folder", &e))?;
-    tokio::fs::set_permissions(&dir, std::os::unix::fs::PermissionsExt::from_mode(0o700))
-        .await
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700))
         .map_err(|e| failed("its folder", &e))?;
     let ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis());
-    let copy = made_empty(&dir, ms, written)
-        .await
-        .map_err(|e| failed("its file", &e))?;
+    let copy = made_empty(&dir, ms, written).map_err(|e| failed("its file", &e))?;
     let name = copy
         .to_str()
         .ok_or_else(|| failed("its name", &"not UTF-8"))?;
-    if let Err(e) = sqlx::query("VACUUM INTO ?")
-        .bind(name)
-        .execute(&mut *conn)
-        .await
-    {
-        let _ = tokio::fs::remove_file(&copy).await;
+    if let Err(e) = conn.execute("VACUUM INTO ?1", [name]) {
+        let _ = std::fs::remove_file(&copy);
         return Err(failed("the copy", &e));
     }
-    prune(&dir).await.map_err(|e| failed("older copies", &e))?;
+    prune(&dir).map_err(|e| failed("older copies", &e))?;
     tracing::info!(copy = %copy.display(), schema = written, "store copied aside before its upgrade");
     Ok(copy)
 }
 
 /// Makes the copy's file, empty and private (SQLite writes into an empty file and keeps its mode), named
 /// for the time: the next millisecond's name if two copies are made within one.
-async fn made_empty(dir: &Path, ms: u128, written: i64) -> std::io::Result<PathBuf> {
+fn made_empty(dir: &Path, ms: u128, written: i64) -> std::io::Result<PathBuf> {
     let mut tried = 0;
     loop {
         let copy = dir.join(format!("{:015}-schema-{written}.db", ms + tried));
-        match tokio::fs::OpenOptions::new()
+        match std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
             .mode(0o600)
             .open(&copy)
-            .await
         {
             Ok(_) => return Ok(copy),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && tried < 1000 => tried += 1,
@@ -150,10 +141,10 @@ async fn made_empty(dir: &Path, ms: u128, written: i64) -> std::io::Result<PathB
 }
 
 /// Removes all but the newest [`BACKUPS_KEPT`] copies (their names sort by when they were made).
-async fn prune(dir: &Path) -> std::io::Result<()> {
+fn prune(dir: &Path) -> std::io::Result<()> {
     let mut copies = Vec::new();
-    let mut entries = tokio::fs::read_dir(dir).await?;
-    while let Some(entry) = entries.next_entry().await? {
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
         let name = entry.file_name();
         let is_copy = name.to_str().is_some_and(|n| {
             n.ends_with(".db")
@@ -167,7 +158,7 @@ async fn prune(dir: &Path) -> std::io::Result<()> {
     copies.sort();
     let old = copies.len().saturating_sub(BACKUPS_KEPT);
     for copy in &copies[..old] {
-        tokio::fs::remove_file(copy).await?;
+        std::fs::remove_file(copy)?;
     }
     Ok(())
 }

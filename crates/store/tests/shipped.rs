@@ -357,3 +357,16 @@ async fn the_newest_three_copies_are_kept_private() {
         assert_eq!(mode(copy), 0o600, "{}", copy.display());
     }
 }
+
+#[tokio::test]
+async fn an_empty_file_is_a_new_store() {
+    // What the hub leaves before it opens the store: the file made private, empty.
+    let data = tempfile::tempdir().unwrap();
+    let path = data.path().join("clawmux.db");
+    std::fs::write(&path, b"").unwrap();
+
+    let store = Store::open(&path).await.unwrap();
+
+    assert!(store.agents().await.unwrap().is_empty());
+    assert!(backups(data.path()).is_empty());
+}
