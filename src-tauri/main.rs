@@ -24,6 +24,7 @@ mod terminals;
 mod tray;
 #[cfg(test)]
 mod ui_names;
+mod updates;
 
 use tauri::Manager;
 
@@ -42,6 +43,7 @@ fn main() {
         }))
         .plugin(tauri_plugin_window_state::Builder::default().build())
         .plugin(links::guard())
+        .plugin(updates::plugin())
         .invoke_handler(ipc())
         .on_window_event(|window, event| {
             if let tauri::WindowEvent::CloseRequested { api, .. } = event {
@@ -61,6 +63,7 @@ fn main() {
             app.manage(tray::Tray::new(app.handle(), &args.data_dir.join("tray")));
             app.manage(desktop);
             app.manage(terminals::Terminals::default());
+            app.manage(updates::Pending::default());
             events::forward(app.handle().clone());
             geometry::save_on_change(app.handle());
             Ok(())
@@ -97,6 +100,8 @@ fn ipc() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static {
         terminals::terminal_input,
         terminals::terminal_resize,
         terminals::terminal_close,
-        terminals::terminal_close_all
+        terminals::terminal_close_all,
+        updates::update_check,
+        updates::update_install
     ]
 }

@@ -5,15 +5,39 @@
 # can only show the UI the binary carries) through tests/e2e/installed-package.mjs, then removes the
 # package and checks nothing of it is left.
 #
+# Between the two, the installed app updates itself (tests/e2e/installed-update.mjs): the package is built
+# twice, as version N and N+1, with a throwaway release key of the test's own (a folder made 0700 here,
+# removed at the end; the private key is named to the bundler by its path, never given on a command line),
+# so that the app at N takes N+1 from an update server on loopback, and refuses what is not N+1.
+#
 # The app itself is built in debug to keep the test command under its time (a release build of the app
 # adds 8-10 minutes here); the `clawmux` it ships is the release build a user gets (beforeBundleCommand),
 # and Tauri embeds the UI in either build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-npx --yes @tauri-apps/cli@2.12.5 build --bundles deb --debug --ci >/dev/null
-deb=$(ls target/debug/bundle/deb/clawmux_*_amd64.deb)
+tauri=(npx --yes @tauri-apps/cli@2.12.5)
 fail() { echo "package: $*"; exit 1; }
+current=$(node -p 'require("./tauri.conf.json").version')
+next=$(node -p 'const [a, b, c] = require("./tauri.conf.json").version.split("."); `${a}.${b}.${Number(c) + 1}`')
+keys=$(mktemp -d)
+trap 'rm -rf "$keys"' EXIT
+"${tauri[@]}" signer generate --ci -w "$keys/release.key" >/dev/null 2>&1
+"${tauri[@]}" signer generate --ci -w "$keys/other.key" >/dev/null 2>&1
+export TAURI_SIGNING_PRIVATE_KEY="$keys/release.key" TAURI_SIGNING_PRIVATE_KEY_PASSWORD=""
+with_key=$(printf '"bundle":{"createUpdaterArtifacts":true},"plugins":{"updater":{"pubkey":"%s"}}' "$(cat "$keys/release.key.pub")")
+rm -f target/debug/bundle/deb/clawmux_*_amd64.deb*
+# N+1 first, kept aside with its signature, and signed again with another key (the signature of a stranger).
+"${tauri[@]}" build --bundles deb --debug --ci --config "{\"version\":\"$next\",$with_key}" >/dev/null
+cp "target/debug/bundle/deb/clawmux_${next}_amd64.deb" "$keys/next.deb"
+cp "target/debug/bundle/deb/clawmux_${next}_amd64.deb.sig" "$keys/next.deb.sig"
+cp "$keys/next.deb" "$keys/other.deb"
+env -u TAURI_SIGNING_PRIVATE_KEY TAURI_SIGNING_PRIVATE_KEY_PATH="$keys/other.key" "${tauri[@]}" signer sign "$keys/other.deb" >/dev/null
+# Then N, the package installed and tested.
+"${tauri[@]}" build --bundles deb --debug --ci --config "{$with_key}" >/dev/null
+deb="target/debug/bundle/deb/clawmux_${current}_amd64.deb"
+cp "$deb" "$keys/current.deb"
+unset TAURI_SIGNING_PRIVATE_KEY TAURI_SIGNING_PRIVATE_KEY_PASSWORD
 
 contents=$(dpkg-deb -c "$deb")
 for path in usr/bin/clawmux-desktop usr/bin/clawmux usr/bin/clawmux-statusline usr/share/applications/clawmux.desktop; do
@@ -47,7 +71,7 @@ remove() {
     removed=1
     DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq clawmux >/dev/null
 }
-trap remove EXIT
+trap 'remove; rm -rf "$keys"' EXIT
 [ -x /usr/bin/clawmux-desktop ] && [ -x /usr/bin/clawmux ] || fail "installed, but the programs are not in /usr/bin"
 /usr/bin/clawmux --version >/dev/null || fail "the installed clawmux does not run"
 [ "$(echo '{}' | /usr/bin/clawmux-statusline)" = ClawMux ] || fail "the installed clawmux-statusline does not run"
@@ -56,8 +80,9 @@ trap remove EXIT
 # namespace of the test's own, which nothing outside it sees.
 empty=$(mktemp -d)
 CLAWMUX_DESKTOP=/usr/bin/clawmux-desktop unshare --mount --propagation private -- sh -c \
-    'mount --bind "$1" "$2/ui" && exec node --test --test-concurrency=1 "$2/tests/e2e/installed-package.mjs"' \
-    sh "$empty" "$root"
+    'mount --bind "$1" "$2/ui" && node --test --test-concurrency=1 "$2/tests/e2e/installed-package.mjs" &&
+     UPDATE_DIR="$3" UPDATE_NEXT="$4" exec node --test --test-concurrency=1 "$2/tests/e2e/installed-update.mjs"' \
+    sh "$empty" "$root" "$keys" "$next"
 rmdir "$empty"
 
 remove
@@ -66,4 +91,4 @@ if dpkg-query -W -f='${Status}' clawmux 2>/dev/null | grep -q "installed"; then
 fi
 left=$(while read -r f; do if [ -n "$f" ] && [ -e "$f" ]; then echo "$f"; fi; done <<<"$files")
 [ -z "$left" ] || fail "left behind after removal: $left"
-echo "package: installed with apt, used under Xvfb, removed; nothing of it left"
+echo "package: installed with apt, used under Xvfb, updated from $current to $next by the app, removed; nothing of it left"

@@ -41,7 +41,9 @@ writeFileSync(join(dir, 'bin', 'xdg-open'), `#!/bin/sh\nprintf '%s\\n' "$1" >> '
 // Other machines are reached with an ssh config of the test's own (`SSH_CONFIG`), never the user's.
 export const SSH_CONFIG = join(dir, 'ssh_config');
 writeFileSync(SSH_CONFIG, '');
-writeFileSync(LAUNCH, `#!/bin/sh\nexport HOME='${dir}' XDG_CONFIG_HOME='${dir}/.config' XDG_DATA_HOME='${dir}/.local/share' PULSE_SERVER='unix:${PULSE}/native' PATH='${dir}/bin':"$PATH" CLAWMUX_SSH_CONFIG='${SSH_CONFIG}'\nexec '${APP}' "$@"\n`, { mode: 0o755 });
+// More of the app's environment, where a test gives it (`KEY=value` lines, written before the app starts).
+export const APP_ENV = join(dir, 'app.env');
+writeFileSync(LAUNCH, `#!/bin/sh\n[ -f '${APP_ENV}' ] && . '${APP_ENV}'\nexport HOME='${dir}' XDG_CONFIG_HOME='${dir}/.config' XDG_DATA_HOME='${dir}/.local/share' PULSE_SERVER='unix:${PULSE}/native' PATH='${dir}/bin':"$PATH" CLAWMUX_SSH_CONFIG='${SSH_CONFIG}'\nexec '${APP}' "$@"\n`, { mode: 0o755 });
 export const WINDOW_STATE = join(dir, '.config', 'dev.clawmux.desktop', '.window-state.json');
 // Real speech for push-to-talk: the app plays this file as its microphone (`--microphone-file`).
 export const SPEECH = join(dir, 'speech.wav');
@@ -127,6 +129,7 @@ export function useApp() {
     await browser?.deleteSession().catch(() => {});
     tray?.close();
     for (const c of children.reverse()) c.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
   });
 }
 

@@ -247,6 +247,16 @@ class DesktopBackend {
     return invoke('set_autostart', { on });
   }
 
+  /** Whether a newer ClawMux is out: the app's updater (`Found`); the window alone updates. */
+  updateCheck() {
+    return invoke('update_check');
+  }
+
+  /** Installs the update found and starts the app again into it (the page goes with it). */
+  updateInstall() {
+    return invoke('update_install');
+  }
+
   /** Tells the app which agent is on screen (it gets no notification while the window has focus). */
   viewing(agent) {
     return window.__TAURI__.core.invoke('viewing', { agent }).catch(() => {});

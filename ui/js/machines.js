@@ -213,6 +213,11 @@ export class MachinesBackend {
 
   get setAutostart() { return this.backend.setAutostart?.bind(this.backend); }
 
+  /** Updates: the app's own, where there is an app (the desktop window). */
+  get updateCheck() { return this.backend.updateCheck?.bind(this.backend); }
+
+  get updateInstall() { return this.backend.updateInstall?.bind(this.backend); }
+
   /** A paired phone's page (settings and pairing are the desktop's). */
   get isPhone() { return this.backend.isPhone === true; }
 

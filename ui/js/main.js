@@ -9,6 +9,7 @@
 
 import { agentHeader, wireModelChoice } from './agent-panel.js';
 import { wireLoginStart, wirePreferences } from './preferences.js';
+import { wireUpdates } from './updates.js';
 import { createBackend } from './backend.js';
 import { pairIfAsked } from './pairing.js';
 import { PhoneSettings } from './phone-settings.js';
@@ -405,6 +406,7 @@ function wireChat() {
   if (!backend.isPhone) {
     wirePreferences(backend);
     wireLoginStart(backend);
+    wireUpdates(backend);
   }
   $('act-continue').addEventListener('change', async (e) => {
     if (!current) return;
