@@ -418,6 +418,16 @@ test('a first run says what to do, placeholders look like placeholders, selects 
     // Claude Code is not on this hub's PATH: it says how to install it.
     assert.match(await page.textContent('#welcome-install'), /npm install -g @anthropic-ai\/claude-code/);
     await page.screenshot({ path: join(ARTIFACTS, 'first-run.png') });
+    // "Check this machine": the hub's `clawmux doctor`, each check with its fix.
+    await page.click('#welcome-doctor');
+    await page.waitForSelector('#doctor-checks li[data-check="hub"].doctor-ok', { timeout: 20000 });
+    assert.match(await page.textContent('#doctor-checks li[data-check="tmux"]'), /^ok\s*tmux/);
+    // Claude Code is not on this hub's PATH: a failure, with how to install it.
+    assert.ok(await page.$('#doctor-checks li[data-check="claude code"].doctor-fail'));
+    assert.match(await page.textContent('#doctor-checks li[data-check="claude code"] .fix'), /npm install -g @anthropic-ai\/claude-code/);
+    assert.match(await page.textContent('#doctor-state'), /to fix: each says how/);
+    await page.screenshot({ path: join(ARTIFACTS, 'first-run-doctor.png') });
+    await page.click('#doctor-close');
 
     // The new-agent form: a placeholder is dim and slanted, a typed value is not.
     await page.click('#new-agent');

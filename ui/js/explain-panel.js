@@ -180,7 +180,10 @@ export class ExplainPanel {
 
     const wrong = el('button', 'explain-wrong', 'This looks wrong');
     wrong.dataset.action = 'openReport';
-    p.append(wrong);
+    const doctor = el('button', 'explain-doctor link', 'Check this machine');
+    doctor.type = 'button';
+    doctor.dataset.doctor = '';
+    p.append(wrong, doctor);
   }
 
   async dismiss() {

@@ -10,6 +10,7 @@
 import { agentHeader, wireModelChoice } from './agent-panel.js';
 import { wireLoginStart, wirePreferences } from './preferences.js';
 import { wireUpdates } from './updates.js';
+import { DoctorView } from './doctor-view.js';
 import { createBackend } from './backend.js';
 import { pairIfAsked } from './pairing.js';
 import { PhoneSettings } from './phone-settings.js';
@@ -407,6 +408,7 @@ function wireChat() {
     wirePreferences(backend);
     wireLoginStart(backend);
     wireUpdates(backend);
+    new DoctorView(backend);
   }
   $('act-continue').addEventListener('change', async (e) => {
     if (!current) return;

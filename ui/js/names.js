@@ -248,6 +248,7 @@ export const Command = Object.freeze({
   DISMISS: 'dismiss',
   REPORT: 'report',
   CAPABILITIES: 'capabilities',
+  DOCTOR: 'doctor',
   IMPORT: 'import',
   VOICE_SETTINGS: 'voice_settings',
   SET_VOICE_SETTINGS: 'set_voice_settings',
@@ -426,4 +427,12 @@ export const Listening = Object.freeze({
   NO: 'no',
   AT: 'at',
   FAILED: 'failed',
+});
+
+/** How a check of "Check this machine" came out (`doctor::Status`). */
+export const DoctorStatus = Object.freeze({
+  OK: 'ok',
+  WARN: 'warn',
+  FAIL: 'fail',
+  SKIP: 'skip',
 });

@@ -16,6 +16,7 @@ pub use error::Error;
 pub mod agent;
 pub mod asks;
 pub mod commands;
+pub mod doctor;
 pub mod explain;
 pub mod flags;
 pub mod hands_free;

@@ -129,7 +129,6 @@ fn every_command_runs_through_dispatch() {
             .await
             .unwrap_err();
         assert_eq!(err.code, Code::UnknownAgent);
-
         // `sky` was registered, not started: ClawMux runs no process of it to start, end or interrupt.
         let refused = |c: serde_json::Value| {
             let hub = hub.clone();
@@ -174,7 +173,6 @@ fn every_command_runs_through_dispatch() {
             refused(json!({"command": "answer", "session_id": "sky", "decision": "allow"})).await,
             Code::NotPending
         );
-
         // sky works in a folder of its own, not in a worktree: it has no branch to show changes of.
         assert_eq!(
             refused(json!({"command": "changes", "session_id": "sky"})).await,
@@ -195,7 +193,6 @@ fn every_command_runs_through_dispatch() {
         );
         let worktrees = run(&hub, command(json!({"command": "worktrees"}))).await.unwrap();
         assert_eq!(worktrees, json!([]), "no agent has a worktree");
-
         // The indicator explained, dismissed, reported.
         let explained = run(&hub, command(json!({"command": "explain", "session_id": "sky"}))).await.unwrap();
         assert_eq!((explained["shown"].clone(), explained["state"].clone()), (json!("Starting"), json!("starting")));
@@ -266,6 +263,9 @@ fn every_command_runs_through_dispatch() {
 
         let caps = run(&hub, command(json!({"command": "capabilities"}))).await.unwrap();
         assert!(caps["tmux"].is_boolean() && caps["to_import"] == 0, "{caps}");
+        // Routed to the checks (their own test, with the `clawmux` they run: cli's end_to_end/doctor.rs).
+        let doctor = run(&hub, command(json!({"command": "doctor"}))).await;
+        assert!(doctor.as_ref().map_or_else(|e| e.message.contains("clawmux doctor"), |d| d.is_array()));
         let imported = run(&hub, command(json!({"command": "import"}))).await.unwrap();
         assert_eq!(imported, json!([]), "there is no original installation to import");
 

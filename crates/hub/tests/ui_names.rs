@@ -113,6 +113,10 @@ fn lists() -> Vec<(&'static str, BTreeSet<String>)> {
         ("TaskOp", task_ops()),
         ("Who", rust_list(Who::ALL)),
         ("Listening", rust_list(ListeningState::iter())),
+        (
+            "DoctorStatus",
+            rust_list(clawmux_api::doctor::Status::iter()),
+        ),
     ]
 }
 

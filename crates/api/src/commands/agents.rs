@@ -109,6 +109,11 @@ pub struct Interrupt {
 #[serde(deny_unknown_fields)]
 pub struct Capabilities {}
 
+/// What `clawmux doctor` finds on the hub's machine, for the window's "Check this machine".
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Doctor {}
+
 /// Imports the conversations of an original installation found in the data folder: what importing each
 /// agent's history did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -25,8 +25,8 @@ pub mod voice;
 pub mod worktrees;
 
 pub use agents::{
-    AddAgent, Capabilities, Import, Interrupt, Preferences, Restart, ResumeInterrupted, Sessions,
-    SetEffort, SetModel, SetPreferences, Slash, SlashCommands, Terminate,
+    AddAgent, Capabilities, Doctor, Import, Interrupt, Preferences, Restart, ResumeInterrupted,
+    Sessions, SetEffort, SetModel, SetPreferences, Slash, SlashCommands, Terminate,
 };
 pub use asks::{Dismiss, Explain};
 pub use between::{
@@ -116,6 +116,8 @@ macro_rules! with_commands {
             Report($crate::explain::ReportRequest) -> $crate::explain::Report;
             /// Whether Claude Code and tmux are installed.
             Capabilities($crate::commands::Capabilities) -> $crate::lifecycle::Capabilities;
+            /// What `clawmux doctor` finds on the hub's machine, each with its fix.
+            Doctor($crate::commands::Doctor) -> Vec<$crate::doctor::Check>;
             /// Imports the conversations of an original installation found in the data folder.
             Import($crate::commands::Import) -> Vec<$crate::import::AgentImport>;
             /// Where the voice services are (the key only as set or not).

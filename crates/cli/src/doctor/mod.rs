@@ -11,8 +11,6 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use serde::Serialize;
-
 use crate::env::HubArgs;
 
 /// The oldest Claude Code the project supports: the version its tests run with the real CLI (the hooks'
@@ -21,48 +19,14 @@ pub const OLDEST_CLAUDE_CODE: [u32; 3] = [2, 1, 330];
 /// The free space below which the voice models (speech to text and back, a few hundred MB) may not fit.
 const MODELS_NEED_MB: u64 = 1024;
 
-/// How a check came out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Status {
-    /// As it should be.
-    Ok,
-    /// Works, with something the user should know.
-    Warn,
-    /// Broken: the fix says what to do.
-    Fail,
-    /// Could not be looked at here (said why).
-    Skip,
-}
+pub use clawmux_api::doctor::{Check, Status};
 
-/// One check.
-#[derive(Debug, Clone, Serialize)]
-pub struct Check {
-    /// What was checked.
-    pub check: &'static str,
-    /// How it came out.
-    pub status: Status,
-    /// What was found.
-    pub detail: String,
-    /// What to do, when something is to be done.
-    pub fix: Option<String>,
-}
-
-pub(crate) fn check(check: &'static str, status: Status, detail: impl Into<String>) -> Check {
+pub(crate) fn check(check: &str, status: Status, detail: impl Into<String>) -> Check {
     Check {
-        check,
+        check: check.to_owned(),
         status,
         detail: detail.into(),
         fix: None,
-    }
-}
-
-impl Check {
-    pub(crate) fn fix(self, fix: impl Into<String>) -> Check {
-        Check {
-            fix: Some(fix.into()),
-            ..self
-        }
     }
 }
 

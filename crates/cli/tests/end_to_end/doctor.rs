@@ -148,3 +148,29 @@ fn the_doctor_says_what_is_wrong_and_how_to_fix_it() {
         .contains("start it again"));
     hub.restart();
 }
+
+#[test]
+fn the_window_asks_the_hub_for_the_same_checks() {
+    // "Check this machine" (the first screen, the explanation panel): the hub runs the doctor on its own
+    // data folder, with the `clawmux` it starts agents with, and answers its checks.
+    let hub = TestHub::start();
+    let (status, checks) = hub.post("/api/command", None, r#"{"command": "doctor"}"#);
+    assert_eq!(status, 200, "{checks}");
+    let by_name: std::collections::BTreeMap<String, Value> = checks
+        .as_array()
+        .unwrap_or_else(|| panic!("not a list of checks: {checks}"))
+        .iter()
+        .map(|c| (c["check"].as_str().unwrap().to_owned(), c.clone()))
+        .collect();
+    expect(&by_name, "hub", "ok");
+    expect(&by_name, "tmux", "ok");
+    expect(&by_name, "data folder", "ok");
+    assert!(
+        by_name["hub"]["detail"]
+            .as_str()
+            .unwrap()
+            .contains(&hub.data().display().to_string()),
+        "the hub's own data folder: {}",
+        by_name["hub"]
+    );
+}

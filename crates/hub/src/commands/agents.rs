@@ -2,8 +2,8 @@
 //! hub's preferences and what this machine can run.
 
 use clawmux_api::commands::agents::{
-    AddAgent, Capabilities, Import, Interrupt, Preferences, Restart, ResumeInterrupted, Sessions,
-    SetEffort, SetModel, SetPreferences, Slash, SlashCommands, Terminate,
+    AddAgent, Capabilities, Doctor, Import, Interrupt, Preferences, Restart, ResumeInterrupted,
+    Sessions, SetEffort, SetModel, SetPreferences, Slash, SlashCommands, Terminate,
 };
 
 use super::{Done, Handle};
@@ -100,6 +100,12 @@ impl Handle for Interrupt {
     async fn handle(self, hub: &Hub) -> Result<Done, HubError> {
         hub.lifecycle().interrupt(&self.session_id).await?;
         Ok(Done {})
+    }
+}
+
+impl Handle for Doctor {
+    async fn handle(self, hub: &Hub) -> Result<Vec<clawmux_api::doctor::Check>, HubError> {
+        hub.lifecycle().doctor().await
     }
 }
 

@@ -12,6 +12,7 @@
 
 mod control;
 mod deadlines;
+mod doctor;
 mod ended;
 mod errands;
 pub mod flags;

@@ -119,6 +119,8 @@ mod tests {
         CommandName::Explain,
         CommandName::Report,
         CommandName::Import,
+        // What this machine has and lacks: its programs, folders and devices.
+        CommandName::Doctor,
         CommandName::VoiceSettings,
         CommandName::SetVoiceSettings,
         CommandName::VoiceModels,
