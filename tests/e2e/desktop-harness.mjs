@@ -129,7 +129,13 @@ export function useApp() {
     await browser?.deleteSession().catch(() => {});
     tray?.close();
     for (const c of children.reverse()) c.kill('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
+    // The processes just killed may still be letting go of their files: tried again a few times, and a
+    // folder that stays is left to the leftovers check rather than failing the tests that ran.
+    try {
+      rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    } catch (e) {
+      console.error(`could not remove ${dir}: ${e.message}`);
+    }
   });
 }
 
