@@ -52,6 +52,14 @@ pub enum Found {
         /// What changed, as the release says (plain text).
         notes: String,
     },
+    /// The update server could not be asked, or its answer not read (offline, a server that stops
+    /// answering): asked again at the next check.
+    Unreachable {
+        /// This version.
+        version: String,
+        /// What went wrong, in a sentence.
+        reason: String,
+    },
     /// The server's answer is not taken: why.
     Refused {
         /// This version.
@@ -111,12 +119,9 @@ pub async fn update_check(app: AppHandle, pending: State<'_, Pending>) -> Result
         Err(e) => return Err(e.to_string()),
     };
     let found = match updater.check().await {
-        Err(e) => Found::Refused {
+        Err(e) => Found::Unreachable {
             version: shown.clone(),
-            reason: format!(
-                "the update server did not give a usable answer ({})",
-                said(&e)
-            ),
+            reason: said(&e),
         },
         Ok(None) => Found::UpToDate {
             version: shown.clone(),
@@ -222,7 +227,39 @@ fn said(e: &tauri_plugin_updater::Error) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{compare, Standing};
+    use super::{compare, Found, Standing};
+
+    #[test]
+    fn the_window_says_every_state_a_check_can_find() {
+        let page = include_str!("../ui/js/updates.js");
+        let v = || "0.1.0".to_owned();
+        for found in [
+            Found::NotSetUp { version: v() },
+            Found::UpToDate { version: v() },
+            Found::Available {
+                version: v(),
+                offered: v(),
+                notes: v(),
+            },
+            Found::Unreachable {
+                version: v(),
+                reason: v(),
+            },
+            Found::Refused {
+                version: v(),
+                reason: v(),
+            },
+        ] {
+            let state = serde_json::to_value(&found).unwrap()["state"]
+                .as_str()
+                .unwrap()
+                .to_owned();
+            assert!(
+                page.contains(&format!("    {state}: `")),
+                "updates.js does not say {state}"
+            );
+        }
+    }
 
     #[test]
     fn newer_is_offered_the_same_is_up_to_date_and_older_or_no_version_is_refused() {

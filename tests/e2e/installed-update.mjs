@@ -134,7 +134,7 @@ test('the installed app refuses what is not its next version, then updates itsel
 
   // A server that takes the request and never answers.
   manifest = 'hang';
-  await check(/No update taken: the update server did not give a usable answer \(.*timed out/, 60000);
+  await check(/ClawMux 0\.1\.0\. The update server did not answer \(.*timed out.*\); asked again later/, 60000);
   console.log(`the hanging server: ${await (await browser.$('#update-state')).getText()}`);
 
   // A package signed with another key, and a package that is not the one the signature is of.

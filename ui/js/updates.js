@@ -21,6 +21,7 @@ function show(found) {
     available: `ClawMux ${found.offered} is out (this is ${found.version}).`,
     up_to_date: `ClawMux ${found.version}, up to date.`,
     not_set_up: `ClawMux ${found.version}, built from source: it does not update itself.`,
+    unreachable: `ClawMux ${found.version}. The update server did not answer (${found.reason}); asked again later.`,
     refused: `No update taken: ${found.reason}.`,
   }[found.state] ?? '';
   $('updates').dataset.state = found.state;
