@@ -129,6 +129,8 @@ export function useApp() {
     await browser?.deleteSession().catch(() => {});
     tray?.close();
     for (const c of children.reverse()) c.kill('SIGKILL');
+    // The agents' terminals outlive the app: their tmux server goes before its folder (and its socket) do.
+    try { execFileSync('tmux', ['-S', join(data, 'tmux.sock'), 'kill-server'], { stdio: 'ignore' }); } catch { /* none */ }
     // The processes just killed may still be letting go of their files: tried again a few times, and a
     // folder that stays is left to the leftovers check rather than failing the tests that ran.
     try {

@@ -11,13 +11,15 @@ import { join } from 'node:path';
 import { APP, browser, data, painted, useApp } from './desktop-harness.mjs';
 import { ARTIFACTS } from './harness.mjs';
 
-useApp();
 
 // The agent the test starts runs in tmux, which outlives the window: the test ends it; should it fail
 // first, the tmux server goes here, so nothing of the package keeps running once it is removed.
 after(() => {
   try { execFileSync('tmux', ['-S', join(data, 'tmux.sock'), 'kill-server'], { stdio: 'ignore' }); } catch { /* none */ }
 });
+
+// After the cleanup above is registered: it runs first, while the app's folder is still there.
+useApp();
 
 /** The programs running with this data folder in their environment (the hub's agents). */
 function agentExes() {

@@ -54,7 +54,6 @@ const server = createServer((req, res) => {
 await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
 writeFileSync(APP_ENV, `export CLAWMUX_UPDATES='http://127.0.0.1:${server.address().port}/latest.json'\n`);
 
-useApp();
 
 /** The app's processes of this test (the installed program, with the test's HOME). */
 function apps() {
@@ -102,6 +101,9 @@ after(() => {
   for (const pid of apps()) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
   try { tmux('kill-server'); } catch { /* none */ }
 });
+
+// After the cleanup above is registered: it runs first, while the app's folder is still there.
+useApp();
 
 /** Clicks "Check for updates" and waits for the line to say `said`. */
 async function check(said, timeout = 30000) {
