@@ -29,7 +29,8 @@ const OWN_FILES: &[&str] = &[
     "voice.json",
 ];
 /// Folders of the hub's own whose every file is its own (recordings, agents' settings, the store's copies
-/// made before upgrades), tightened the same way. `agents/` is not one: it holds work folders, the user's code, whose modes are the user's.
+/// made before upgrades), tightened the same way. `agents/` is not one: it holds work folders, the user's
+/// code, whose modes are the user's.
 const OWN_FOLDERS: &[&str] = &["voice", "launch", clawmux_store::BACKUPS_DIR];
 
 /// Makes the data folder private, whatever the umask and whatever an older version left: the folder 0700

@@ -39,7 +39,7 @@ mod messages;
 mod phones;
 mod queue;
 mod schema;
-pub use schema::{newest as newest_schema, BACKUPS_DIR, BACKUPS_KEPT};
+pub use schema::BACKUPS_DIR;
 mod search;
 mod sessions;
 mod usage;
@@ -151,9 +151,9 @@ impl Store {
             // sqlx hands rows from its SQLite thread through a bounded channel; a page of history must
             // not ping-pong between threads every 50 rows.
             .row_buffer_size(ROW_BUFFER);
+        schema::prepare(path).await?;
         // The writer never checkpoints: a checkpoint fsyncs, and it would land on whichever commit
         // happened to cross the threshold. A background connection does it instead (see `checkpoints`).
-        schema::prepare(path).await?;
         let writer_options = base
             .clone()
             .create_if_missing(true)

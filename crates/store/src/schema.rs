@@ -9,9 +9,8 @@
 //!
 //! Everything here reads the file on a read-only connection; only the backup writes, and to its own file.
 
-use std::path::{Path, PathBuf};
-
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
 
 use sqlx::migrate::Migrator;
 
@@ -24,29 +23,29 @@ pub(crate) static MIGRATOR: Migrator = sqlx::migrate!("./migrations");
 pub const BACKUPS_DIR: &str = "backups";
 
 /// How many copies are kept: the newest three.
-pub const BACKUPS_KEPT: usize = 3;
+const BACKUPS_KEPT: usize = 3;
 
 /// The newest schema this version writes: its last migration's version.
-pub fn newest() -> i64 {
+fn newest() -> i64 {
     MIGRATOR.iter().map(|m| m.version).max().unwrap_or(0)
 }
 
 /// Checks an existing store before it is opened to write: refuses one a newer version wrote, and copies one
-/// an older version wrote aside before it is upgraded. Returns the copy, if one was made. A new or empty
-/// file, or one already at this version, is left alone.
+/// an older version wrote aside before it is upgraded (the copy is logged). A new or empty file, or one
+/// already at this version, is left alone.
 ///
 /// The file is read on a plain read-only connection (rusqlite, on a blocking thread): sqlx's would set WAL
 /// mode, a write, which an empty file refuses read-only and a newer store must not get.
-pub(crate) async fn prepare(path: &Path) -> Result<Option<PathBuf>, StoreError> {
+pub(crate) async fn prepare(path: &Path) -> Result<(), StoreError> {
     let path = path.to_owned();
     tokio::task::spawn_blocking(move || prepare_now(&path))
         .await
         .map_err(|e| StoreError::Write(format!("the store's check stopped: {e}")))?
 }
 
-fn prepare_now(path: &Path) -> Result<Option<PathBuf>, StoreError> {
+fn prepare_now(path: &Path) -> Result<(), StoreError> {
     if !path.exists() {
-        return Ok(None);
+        return Ok(());
     }
     let conn = rusqlite::Connection::open_with_flags(
         path,
@@ -54,7 +53,7 @@ fn prepare_now(path: &Path) -> Result<Option<PathBuf>, StoreError> {
     )?;
     let applied = applied(&conn)?;
     let Some(&written) = applied.iter().max() else {
-        return Ok(None);
+        return Ok(());
     };
     if applied.iter().any(|v| !MIGRATOR.version_exists(*v)) {
         return Err(StoreError::Newer {
@@ -64,9 +63,9 @@ fn prepare_now(path: &Path) -> Result<Option<PathBuf>, StoreError> {
         });
     }
     if MIGRATOR.iter().all(|m| applied.contains(&m.version)) {
-        return Ok(None);
+        return Ok(());
     }
-    backup(&conn, path, written).map(Some)
+    backup(&conn, path, written)
 }
 
 /// The migrations the file records as applied (none when it has no schema yet).
@@ -88,7 +87,7 @@ fn applied(conn: &rusqlite::Connection) -> Result<Vec<i64>, StoreError> {
 
 /// Copies the store, as one consistent snapshot (`VACUUM INTO`, the WAL's commits included), to
 /// `backups/<ms since the epoch>-schema-<version>.db`, then lets go of all but the newest copies.
-fn backup(conn: &rusqlite::Connection, path: &Path, written: i64) -> Result<PathBuf, StoreError> {
+fn backup(conn: &rusqlite::Connection, path: &Path, written: i64) -> Result<(), StoreError> {
     let failed = |what: &str, e: &dyn std::fmt::Display| {
         StoreError::Write(format!(
             "cannot copy the store aside before upgrading it ({what}): {e}"
@@ -118,7 +117,7 @@ fn backup(conn: &rusqlite::Connection, path: &Path, written: i64) -> Result<Path
     }
     prune(&dir).map_err(|e| failed("older copies", &e))?;
     tracing::info!(copy = %copy.display(), schema = written, "store copied aside before its upgrade");
-    Ok(copy)
+    Ok(())
 }
 
 /// Makes the copy's file, empty and private (SQLite writes into an empty file and keeps its mode), named

@@ -64,33 +64,31 @@ async fn shipped_store(path: &Path, upto: usize) {
 /// as SQL literals.
 type Rows = BTreeMap<String, (Vec<String>, Vec<Vec<String>>)>;
 
+/// The one text column `sql` selects, row by row.
+fn texts(conn: &rusqlite::Connection, sql: &str) -> Vec<String> {
+    let mut query = conn.prepare(sql).unwrap();
+    query
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
 fn rows(path: &Path) -> Rows {
     let conn =
         rusqlite::Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
             .unwrap();
-    let mut tables = conn
-        .prepare(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' \
-             AND name NOT LIKE '%_fts%' AND name <> '_sqlx_migrations'",
-        )
-        .unwrap();
-    let names: Vec<String> = tables
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
+    let names = texts(
+        &conn,
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' \
+         AND name NOT LIKE '%_fts%' AND name <> '_sqlx_migrations'",
+    );
     let mut all = Rows::new();
     for table in names {
-        let mut info = conn
-            .prepare(&format!(
-                "SELECT name FROM pragma_table_xinfo('{table}') WHERE hidden <> 1"
-            ))
-            .unwrap();
-        let columns: Vec<String> = info
-            .query_map([], |r| r.get(0))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect();
+        let columns = texts(
+            &conn,
+            &format!("SELECT name FROM pragma_table_xinfo('{table}') WHERE hidden <> 1"),
+        );
         let quoted: Vec<String> = columns.iter().map(|c| format!("quote(\"{c}\")")).collect();
         let mut select = conn
             .prepare(&format!("SELECT {} FROM \"{table}\"", quoted.join(", ")))
