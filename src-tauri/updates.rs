@@ -6,8 +6,9 @@
 //! package against ClawMux's release key (minisign; its public half is in `tauri.conf.json`, the private
 //! half is the maintainers' and never in the repository). Installed from the .deb, the update is the next
 //! .deb, installed with `dpkg -i` through `pkexec` (the desktop's password prompt); an AppImage replaces
-//! itself. A package that does not match the key, a version older than this one and a server that stops
-//! answering are refused with the reason, and this version goes on running.
+//! itself. A package that does not match the key and a version older than this one are refused with the
+//! reason; a server that stops answering is out of reach, asked again later; either way this version goes
+//! on running.
 //!
 //! Where updates come from: the address a release build was made with (`scripts/package`), or
 //! `CLAWMUX_UPDATES` (a mirror, or a test's server on loopback). A build from source has none and says so;
@@ -118,44 +119,47 @@ pub async fn update_check(app: AppHandle, pending: State<'_, Pending>) -> Result
         }
         Err(e) => return Err(e.to_string()),
     };
-    let found = match updater.check().await {
-        Err(e) => Found::Unreachable {
-            version: shown.clone(),
-            reason: said(&e),
-        },
-        Ok(None) => Found::UpToDate {
-            version: shown.clone(),
-        },
-        Ok(Some(update)) => judge(&version, update, &pending),
+    let (found, offered) = match updater.check().await {
+        Err(e) => (
+            Found::Unreachable {
+                version: shown,
+                reason: said(&e),
+            },
+            None,
+        ),
+        Ok(None) => (Found::UpToDate { version: shown }, None),
+        Ok(Some(update)) => judge(&version, update),
     };
-    if !matches!(found, Found::Available { .. }) {
-        pending.set(None);
-    }
+    // Only an update offered to the user may be installed: anything else the check found clears it.
+    pending.set(offered);
     Ok(found)
 }
 
-/// A version the server offers: newer is offered to the user; the same is up to date; older is refused.
-fn judge(version: &semver::Version, update: Update, pending: &Pending) -> Found {
+/// A version the server offers: newer is offered to the user (and kept, to install); the same is up to
+/// date; older is refused.
+fn judge(version: &semver::Version, update: Update) -> (Found, Option<Update>) {
     let shown = version.to_string();
     match compare(version, &update.version) {
-        Err(reason) => Found::Refused {
-            version: shown,
-            reason,
-        },
-        Ok(Standing::Same) => Found::UpToDate { version: shown },
+        Err(reason) => (
+            Found::Refused {
+                version: shown,
+                reason,
+            },
+            None,
+        ),
+        Ok(Standing::Same) => (Found::UpToDate { version: shown }, None),
         Ok(Standing::Newer) => {
             let notes: String =
                 clawmux_core::printable::printable(update.body.as_deref().unwrap_or(""))
                     .chars()
                     .take(NOTES_AT_MOST)
                     .collect();
-            let offered = update.version.clone();
-            pending.set(Some(update));
-            Found::Available {
+            let found = Found::Available {
                 version: shown,
-                offered,
+                offered: update.version.clone(),
                 notes,
-            }
+            };
+            (found, Some(update))
         }
     }
 }
@@ -196,8 +200,7 @@ pub async fn update_install(app: AppHandle, pending: State<'_, Pending>) -> Resu
         .await
         .map_err(|e| format!("{offered} was not installed: {}", said(&e)))?;
     tracing::info!(version = %offered, "installing the update");
-    let installing = update.clone();
-    tauri::async_runtime::spawn_blocking(move || installing.install(bytes))
+    tauri::async_runtime::spawn_blocking(move || update.install(bytes))
         .await
         .map_err(|e| format!("{offered} was not installed: {e}"))?
         .map_err(|e| format!("{offered} was not installed: {}", said(&e)))?;

@@ -5,7 +5,7 @@
 
 import { after, before } from 'node:test';
 import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { remote } from 'webdriverio';
@@ -41,7 +41,8 @@ writeFileSync(join(dir, 'bin', 'xdg-open'), `#!/bin/sh\nprintf '%s\\n' "$1" >> '
 // Other machines are reached with an ssh config of the test's own (`SSH_CONFIG`), never the user's.
 export const SSH_CONFIG = join(dir, 'ssh_config');
 writeFileSync(SSH_CONFIG, '');
-// More of the app's environment, where a test gives it (`KEY=value` lines, written before the app starts).
+// More of the app's environment, where a test gives it (shell lines the launcher sources, such as
+// `export KEY='value'`, written before the app starts).
 export const APP_ENV = join(dir, 'app.env');
 writeFileSync(LAUNCH, `#!/bin/sh\n[ -f '${APP_ENV}' ] && . '${APP_ENV}'\nexport HOME='${dir}' XDG_CONFIG_HOME='${dir}/.config' XDG_DATA_HOME='${dir}/.local/share' PULSE_SERVER='unix:${PULSE}/native' PATH='${dir}/bin':"$PATH" CLAWMUX_SSH_CONFIG='${SSH_CONFIG}'\nexec '${APP}' "$@"\n`, { mode: 0o755 });
 export const WINDOW_STATE = join(dir, '.config', 'dev.clawmux.desktop', '.window-state.json');
@@ -70,6 +71,19 @@ export async function until(what, check, ms = 30000) {
     if (Date.now() > end) throw new Error(`timed out: ${what}`);
     await new Promise((ok) => setTimeout(ok, 50));
   }
+}
+
+/** Every running process this user may read: its pid, its program (as /proc names it: ` (deleted)` after a
+ * program replaced since it started) and its environment (`KEY=value`). */
+export function processes() {
+  const out = [];
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      const exe = readlinkSync(`/proc/${pid}/exe`);
+      out.push({ pid: Number(pid), exe, env: readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0') });
+    } catch { /* gone, or not ours */ }
+  }
+  return out;
 }
 
 /** Lets the window paint what the DOM says before a screenshot. */

@@ -3,35 +3,18 @@
 // the installed `clawmux-desktop` under Xvfb shows the first screen, "+ New agent" starts the demo agent
 // with the installed `clawmux` (Claude Code is not on the window's PATH), and a message is answered.
 
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { execFileSync } from 'node:child_process';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { APP, browser, data, painted, useApp } from './desktop-harness.mjs';
+import { APP, browser, data, painted, processes, useApp } from './desktop-harness.mjs';
 import { ARTIFACTS } from './harness.mjs';
 
-
-// The agent the test starts runs in tmux, which outlives the window: the test ends it; should it fail
-// first, the tmux server goes here, so nothing of the package keeps running once it is removed.
-after(() => {
-  try { execFileSync('tmux', ['-S', join(data, 'tmux.sock'), 'kill-server'], { stdio: 'ignore' }); } catch { /* none */ }
-});
-
-// After the cleanup above is registered: it runs first, while the app's folder is still there.
+// The demo agent runs in tmux, which outlives the window: the test ends it, and the harness its tmux server.
 useApp();
 
 /** The programs running with this data folder in their environment (the hub's agents). */
-function agentExes() {
-  const out = [];
-  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    try {
-      if (!readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`CLAWMUX_HOME=${data}`)) continue;
-      out.push(readlinkSync(`/proc/${pid}/exe`));
-    } catch { /* gone, or not ours */ }
-  }
-  return out;
-}
+const agentExes = () => processes().filter((p) => p.env.includes(`CLAWMUX_HOME=${data}`)).map((p) => p.exe);
 
 test('the installed app: its first screen says what to do, "+ New agent" starts the demo with the installed clawmux, and it answers', async () => {
   assert.equal(APP, '/usr/bin/clawmux-desktop', 'the installed program, not the build tree');

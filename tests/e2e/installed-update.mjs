@@ -1,11 +1,11 @@
 // The installed app updates itself (run by tests/package.sh with the package at version N installed with
 // apt, and N+1 built beside it, both made with a throwaway release key of the test's own): an update server
 // on loopback, whose answers the test picks, offers the window what a real one could. What is not ClawMux's
-// newer version (an older one, a package signed with another key, a package that is not the one signed, a
-// server that stops answering) is refused with the reason and N goes on; N+1 is installed on the user's
-// word, the app starts again into it, and the agent running in tmux is the same process, its conversation
-// whole. Prints the figure: from "Install and restart" to the new version's window, with the download on
-// loopback.
+// newer version (an older one, a package signed with another key, a package that is not the one signed) is
+// refused with the reason, a server that stops answering is said to be out of reach, and N goes on; N+1 is
+// installed on the user's word, the app starts again into it, and the agent running in tmux is the same
+// process, its conversation whole. Prints the figure: from "Install and restart" to the new version's
+// window, with the download on loopback.
 //
 // UPDATE_DIR holds current.deb (N), next.deb with next.deb.sig (N+1, signed with the key the app carries),
 // other.deb.sig (N+1 signed with another key); UPDATE_NEXT is N+1's version.
@@ -14,15 +14,15 @@ import { after, test } from 'node:test';
 import { execFileSync } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { readFileSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { APP, APP_ENV, browser, data, dir, painted, until, useApp } from './desktop-harness.mjs';
+import { APP, APP_ENV, browser, data, dir, painted, processes, until, useApp } from './desktop-harness.mjs';
 import { ARTIFACTS } from './harness.mjs';
 
 const UPDATES = process.env.UPDATE_DIR;
 const NEXT = process.env.UPDATE_NEXT;
 const file = (name) => readFileSync(join(UPDATES, name));
-const signature = (name) => readFileSync(join(UPDATES, name), 'utf8').trim();
+const signature = (name) => file(name).toString('utf8').trim();
 
 // What the server answers for the manifest: the test moves it from one case to the next.
 let manifest = 'older';
@@ -54,19 +54,10 @@ const server = createServer((req, res) => {
 await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
 writeFileSync(APP_ENV, `export CLAWMUX_UPDATES='http://127.0.0.1:${server.address().port}/latest.json'\n`);
 
-
-/** The app's processes of this test (the installed program, with the test's HOME). */
-function apps() {
-  const out = [];
-  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    try {
-      if (readlinkSync(`/proc/${pid}/exe`).replace(/ \(deleted\)$/, '') !== APP) continue;
-      if (!readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`HOME=${dir}`)) continue;
-      out.push(Number(pid));
-    } catch { /* gone, or not ours */ }
-  }
-  return out;
-}
+/** The app's processes of this test (the installed program, replaced or not, with the test's HOME). */
+const apps = () => processes()
+  .filter((p) => p.exe.replace(/ \(deleted\)$/, '') === APP && p.env.includes(`HOME=${dir}`))
+  .map((p) => p.pid);
 
 const tmux = (...args) => execFileSync('tmux', ['-S', join(data, 'tmux.sock'), ...args], { encoding: 'utf8' });
 const installed = () => execFileSync('dpkg-query', ['-W', '-f=${Version}', 'clawmux'], { encoding: 'utf8' });
@@ -99,27 +90,28 @@ after(() => {
   for (const res of hanging) res.destroy();
   server.close();
   for (const pid of apps()) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
-  try { tmux('kill-server'); } catch { /* none */ }
 });
 
-// After the cleanup above is registered: it runs first, while the app's folder is still there.
+// After the cleanup above is registered: it runs first, so the app started again by the update (no child
+// of the test's) is gone before the harness ends the agents' tmux server and removes the app's folder.
 useApp();
+
+/** Waits for the updates line to say `said`. */
+async function says(said, timeout, what = `the updates line never said ${said}`) {
+  await browser.waitUntil(async () => said.test(await (await browser.$('#update-state')).getText()), { timeout, timeoutMsg: what });
+}
 
 /** Clicks "Check for updates" and waits for the line to say `said`. */
 async function check(said, timeout = 30000) {
   await (await browser.$('#update-check')).click();
-  await browser.waitUntil(async () => said.test(await (await browser.$('#update-state')).getText()), {
-    timeout, timeoutMsg: `the updates line never said ${said}`,
-  });
+  await says(said, timeout);
 }
 
 /** Clicks "Install and restart" on an update the app must refuse, and waits for the reason. */
 async function installRefused(said) {
   await check(new RegExp(`ClawMux ${NEXT.replaceAll('.', '\\.')} is out`));
   await (await browser.$('#update-install')).click();
-  await browser.waitUntil(async () => said.test(await (await browser.$('#update-state')).getText()), {
-    timeout: 60000, timeoutMsg: `the refusal never said ${said}`,
-  });
+  await says(said, 60000, `the refusal never said ${said}`);
   assert.equal(installed(), '0.1.0', 'nothing was installed');
 }
 
@@ -129,9 +121,7 @@ test('the installed app refuses what is not its next version, then updates itsel
   assert.ok(before, 'the app runs');
 
   // The check at start: an older version is offered, and refused with the reason.
-  await browser.waitUntil(async () => /0\.0\.9, older than this 0\.1\.0/.test(await (await browser.$('#update-state')).getText()), {
-    timeout: 30000, timeoutMsg: 'the check at start did not refuse the older version',
-  });
+  await says(/0\.0\.9, older than this 0\.1\.0/, 30000, 'the check at start did not refuse the older version');
   assert.equal(await (await browser.$('#update-install')).isDisplayed(), false);
 
   // A server that takes the request and never answers.
