@@ -46,7 +46,7 @@ impl Args {
             }
         }
         Args {
-            data_dir: data_dir.unwrap_or_else(clawmux_hub::config::default_data_dir),
+            data_dir: data_dir.unwrap_or_else(clawmux_core::layout::default_data_dir),
             microphone,
         }
     }

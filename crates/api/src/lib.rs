@@ -8,6 +8,7 @@ pub mod error;
 pub mod phone;
 pub mod search;
 pub mod session;
+pub mod transport;
 pub mod ui_event;
 pub mod usage;
 pub mod worktree;

@@ -3,7 +3,7 @@
 //!
 //! Never over TCP: while the hub is down, anyone on the machine can bind its port, and a client that kept
 //! calling it would hand over its token and take the stand-in's answers for the hub's. The socket sits in
-//! the 0700 data folder, where no other user can put one (`clawmux_hub::http::local`).
+//! the 0700 data folder, where no other user can put one (`clawmux_core::layout::socket_path`).
 //!
 //! HTTP/1.1, one request per connection: the hub is a few microseconds away, and a hook makes one call.
 //!

@@ -87,7 +87,7 @@ pub fn run(args: &HubArgs, name: &str, pace_ms: u64, limit: Option<u64>) -> Resu
     for s in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
         let _ = signal_hook::flag::register(s, stop.clone());
     }
-    let path = clawmux_hub::lifecycle::launch::demo_transcript(hub.data_dir(), name);
+    let path = clawmux_core::layout::demo_transcript(hub.data_dir(), name);
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;

@@ -22,7 +22,7 @@ const START_WITHIN: Duration = Duration::from_secs(20);
 /// Connects standard input and output to the hub until either side ends.
 pub fn run(args: &HubArgs) -> Result<(), String> {
     let data_dir = args.data_dir();
-    let socket = clawmux_hub::http::local::socket_path(&data_dir);
+    let socket = clawmux_core::layout::socket_path(&data_dir);
     let stream = match UnixStream::connect(&socket) {
         Ok(s) => s,
         Err(_) => {

@@ -43,7 +43,7 @@ impl HubArgs {
     pub fn data_dir(&self) -> PathBuf {
         self.data_dir
             .clone()
-            .unwrap_or_else(clawmux_hub::config::default_data_dir)
+            .unwrap_or_else(clawmux_core::layout::default_data_dir)
     }
 
     /// This machine's hub: resolves the token (`CLAWMUX_TOKEN`, else the data folder's token file). A
@@ -58,7 +58,7 @@ impl HubArgs {
         let token = token_from(&data_dir)?;
         Ok(HubAddr {
             port: self.port,
-            socket: clawmux_hub::http::local::socket_path(&data_dir),
+            socket: clawmux_core::layout::socket_path(&data_dir),
             token: Some(token),
         })
     }
@@ -71,7 +71,7 @@ fn token_from(data_dir: &std::path::Path) -> Result<String, String> {
     {
         return Ok(t);
     }
-    let path = data_dir.join(clawmux_hub::config::TOKEN_FILE);
+    let path = data_dir.join(clawmux_core::layout::TOKEN_FILE);
     std::fs::read_to_string(&path)
         .map(|t| t.trim().to_owned())
         .map_err(|e| {
@@ -110,7 +110,7 @@ impl AgentEnv {
             Err(_) => DEFAULT_PORT,
         };
         let data_dir = std::env::var_os("CLAWMUX_HOME")
-            .map_or_else(clawmux_hub::config::default_data_dir, PathBuf::from);
+            .map_or_else(clawmux_core::layout::default_data_dir, PathBuf::from);
         // Only if the agent was given one (an older hub's agents were): agents need none.
         let token = std::env::var("CLAWMUX_TOKEN")
             .ok()
@@ -119,7 +119,7 @@ impl AgentEnv {
             session,
             hub: HubAddr {
                 port,
-                socket: clawmux_hub::http::local::socket_path(&data_dir),
+                socket: clawmux_core::layout::socket_path(&data_dir),
                 token,
             },
             data_dir,

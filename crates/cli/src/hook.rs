@@ -28,7 +28,7 @@ pub(crate) enum Payload {
 impl Payload {
     /// A payload as Claude Code sent it, made small enough for the hub (`clawmux_core::hook::preview`).
     pub(crate) fn new(raw: Vec<u8>) -> Payload {
-        match preview::shrink(&raw, clawmux_hub::http::MAX_BODY) {
+        match preview::shrink(&raw, clawmux_api::transport::MAX_BODY) {
             Some(shrunk) => Payload::Shrunk(shrunk),
             None => Payload::Whole(raw),
         }
@@ -116,7 +116,7 @@ pub fn permission() -> ExitCode {
     };
     let client = Client::new(
         &env.hub,
-        Duration::from_millis(clawmux_hub::lifecycle::launch::BASH_TIMEOUT_MS),
+        Duration::from_millis(clawmux_api::transport::BASH_TIMEOUT_MS),
     );
     match client.post("/api/hooks/permission", Some(&env.session), payload.sent()) {
         Ok(v) if v.get("hookSpecificOutput").is_some() => println!("{}", whole(v, &payload)),
@@ -150,7 +150,7 @@ pub fn observe(data_dir: Option<&std::path::Path>) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let payload = payload();
-    let data_dir = data_dir.map_or_else(clawmux_hub::config::default_data_dir, Path::to_owned);
+    let data_dir = data_dir.map_or_else(clawmux_core::layout::default_data_dir, Path::to_owned);
     let Some(hub) = observed_hub(&data_dir) else {
         return ExitCode::SUCCESS;
     };
@@ -163,7 +163,7 @@ pub fn observe(data_dir: Option<&std::path::Path>) -> ExitCode {
 /// The hub an observed hook reports to: the one whose socket is in the data folder (reporting needs no
 /// token there). `None` when no hub runs there: nothing to report to.
 pub(crate) fn observed_hub(data_dir: &Path) -> Option<HubAddr> {
-    let socket = clawmux_hub::http::local::socket_path(data_dir);
+    let socket = clawmux_core::layout::socket_path(data_dir);
     socket.exists().then_some(HubAddr {
         port: 0,
         socket,

@@ -185,8 +185,8 @@ pub fn attach(args: &HubArgs, name: &str) -> Result<(), String> {
     let data_dir = args
         .data_dir
         .clone()
-        .unwrap_or_else(clawmux_hub::config::default_data_dir);
-    let socket = data_dir.join(clawmux_hub::lifecycle::tmux::SOCKET_FILE);
+        .unwrap_or_else(clawmux_core::layout::default_data_dir);
+    let socket = data_dir.join(clawmux_core::layout::TMUX_SOCKET_FILE);
     let tmux =
         std::env::var_os("CLAWMUX_TMUX").map_or_else(|| PathBuf::from("tmux"), PathBuf::from);
     let target = format!("={name}");

@@ -55,7 +55,7 @@ fn run_hook(hook: HookCommand) -> ExitCode {
             idle_ms,
         } => relay::run(
             agent,
-            data_dir.unwrap_or_else(clawmux_hub::config::default_data_dir),
+            data_dir.unwrap_or_else(clawmux_core::layout::default_data_dir),
             std::time::Duration::from_millis(idle_ms),
         ),
         HookCommand::Observe { data_dir } => hook::observe(data_dir.as_deref()),

@@ -74,7 +74,7 @@ pub fn run(agent: String, data_dir: PathBuf, idle: Duration) -> ExitCode {
     let relay = Arc::new(Relay {
         agent,
         key,
-        socket: clawmux_hub::http::local::socket_path(&data_dir),
+        socket: clawmux_core::layout::socket_path(&data_dir),
         idle: Mutex::new(Vec::new()),
     });
     let served = runtime.block_on(serve(relay, idle));
@@ -193,15 +193,13 @@ impl Relay {
     /// error, or takes longer than the hook may wait.
     async fn forward(&self, kind: Relayed, body: &[u8]) -> Option<Value> {
         let wait = match kind {
-            Relayed::Permission => {
-                Duration::from_millis(clawmux_hub::lifecycle::launch::BASH_TIMEOUT_MS)
-            }
+            Relayed::Permission => Duration::from_millis(clawmux_api::transport::BASH_TIMEOUT_MS),
             Relayed::ToolStatus | Relayed::Stop => HOOK_TIMEOUT,
         };
         let request = hyper::Request::post(kind.hub_path())
             .header(hyper::header::HOST, "localhost")
             .header(hyper::header::CONTENT_TYPE, "application/json")
-            .header(clawmux_hub::http::SESSION_HEADER, &self.agent)
+            .header(clawmux_api::transport::SESSION_HEADER, &self.agent)
             .body(Full::new(Bytes::copy_from_slice(body)))
             .ok()?;
         tokio::time::timeout(wait, async {

@@ -28,7 +28,7 @@ pub fn run(
         )
         .with_writer(std::io::stderr)
         .init();
-    let data_dir = data_dir.unwrap_or_else(clawmux_hub::config::default_data_dir);
+    let data_dir = data_dir.unwrap_or_else(clawmux_core::layout::default_data_dir);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -43,7 +43,7 @@ pub fn run(
                 "WARNING: the hub listens on {addr}, beyond this machine: anyone who reaches it with the \
                  token in {} can read every conversation and make the agents run commands. \
                  Traffic is not encrypted.",
-                data_dir.join(clawmux_hub::config::TOKEN_FILE).display()
+                data_dir.join(clawmux_core::layout::TOKEN_FILE).display()
             );
         }
         let listeners = listen(bind, port).await?;

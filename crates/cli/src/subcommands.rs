@@ -34,7 +34,7 @@ pub(crate) enum HookCommand {
         #[arg(long, env = "CLAWMUX_HOME")]
         data_dir: Option<PathBuf>,
         /// How long a connection answering nothing may stay silent, in milliseconds (the hub's).
-        #[arg(long, default_value_t = clawmux_hub::config::IDLE_MS)]
+        #[arg(long, default_value_t = clawmux_api::transport::IDLE_MS)]
         idle_ms: u64,
     },
     /// A hook of a session ClawMux did not start (installed by `clawmux hooks install`).

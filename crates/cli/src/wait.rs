@@ -33,7 +33,7 @@ struct PidFile(PathBuf);
 
 impl PidFile {
     fn create(env: &AgentEnv) -> PidFile {
-        let path = clawmux_hub::lifecycle::launch::pid_file(&env.data_dir, &env.session);
+        let path = clawmux_core::layout::pid_file(&env.data_dir, &env.session);
         let written = path
             .parent()
             .map_or(Ok(()), std::fs::create_dir_all)
@@ -71,8 +71,7 @@ const PRINTED_KEPT: usize = 1024;
 impl Printed {
     fn of(env: &AgentEnv) -> Printed {
         Printed(
-            clawmux_hub::lifecycle::launch::pid_file(&env.data_dir, &env.session)
-                .with_file_name("printed"),
+            clawmux_core::layout::pid_file(&env.data_dir, &env.session).with_file_name("printed"),
         )
     }
 

@@ -7,15 +7,7 @@ use std::time::Duration;
 
 use clawmux_core::remote::MachineName;
 
-/// The token file's name inside the data folder.
-pub const TOKEN_FILE: &str = "token";
-/// The list of the other machines inside the data folder (`machines/list.rs`).
-pub const MACHINES_FILE: &str = "machines.json";
-/// The database file's name inside the data folder.
-pub const DB_FILE: &str = "clawmux.db";
-/// The file in the data folder that names the TCP port the hub serves browsers on, written once it serves
-/// (the `clawmux` command itself uses the private socket).
-pub const PORT_FILE: &str = "port";
+use clawmux_core::layout::{DB_FILE, MACHINES_FILE, PORT_FILE, TOKEN_FILE};
 
 /// Files of the hub's own that may sit in the data folder from any version, tightened to 0600 at start.
 const OWN_FILES: &[&str] = &[
@@ -145,9 +137,6 @@ fn valid_token(t: &str) -> bool {
     t.len() == 64 && t.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
-/// How long a connection may stay silent, in milliseconds (`Options::idle_timeout`'s default).
-pub const IDLE_MS: u64 = 60_000;
-
 /// How long hearing one hands-free utterance may take, in milliseconds (`Options::hear_within`'s default).
 pub const HEAR_WITHIN_MS: u64 = 30_000;
 
@@ -241,9 +230,9 @@ impl Options {
             reorder_window: ms("CLAWMUX_REORDER_MS", 300),
             bash_timeout: ms(
                 "CLAWMUX_BASH_TIMEOUT_MS",
-                crate::lifecycle::launch::BASH_TIMEOUT_MS,
+                clawmux_api::transport::BASH_TIMEOUT_MS,
             ),
-            idle_timeout: ms("CLAWMUX_IDLE_TIMEOUT_MS", IDLE_MS),
+            idle_timeout: ms("CLAWMUX_IDLE_TIMEOUT_MS", clawmux_api::transport::IDLE_MS),
             hear_within: ms("CLAWMUX_HEAR_WITHIN_MS", HEAR_WITHIN_MS),
             push_on_loopback: std::env::var("CLAWMUX_PUSH_ON_LOOPBACK").is_ok_and(|v| v == "1"),
             models_url: std::env::var("CLAWMUX_MODELS_URL")
@@ -287,11 +276,6 @@ fn default_clawmux() -> PathBuf {
         }
     }
     crate::lifecycle::launch::resolve_program("clawmux").unwrap_or_else(|| PathBuf::from("clawmux"))
-}
-
-/// The default data folder: `$CLAWMUX_HOME`, else `~/.clawmux`.
-pub fn default_data_dir() -> PathBuf {
-    clawmux_core::layout::data_dir(std::env::var_os("CLAWMUX_HOME"), std::env::var_os("HOME"))
 }
 
 #[cfg(test)]

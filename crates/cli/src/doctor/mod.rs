@@ -131,7 +131,7 @@ fn claude() -> Check {
 }
 
 fn hub_serving(hub: &HubArgs, data_dir: &Path) -> Check {
-    let socket = clawmux_hub::http::local::socket_path(data_dir);
+    let socket = clawmux_core::layout::socket_path(data_dir);
     if !socket.exists() {
         return check(
             "hub",
@@ -145,7 +145,7 @@ fn hub_serving(hub: &HubArgs, data_dir: &Path) -> Check {
         Err(e) => return check("hub", Status::Fail, e),
     };
     let port =
-        std::fs::read_to_string(data_dir.join(clawmux_hub::config::PORT_FILE)).unwrap_or_default();
+        std::fs::read_to_string(data_dir.join(clawmux_core::layout::PORT_FILE)).unwrap_or_default();
     match crate::client::Client::new(&addr, Duration::from_secs(3)).get_text("/api/health") {
         Ok(_) => check(
             "hub",
@@ -175,7 +175,7 @@ fn data_folder(data_dir: &Path) -> Check {
             format!("{} does not exist yet", data_dir.display()),
         );
     }
-    use clawmux_hub::config::{DB_FILE, TOKEN_FILE};
+    use clawmux_core::layout::{DB_FILE, TOKEN_FILE};
     let open: Vec<String> = [
         data_dir.to_owned(),
         data_dir.join(TOKEN_FILE),

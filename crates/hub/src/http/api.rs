@@ -13,11 +13,11 @@ use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::SESSION_HEADER;
 use crate::commands::{self, Command};
 use crate::error::HubError;
 use crate::hub::Hub;
 use crate::phone::access::{self, Caller};
+use clawmux_api::transport::SESSION_HEADER;
 
 pub(super) fn body_json<T: DeserializeOwned>(
     body: Result<Bytes, BytesRejection>,

@@ -40,8 +40,7 @@ use crate::error::HubError;
 use crate::hub::Hub;
 use crate::phone::access::{self, Caller};
 
-/// The largest request body (and WebSocket message) accepted.
-pub const MAX_BODY: usize = 1024 * 1024;
+use clawmux_api::transport::MAX_BODY;
 
 /// The largest raw file posted (`/api/sessions/{id}/attachments`): the attachment limit, and one byte
 /// more, so that a file over it reaches the hub's own refusal, which says both sizes.
@@ -57,9 +56,6 @@ const TOKEN_IN_QUERY: &str = "/ws";
 
 /// The routes that take the token as a WebSocket protocol: the terminal's.
 const TOKEN_IN_PROTOCOL: &str = "/ws/terminal/";
-
-/// The header that names the agent a hook or `clawmux send` speaks for.
-pub const SESSION_HEADER: &str = "clawmux-session";
 
 #[derive(Clone)]
 struct Guard {

@@ -256,7 +256,7 @@ impl Hub {
     pub(crate) fn set_port(&self, port: u16) {
         self.inner.port.store(port, Ordering::SeqCst);
         // Written whole then renamed, so a hook never reads half a number.
-        let file = self.inner.data_dir.join(crate::config::PORT_FILE);
+        let file = self.inner.data_dir.join(clawmux_core::layout::PORT_FILE);
         let tmp = file.with_extension("tmp");
         if let Err(e) = crate::config::write_private(&tmp, port.to_string().as_bytes())
             .and_then(|()| std::fs::rename(&tmp, &file))

@@ -13,11 +13,12 @@ use tokio::sync::broadcast;
 use super::{Hub, Inner, UI_BACKLOG};
 use crate::agents::Agents;
 use crate::clock::now;
-use crate::config::{load_or_create_token, make_private, Options, DB_FILE};
+use crate::config::{load_or_create_token, make_private, Options};
 use crate::error::HubError;
 use crate::lifecycle::tmux::Tmux;
 use crate::metrics::SharedMetrics;
 use crate::states::States;
+use clawmux_core::layout::DB_FILE;
 
 impl Hub {
     /// Opens the hub's data folder with the options of the environment ([`Options::from_env`]).

@@ -49,12 +49,6 @@ impl Launch {
     }
 }
 
-/// How long Claude Code lets one Bash call run by default (its `BASH_DEFAULT_TIMEOUT_MS` and
-/// `BASH_MAX_TIMEOUT_MS`): a day. At its timeout, Claude Code moves the call to the background and calls
-/// the model again to run a new `clawmux wait`: with its own default, an idle agent would cost model turns
-/// every few minutes.
-pub const BASH_TIMEOUT_MS: u64 = 24 * 60 * 60 * 1000;
-
 /// How an agent's Claude conversation begins.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Begin<'a> {
@@ -242,17 +236,6 @@ fn command(clawmux: &str, relayed: Relayed, timeout: u64) -> Value {
 const ON_FAILURE: &str = "continue";
 
 pub use clawmux_core::layout::launch_dir;
-
-/// The PID file of agent `name`'s `clawmux wait` under way: in its launch folder, out of its work folder
-/// (where git would see it).
-pub fn pid_file(data_dir: &Path, name: &str) -> PathBuf {
-    launch_dir(data_dir, name).join("waiting")
-}
-
-/// The demo agent's transcript, likewise out of its work folder.
-pub fn demo_transcript(data_dir: &Path, name: &str) -> PathBuf {
-    launch_dir(data_dir, name).join("demo-transcript.jsonl")
-}
 
 /// What a start runs.
 #[derive(Debug, Clone, PartialEq, Eq)]

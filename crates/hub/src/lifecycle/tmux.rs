@@ -9,8 +9,7 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
-/// The tmux server's socket file inside the data folder.
-pub const SOCKET_FILE: &str = "tmux.sock";
+use clawmux_core::layout::TMUX_SOCKET_FILE as SOCKET_FILE;
 /// The server's configuration, written by the hub (read when the server starts).
 const CONF_FILE: &str = "tmux.conf";
 const CONF: &str = "# Written by ClawMux for its agents' tmux server; rewritten at every start.\n\

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use clawmux_core::remote::{MachineName, SshTarget};
 
-pub use crate::config::MACHINES_FILE;
+use clawmux_core::layout::MACHINES_FILE;
 
 /// Why the list could not be read or changed; nothing was changed.
 #[derive(Debug, thiserror::Error)]

@@ -3,6 +3,7 @@
 use super::*;
 use crate::lifecycle::flags::{check_model, Effort, PermissionMode};
 use crate::lifecycle::instructions::{instructions, instructions_ours};
+use clawmux_api::transport::BASH_TIMEOUT_MS;
 
 #[test]
 fn settings_hold_every_hook_and_no_token() {
