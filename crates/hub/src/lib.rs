@@ -59,7 +59,7 @@ const STOP_WITHIN: Duration = Duration::from_secs(5);
 /// tmux sessions taken over, the waits checked after a start, Claude Code's own view watched, search's
 /// indexing and reading, the messages between agents that do not get through, what the features found
 /// recorded, and usage's errands carried out.
-fn background(hub: &Hub) -> Vec<tokio::task::AbortHandle> {
+fn background(hub: &Hub) {
     let tasks = hub.tasks();
     let adopting = hub.lifecycle().clone();
     tasks.spawn(async move {
@@ -85,10 +85,10 @@ fn background(hub: &Hub) -> Vec<tokio::task::AbortHandle> {
     if let Some(errands) = hub.take_errands() {
         tasks.spawn(lifecycle::errands(hub.lifecycle().clone(), errands));
     }
-    let mut started = vec![hub.opinion().start(), hub.attachments().start()];
-    started.extend(hub.between().start());
-    started.extend(hub.search().start());
-    started
+    hub.opinion().start(tasks);
+    hub.attachments().start(tasks);
+    hub.between().start(tasks);
+    hub.search().start();
 }
 
 /// Serves the hub on `listeners` (browsers, other clients with the token: 127.0.0.1 and [::1] at one port,
@@ -110,7 +110,7 @@ pub async fn serve(
         tracing::warn!(%addr, "the hub listens beyond this machine");
     }
     hub.set_port(port);
-    let background = background(&hub);
+    background(&hub);
     hub.machines().start();
     let (stop, stopping) = tokio::sync::watch::channel(false);
     let closing = hub.clone();
@@ -171,9 +171,6 @@ pub async fn serve(
         task.abort();
     }
     phones.abort();
-    for task in background {
-        task.abort();
-    }
     closer.abort();
     // Every task the hub started ends with it (a hub served in the window's process outlives nothing).
     hub.machines().close();

@@ -47,10 +47,10 @@ impl Attachments {
         }
     }
 
-    /// Sweeps the folder now and then once a day, while the hub runs.
-    pub fn start(&self) -> tokio::task::AbortHandle {
+    /// Sweeps the folder now and then once a day, until `tasks` stop.
+    pub fn start(&self, tasks: &crate::tasks::Tasks) {
         let files = self.clone();
-        tokio::spawn(async move {
+        tasks.spawn(async move {
             loop {
                 match files.sweep(std::time::SystemTime::now()).await {
                     Ok(removed) if !removed.is_empty() => {
@@ -66,8 +66,7 @@ impl Attachments {
                 }
                 tokio::time::sleep(sweep::EVERY).await;
             }
-        })
-        .abort_handle()
+        });
     }
 
     /// Removes the kept files no message names that were kept before `now` less [`UNSENT_KEPT_FOR`];

@@ -135,20 +135,19 @@ impl Between {
 
     /// Checks the queued messages now and then (a tenth of the allowed wait, between 1 s and 30 s), and
     /// takes the answers other machines hold for this one's agents (`away.rs`), until the hub stops.
-    pub fn start(&self) -> Vec<tokio::task::AbortHandle> {
-        let mut tasks = Vec::new();
+    pub fn start(&self, tasks: &crate::tasks::Tasks) {
         let told = self
             .answers_told
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .take();
         if let Some(told) = told {
-            tasks.push(tokio::spawn(self.clone().take_answers_as_told(told)).abort_handle());
+            tasks.spawn(self.clone().take_answers_as_told(told));
         }
         let between = self.clone();
         let every = (self.rules.undelivered_after / 10)
             .clamp(Duration::from_secs(1), Duration::from_secs(30));
-        let checking = tokio::spawn(async move {
+        tasks.spawn(async move {
             let mut tick = tokio::time::interval(every);
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
@@ -158,8 +157,6 @@ impl Between {
                 }
             }
         });
-        tasks.push(checking.abort_handle());
-        tasks
     }
 }
 

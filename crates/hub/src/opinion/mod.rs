@@ -117,12 +117,11 @@ impl SecondOpinion {
         self.poke.notify_one();
     }
 
-    /// Watches Claude Code's session files until the hub stops (the handle aborts it). Until their folder
-    /// exists, the nearest folder above it that does is watched for it to appear (and an agent's start
-    /// pokes it).
-    pub(crate) fn start(&self) -> tokio::task::AbortHandle {
+    /// Watches Claude Code's session files until `tasks` stop. Until their folder exists, the nearest
+    /// folder above it that does is watched for it to appear (and an agent's start pokes it).
+    pub(crate) fn start(&self, tasks: &crate::tasks::Tasks) {
         let watcher = self.clone();
-        tokio::spawn(async move { watcher.watch_claude_sessions().await }).abort_handle()
+        tasks.spawn(async move { watcher.watch_claude_sessions().await });
     }
 
     /// Watches Claude Code's session files (see [`SecondOpinion::start`]).

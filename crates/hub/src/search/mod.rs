@@ -69,13 +69,11 @@ impl Search {
         }
     }
 
-    /// Its background work, until the hub stops (the handles abort it): the older messages indexed, and
-    /// the user's sessions read again every [`sessions::SCAN_EVERY`].
-    pub(crate) fn start(&self) -> [tokio::task::AbortHandle; 2] {
-        [
-            tokio::spawn(self.clone().index_older()).abort_handle(),
-            tokio::spawn(sessions::watch(self.clone())).abort_handle(),
-        ]
+    /// Its background work, until the hub stops: the older messages indexed, and the user's sessions read
+    /// again every [`sessions::SCAN_EVERY`].
+    pub(crate) fn start(&self) {
+        self.tasks.spawn(self.clone().index_older());
+        self.tasks.spawn(sessions::watch(self.clone()));
     }
 
     /// `search` (`clawmux search`, Ctrl+K in the window).
