@@ -1,6 +1,6 @@
-//! The REST endpoints: each parses its input, calls one hub command, and shapes the answer.
-
-use std::path::PathBuf;
+//! The hub's own endpoints beside the REST names of commands (`aliases.rs`): health, the command route, a
+//! file's bytes, metrics, and the agent protocol (sends, hooks, observed sessions, usage, logs). Each parses
+//! its input, calls one feature, and shapes the answer.
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -13,7 +13,7 @@ use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::commands::{self, Command};
+use crate::commands::Command;
 use crate::error::HubError;
 use crate::hub::Hub;
 use crate::phone::access::{self, Caller};
@@ -62,36 +62,23 @@ pub(super) async fn health() -> Json<Value> {
     Json(json!({ "ok": true, "version": env!("CARGO_PKG_VERSION") }))
 }
 
-pub(super) async fn sessions(State(hub): State<Hub>) -> Result<Json<Value>, HubError> {
-    Ok(Json(hub.dispatch(commands::Sessions {}.into()).await?))
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(super) struct AddAgent {
-    name: String,
-    work_dir: Option<PathBuf>,
-}
-
-pub(super) async fn add_agent(
-    State(hub): State<Hub>,
-    body: Result<Bytes, BytesRejection>,
-) -> Result<Response, HubError> {
-    let AddAgent { name, work_dir } = body_json(body)?;
-    let info = hub
-        .dispatch(commands::AddAgent { name, work_dir }.into())
-        .await?;
-    Ok((StatusCode::CREATED, Json(info)).into_response())
-}
-
-/// `POST /api/command`: any command of the UI's surface, as the desktop window's IPC sends it. The UI in a
-/// browser uses it for the commands that have no REST route of their own.
+/// `POST /api/command`: any command of the UI's surface, as the desktop window's IPC sends it, and as the
+/// browser and phones send every command.
 pub(super) async fn command(
     State(hub): State<Hub>,
     caller: Option<axum::Extension<Caller>>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<Value>, HubError> {
-    let command: Command = body_json(body)?;
+    run(&hub, caller, body_json(body)?).await.map(Json)
+}
+
+/// Runs `command` for `caller`: the one place a phone's token meets what a phone may run
+/// ([`access::may_run`]), for the command route and the REST names of commands alike (`aliases.rs`).
+pub(super) async fn run(
+    hub: &Hub,
+    caller: Option<axum::Extension<Caller>>,
+    command: Command,
+) -> Result<Value, HubError> {
     if let Some(axum::Extension(Caller::Phone(phone))) = caller {
         if !access::may_run(&command) {
             tracing::info!(phone = phone.0, "a phone asked for a desktop's command");
@@ -102,7 +89,7 @@ pub(super) async fn command(
             ));
         }
     }
-    Ok(Json(hub.dispatch(command).await?))
+    hub.dispatch(command).await
 }
 
 #[derive(Deserialize)]
@@ -157,14 +144,6 @@ pub(super) async fn attachment(
         .into_response())
 }
 
-pub(super) async fn spawn(
-    State(hub): State<Hub>,
-    body: Result<Bytes, BytesRejection>,
-) -> Result<Response, HubError> {
-    let info = hub.dispatch(Command::Spawn(body_json(body)?)).await?;
-    Ok((StatusCode::CREATED, Json(info)).into_response())
-}
-
 /// `GET /metrics`, in the Prometheus text format (scrape it with the token as a bearer token).
 pub(super) async fn metrics(State(hub): State<Hub>) -> Result<Response, HubError> {
     let text = hub.metrics_text().await?;
@@ -176,78 +155,6 @@ pub(super) async fn metrics(State(hub): State<Hub>) -> Result<Response, HubError
         text,
     )
         .into_response())
-}
-
-pub(super) async fn capabilities(State(hub): State<Hub>) -> Result<Json<Value>, HubError> {
-    Ok(Json(hub.dispatch(commands::Capabilities {}.into()).await?))
-}
-
-/// `POST /api/sessions/{id}/{action}`: terminate, restart or interrupt.
-pub(super) async fn lifecycle(
-    State(hub): State<Hub>,
-    Path((session_id, action)): Path<(String, String)>,
-) -> Result<Json<Value>, HubError> {
-    let command = match action.as_str() {
-        "terminate" => commands::Terminate { session_id }.into(),
-        "restart" => commands::Restart { session_id }.into(),
-        "interrupt" => commands::Interrupt { session_id }.into(),
-        other => {
-            return Err(HubError::new(
-                Code::NotFound,
-                format!("no action `{other}` (terminate, restart, interrupt)"),
-            ))
-        }
-    };
-    Ok(Json(hub.dispatch(command).await?))
-}
-
-#[derive(Deserialize)]
-pub(super) struct UserMessage {
-    #[serde(default)]
-    text: String,
-    #[serde(default)]
-    voice: bool,
-    #[serde(default)]
-    attachments: Vec<clawmux_core::wire::AttachmentRef>,
-    client_id: Option<String>,
-}
-
-pub(super) async fn user_message(
-    State(hub): State<Hub>,
-    Path(session_id): Path<String>,
-    body: Result<Bytes, BytesRejection>,
-) -> Result<Json<Value>, HubError> {
-    let UserMessage {
-        text,
-        voice,
-        attachments,
-        client_id,
-    } = body_json(body)?;
-    let command = commands::UserMessage {
-        session_id,
-        text,
-        voice,
-        attachments,
-        client_id,
-    };
-    Ok(Json(hub.dispatch(command.into()).await?))
-}
-
-#[derive(Deserialize)]
-pub(super) struct MarkRead {
-    up_to: String,
-}
-
-pub(super) async fn mark_read(
-    State(hub): State<Hub>,
-    Path(session_id): Path<String>,
-    body: Result<Bytes, BytesRejection>,
-) -> Result<Json<Value>, HubError> {
-    let MarkRead { up_to } = body_json(body)?;
-    Ok(Json(
-        hub.dispatch(commands::MarkRead { session_id, up_to }.into())
-            .await?,
-    ))
 }
 
 /// `POST /api/send`: an agent's message (`clawmux send`), as the agent its `ClawMux-Session` header names;
@@ -355,29 +262,4 @@ pub(super) async fn stop(
     let agent = required_session(&headers)?;
     let body = body_bytes(body)?;
     Ok(Json(hub.hooks().stop(&agent, &body).await?).into_response())
-}
-
-#[derive(Deserialize)]
-pub(super) struct HistoryQuery {
-    after: Option<String>,
-    before: Option<String>,
-    limit: Option<u32>,
-}
-
-pub(super) async fn history(
-    State(hub): State<Hub>,
-    Path(session_id): Path<String>,
-    Query(HistoryQuery {
-        after,
-        before,
-        limit,
-    }): Query<HistoryQuery>,
-) -> Result<Json<Value>, HubError> {
-    let command = commands::History {
-        session_id,
-        after,
-        before,
-        limit,
-    };
-    Ok(Json(hub.dispatch(command.into()).await?))
 }

@@ -9,6 +9,7 @@
 //! The hub holds `[::1]:PORT` beside `127.0.0.1:PORT` (`peers::Loopback`), so a `localhost` that resolves to
 //! either reaches the hub and no other user's server.
 
+pub(crate) mod aliases;
 mod api;
 mod between;
 mod board;
@@ -234,7 +235,9 @@ async fn guard(State(g): State<Guard>, mut req: Request, next: Next) -> Response
         }
     }
     if let Some(caller) = caller {
-        if matches!(caller, Caller::Phone(_)) && !access::may_take(req.method(), &path) {
+        let commands = aliases::is_alias(req.method(), &path);
+        if matches!(caller, Caller::Phone(_)) && !commands && !access::may_take(req.method(), &path)
+        {
             return HubError::new(
                 Code::NotForPhones,
                 "a phone may read, send, answer and interrupt; this is for the desktop",
@@ -332,14 +335,8 @@ pub fn local_router(hub: Hub) -> Router {
 }
 
 fn routes(hub: Hub, guard_state: Guard) -> Router {
-    Router::new()
+    aliases::add(Router::new())
         .route("/api/health", get(api::health))
-        .route("/api/sessions", get(api::sessions))
-        .route("/api/agents", post(api::add_agent))
-        .route("/api/sessions/{id}/messages", post(api::user_message))
-        .route("/api/sessions/{id}/read", post(api::mark_read))
-        .route("/api/sessions/{id}/{action}", post(api::lifecycle))
-        .route("/api/spawn", post(api::spawn))
         .route(
             "/api/command",
             post(api::command).layer(DefaultBodyLimit::max(MAX_COMMAND)),
@@ -349,7 +346,6 @@ fn routes(hub: Hub, guard_state: Guard) -> Router {
             "/api/sessions/{id}/attachments",
             post(api::attach).layer(DefaultBodyLimit::max(MAX_FILE_BODY)),
         )
-        .route("/api/capabilities", get(api::capabilities))
         .route(phone::PAIR, post(phone::pair))
         .route(phone::PUSH_KEY, get(phone::push_key))
         .route(phone::PUSH, post(phone::push))
@@ -374,12 +370,7 @@ fn routes(hub: Hub, guard_state: Guard) -> Router {
             "/api/voice/hear",
             post(voice::hear).layer(DefaultBodyLimit::max(crate::voice::MAX_AUDIO)),
         )
-        .route(
-            "/api/voice/settings",
-            get(voice::voice_settings).post(voice::set_voice_settings),
-        )
         .route("/api/sessions/{id}/log/{stream}", get(api::log))
-        .route("/api/history/{id}", get(api::history))
         .route("/ws/wait/{id}", get(wait::upgrade))
         .route("/ws", get(browser::upgrade))
         .route("/ws/terminal/{id}", get(terminal::upgrade))

@@ -1,5 +1,5 @@
-//! The voice routes: a recording for an agent, one hands-free utterance, speech for a text, and the voice
-//! settings. Each is a thin translation to the hub: the audio and its type in, what came of it out.
+//! The voice routes: a recording for an agent, one hands-free utterance, and speech for a text. Each is a
+//! thin translation to the hub: the audio and its type in, what came of it out.
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -11,7 +11,6 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::api::{body_bytes, body_json};
-use crate::commands;
 use crate::error::HubError;
 use crate::hub::Hub;
 
@@ -98,21 +97,4 @@ pub(super) async fn speech(
     let req: SpeechRequest = body_json(body)?;
     let (ctype, audio) = hub.voice().speech(&req.text, req.variant).await?;
     Ok(([(axum::http::header::CONTENT_TYPE, ctype)], audio).into_response())
-}
-
-pub(super) async fn voice_settings(
-    State(hub): State<Hub>,
-) -> Result<Json<serde_json::Value>, HubError> {
-    Ok(Json(hub.dispatch(commands::VoiceSettings {}.into()).await?))
-}
-
-pub(super) async fn set_voice_settings(
-    State(hub): State<Hub>,
-    body: Result<Bytes, BytesRejection>,
-) -> Result<Json<serde_json::Value>, HubError> {
-    let settings = body_json(body)?;
-    Ok(Json(
-        hub.dispatch(commands::SetVoiceSettings { settings }.into())
-            .await?,
-    ))
 }

@@ -17,31 +17,24 @@ pub enum Caller {
     Phone(super::PhoneId),
 }
 
-/// The routes a phone may take (the command surface then checks each command, `may_run`).
+/// The routes a phone may take: the command route, whose command is then checked ([`may_run`]), and the
+/// few that carry bytes (a file, a recording, a push subscription) for what a phone does to an agent. (The
+/// REST names of commands, `http/aliases.rs`, are the command route under other names: the guard lets
+/// them through to the same check.)
 pub fn may_take(method: &Method, path: &str) -> bool {
-    let session = |tail: &str| {
+    if path == "/api/command" && *method == Method::POST {
+        return true;
+    }
+    let bytes_of = |tail: &str| {
         path.strip_prefix("/api/sessions/")
             .and_then(|rest| rest.split_once('/'))
             .is_some_and(|(id, rest)| !id.is_empty() && rest == tail)
     };
     match *method {
         Method::GET => {
-            path == "/ws"
-                || path == "/api/phone/push-key"
-                || path == "/api/sessions"
-                || path == "/api/capabilities"
-                || path.starts_with("/api/history/")
-                || path.starts_with("/api/attachments/")
+            path == "/ws" || path == "/api/phone/push-key" || path.starts_with("/api/attachments/")
         }
-        Method::POST => {
-            path == "/api/command"
-                || path == "/api/phone/push"
-                || session("messages")
-                || session("read")
-                || session("interrupt")
-                || session("attachments")
-                || session("voice")
-        }
+        Method::POST => path == "/api/phone/push" || bytes_of("attachments") || bytes_of("voice"),
         _ => false,
     }
 }
