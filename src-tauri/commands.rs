@@ -9,6 +9,7 @@ use serde_json::Value;
 use tauri::State;
 
 use crate::desktop::Desktop;
+use clawmux_core::sync::Locked;
 
 /// Runs a command of the hub's UI surface: its answer, the JSON of the type the command is paired with.
 #[tauri::command]
@@ -44,10 +45,7 @@ pub fn hub_info(desktop: State<'_, Desktop>) -> HubInfo {
 /// The agent on screen (none when the window is hidden or shows no chat): it gets no notification.
 #[tauri::command]
 pub fn viewing(desktop: State<'_, Desktop>, agent: Option<String>) {
-    *desktop
-        .viewing
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner) = agent;
+    *desktop.viewing.locked() = agent;
 }
 
 /// Speech for `text` where the hub's settings say (the device's voice in `variant`, or the speech

@@ -16,6 +16,7 @@ use tokio::sync::broadcast::error::RecvError;
 use crate::desktop::Desktop;
 use crate::notices::{self, Popup};
 use crate::tray::Tray;
+use clawmux_core::sync::Locked;
 
 /// The Tauri event that carries the hub's events to the window (`ui/js/backend.js` listens to it).
 pub const HUB_EVENT: &str = "hub";
@@ -27,7 +28,7 @@ pub fn forward(app: AppHandle) {
     };
     let mut events = hub.subscribe();
     tauri::async_runtime::spawn(async move {
-        let sessions = hub.sessions().await.unwrap_or_default();
+        let sessions = hub.roster().sessions().await.unwrap_or_default();
         let mut rule = NoticeRule::new(&sessions);
         let tray = app.state::<Tray>();
         for session in &sessions {
@@ -96,13 +97,7 @@ fn on_screen(app: &AppHandle, agent: &str) -> bool {
         .get_webview_window("main")
         .and_then(|w| w.is_focused().ok())
         .unwrap_or(false);
-    let on_screen = app
-        .state::<Desktop>()
-        .viewing
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .as_deref()
-        == Some(agent);
+    let on_screen = app.state::<Desktop>().viewing.locked().as_deref() == Some(agent);
     focused && on_screen
 }
 

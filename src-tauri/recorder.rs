@@ -3,10 +3,11 @@
 //! window's commands drive it (`recording.rs`, `listening.rs`); it knows nothing of them, or of the app's
 //! state.
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use clawmux_capture::listen::{self, Heard, Listening};
 use clawmux_capture::{Recording, Source};
+use clawmux_core::sync::Locked;
 use clawmux_core::wire::Code;
 use clawmux_hub::HubError;
 
@@ -29,7 +30,7 @@ impl Recorder {
 
     /// Starts recording under a new id; returns once the source records. Blocking: it opens the device.
     pub fn begin(&self) -> Result<String, HubError> {
-        let mut current = self.current.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut current = self.current.locked();
         if current.is_some() {
             return Err(HubError::new(
                 Code::AlreadyRecording,
@@ -45,10 +46,7 @@ impl Recorder {
 
     /// The recording under way, if any, taken from the recorder.
     pub fn take(&self) -> Option<(String, Recording)> {
-        self.current
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take()
+        self.current.locked().take()
     }
 
     /// Listens hands-free until [`Recorder::stop_listening`], giving `on` what is heard (on the
@@ -76,8 +74,6 @@ impl Recorder {
     }
 
     fn listening(&self) -> std::sync::MutexGuard<'_, Option<Listening>> {
-        self.listening
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        self.listening.locked()
     }
 }

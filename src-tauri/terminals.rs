@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::Mutex;
 
 use clawmux_core::wire::Code;
 use clawmux_hub::machines::terminal::Frame;
@@ -16,6 +16,7 @@ use tauri::State;
 use tokio::sync::oneshot;
 
 use crate::desktop::Desktop;
+use clawmux_core::sync::Locked;
 
 /// The window's open terminal viewers, by id.
 #[derive(Default)]
@@ -66,7 +67,7 @@ impl Control {
 
 impl Terminals {
     fn open(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Open>> {
-        self.open.lock().unwrap_or_else(PoisonError::into_inner)
+        self.open.locked()
     }
 
     fn control(&self, id: u64) -> Result<Control, HubError> {

@@ -17,6 +17,7 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
+use clawmux_core::sync::Locked;
 use serde::Serialize;
 use tauri::{AppHandle, State};
 use tauri_plugin_updater::{Update, UpdaterExt};
@@ -76,17 +77,11 @@ pub struct Pending(Mutex<Option<Update>>);
 
 impl Pending {
     fn set(&self, update: Option<Update>) {
-        *self
-            .0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = update;
+        *self.0.locked() = update;
     }
 
     fn take(&self) -> Option<Update> {
-        self.0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .take()
+        self.0.locked().take()
     }
 }
 

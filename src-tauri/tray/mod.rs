@@ -12,7 +12,7 @@ mod badge;
 mod menu;
 
 use std::path::Path;
-use std::sync::{Mutex, PoisonError};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use clawmux_core::Attention;
@@ -21,6 +21,7 @@ use tauri::menu::{CheckMenuItem, Menu, MenuEvent, MenuItem, PredefinedMenuItem};
 use tauri::tray::{TrayIcon, TrayIconBuilder};
 use tauri::{AppHandle, Emitter, Manager};
 
+use clawmux_core::sync::Locked;
 pub use menu::TrayState;
 use menu::{Row, TrayItem};
 
@@ -81,7 +82,7 @@ impl Tray {
     }
 
     fn change(&self, what: impl FnOnce(&mut TrayState) -> bool) {
-        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut state = self.state.locked();
         if what(&mut state) {
             self.draw(&state);
         }
@@ -89,7 +90,7 @@ impl Tray {
 
     /// Draws what is the case again (a check item ticks itself when clicked, whatever happens next).
     fn redraw(&self) {
-        let state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let state = self.state.locked();
         self.draw(&state);
     }
 

@@ -33,6 +33,7 @@ pub mod shell;
 pub mod spoken;
 pub mod state;
 pub mod status;
+pub mod sync;
 pub mod time;
 pub mod transcript;
 pub mod usage;

@@ -9,6 +9,7 @@ use clawmux_core::State;
 
 use crate::error::HubError;
 use crate::live::Live;
+use clawmux_core::sync::Locked;
 
 /// A cheap-clone handle to the registry. A std mutex: held only to look up or insert, never across an await.
 #[derive(Clone, Default)]
@@ -16,9 +17,7 @@ pub(crate) struct Agents(Arc<Mutex<HashMap<String, Arc<Live>>>>);
 
 impl Agents {
     fn lock(&self) -> MutexGuard<'_, HashMap<String, Arc<Live>>> {
-        self.0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.0.locked()
     }
 
     /// `agent`'s live data, or `unknown_agent`.

@@ -19,6 +19,7 @@ use crate::clock::now;
 use crate::error::HubError;
 use crate::opinion::judge::Opinions;
 pub use clawmux_api::explain::{Report, ReportRequest};
+use clawmux_core::sync::Locked;
 
 /// How many of the latest decisions an explanation lists.
 const RECENT: u32 = 20;
@@ -84,11 +85,7 @@ impl Explain {
             run,
             start_deadline,
             request_open: live.asks.current().is_some(),
-            claude_now: self
-                .opinions
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .theirs(agent),
+            claude_now: self.opinions.locked().theirs(agent),
         };
         Ok(explain(
             &row.snapshot,

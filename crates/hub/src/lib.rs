@@ -28,11 +28,13 @@ pub mod lifecycle;
 mod live;
 pub mod machines;
 mod mailbox;
+pub mod messages;
 pub mod metrics;
 pub mod notice;
 pub mod observe;
 mod opinion;
 pub mod phone;
+pub mod roster;
 pub mod search;
 mod states;
 pub mod tasks;
@@ -76,7 +78,7 @@ fn background(hub: &Hub) {
     // Subscribed now, so no status falls between the start and the agents read.
     let (pushing, events) = (hub.clone(), hub.subscribe());
     tasks.spawn(async move {
-        let sessions = pushing.sessions().await.unwrap_or_default();
+        let sessions = pushing.roster().sessions().await.unwrap_or_default();
         pushing.phone().run(events, sessions).await;
     });
     if let Some(found) = hub.take_found() {

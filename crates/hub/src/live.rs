@@ -26,6 +26,7 @@ use clawmux_core::State;
 use crate::asks::request::Asks;
 use crate::lifecycle::running::Running;
 use crate::mailbox::Mailbox;
+use clawmux_core::sync::Locked;
 
 /// The transcript an agent's task follows (`transcript.rs`); dropping it stops the task.
 pub(crate) struct Watching {
@@ -74,8 +75,6 @@ impl Live {
     }
 
     pub(crate) fn transcript(&self) -> MutexGuard<'_, Option<Watching>> {
-        self.transcript
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.transcript.locked()
     }
 }

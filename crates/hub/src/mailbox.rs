@@ -5,6 +5,7 @@
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use clawmux_core::sync::Locked;
 use tokio::sync::Notify;
 
 /// How the hub signals a connected `clawmux wait`.
@@ -35,18 +36,14 @@ pub(crate) enum Owed {
 impl WaitSignals {
     /// Has the wait end with `line`.
     pub(crate) fn tell(&self, line: String, owed: Owed) {
-        *lock(&self.notice) = Some((line, owed));
+        *self.notice.locked() = Some((line, owed));
         self.noticed.notify_one();
     }
 
     /// The line a wait was to end with and has not, taken.
     pub(crate) fn untold(&self) -> Option<(String, Owed)> {
-        lock(&self.notice).take()
+        self.notice.locked().take()
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// One agent's mailbox.
@@ -84,9 +81,7 @@ impl Mailbox {
     }
 
     pub(crate) fn waiter(&self) -> MutexGuard<'_, Option<(u64, Arc<WaitSignals>)>> {
-        self.waiter
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.waiter.locked()
     }
 
     pub(crate) fn has_waiter(&self) -> bool {
@@ -107,7 +102,7 @@ impl Mailbox {
         let waiter = self.waiter();
         match (&*waiter, owed) {
             (Some((_, signals)), _) => signals.tell(line, owed),
-            (None, Owed::ByHub) => *lock(&self.kept_notice) = Some(line),
+            (None, Owed::ByHub) => *self.kept_notice.locked() = Some(line),
             (None, Owed::ByClaudeCode) => {}
         }
         waiter.is_some()
@@ -115,12 +110,12 @@ impl Mailbox {
 
     /// The notice kept for the next wait, taken.
     pub(crate) fn take_kept_notice(&self) -> Option<String> {
-        lock(&self.kept_notice).take()
+        self.kept_notice.locked().take()
     }
 
     /// Keeps `line` for the next wait again (a wait that ended with messages before it told it).
     pub(crate) fn keep_notice(&self, line: String) {
-        lock(&self.kept_notice).get_or_insert(line);
+        self.kept_notice.locked().get_or_insert(line);
     }
 
     /// Wakes the waiter, if one is connected, to look at the inbox.

@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use clawmux_core::observe::{Observer, StateMetrics};
 use clawmux_core::{Decision, Snapshot, State};
 
+use clawmux_core::sync::Locked;
 use clawmux_core::Millis;
 use clawmux_store::AgentRow;
 
@@ -19,9 +20,7 @@ pub struct SharedMetrics(Arc<Mutex<StateMetrics>>);
 
 impl SharedMetrics {
     fn lock(&self) -> MutexGuard<'_, StateMetrics> {
-        self.0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.0.locked()
     }
 
     /// The metrics page for `agents` at `at`, for a hub started at `started_at`.

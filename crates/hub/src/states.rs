@@ -19,6 +19,7 @@ use crate::clock::now;
 use crate::error::HubError;
 use crate::live::Live;
 use crate::ui_event::{Needs, UiEvent};
+use clawmux_core::sync::Locked;
 
 /// The sender of the hub's own notes in a conversation.
 pub(crate) const HUB_SENDER: &str = "clawmux";
@@ -263,11 +264,12 @@ impl States {
         event: &Event,
         applied: Applied,
     ) -> Applied {
-        self.inner
-            .observers
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .notify(agent, &applied.before, &applied.decision, &applied.after);
+        self.inner.observers.locked().notify(
+            agent,
+            &applied.before,
+            &applied.decision,
+            &applied.after,
+        );
         live.run.pulse.send_modify(|p| p.saw(event, &applied.after));
         if starts_a_session(event) {
             // Claude Code's sessions folder exists once a session runs: its watcher may start now.
@@ -286,10 +288,7 @@ impl States {
         // Read before `last_status` is taken: no other std mutex is taken while it is held (the UI
         // channel's own lock aside, which must be: statuses go out in the order of their events).
         let request = live.asks.current();
-        let mut last_status = live
-            .last_status
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut last_status = live.last_status.locked();
         if shown(&applied.before) != shown(&applied.after) && applied.event_id > *last_status {
             *last_status = applied.event_id;
             // The tool, when a tool call caused the change.

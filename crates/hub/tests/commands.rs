@@ -353,7 +353,7 @@ fn every_command_runs_through_dispatch() {
         assert!(!hub.phone().push().present(now()));
         // Between agents: a thread the user reads, closes and reopens.
         run(&hub, command(json!({"command": "add_agent", "name": "moon"}))).await.unwrap();
-        let sent = hub.send("moon", "sky", Some("the API changed"), None, None).await.unwrap();
+        let sent = hub.messages().send("moon", "sky", Some("the API changed"), None, None).await.unwrap();
         let threads = run(&hub, command(json!({"command": "threads"}))).await.unwrap();
         assert_eq!((&threads[0]["pair"], &threads[0]["queued"]), (&json!({"a": "moon", "b": "sky"}), &json!(1)), "{threads}");
         let thread = run(&hub, command(json!({"command": "thread", "a": "sky", "b": "moon"}))).await.unwrap();
@@ -361,16 +361,16 @@ fn every_command_runs_through_dispatch() {
         assert_eq!(refused(json!({"command": "thread", "a": "sky", "b": "sky"})).await, Code::ToItself);
         assert_eq!(refused(json!({"command": "thread", "a": "sky", "b": "moon", "limit": 0})).await, Code::BadQuery);
         run(&hub, command(json!({"command": "close_thread", "a": "sky", "b": "moon"}))).await.unwrap();
-        assert_eq!(hub.send("moon", "sky", Some("more"), None, None).await.unwrap_err().code, Code::ThreadClosed);
+        assert_eq!(hub.messages().send("moon", "sky", Some("more"), None, None).await.unwrap_err().code, Code::ThreadClosed);
         assert_eq!(refused(json!({"command": "close_thread", "a": "sky", "b": "nobody"})).await, Code::UnknownAgent);
         run(&hub, command(json!({"command": "reopen_thread", "a": "moon", "b": "sky"}))).await.unwrap();
-        let more = hub.send("moon", "sky", Some("more"), None, None).await.unwrap();
+        let more = hub.messages().send("moon", "sky", Some("more"), None, None).await.unwrap();
         // The user's word in the thread, to one of the pair.
         run(&hub, command(json!({"command": "thread_reply", "to": "sky", "re": more.id.to_string(), "text": "stop there", "client_id": "u1"}))).await.unwrap();
         // Another machine's agent writes to moon (a retry is the same message) and takes moon's answer:
         let came = json!({"command": "from_machine", "machine": "laptop", "from": "rain", "to": "moon", "text": "is the schema done?", "client_id": "c1"});
         assert_eq!(run(&hub, command(came.clone())).await.unwrap()["id"], run(&hub, command(came)).await.unwrap()["id"]);
-        let answered = hub.send("moon", "rain@laptop", Some("yes, since noon"), None, None).await.unwrap();
+        let answered = hub.messages().send("moon", "rain@laptop", Some("yes, since noon"), None, None).await.unwrap();
         assert_eq!(run(&hub, command(json!({"command": "for_machine", "machine": "laptop"}))).await.unwrap()[0]["id"], json!(answered.id.to_string()));
         // The board: the user adds an item, gives it to an agent, lists it.
         let task = run(&hub, command(json!({"command": "task_add", "title": "write the docs"}))).await.unwrap();

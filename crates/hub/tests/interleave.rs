@@ -141,6 +141,7 @@ fn user(
                 tokio::task::yield_now().await;
             }
             let m = hub
+                .messages()
                 .user_message(&agent, "hi", clawmux_core::wire::Said::Typed, &[], None)
                 .await
                 .unwrap();
@@ -151,7 +152,7 @@ fn user(
 }
 
 async fn run_case(hub: &Hub, agent: &str, ops: &[Op]) -> Result<(), TestCaseError> {
-    hub.add_agent(agent, None).await.unwrap();
+    hub.roster().add_agent(agent, None).await.unwrap();
     let mut claude = Claude::default();
     let mut waiter: Option<Waiter> = None;
     let (user, sent) = user(hub, agent, ops);

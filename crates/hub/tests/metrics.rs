@@ -9,7 +9,7 @@ use clawmux_hub::hub::Hub;
 async fn metrics_count_time_in_state_and_transitions() {
     let dir = tempfile::tempdir().unwrap();
     let hub = Hub::open(dir.path()).await.unwrap();
-    hub.add_agent("sky", None).await.unwrap();
+    hub.roster().add_agent("sky", None).await.unwrap();
     let waiter = hub.inbox().wait_open("sky").await.unwrap();
     waiter.close().await.unwrap();
     let text = hub.metrics_text().await.unwrap();

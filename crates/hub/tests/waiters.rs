@@ -17,7 +17,7 @@ fn a_wait_closing_while_the_next_opens_leaves_the_agent_idle() {
     let dir = tempfile::tempdir().unwrap();
     rt.block_on(async {
         let hub = Hub::open(dir.path()).await.unwrap();
-        hub.add_agent("sky", None).await.unwrap();
+        hub.roster().add_agent("sky", None).await.unwrap();
         let mut current = hub.inbox().wait_open("sky").await.unwrap();
         for round in 0..300 {
             let opening = {
@@ -27,7 +27,7 @@ fn a_wait_closing_while_the_next_opens_leaves_the_agent_idle() {
             let closing = tokio::spawn(async move { current.close().await.unwrap() });
             closing.await.unwrap();
             current = opening.await.unwrap();
-            let state = hub.session("sky").await.unwrap().state;
+            let state = hub.roster().session("sky").await.unwrap().state;
             assert_eq!(
                 state,
                 State::Idle,

@@ -3,9 +3,10 @@
 
 use std::collections::VecDeque;
 use std::future::Future;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::Writer;
+use clawmux_core::sync::Locked;
 
 /// Work committed in batches by whoever holds the writer.
 pub(crate) trait Batched: Sized + Send + 'static {
@@ -34,7 +35,7 @@ impl<T> Default for Queue<T> {
 
 impl<T> Queue<T> {
     fn lock(&self) -> MutexGuard<'_, VecDeque<T>> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+        self.0.locked()
     }
 
     fn push(&self, item: T) {

@@ -12,6 +12,7 @@ use tokio::sync::oneshot;
 use super::plan::{plan_file, read_plan};
 use crate::ui_event::Request;
 pub use clawmux_api::asks::{AnswerRequest, Verdict};
+use clawmux_core::sync::Locked;
 
 /// An open request and the hook waiting for its answer.
 struct Open {
@@ -32,24 +33,15 @@ pub(crate) struct Asks {
 
 impl Asks {
     fn slot(&self) -> MutexGuard<'_, Option<Open>> {
-        self.open
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.open.locked()
     }
 
     /// The agent is about to run `tool` with `input` (its PreToolUse).
     pub(crate) fn saw_call(&self, tool: &str, input: &Value) {
         if let Some(plan) = plan_file(tool, input) {
-            *self
-                .plan_file
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(plan);
+            *self.plan_file.locked() = Some(plan);
         }
-        *self
-            .last_call
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) =
-            Some((tool.to_owned(), input.clone()));
+        *self.last_call.locked() = Some((tool.to_owned(), input.clone()));
     }
 
     /// The input of a request for `tool`: its own, or, when Claude Code sends it empty (ExitPlanMode's
@@ -57,19 +49,12 @@ impl Asks {
     fn input_of(&self, tool: &str, input: &Value) -> Value {
         let empty = input.as_object().is_some_and(Map::is_empty);
         if empty && tool == "ExitPlanMode" {
-            let file = self
-                .plan_file
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .clone();
+            let file = self.plan_file.locked().clone();
             if let Some(plan) = file.as_deref().and_then(read_plan) {
                 return json!({ "plan": plan, "planFilePath": file });
             }
         }
-        let last = self
-            .last_call
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let last = self.last_call.locked();
         match &*last {
             Some((name, announced)) if empty && name == tool => announced.clone(),
             Some(_) | None => input.clone(),

@@ -16,6 +16,7 @@ use clawmux_core::{Event, Millis, Need, Source, Undelivered};
 
 use super::Between;
 use crate::clock::now;
+use clawmux_core::sync::Locked;
 
 /// The messages a "needs you" was raised for, by sender, so each is raised once and the need ends when
 /// all of a sender's are taken.
@@ -24,9 +25,7 @@ pub(super) struct Flagged(Mutex<HashMap<String, HashSet<MsgId>>>);
 
 impl Flagged {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, HashSet<MsgId>>> {
-        self.0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.0.locked()
     }
 
     /// Adds `id` for `sender`; false when it was there already.
@@ -136,11 +135,7 @@ impl Between {
     /// Checks the queued messages now and then (a tenth of the allowed wait, between 1 s and 30 s), and
     /// takes the answers other machines hold for this one's agents (`away.rs`), until the hub stops.
     pub fn start(&self, tasks: &crate::tasks::Tasks) {
-        let told = self
-            .answers_told
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .take();
+        let told = self.answers_told.locked().take();
         if let Some(told) = told {
             tasks.spawn(self.clone().take_answers_as_told(told));
         }

@@ -14,13 +14,15 @@ use crate::ui_event::SessionInfo;
 
 impl Handle for Sessions {
     async fn handle(self, hub: &Hub) -> Result<Vec<SessionInfo>, HubError> {
-        hub.sessions().await
+        hub.roster().sessions().await
     }
 }
 
 impl Handle for AddAgent {
     async fn handle(self, hub: &Hub) -> Result<SessionInfo, HubError> {
-        hub.add_agent(&self.name, self.work_dir.as_deref()).await
+        hub.roster()
+            .add_agent(&self.name, self.work_dir.as_deref())
+            .await
     }
 }
 
@@ -33,14 +35,14 @@ impl Handle for SpawnRequest {
 impl Handle for Terminate {
     async fn handle(self, hub: &Hub) -> Result<SessionInfo, HubError> {
         hub.lifecycle().terminate(&self.session_id).await?;
-        hub.session(&self.session_id).await
+        hub.roster().session(&self.session_id).await
     }
 }
 
 impl Handle for Restart {
     async fn handle(self, hub: &Hub) -> Result<SessionInfo, HubError> {
         hub.lifecycle().restart(&self.session_id).await?;
-        hub.session(&self.session_id).await
+        hub.roster().session(&self.session_id).await
     }
 }
 
@@ -49,7 +51,7 @@ impl Handle for SetModel {
         hub.lifecycle()
             .set_model(&self.session_id, self.model.as_deref())
             .await?;
-        hub.session(&self.session_id).await
+        hub.roster().session(&self.session_id).await
     }
 }
 
@@ -58,7 +60,7 @@ impl Handle for SetEffort {
         hub.lifecycle()
             .set_effort(&self.session_id, self.effort)
             .await?;
-        hub.session(&self.session_id).await
+        hub.roster().session(&self.session_id).await
     }
 }
 

@@ -42,7 +42,7 @@ pub async fn hear_voice(
     // and not when its request goes away unanswered (the guard removes it then).
     let kept = kept.discarded_at_end();
     let heard = async {
-        let sessions = hub.sessions().await?;
+        let sessions = hub.roster().sessions().await?;
         let sound = hub.voice().sound(&kept);
         let (text, plain) = heard_twice(hub, &kept, &sessions, shown).await?;
         let (mut heard, mut act) = hub
@@ -115,13 +115,16 @@ async fn hear(
     client_id: Option<&str>,
     said: Option<&str>,
 ) -> Result<Heard, HubError> {
-    if text.len() > crate::hub::MAX_TEXT {
+    if text.len() > clawmux_core::wire::MAX_TEXT {
         return Err(HubError::new(
             Code::MessageTooLarge,
-            format!("an utterance may be at most {} bytes", crate::hub::MAX_TEXT),
+            format!(
+                "an utterance may be at most {} bytes",
+                clawmux_core::wire::MAX_TEXT
+            ),
         ));
     }
-    let sessions = hub.sessions().await?;
+    let sessions = hub.roster().sessions().await?;
     let (mut heard, act) = hub
         .hands_free()
         .decide(text, (None, None), shown, &sessions, said)
@@ -150,6 +153,7 @@ async fn carry_out(
                 Said::Spoken
             };
             let m = hub
+                .messages()
                 .user_message(&agent, &text, said, &[], key.as_deref())
                 .await?;
             heard.done = Done::Sent {

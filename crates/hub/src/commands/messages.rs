@@ -19,6 +19,7 @@ impl Handle for UserMessage {
     async fn handle(self, hub: &Hub) -> Result<Sent, HubError> {
         let files = hub.attachments().resolve(&self.attachments).await?;
         let m = hub
+            .messages()
             .user_message(
                 &self.session_id,
                 &self.text,
@@ -61,11 +62,12 @@ impl Handle for AttachmentImage {
 
 impl Handle for MarkRead {
     async fn handle(self, hub: &Hub) -> Result<Done, HubError> {
-        hub.mark_read(
-            &self.session_id,
-            &message_id(&self.up_to, Code::BadMessageId)?,
-        )
-        .await?;
+        hub.messages()
+            .mark_read(
+                &self.session_id,
+                &message_id(&self.up_to, Code::BadMessageId)?,
+            )
+            .await?;
         Ok(Done {})
     }
 }

@@ -11,7 +11,7 @@ impl Hub {
     /// Attaches a new viewer of `agent`'s terminal at `size`. Refuses, having started nothing, an agent that
     /// does not exist, one ClawMux did not start and one not running.
     pub async fn open_terminal(&self, agent: &str, size: TermSize) -> Result<Viewer, HubError> {
-        let launch = self.session(agent).await?.launch;
+        let launch = self.roster().session(agent).await?.launch;
         self.terminals().open(agent, launch, size).await
     }
 

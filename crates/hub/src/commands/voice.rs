@@ -98,6 +98,7 @@ impl Hub {
             }
             None => {
                 let m = self
+                    .messages()
                     .user_message(agent, &text, Said::Spoken, &[], Some(&key))
                     .await?;
                 Sent {

@@ -27,6 +27,7 @@ use crate::error::HubError;
 use crate::ui_event::{Request, SessionInfo};
 use answer::{answer, asked_again};
 pub use clawmux_api::hands_free::{Done, Heard};
+use clawmux_core::sync::Locked;
 
 /// What the router carries out for a decision.
 #[derive(Debug, Clone, PartialEq)]
@@ -75,9 +76,7 @@ impl HandsFree {
     }
 
     fn reading(&self) -> std::sync::MutexGuard<'_, Option<Reading>> {
-        self.reading
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.reading.locked()
     }
 
     /// Decides what `text` (as heard) means with the agent `shown` on screen and the agents as `sessions`

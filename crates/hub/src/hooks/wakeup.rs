@@ -8,7 +8,7 @@
 //! Claude Code; `stop` cancels it.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -16,6 +16,7 @@ use tokio::task::AbortHandle;
 
 use crate::agents::Agents;
 use crate::tasks::Tasks;
+use clawmux_core::sync::Locked;
 
 /// The tool.
 pub(crate) const TOOL: &str = "ScheduleWakeup";
@@ -120,7 +121,7 @@ impl Wakeups {
             tracing::debug!(agent, "a ScheduleWakeup that does not read");
             return;
         };
-        let mut due = self.due.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut due = self.due.locked();
         if let Some(earlier) = due.remove(agent) {
             earlier.abort();
         }

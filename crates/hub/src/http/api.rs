@@ -167,14 +167,15 @@ pub(super) async fn send(
     let from = required_session(&headers)?;
     let req: clawmux_api::agent::Send = body_json(body)?;
     Ok(Json(
-        hub.send(
-            &from,
-            &req.to,
-            req.text.as_deref(),
-            req.re.as_deref(),
-            req.client_id.as_deref(),
-        )
-        .await?,
+        hub.messages()
+            .send(
+                &from,
+                &req.to,
+                req.text.as_deref(),
+                req.re.as_deref(),
+                req.client_id.as_deref(),
+            )
+            .await?,
     )
     .into_response())
 }

@@ -101,7 +101,7 @@ async fn replay(hub: &Hub, tx: &mut Tx, mut from: i64) -> Result<i64, &'static s
 /// The feed's start: the agents, then every message after the client's `cursor` (none: from now on).
 /// Returns the last seq sent.
 async fn begin(hub: &Hub, tx: &mut Tx, cursor: Option<&str>) -> Result<i64, &'static str> {
-    let sessions = hub.sessions().await.map_err(|_| "store")?;
+    let sessions = hub.roster().sessions().await.map_err(|_| "store")?;
     send(tx, &UiEvent::SessionList { sessions }).await?;
     let head = hub.store().head().await.map_err(|_| "store")?;
     let last = match cursor.map(MsgId::parse) {
@@ -154,7 +154,7 @@ async fn run(
                 }
                 Err(RecvError::Lagged(_)) => {
                     last = replay(&hub, &mut tx, last).await?;
-                    let sessions = hub.sessions().await.map_err(|_| "store")?;
+                    let sessions = hub.roster().sessions().await.map_err(|_| "store")?;
                     send(&mut tx, &UiEvent::SessionList { sessions }).await?;
                 }
                 Err(RecvError::Closed) => return Ok(()),

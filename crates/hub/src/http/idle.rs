@@ -19,6 +19,7 @@ use std::sync::{Arc, Mutex, Weak};
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
+use clawmux_core::sync::Locked;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::time::{Instant, Sleep};
 
@@ -58,21 +59,14 @@ impl Activity {
     /// Asks the connection to close at its next read, unless it is answering by then.
     fn close(&self) {
         self.closing.store(true, Ordering::SeqCst);
-        let reader = self
-            .reader
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .take();
+        let reader = self.reader.locked().take();
         if let Some(reader) = reader {
             reader.wake();
         }
     }
 
     fn remember_reader(&self, waker: &Waker) {
-        let mut reader = self
-            .reader
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut reader = self.reader.locked();
         if !reader.as_ref().is_some_and(|w| w.will_wake(waker)) {
             *reader = Some(waker.clone());
         }

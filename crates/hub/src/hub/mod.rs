@@ -4,14 +4,9 @@
 //! The hub is the one owner of the store and of each agent's live data (its waiter, its inbox lock). A
 //! `Hub` is a cheap-clone handle; the state behind it is shared by all connections.
 //!
-//! The hub is opened, each feature made once, in `open.rs`; the agents as the UI lists them are in
-//! `sessions.rs`; messages in `messages.rs`.
+//! The hub is opened, each feature made once, in `open.rs`.
 
-mod messages;
 mod open;
-mod sessions;
-
-pub use messages::MAX_TEXT;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU16, Ordering};
@@ -29,6 +24,7 @@ use crate::live::Live;
 use crate::metrics::SharedMetrics;
 use crate::states::States;
 use crate::ui_event::UiEvent;
+use clawmux_core::sync::Locked;
 
 /// How many UI events a slow UI may fall behind before it must resynchronise from the store.
 const UI_BACKLOG: usize = 4096;
@@ -95,6 +91,10 @@ struct Inner {
     between: crate::between::Between,
     /// The shared board.
     board: crate::board::Board,
+    /// Sending and reading messages (`messages.rs`).
+    messages: crate::messages::Messages,
+    /// The agents' rows as clients read them (`roster.rs`).
+    roster: crate::roster::Roster,
     /// The leads.
     leads: crate::lead::Leads,
     /// What the features found for the state machine, until `serve` takes it to record it.
@@ -105,9 +105,7 @@ struct Inner {
 
 /// What a slot held, taken out once (a channel's receiving half, for the task that serves it).
 fn take_once<T>(slot: &Mutex<Option<T>>) -> Option<T> {
-    slot.lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .take()
+    slot.locked().take()
 }
 
 impl Hub {
@@ -212,6 +210,16 @@ impl Hub {
     /// The shared board.
     pub fn board(&self) -> &crate::board::Board {
         &self.inner.board
+    }
+
+    /// Sending and reading messages.
+    pub fn messages(&self) -> &crate::messages::Messages {
+        &self.inner.messages
+    }
+
+    /// The agents' rows as clients read them.
+    pub fn roster(&self) -> &crate::roster::Roster {
+        &self.inner.roster
     }
 
     /// What passes between agents: the rules of a send, the asks' answers, the threads.

@@ -150,6 +150,14 @@ impl Hub {
             tasks.clone(),
         );
         let board = crate::board::Board::new(states.clone(), inbox.clone(), worktrees.clone());
+        let messages =
+            crate::messages::Messages::new(states.clone(), inbox.clone(), between.clone());
+        let roster = crate::roster::Roster::new(
+            states.clone(),
+            worktrees.clone(),
+            usage.clone(),
+            data_dir.to_owned(),
+        );
         let options = Arc::new(options);
         let port = Arc::new(AtomicU16::new(0));
         let tmux = Tmux::new(options.tmux.clone(), data_dir);
@@ -207,6 +215,8 @@ impl Hub {
                 requests,
                 between,
                 board,
+                messages,
+                roster,
                 leads,
                 found: Mutex::new(Some(found)),
                 errands: Mutex::new(Some(errands_in)),

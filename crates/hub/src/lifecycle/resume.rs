@@ -17,6 +17,7 @@ use super::launch::Begin;
 use super::Lifecycle;
 use crate::error::HubError;
 pub use clawmux_api::lifecycle::Preferences;
+use clawmux_core::sync::Locked;
 
 /// The preferences' file, in the data folder.
 const PREFERENCES: &str = "preferences.json";
@@ -59,10 +60,7 @@ pub(super) fn load_preferences(data_dir: &Path) -> Preferences {
 impl Lifecycle {
     /// The preferences, as saved.
     pub fn preferences(&self) -> Preferences {
-        *self
-            .preferences
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        *self.preferences.locked()
     }
 
     /// Saves the preferences (0600, written off the async runtime), then keeps them.
@@ -76,10 +74,7 @@ impl Lifecycle {
             .map_err(|e| {
                 HubError::new(Code::Internal, format!("cannot save {PREFERENCES}: {e}"))
             })?;
-        *self
-            .preferences
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = preferences;
+        *self.preferences.locked() = preferences;
         Ok(preferences)
     }
 
@@ -90,10 +85,7 @@ impl Lifecycle {
             return;
         }
         if !self.preferences().resume_agents {
-            self.interrupted
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .extend(agents);
+            self.interrupted.locked().extend(agents);
             return;
         }
         let lifecycle = self.clone();
@@ -104,12 +96,7 @@ impl Lifecycle {
     /// `clawmux resume --all`: resumes the agents found interrupted at this start and not resumed since,
     /// one every [`STAGGER`]; answers which.
     pub fn resume_interrupted(&self) -> Vec<String> {
-        let agents: Vec<(String, bool)> = std::mem::take(
-            &mut *self
-                .interrupted
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner),
-        );
+        let agents: Vec<(String, bool)> = std::mem::take(&mut *self.interrupted.locked());
         let names = agents.iter().map(|(name, _)| name.clone()).collect();
         let lifecycle = self.clone();
         self.tasks

@@ -8,6 +8,7 @@ use clawmux_core::State;
 use tokio::sync::{watch, Notify};
 
 use super::pulse::Pulse;
+use clawmux_core::sync::Locked;
 
 /// One agent's run.
 pub(crate) struct Running {
@@ -43,20 +44,14 @@ impl Running {
     }
 
     pub(crate) fn process(&self) -> MutexGuard<'_, Option<u32>> {
-        self.process
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.process.locked()
     }
 
     pub(crate) fn problem(&self) -> MutexGuard<'_, Option<String>> {
-        self.problem
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.problem.locked()
     }
 
     pub(crate) fn last_screen(&self) -> MutexGuard<'_, Option<String>> {
-        self.last_screen
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.last_screen.locked()
     }
 }

@@ -15,7 +15,7 @@ pub mod terminal;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use clawmux_api::commands::{Command, Request};
@@ -29,6 +29,7 @@ pub use clawmux_core::status::AgentStatus;
 
 use crate::ui_event::UiEvent;
 pub use clawmux_api::machines::MachineInfo;
+use clawmux_core::sync::Locked;
 use link::{Link, LinkError};
 use list::{MachineList, MachinesError};
 
@@ -59,7 +60,7 @@ struct Seen {
 
 impl Remote {
     fn seen(&self) -> MutexGuard<'_, Seen> {
-        self.seen.lock().unwrap_or_else(PoisonError::into_inner)
+        self.seen.locked()
     }
 
     /// No longer followed: its relay ends (and its ssh with it).
@@ -138,10 +139,7 @@ impl Machines {
     }
 
     fn remotes(&self) -> MutexGuard<'_, BTreeMap<MachineName, Arc<Remote>>> {
-        self.inner
-            .remotes
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        self.inner.remotes.locked()
     }
 
     /// Follows every machine of the list (a list that cannot be read is logged and left alone).

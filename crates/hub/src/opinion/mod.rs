@@ -28,6 +28,7 @@ use tokio::time::Instant;
 use crate::clock::now;
 use crate::found::{Finds, Found};
 use crate::ui_event::UiEvent;
+use clawmux_core::sync::Locked;
 pub(crate) use judge::{Due, Judge, Opinions};
 
 /// One session file, as much of it as the rule needs.
@@ -238,9 +239,7 @@ impl SecondOpinion {
     }
 
     fn judge(&self) -> std::sync::MutexGuard<'_, Judge> {
-        self.opinions
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.opinions.locked()
     }
 }
 

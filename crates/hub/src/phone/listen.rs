@@ -3,11 +3,11 @@
 //! on, each change numbered), and the transport's report of how it went, which a change waits for a moment
 //! so that the user hears at once whether the address could be listened on.
 
-use std::sync::PoisonError;
 use std::time::Duration;
 
 use super::{failed, Listening, Phone, PhoneAddress, PhoneStatus};
 use crate::error::HubError;
+use clawmux_core::sync::Locked;
 
 /// Where the hub should listen for phones beyond loopback: the address, while phones are on; each
 /// change numbered, so that whoever changed it can wait for the transport's report on it.
@@ -24,7 +24,7 @@ const LISTEN_REPORT: Duration = Duration::from_secs(5);
 
 impl Phone {
     pub(super) fn address(&self) -> std::sync::MutexGuard<'_, Option<PhoneAddress>> {
-        self.address.lock().unwrap_or_else(PoisonError::into_inner)
+        self.address.locked()
     }
 
     /// Sets (or with `None` clears) where the hub listens for phones itself, and, while phones are on,

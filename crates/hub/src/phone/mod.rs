@@ -15,6 +15,8 @@
 //! TLS (`tls.rs`): this type says where it is wanted (`wanted`), and the transport that serves it
 //! (`http/phones.rs`, which sees the whole hub) reports back how it went (`report`).
 
+use clawmux_core::sync::Locked;
+
 pub mod access;
 pub use clawmux_api::phone::address;
 mod listen;
@@ -26,7 +28,7 @@ pub mod tls;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU16, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use clawmux_core::http1::constant_time_eq;
@@ -166,7 +168,7 @@ impl Phone {
     }
 
     fn codes(&self) -> std::sync::MutexGuard<'_, HashMap<String, Millis>> {
-        self.codes.lock().unwrap_or_else(PoisonError::into_inner)
+        self.codes.locked()
     }
 
     fn changed(&self) {
@@ -244,7 +246,7 @@ impl Phone {
             return None;
         }
         let note = {
-            let mut noted = self.noted.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut noted = self.noted.locked();
             let due = noted
                 .get(&row.id)
                 .is_none_or(|last| at >= last.after(USE_NOTED_EVERY));

@@ -16,6 +16,7 @@ use std::io::{Read, Write};
 use std::path::Path;
 use std::sync::{mpsc as std_mpsc, Arc, Mutex, PoisonError};
 
+use clawmux_core::sync::Locked;
 use clawmux_core::wire::TermSize;
 use portable_pty::{ChildKiller, CommandBuilder, MasterPty, PtySize};
 use tokio::sync::mpsc;
@@ -115,7 +116,7 @@ impl Viewer {
                 read_all(reader, &out_tx);
                 // Reaps the client, whichever way it ended; only then may the writer go (see above).
                 let _ = child.wait();
-                drop(kept.lock().unwrap_or_else(PoisonError::into_inner).take());
+                drop(kept.locked().take());
             })?;
         let (input, in_rx) = std_mpsc::channel::<Vec<u8>>();
         std::thread::Builder::new()
@@ -174,8 +175,7 @@ impl ViewerControl {
     pub fn resize(&self, size: TermSize) -> std::io::Result<()> {
         self.inner
             .master
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+            .locked()
             .resize(pty_size(size))
             .map_err(std::io::Error::other)
     }
@@ -199,7 +199,7 @@ fn read_all(mut reader: Box<dyn Read + Send>, out: &mpsc::Sender<Vec<u8>>) {
 
 fn write_all(writer: &Writer, input: &std_mpsc::Receiver<Vec<u8>>) {
     while let Ok(bytes) = input.recv() {
-        let mut slot = writer.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut slot = writer.locked();
         let Some(w) = slot.as_mut() else { return };
         if w.write_all(&bytes).and_then(|()| w.flush()).is_err() {
             return;

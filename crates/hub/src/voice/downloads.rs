@@ -8,7 +8,7 @@ use std::fmt::Display;
 use std::hash::Hash;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use clawmux_core::wire::Code;
@@ -16,6 +16,7 @@ use clawmux_voice::local::{self, ModelFile, Progress, Timeouts};
 
 use crate::error::HubError;
 pub use crate::ui_event::DownloadState;
+use clawmux_core::sync::Locked;
 
 /// How often a download's progress is told, at most.
 const PROGRESS_EVERY: Duration = Duration::from_millis(250);
@@ -51,11 +52,11 @@ impl<K> Default for Downloads<K> {
 
 impl<K: Copy + Eq + Hash + Display + Send + 'static> Downloads<K> {
     fn current(&self) -> MutexGuard<'_, Option<(K, Arc<AtomicBool>)>> {
-        self.current.lock().unwrap_or_else(PoisonError::into_inner)
+        self.current.locked()
     }
 
     fn failures(&self) -> MutexGuard<'_, HashMap<K, String>> {
-        self.failures.lock().unwrap_or_else(PoisonError::into_inner)
+        self.failures.locked()
     }
 
     /// What is being downloaded now.

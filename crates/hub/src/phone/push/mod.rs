@@ -32,6 +32,7 @@ pub use rule::PushRule;
 
 use super::PhoneId;
 use crate::error::HubError;
+use clawmux_core::sync::Locked;
 
 /// How long a window's "the user is here" lasts unless said again.
 pub const PRESENT_FOR: Duration = Duration::from_secs(90);
@@ -146,10 +147,7 @@ impl Push {
 
     /// Who runs the hub, as pushes name it (none set: the placeholder is named).
     pub fn contact(&self) -> Option<contact::Contact> {
-        self.contact
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone()
+        self.contact.locked().clone()
     }
 
     /// Names `contact` (none: the placeholder) in the pushes from now on.
@@ -158,10 +156,7 @@ impl Push {
             .set_push_contact(contact.as_ref().map(contact::Contact::as_str))
             .await
             .map_err(|e| HubError::new(Code::Internal, e.to_string()))?;
-        *self
-            .contact
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = contact;
+        *self.contact.locked() = contact;
         Ok(())
     }
 

@@ -1,17 +1,39 @@
-//! Messages: storing one, broadcasting it in seq order, and telling the agent's inbox.
+//! Messages: the user's to an agent, an agent's `clawmux send` (to the user here, to another agent through
+//! `between`), and marking a conversation read. Each is stored, broadcast in seq order, and handed to the
+//! agent's inbox by the features it is made with.
 
 use clawmux_api::commands::Sent;
 use clawmux_core::wire::{Attachment, Code, Kind, Message, MsgId, Said};
 use clawmux_store::NewMessage;
 use sha2::{Digest, Sha256};
 
-use super::Hub;
 use crate::clock::now;
 use crate::error::HubError;
+use crate::states::States;
 
-pub use clawmux_core::wire::MAX_TEXT;
+/// Sending and reading messages.
+#[derive(Clone)]
+pub struct Messages {
+    states: States,
+    inbox: crate::inbox::Inbox,
+    between: crate::between::Between,
+}
 
-impl Hub {
+impl Messages {
+    /// Messages through `states` (stored and broadcast), handed over by `inbox`, to other agents by
+    /// `between`'s rules.
+    pub(crate) fn new(
+        states: States,
+        inbox: crate::inbox::Inbox,
+        between: crate::between::Between,
+    ) -> Messages {
+        Messages {
+            states,
+            inbox,
+            between,
+        }
+    }
+
     /// The user's message to an agent (typed, or transcribed speech, as `said`), with the files kept for it
     /// (`attachments`; the text may then be empty). `client_key` makes a retried send store nothing new.
     pub async fn user_message(
@@ -25,9 +47,9 @@ impl Hub {
         if files.is_empty() || !text.is_empty() {
             crate::between::words(text)?;
         }
-        self.live(agent)?;
+        self.states.live(agent)?;
         let key = client_key.map(|k| format!("user:{agent}:{k}"));
-        self.inbox()
+        self.inbox
             .deliver(&NewMessage {
                 voice: said.spoken(),
                 aloud: said.aloud(),
@@ -50,7 +72,7 @@ impl Hub {
         re: Option<&str>,
         client_key: Option<&str>,
     ) -> Result<Sent, HubError> {
-        let sender = self.inner.store.agent(from).await?;
+        let sender = self.states.store().agent(from).await?;
         let parent = re
             .map(|r| MsgId::parse(r).map_err(|e| HubError::new(Code::BadMessageId, e.to_string())))
             .transpose()?;
@@ -68,18 +90,18 @@ impl Hub {
         if to != "user" {
             crate::between::words(text)?;
             return self
-                .between()
+                .between
                 .send(from, to, text, parent.as_ref(), &key)
                 .await;
         }
-        to_user(self.states(), from, text, parent.as_ref(), &key).await
+        to_user(&self.states, from, text, parent.as_ref(), &key).await
     }
 
     /// Marks `agent`'s conversation read up to message `up_to`.
     pub async fn mark_read(&self, agent: &str, up_to: &MsgId) -> Result<(), HubError> {
         let m = self
-            .inner
-            .store
+            .states
+            .store()
             .message(up_to)
             .await?
             .filter(|m| m.agent == agent)
@@ -89,7 +111,7 @@ impl Hub {
                     format!("no message {up_to} in {agent}"),
                 )
             })?;
-        self.inner.store.mark_read(agent, m.seq).await?;
+        self.states.store().mark_read(agent, m.seq).await?;
         Ok(())
     }
 }

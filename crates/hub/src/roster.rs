@@ -1,19 +1,44 @@
 //! The agents as the UI lists them (each row joined with what the features know of it: its worktree's
 //! overlaps, its usage, its open request), and registering one by hand.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use super::Hub;
 use crate::clock::now;
 use crate::error::HubError;
 use crate::lifecycle::launch::Launch;
+use crate::states::States;
 use crate::ui_event::{Needs, SessionInfo, UiEvent};
 
-impl Hub {
+/// The agents' rows as clients read them.
+#[derive(Clone)]
+pub struct Roster {
+    states: States,
+    worktrees: crate::worktree::Worktrees,
+    usage: crate::usage::Usage,
+    data_dir: PathBuf,
+}
+
+impl Roster {
+    /// The rows of `states`' agents, joined with what `worktrees` and `usage` know; a new agent's folder
+    /// is by default under `data_dir`.
+    pub(crate) fn new(
+        states: States,
+        worktrees: crate::worktree::Worktrees,
+        usage: crate::usage::Usage,
+        data_dir: PathBuf,
+    ) -> Roster {
+        Roster {
+            states,
+            worktrees,
+            usage,
+            data_dir,
+        }
+    }
+
     /// Every agent as the sidebar shows it.
     pub async fn sessions(&self) -> Result<Vec<SessionInfo>, HubError> {
         let mut out = Vec::new();
-        for row in self.inner.store.agents().await? {
+        for row in self.states.store().agents().await? {
             out.push(self.info(&row).await?);
         }
         Ok(out)
@@ -21,21 +46,21 @@ impl Hub {
 
     /// One agent as the sidebar shows it.
     pub async fn session(&self, agent: &str) -> Result<SessionInfo, HubError> {
-        self.info(&self.inner.store.agent(agent).await?).await
+        self.info(&self.states.store().agent(agent).await?).await
     }
 
     async fn info(&self, row: &clawmux_store::AgentRow) -> Result<SessionInfo, HubError> {
-        let unread = self.inner.store.unread(&row.name).await?;
+        let unread = self.states.store().unread(&row.name).await?;
         let launch = row
             .launch
             .as_deref()
             .and_then(|l| serde_json::from_str::<Launch>(l).ok());
-        let live = self.live(&row.name).ok();
+        let live = self.states.live(&row.name).ok();
         let problem = live.as_ref().and_then(|l| l.run.problem().clone());
         let mut info = SessionInfo::new(&row.name, &row.work_dir, &row.snapshot, unread)
             .with_launch(launch.as_ref().map(Launch::kind), problem);
-        info.overlaps = self.inner.worktrees.overlaps(&row.name);
-        info.usage = self.inner.usage.of_agent(&row.name).map(Box::new);
+        info.overlaps = self.worktrees.overlaps(&row.name);
+        info.usage = self.usage.of_agent(&row.name).map(Box::new);
         // A worktree removed (`clawmux worktree remove`) has no changes to show.
         info.branch = launch
             .and_then(|l| l.worktree)
@@ -56,18 +81,18 @@ impl Hub {
         work_dir: Option<&Path>,
     ) -> Result<SessionInfo, HubError> {
         // A good name no agent has, and a usable work folder (given, or the default one).
-        let (work_dir, work_str) = crate::work_dir::check_new(
-            self.inner.states.agents(),
-            &self.inner.data_dir,
-            name,
-            work_dir,
-        )?;
+        let (work_dir, work_str) =
+            crate::work_dir::check_new(self.states.agents(), &self.data_dir, name, work_dir)?;
         std::fs::create_dir_all(&work_dir)
             .map_err(|e| crate::work_dir::cannot_create(&work_dir, &e))?;
-        let row = self.inner.store.add_agent(name, &work_str, now()).await?;
-        self.states().insert_live(name, work_dir);
+        let row = self
+            .states
+            .store()
+            .add_agent(name, &work_str, now())
+            .await?;
+        self.states.insert_live(name, work_dir);
         let info = SessionInfo::new(&row.name, &row.work_dir, &row.snapshot, 0);
-        self.states().broadcast(UiEvent::SessionSpawned {
+        self.states.broadcast(UiEvent::SessionSpawned {
             session: info.clone(),
         });
         Ok(info)
