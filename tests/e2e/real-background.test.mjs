@@ -6,9 +6,9 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startHub } from './harness.mjs';
+import { openBrowser, openUi, startHub } from './harness.mjs';
 import { bash, claudeBinary, claudeEnv, prepareHome, spawnSky, startModel } from './real-claude.mjs';
 
 /** Runs `body(hub, ev)` with agent `sky` the real CLI talking to the scripted model `rules` (a model that
@@ -27,18 +27,30 @@ async function withSky(rules, body) {
   }
 }
 
+/** Waits until the element `selector` of `page` says exactly `text`. */
+async function says(page, selector, text) {
+  try {
+    await page.waitForFunction(([sel, want]) => document.querySelector(sel)?.textContent === want, [selector, text], { timeout: 10000 });
+  } catch {
+    assert.equal(await page.textContent(selector), text, selector);
+  }
+}
+
 /** Sends the user's `text` to sky and waits for its answer `answer` (the model is back in its wait then). */
 async function ask(hub, ev, text, answer) {
   const m = ev.mark();
   await hub.api('POST', '/api/sessions/sky/messages', { text });
-  await ev.event('assistant_text', 'sky', m, (e) => e.text === answer, 60000);
+  return ev.event('assistant_text', 'sky', m, (e) => e.text === answer, 60000);
 }
 
-test('background work that ends while the agent waits reaches its model at once, and it waits again', async () => {
+test('background work that ends while the agent waits reaches its model at once, and it waits again; the sidebar says it runs', async () => {
   let told = null;
+  let go = null;
   await withSky(({ last }) => {
     if (/\[MSG id:msg-[0-9a-f]{8} from:user\] start the job/.test(last)) {
-      return { tool: { name: 'Bash', input: { command: 'sleep 2; echo BGDONE', description: 'the slow job', run_in_background: true } } };
+      // The job runs until the test lets it end, once it has seen the sidebar say so.
+      const command = `while [ ! -e '${go}' ]; do sleep 0.1; done; echo BGDONE`;
+      return { tool: { name: 'Bash', input: { command, description: 'the slow job', run_in_background: true } } };
     }
     if (/Command running in background/.test(last)) return bash(`clawmux send --to user 'started'`, 'answer');
     if (/Claude Code has something for you/.test(last) && told === null) {
@@ -47,19 +59,40 @@ test('background work that ends while the agent waits reaches its model at once,
     }
     return null;
   }, async (hub, ev) => {
-    await ask(hub, ev, 'start the job', 'started');
-    // Back in its wait before the job ends: the notice has to end the wait.
-    const m = ev.mark();
-    const done = await ev.event('assistant_text', 'sky', m, (e) => e.text === 'the job is done', 60000);
-    assert.match(told.last, /\[CLAWMUX\] Claude Code has something for you: Background command "the slow job" completed/);
-    // Claude Code's own notice came with the wait's result.
-    assert.match(told.last, /automated background-task event[\s\S]*the slow job/);
-    // The job's last write (its output file) is when it ended.
-    const output = /(\/tmp\/claude-[^\s]+\.output)/.exec(told.last)?.[1];
-    assert.match(readFileSync(output, 'utf8'), /^BGDONE/);
-    console.log(`background job end to the model, while it waited: ${Math.round(told.at - statSync(output).mtimeMs)} ms`);
-    // And it waits again.
-    await ev.state('sky', 'idle', ev.seen.indexOf(done), 60000);
+    go = join(hub.dir, 'go');
+    const browser = await openBrowser();
+    try {
+      const { page, errors } = await openUi(browser, hub);
+      const before = ev.mark();
+      const started = await ask(hub, ev, 'start the job', 'started');
+      // Idle in its wait, with its job running: the row, the event and the sidebar say so.
+      await ev.event('background', 'sky', before, (e) => e.running === 1, 60000);
+      await ev.state('sky', 'idle', ev.seen.indexOf(started), 60000);
+      const row = (await hub.api('GET', '/api/sessions')).find((s) => s.session_id === 'sky');
+      assert.equal(row.background, 1);
+      const item = '#agents [data-agent="sky"]';
+      await says(page, `${item} .label`, 'Idle, work in the background');
+      await says(page, `${item} .background`, '1 task running in the background');
+      // Back in its wait before the job ends: the notice has to end the wait.
+      const m = ev.mark();
+      writeFileSync(go, '');
+      const done = await ev.event('assistant_text', 'sky', m, (e) => e.text === 'the job is done', 60000);
+      assert.match(told.last, /\[CLAWMUX\] Claude Code has something for you: Background command "the slow job" completed/);
+      // Claude Code's own notice came with the wait's result.
+      assert.match(told.last, /automated background-task event[\s\S]*the slow job/);
+      // The job's last write (its output file) is when it ended.
+      const output = /(\/tmp\/claude-[^\s]+\.output)/.exec(told.last)?.[1];
+      assert.match(readFileSync(output, 'utf8'), /^BGDONE/);
+      console.log(`background job end to the model, while it waited: ${Math.round(told.at - statSync(output).mtimeMs)} ms`);
+      // And it waits again, with nothing in the background.
+      await ev.state('sky', 'idle', ev.seen.indexOf(done), 60000);
+      await ev.event('background', 'sky', m, (e) => e.running === 0, 60000);
+      await says(page, `${item} .label`, 'Idle');
+      await says(page, `${item} .background`, '');
+      assert.deepEqual(errors, []);
+    } finally {
+      await browser.close();
+    }
   });
 });
 

@@ -141,9 +141,18 @@ function fatal(message) {
   $('fatal').hidden = false;
 }
 
+/** The events that change one part of an agent's row: that part, from the event. */
+const ROW_EVENTS = {
+  [UiEvent.SESSION_PROBLEM]: (e) => ({ session_id: e.session_id, problem: e.problem }),
+  [UiEvent.FORECAST]: (e) => ({ session_id: e.session_id, overlaps: e.overlaps }),
+  [UiEvent.BACKGROUND]: (e) => ({ session_id: e.session_id, background: e.running }),
+  [UiEvent.USAGE]: (e) => ({ session_id: e.usage.session_id, usage: e.usage }),
+};
+
 function onEvent(e) {
   if (MESSAGE_EVENTS.has(e.type)) return onMessage(e);
   panels.route(e);
+  if (Object.hasOwn(ROW_EVENTS, e.type)) return upsertSession(ROW_EVENTS[e.type](e));
   switch (e.type) {
     case UiEvent.MACHINE_LINK:
       sidebar.machine({ name: e.machine, up: e.up, last_seen: e.last_seen, error: e.error });
@@ -152,7 +161,7 @@ function onEvent(e) {
       break;
     case UiEvent.SESSION_LIST:
       // A row says its conflict forecast only when there is one.
-      for (const s of e.sessions) upsertSession({ overlaps: [], ...s });
+      for (const s of e.sessions) upsertSession({ overlaps: [], background: 0, ...s });
       if (!current && e.sessions.length) select(e.sessions[0].session_id, { open: false });
       welcome();
       break;
@@ -166,19 +175,10 @@ function onEvent(e) {
     case UiEvent.SESSION_STATUS:
       upsertSession({ session_id: e.session_id, state: e.state, activity: e.activity, needs: e.needs ?? null });
       break;
-    case UiEvent.SESSION_PROBLEM:
-      upsertSession({ session_id: e.session_id, problem: e.problem });
-      break;
     case UiEvent.RESET:
       // We may have missed messages (an unknown cursor, or the window fell behind): every open
       // conversation takes its latest page again; the store and the views ignore what they already have.
       for (const conv of conversations.values()) loadLatest(conv);
-      break;
-    case UiEvent.FORECAST:
-      upsertSession({ session_id: e.session_id, overlaps: e.overlaps });
-      break;
-    case UiEvent.USAGE:
-      upsertSession({ session_id: e.usage.session_id, usage: e.usage });
       break;
     case UiEvent.LIMITS:
       showLimits(e.account);

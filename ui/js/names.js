@@ -188,6 +188,7 @@ export const UiEvent = Object.freeze({
   SESSION_PROBLEM: 'session_problem',
   CHANGES: 'changes',
   FORECAST: 'forecast',
+  BACKGROUND: 'background',
   USAGE: 'usage',
   LIMITS: 'limits',
   SEARCH_INDEX: 'search_index',

@@ -13,6 +13,21 @@ function needLabel(need) {
   return need === Need.RATE_LIMITED ? 'Rate-limited' : 'Needs you';
 }
 
+/** The indicator's word for an agent's item: its need, else its state, an idle agent's work in the
+ * background said. */
+function label(item) {
+  const idle = item.dataset.state === State.IDLE;
+  return needLabel(item.dataset.needs)
+    ?? (idle && item.dataset.background ? 'Idle, work in the background' : indicator(item.dataset.state)[1]);
+}
+
+/** What runs in the background, while the agent is there to have it. */
+function backgroundLine(item) {
+  const n = Number(item.dataset.background ?? 0);
+  if (!n || item.dataset.state === State.DEAD) return '';
+  return n === 1 ? '1 task running in the background' : `${n} tasks running in the background`;
+}
+
 /** The sidebar indicator for a hub state: [css class, label]. */
 export function indicator(state) {
   switch (state) {
@@ -81,7 +96,7 @@ export class Sidebar {
     const item = document.createElement('li');
     item.className = 'agent';
     item.dataset.agent = agent;
-    item.innerHTML = '<span class="dot"></span><span class="name"></span><span class="unread"></span><span class="label"></span><span class="activity"></span><span class="needs"></span><span class="overlap"></span><span class="usage"></span><span class="problem"></span>';
+    item.innerHTML = '<span class="dot"></span><span class="name"></span><span class="unread"></span><span class="label"></span><span class="activity"></span><span class="needs"></span><span class="overlap"></span><span class="usage"></span><span class="background"></span><span class="problem"></span>';
     const { name, machine } = split(agent);
     item.querySelector('.name').textContent = name;
     if (machine) {
@@ -117,8 +132,13 @@ export class Sidebar {
       else delete item.dataset.needs;
       item.querySelector('.needs').textContent = session.needs ? session.needs.reason : '';
     }
-    if (session.state || session.needs !== undefined) {
-      item.querySelector('.label').textContent = needLabel(item.dataset.needs) ?? indicator(item.dataset.state)[1];
+    if (session.background !== undefined) {
+      if (session.background > 0) item.dataset.background = String(session.background);
+      else delete item.dataset.background;
+    }
+    if (session.state || session.needs !== undefined || session.background !== undefined) {
+      item.querySelector('.label').textContent = label(item);
+      item.querySelector('.background').textContent = backgroundLine(item);
     }
     if (session.activity !== undefined) item.querySelector('.activity').textContent = session.activity;
     if (session.launch !== undefined) {

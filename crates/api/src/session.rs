@@ -93,6 +93,13 @@ pub struct SessionInfo {
     /// What it costs and how full its context is, once its status line reported (`usage/`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<Box<AgentUsage>>,
+    /// Its tasks running in the background (Claude Code's, from its transcript).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub background: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// "Needs you" as clients see it: what for, and the request the app can answer, if one is open.
@@ -155,6 +162,7 @@ impl SessionInfo {
             branch: None,
             overlaps: Vec::new(),
             usage: None,
+            background: 0,
         }
     }
 

@@ -153,6 +153,14 @@ pub enum UiEvent {
         /// With each other agent.
         overlaps: Vec<Overlap>,
     },
+    /// How many of an agent's tasks run in the background (commands Claude Code runs for it, their end
+    /// told to the model even while it waits): the sidebar shows an idle agent with work running.
+    Background {
+        /// The agent.
+        session_id: String,
+        /// The tasks running (0: none now).
+        running: u32,
+    },
     /// An agent's figures moved: its context, tokens, cost, or whether it is rate-limited.
     Usage {
         /// The figures.
@@ -260,6 +268,7 @@ impl UiEvent {
             | UiEvent::VoiceDownload { .. }
             | UiEvent::Changes { .. }
             | UiEvent::Forecast { .. }
+            | UiEvent::Background { .. }
             | UiEvent::Usage { .. }
             | UiEvent::Limits { .. }
             | UiEvent::SearchIndex { .. }

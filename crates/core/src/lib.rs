@@ -7,6 +7,7 @@
 
 pub mod activity;
 pub mod attention;
+pub mod background;
 pub mod between;
 pub mod board;
 pub mod changes;

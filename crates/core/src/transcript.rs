@@ -10,6 +10,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::background::Background;
 use crate::time::Millis;
 
 /// What a transcript line tells the state machine.
@@ -54,6 +55,8 @@ pub struct Line {
     /// task's end, a monitor's lines; not a wake-up, which it fires only at its prompt), in one printable line. Claude Code hands it over only
     /// when the tool call under way ends: an agent inside `clawmux wait` would never get it.
     pub queued: Option<String>,
+    /// What it says of work in the background (a task started or ended: `background.rs`).
+    pub background: Option<Background>,
 }
 
 /// Why a line could not be read.
@@ -146,6 +149,11 @@ pub fn parse_line(line: &[u8]) -> Result<Line, TranscriptError> {
     let queued = (kind == "queue-operation"
         && v.get("operation").and_then(Value::as_str) == Some("enqueue"))
     .then(|| queued(&text_of(v.get("content"))));
+    let background = match kind {
+        "user" => crate::background::of_line(&v, &text_of(content)),
+        "queue-operation" => crate::background::of_line(&v, &text_of(v.get("content"))),
+        _ => None,
+    };
     let usage = (kind == "assistant")
         .then(|| v.get("message").and_then(crate::usage::Used::of_message))
         .flatten();
@@ -159,6 +167,7 @@ pub fn parse_line(line: &[u8]) -> Result<Line, TranscriptError> {
         },
         usage,
         queued,
+        background,
     })
 }
 
@@ -282,113 +291,4 @@ pub fn parse_time(text: &str) -> Option<Millis> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn line(s: &str) -> Line {
-        parse_line(s.as_bytes()).unwrap()
-    }
-
-    #[test]
-    fn interrupts_and_rejections() {
-        let esc = line(
-            r#"{"type":"user","timestamp":"2026-11-22T05:53:13.123Z","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user]"}]}}"#,
-        );
-        assert_eq!(esc.entries, vec![Entry::Interrupted]);
-        assert_eq!(esc.at, Some(Millis(1_795_326_793_123)));
-        let typed = line(
-            r#"{"type":"user","message":{"content":"[Request interrupted by user for tool use]"}}"#,
-        );
-        assert_eq!(typed.entries, vec![Entry::Interrupted]);
-        let rejected = line(
-            r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"toolu_9","is_error":true,"content":"The user doesn't want to proceed with this tool use. The tool use was rejected"}]},"toolUseResult":"User rejected tool use"}"#,
-        );
-        assert_eq!(
-            rejected.entries,
-            vec![Entry::ToolResult {
-                tool_use_id: "toolu_9".into(),
-                rejected: true
-            }]
-        );
-        let ok = line(
-            r#"{"type":"user","isSidechain":true,"message":{"content":[{"type":"tool_result","tool_use_id":"a","content":[{"type":"text","text":"fine"}]},{"type":"tool_result","tool_use_id":"b"}]}}"#,
-        );
-        assert!(ok.sidechain);
-        assert_eq!(ok.entries.len(), 2);
-        assert_eq!(ok.summary, "user: tool_result a, tool_result b");
-    }
-
-    /// As 2.1.330 writes them: a background command's end queued while the agent sat in a tool call.
-    #[test]
-    fn what_claude_code_queues_is_read_in_one_printable_line() {
-        let ended = line(
-            r#"{"type":"queue-operation","operation":"enqueue","timestamp":"2026-11-28T00:26:59.921Z","sessionId":"32e","content":"<task-notification>\n<task-id>byj2bji0l</task-id>\n<status>completed</status>\n<summary>Background command \"bg job\" completed (exit code 0)</summary>\n</task-notification>"}"#,
-        );
-        assert_eq!(
-            ended.queued.as_deref(),
-            Some(r#"Background command "bg job" completed (exit code 0)"#)
-        );
-        assert!(ended.entries.is_empty() && ended.at.is_some());
-        let typed = line(
-            r#"{"type":"queue-operation","operation":"enqueue","content":"\u001b]0;evil\u0007\n  also look at the logs\nplease"}"#,
-        );
-        assert_eq!(typed.queued.as_deref(), Some("]0;evil"));
-        for not_queued in [
-            r#"{"type":"queue-operation","operation":"dequeue"}"#,
-            r#"{"type":"queue-operation","operation":"remove","content":"x"}"#,
-            r#"{"type":"user","message":{"content":"<task-notification>"}}"#,
-        ] {
-            assert_eq!(line(not_queued).queued, None, "{not_queued}");
-        }
-        let empty = line(r#"{"type":"queue-operation","operation":"enqueue"}"#);
-        assert_eq!(
-            empty.queued.as_deref(),
-            Some("something Claude Code queued")
-        );
-    }
-
-    #[test]
-    fn summaries_of_other_lines() {
-        let a = line(
-            r#"{"type":"assistant","message":{"content":[{"type":"text","text":"On it"},{"type":"tool_use","id":"toolu_1","name":"Bash","input":{}}]}}"#,
-        );
-        assert!(a.entries.is_empty());
-        assert_eq!(a.summary, "assistant: \"On it\", tool_use Bash toolu_1");
-        assert_eq!(
-            line(r#"{"type":"system","subtype":"compact_boundary"}"#).summary,
-            "system: compact_boundary"
-        );
-        assert_eq!(
-            line(r#"{"type":"user","message":{"content":"fix\nit"}}"#).summary,
-            "user: \"fix it\""
-        );
-    }
-
-    #[test]
-    fn lines_wait_for_their_newline_and_huge_ones_are_skipped() {
-        let mut l = Lines::default();
-        assert!(l.feed(b"{\"a\":").is_empty());
-        assert_eq!(l.pending(), 5);
-        assert_eq!(
-            l.feed(b"1}\n\n{\"b\"}\n{\"c"),
-            vec![b"{\"a\":1}".to_vec(), b"{\"b\"}".to_vec()]
-        );
-        assert_eq!(l.feed(b"\"}\n"), vec![b"{\"c\"}".to_vec()]);
-        let huge = vec![b'x'; MAX_LINE + 1];
-        assert!(l.feed(&huge).is_empty());
-        assert_eq!(l.pending(), 0);
-        assert!(l.feed(b"yyy").is_empty());
-        assert_eq!(l.feed(b"\nok\n"), vec![b"ok".to_vec()]);
-    }
-
-    #[test]
-    fn bad_lines_are_errors() {
-        assert!(matches!(
-            parse_line(b"{half"),
-            Err(TranscriptError::NotJson(_))
-        ));
-        assert_eq!(parse_line(b"[1]"), Err(TranscriptError::NoType));
-        assert_eq!(parse_line(br#"{"type":3}"#), Err(TranscriptError::NoType));
-        assert_eq!(line(r#"{"type":"user","timestamp":"yesterday"}"#).at, None);
-    }
-}
+mod tests;

@@ -5,7 +5,8 @@
 //!   slot and its ordering lock, the hand-over flags.
 //! - [`Running`] (`lifecycle/running.rs`): the process, its end, its sign of life, its problem.
 //! - [`Asks`] (`asks/`): the permission, question or plan request a hook holds open.
-//! - the transcript being followed (`transcript.rs`).
+//! - the transcript being followed (`transcript.rs`), and the work in the background it told of
+//!   (`transcript/background.rs`).
 //! - `last_status`: the status last broadcast (`states.rs`, `States::apply`).
 //!
 //! Lock order, for code that holds more than one (the async locks may be held across awaits; the std
@@ -60,6 +61,8 @@ pub(crate) struct Live {
     pub(crate) asks: Asks,
     /// The transcript being watched, if a hook has named one.
     transcript: Mutex<Option<Watching>>,
+    /// Claude Code's tasks in the background, from its transcript.
+    pub(crate) background: crate::transcript::background::Running,
 }
 
 impl Live {
@@ -70,6 +73,7 @@ impl Live {
             run: Running::new(state),
             asks: Asks::default(),
             transcript: Mutex::new(None),
+            background: crate::transcript::background::Running::default(),
             work_dir,
         }
     }

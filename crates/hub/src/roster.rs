@@ -57,10 +57,12 @@ impl Roster {
             .and_then(|l| serde_json::from_str::<Launch>(l).ok());
         let live = self.states.live(&row.name).ok();
         let problem = live.as_ref().and_then(|l| l.run.problem().clone());
+        let background = live.as_ref().map_or(0, |l| l.background.count());
         let mut info = SessionInfo::new(&row.name, &row.work_dir, &row.snapshot, unread)
             .with_launch(launch.as_ref().map(Launch::kind), problem);
         info.overlaps = self.worktrees.overlaps(&row.name);
         info.usage = self.usage.of_agent(&row.name).map(Box::new);
+        info.background = background;
         // A worktree removed (`clawmux worktree remove`) has no changes to show.
         info.branch = launch
             .and_then(|l| l.worktree)

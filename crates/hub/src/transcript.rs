@@ -12,7 +12,8 @@
 //! than the agent's watermark (the latest source time it applied): a late line never overwrites a newer
 //! decision.
 //!
-//! The model's answers' usage (`message.usage`) goes to the usage feature, which counts each answer once.
+//! The model's answers' usage (`message.usage`) goes to the usage feature, which counts each answer once;
+//! work Claude Code runs in the background, to the agent's row (`background.rs`).
 //! A transcript Claude Code rewrote in place or replaced is read again from its start (`reading.rs`), and
 //! what it holds up to the latest time already read is not counted again.
 
@@ -26,14 +27,15 @@ use clawmux_core::{Event, Millis, Source};
 use notify::Watcher;
 use tokio::sync::mpsc;
 
-use crate::agents::Agents;
 use crate::between::Between;
 use crate::clock::now;
 use crate::found::{Finds, Found};
 use crate::live::Watching;
+use crate::states::States;
 use crate::usage::Usage;
 use reading::Reading;
 
+pub(crate) mod background;
 mod reading;
 
 /// The soonest a transcript watch that could not start is tried again.
@@ -52,11 +54,12 @@ fn acceptable(path: &Path) -> bool {
 }
 
 /// Following an agent's transcript, to learn what hooks do not say (a compaction's end, the agent's summary):
-/// made once with the agents' registry (each agent's watch lives in its `Live`), the usage feature its
-/// answers go to, where the entries it finds go (the state machine, one way), and the reorder window.
+/// made once with the states (each agent's watch lives in its `Live`; its background work is told to the
+/// window), the usage feature its answers go to, where the entries it finds go (the state machine, one
+/// way), and the reorder window.
 #[derive(Clone)]
 pub(crate) struct Transcripts {
-    agents: Agents,
+    states: States,
     usage: Usage,
     between: Between,
     finds: Finds,
@@ -67,7 +70,7 @@ pub(crate) struct Transcripts {
 
 impl Transcripts {
     pub(crate) fn new(
-        agents: Agents,
+        states: States,
         usage: Usage,
         between: Between,
         finds: Finds,
@@ -75,7 +78,7 @@ impl Transcripts {
         tasks: crate::tasks::Tasks,
     ) -> Transcripts {
         Transcripts {
-            agents,
+            states,
             usage,
             between,
             finds,
@@ -103,7 +106,7 @@ impl Transcripts {
     /// agent's hooks come hundreds a second.
     fn watch_transcript(&self, agent: &str, path: &str) {
         let path = Path::new(path);
-        let Ok(live) = self.agents.live(agent) else {
+        let Ok(live) = self.states.live(agent) else {
             return;
         };
         let mut slot = live.transcript();
@@ -201,9 +204,13 @@ impl Transcripts {
             answers,
             handed,
             queued,
+            background,
         } = brought;
         for (_, what) in queued {
             self.queued(agent, &what);
+        }
+        for (_, what) in background {
+            self.background(agent, what);
         }
         for (at, used) in answers {
             self.usage.answered(agent, &used, at).await;
@@ -227,12 +234,25 @@ impl Transcripts {
         let line = format!(
             "[CLAWMUX] Claude Code has something for you: {what}. It comes with this result: deal with it, then run `clawmux wait` again."
         );
-        if let Ok(live) = self.agents.live(agent) {
+        if let Ok(live) = self.states.live(agent) {
             if live.mail.notice(line, crate::mailbox::Owed::ByClaudeCode) {
                 tracing::info!(agent, what, "ended the wait for what Claude Code queued");
             } else {
                 tracing::debug!(agent, what, "Claude Code queued something; no wait to end");
             }
+        }
+    }
+
+    /// What `agent`'s transcript said of its work in the background: the window is told how much runs.
+    fn background(&self, agent: &str, what: clawmux_core::background::Background) {
+        let Ok(live) = self.states.live(agent) else {
+            return;
+        };
+        if let Some(running) = live.background.note(what) {
+            self.states.broadcast(crate::ui_event::UiEvent::Background {
+                session_id: agent.to_owned(),
+                running,
+            });
         }
     }
 
@@ -267,6 +287,8 @@ struct Brought {
     handed: Vec<(Millis, Vec<MsgId>)>,
     /// What Claude Code queued for the model's next turn.
     queued: Vec<(Millis, String)>,
+    /// What it said of work in the background.
+    background: Vec<(Millis, clawmux_core::background::Background)>,
 }
 
 impl Brought {
@@ -276,7 +298,13 @@ impl Brought {
         let answers = self.answers.iter().map(|(at, _)| *at);
         let handed = self.handed.iter().map(|(at, _)| *at);
         let queued = self.queued.iter().map(|(at, _)| *at);
-        entries.chain(answers).chain(handed).chain(queued).max()
+        let background = self.background.iter().map(|(at, _)| *at);
+        entries
+            .chain(answers)
+            .chain(handed)
+            .chain(queued)
+            .chain(background)
+            .max()
     }
 
     /// Keeps only what is later than `until`: what a file read again holds of what was counted is not
@@ -286,6 +314,7 @@ impl Brought {
         self.answers.retain(|(at, _)| *at > until);
         self.handed.retain(|(at, _)| *at > until);
         self.queued.retain(|(at, _)| *at > until);
+        self.background.retain(|(at, _)| *at > until);
     }
 }
 
@@ -303,6 +332,7 @@ fn entries_of(agent: &str, lines: &mut Lines, bytes: &[u8]) -> Brought {
                     .extend(l.entries.into_iter().map(|e| (at, e)));
                 brought.answers.extend(l.usage.map(|u| (at, u)));
                 brought.queued.extend(l.queued.map(|q| (at, q)));
+                brought.background.extend(l.background.map(|b| (at, b)));
                 let ids = std::str::from_utf8(&line).map_or_else(|_| Vec::new(), handed_ids);
                 if !ids.is_empty() {
                     brought.handed.push((at, ids));

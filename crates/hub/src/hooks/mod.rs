@@ -234,7 +234,7 @@ mod tests {
             Inbox::new(f.states.clone()),
             Requests::new(agents.clone(), f.finds.clone()),
             Transcripts::new(
-                agents.clone(),
+                f.states.clone(),
                 f.usage.clone(),
                 crate::between::Between::for_tests(f, crate::between::Rules::default()),
                 f.finds.clone(),

@@ -132,7 +132,7 @@ impl Hub {
             (machines.clone(), answers_told),
         );
         let transcripts = crate::transcript::Transcripts::new(
-            agents.clone(),
+            states.clone(),
             usage.clone(),
             between.clone(),
             finds.clone(),

@@ -45,6 +45,13 @@ impl Lifecycle {
         }
         // After DEAD is recorded, so no wait can slip in between: a wait still open for it is closed.
         live.run.ended.notify_waiters();
+        // Its tasks in the background ended with it.
+        if live.background.clear() {
+            self.states.broadcast(UiEvent::Background {
+                session_id: name.to_owned(),
+                running: 0,
+            });
+        }
         self.states.broadcast(UiEvent::SessionTerminated {
             session_id: name.to_owned(),
             reason: if requested {

@@ -253,6 +253,64 @@ async fn what_claude_code_queued_ends_the_wait_saying_what() {
     waiter.close().await.unwrap();
 }
 
+/// A command the model started in the background runs until its end is queued: the window is told how many
+/// run at each change, the agent's row says so, and a line read again (a transcript rewritten) counts once.
+#[tokio::test]
+async fn work_in_the_background_is_told_from_its_start_to_its_end() {
+    use std::io::Write;
+    let f = crate::states::fixture::fixture().await;
+    let mut events = f.events.resubscribe();
+    let (transcripts, _found) = transcripts(&f);
+    let path = f.dir.path().join("sky.jsonl");
+    std::fs::File::create(&path).unwrap();
+    transcripts.follow("sky", &naming(&path));
+    let started = |id: &str, at: u32| {
+        format!("{{\"type\":\"user\",\"timestamp\":\"2026-11-28T00:27:{at:02}Z\",\"message\":{{\"content\":[{{\"type\":\"tool_result\",\"tool_use_id\":\"toolu_{id}\",\
+                 \"content\":\"Command running in background with ID: {id}. Output is being written to: /tmp/{id}.output\"}}]}}}}\n")
+    };
+    let ended = |id: &str, at: u32| {
+        format!("{{\"type\":\"queue-operation\",\"operation\":\"enqueue\",\"timestamp\":\"2026-11-28T00:27:{at:02}Z\",\
+                 \"content\":\"<task-notification>\\n<task-id>{id}</task-id>\\n<status>completed</status>\\n</task-notification>\"}}\n")
+    };
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    file.write_all((started("b1", 1) + &started("b2", 2)).as_bytes())
+        .unwrap();
+    assert_eq!(background_told(&mut events).await, 1);
+    assert_eq!(background_told(&mut events).await, 2);
+    assert_eq!(f.states.live("sky").unwrap().background.count(), 2);
+    file.write_all(ended("b1", 3).as_bytes()).unwrap();
+    assert_eq!(background_told(&mut events).await, 1);
+    // Rewritten in place with what it held and the last task's end: only the end is new.
+    let whole = started("b1", 1) + &started("b2", 2) + &ended("b1", 3) + &ended("b2", 4);
+    std::fs::write(&path, whole).unwrap();
+    assert_eq!(background_told(&mut events).await, 0);
+    assert_eq!(f.states.live("sky").unwrap().background.count(), 0);
+}
+
+/// The number of sky's tasks in the background the window is told of next.
+async fn background_told(
+    events: &mut tokio::sync::broadcast::Receiver<crate::ui_event::UiEvent>,
+) -> u32 {
+    let next = async {
+        loop {
+            if let crate::ui_event::UiEvent::Background {
+                session_id,
+                running,
+            } = events.recv().await.unwrap()
+            {
+                assert_eq!(session_id, "sky");
+                return running;
+            }
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(10), next)
+        .await
+        .expect("the window was never told")
+}
+
 /// The agent's output totals the window is told of, until `last`.
 async fn counted_until(
     events: &mut tokio::sync::broadcast::Receiver<crate::ui_event::UiEvent>,
@@ -283,7 +341,7 @@ fn transcripts(
 ) {
     let (finds, found) = Finds::channel();
     let transcripts = Transcripts::new(
-        f.states.agents().clone(),
+        f.states.clone(),
         f.usage.clone(),
         Between::for_tests(f, crate::between::Rules::default()),
         finds,
