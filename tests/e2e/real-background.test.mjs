@@ -1,8 +1,9 @@
 // The real Claude Code CLI, spawned by ClawMux, left waiting in `clawmux wait` while something of Claude
-// Code's own comes due: work it started in the background ends (Claude Code queues a notice it hands over
-// only when a tool call ends, and the agent sits inside one, its wait), or a wake-up it scheduled is due
-// (Claude Code fires one only at its prompt, which the agent never reaches). The hub ends the wait saying
-// so; the model takes it, and waits again. Prints how long each took to reach the model.
+// Code's own comes due: work it started in the background ends, a Monitor it set says a line (Claude Code
+// queues a notice it hands over only when a tool call ends, and the agent sits inside one, its wait), or a
+// wake-up it scheduled is due (Claude Code fires one only at its prompt, which the agent never reaches).
+// The hub ends the wait saying so; the model takes it, and waits again; the sidebar says what runs in the
+// background meanwhile. Prints how long each took to reach the model.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -120,5 +121,37 @@ test('a wake-up the model scheduled reaches it in its wait (Claude Code fires on
     assert.match(woke.last, /\(the build takes a minute\)[\s\S]*here is its prompt: check the build now\./);
     console.log(`a wake-up to the model in its wait, after the time Claude Code set: ${woke.at - scheduled} ms`);
     await ev.state('sky', 'idle', ev.seen.indexOf(reported), 60000);
+  });
+});
+
+test('a Monitor is work in the background: its lines reach the model in its wait, and the sidebar says it runs until it ends', async () => {
+  let go = null;
+  let told = null;
+  await withSky(({ last }) => {
+    if (/\[MSG id:msg-[0-9a-f]{8} from:user\] watch the build/.test(last)) {
+      const command = `while [ ! -e '${go}' ]; do sleep 0.1; done; echo build ok`;
+      return { tool: { name: 'Monitor', input: { description: 'the build', command } } };
+    }
+    if (/Monitor started/.test(last)) return bash(`clawmux send --to user 'watching'`, 'answer');
+    if (/Claude Code has something for you/.test(last) && told === null) {
+      told = { at: Date.now(), last };
+      return bash(`clawmux send --to user 'the build said something'`, 'report');
+    }
+    return null;
+  }, async (hub, ev) => {
+    go = join(hub.dir, 'go');
+    const before = ev.mark();
+    const watching = await ask(hub, ev, 'watch the build', 'watching');
+    // Idle in its wait, the monitor running.
+    await ev.state('sky', 'idle', ev.seen.indexOf(watching), 60000);
+    await ev.event('background', 'sky', before, (e) => e.running === 1, 60000);
+    const m = ev.mark();
+    const said = Date.now();
+    writeFileSync(go, '');
+    await ev.event('assistant_text', 'sky', m, (e) => e.text === 'the build said something', 60000);
+    // The line itself, with the wait's result.
+    assert.match(told.last, /build ok/);
+    console.log(`a Monitor's line to the model, while it waited (from the file its command waited for): ${told.at - said} ms`);
+    await ev.event('background', 'sky', m, (e) => e.running === 0, 60000);
   });
 });
