@@ -12,7 +12,10 @@ import { join } from 'node:path';
 
 import { openBrowser } from './harness.mjs';
 
-export const CLAUDE_VERSION = '2.1.330';
+/** The Claude Code the tests run: the newest they know. */
+export const CLAUDE_VERSION = '2.1.332';
+/** The oldest Claude Code ClawMux supports (`clawmux_core::hook::version::OLDEST`): a test runs it too. */
+export const OLDEST_CLAUDE_VERSION = '2.1.330';
 
 /** For a test file that runs the real CLI and a browser: `.claude` (the binary) and `.browser`, made
  * before its tests and closed after them. */
@@ -25,16 +28,17 @@ export function useClaudeAndBrowser() {
   after(async () => { await real.browser?.close(); });
   return real;
 }
-const CACHE = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'clawmux-tests', `claude-code-${CLAUDE_VERSION}`);
+const cache = (version) => join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'clawmux-tests', `claude-code-${version}`);
 /** The dummy key the scripted model accepts (the CLI asks about a key it has not seen before). */
 const API_KEY = 'sk-ant-api03-clawmux-tests-scripted-model-0000000000';
 
-/** The CLI's executable, installed on first use (about 11 s and 360 MB, once per machine). */
-export function claudeBinary() {
-  const bin = join(CACHE, 'node_modules', '.bin', 'claude');
+/** The CLI's executable (of `version`), installed on first use (about 11 s and 360 MB, once per machine). */
+export function claudeBinary(version = CLAUDE_VERSION) {
+  const dir = cache(version);
+  const bin = join(dir, 'node_modules', '.bin', 'claude');
   if (!existsSync(bin)) {
-    mkdirSync(CACHE, { recursive: true });
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--silent', '--prefix', CACHE, `@anthropic-ai/claude-code@${CLAUDE_VERSION}`], { stdio: ['ignore', 2, 2] });
+    mkdirSync(dir, { recursive: true });
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--silent', '--prefix', dir, `@anthropic-ai/claude-code@${version}`], { stdio: ['ignore', 2, 2] });
   }
   return bin;
 }

@@ -24,9 +24,13 @@ use clawmux_core::HookEvent;
 use clawmux_hub::usage::bridge::{observed_chain, observed_command};
 use serde_json::{json, Map, Value};
 
-/// The events an observed session reports: those with a rule for observed sessions.
+/// The events an observed session reports: those with a rule for observed sessions, that every supported
+/// Claude Code knows (the user's settings are read by whichever Claude Code they run, and one older than an
+/// event refuses it with a dialog).
 fn observed_events() -> impl Iterator<Item = HookEvent> {
-    HookEvent::ALL.into_iter().filter(|e| e.observed())
+    HookEvent::ALL
+        .into_iter()
+        .filter(|e| e.observed() && e.since().is_none())
 }
 
 /// What marks a command hook as ours.

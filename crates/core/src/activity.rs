@@ -12,6 +12,16 @@ const COMMAND_CHARS: usize = 60;
 /// begun mid-turn works on. The text is how the machine remembers which, and what the sidebar says meanwhile.
 pub const IDLE_COMPACTION: &str = "Compacting the conversation while idle...";
 
+/// Describes a skill's shell command for the sidebar: `Running check: npm test` (the skill's name and the
+/// command's first characters, each on one printable line).
+pub fn skill_shell(skill: &str, command: &str) -> String {
+    format!(
+        "Running {}: {}",
+        crate::printable::one_line(skill.trim(), COMMAND_CHARS),
+        crate::printable::one_line(command.trim(), COMMAND_CHARS)
+    )
+}
+
 /// Describes a tool call for the sidebar: `Reading hub.py`, `Running git status`, `Searching for TODO`...
 ///
 /// File paths are shown relative to the agent's folder (`cwd`) when they lie inside it.

@@ -243,6 +243,16 @@ fn decide(current: &Snapshot, event: &Event) -> (Verdict, Option<String>) {
                         Dead => (Verdict::Suppress(Reason::AgentDead), detail),
                     }
                 }
+                // A skill's shell command: the activity a tool call shows, with no tool call to pair.
+                HookKind::SkillShell { skill, command } => {
+                    let text = Some(activity::skill_shell(skill, command));
+                    let detail = Some(format!("skill={skill}"));
+                    match state {
+                        Compacting => (Verdict::Move(Processing, text), detail),
+                        Starting | Idle | Processing => (Verdict::Stay(text), detail),
+                        Dead => (Verdict::Suppress(Reason::AgentDead), detail),
+                    }
+                }
                 HookKind::PostToolUse {
                     tool_name,
                     tool_use_id,
@@ -367,6 +377,9 @@ fn decide_observed(current: &Snapshot, event: &Event) -> (Verdict, Option<String
         HookKind::PreToolUse(call) => {
             to_processing(Some(activity::describe(call, hook.cwd.as_deref())))
         }
+        HookKind::SkillShell { skill, command } => {
+            to_processing(Some(activity::skill_shell(skill, command)))
+        }
         HookKind::PostToolUse { .. } | HookKind::PostToolUseFailure { .. } => match state {
             Starting | Idle => to_processing(None),
             Processing | Compacting | Dead => canonical,
@@ -477,7 +490,7 @@ fn overlay(current: &Snapshot, event: &Event, at: Millis) -> Option<AttentionCha
             }
             // The turn is over; a message the agent could not deliver is not.
             HookKind::Stop { .. } => clear_if(|n| n != Need::Undelivered),
-            HookKind::PreToolUse(_) => clear_if(error),
+            HookKind::PreToolUse(_) | HookKind::SkillShell { .. } => clear_if(error),
             HookKind::StopFailure { error, details } => Some(AttentionChange::Set(Attention {
                 need: if error == RATE_LIMIT {
                     Need::RateLimited

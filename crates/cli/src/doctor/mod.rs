@@ -13,9 +13,10 @@ use std::time::Duration;
 
 use crate::env::HubArgs;
 
-/// The oldest Claude Code the project supports: the version its tests run with the real CLI (the hooks'
-/// `onFailure`, the HTTP hooks and the transcript records ClawMux reads are all there).
-pub const OLDEST_CLAUDE_CODE: [u32; 3] = [2, 1, 330];
+/// The oldest Claude Code the project supports (`clawmux_core::hook::version::OLDEST`): a test runs the real
+/// CLI of that version (the hooks' `onFailure`, the HTTP hooks and the transcript records ClawMux reads
+/// are all there).
+use clawmux_core::hook::version::OLDEST as OLDEST_CLAUDE_CODE;
 /// The free space below which the voice models (speech to text and back, a few hundred MB) may not fit.
 const MODELS_NEED_MB: u64 = 1024;
 
@@ -98,14 +99,6 @@ fn tmux() -> Check {
     }
 }
 
-/// The `x.y.z` at the start of Claude Code's `--version`.
-pub fn claude_version(said: &str) -> Option<[u32; 3]> {
-    let word = said.split_whitespace().next()?;
-    let mut parts = word.split('.').map(|p| p.parse::<u32>().ok());
-    let v = [parts.next()??, parts.next()??, parts.next()??];
-    parts.next().is_none().then_some(v)
-}
-
 fn claude() -> Check {
     let exe = std::env::var("CLAWMUX_CLAUDE").unwrap_or_else(|_| "claude".to_owned());
     let oldest = OLDEST_CLAUDE_CODE.map(|n| n.to_string()).join(".");
@@ -114,7 +107,7 @@ fn claude() -> Check {
             .fix("npm install -g @anthropic-ai/claude-code (or set CLAWMUX_CLAUDE to its path); the demo agent works without it");
     };
     let said = clawmux_core::printable::one_line(&said, 80);
-    match claude_version(&said) {
+    match clawmux_core::hook::version::parse(&said) {
         Some(v) if v >= OLDEST_CLAUDE_CODE => check("claude code", Status::Ok, said),
         Some(_) => check(
             "claude code",
@@ -231,20 +224,5 @@ fn disk(data_dir: &Path) -> Check {
         )
         .fix(format!("free space on the disk of {}", at.display())),
         None => check("disk", Status::Skip, "`df` said what this does not read"),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::claude_version;
-
-    #[test]
-    fn claude_codes_version_is_read_from_what_it_says() {
-        assert_eq!(claude_version("2.1.330 (Claude Code)"), Some([2, 1, 330]));
-        assert!(claude_version("2.1.330 (Claude Code)") >= Some(super::OLDEST_CLAUDE_CODE));
-        assert!(claude_version("2.0.9 (Claude Code)") < Some(super::OLDEST_CLAUDE_CODE));
-        for not_a_version in ["", "Claude Code", "2.1", "2.1.x", "2.1.3.4"] {
-            assert_eq!(claude_version(not_a_version), None, "{not_a_version}");
-        }
     }
 }

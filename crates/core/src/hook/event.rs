@@ -28,11 +28,14 @@ pub enum HookEvent {
     StopFailure,
     /// The session ended.
     SessionEnd,
+    /// A skill or command is about to run a shell command of its text (Claude Code 2.1.332 and later:
+    /// `version.rs`).
+    PreSkillShellCommand,
 }
 
 impl HookEvent {
     /// Every event with a rule.
-    pub const ALL: [HookEvent; 11] = [
+    pub const ALL: [HookEvent; 12] = [
         HookEvent::SessionStart,
         HookEvent::UserPromptSubmit,
         HookEvent::PreToolUse,
@@ -44,6 +47,7 @@ impl HookEvent {
         HookEvent::Stop,
         HookEvent::StopFailure,
         HookEvent::SessionEnd,
+        HookEvent::PreSkillShellCommand,
     ];
 
     /// The `hook_event_name` and settings key.
@@ -60,6 +64,7 @@ impl HookEvent {
             HookEvent::Stop => "Stop",
             HookEvent::StopFailure => "StopFailure",
             HookEvent::SessionEnd => "SessionEnd",
+            HookEvent::PreSkillShellCommand => "PreSkillShellCommand",
         }
     }
 
@@ -76,6 +81,7 @@ impl HookEvent {
                 | HookEvent::PermissionRequest
                 | HookEvent::PostToolUse
                 | HookEvent::PostToolUseFailure
+                | HookEvent::PreSkillShellCommand
         )
     }
 

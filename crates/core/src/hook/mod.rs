@@ -7,6 +7,7 @@
 mod event;
 pub mod preview;
 pub mod relay;
+pub mod version;
 
 pub use event::HookEvent;
 
@@ -86,6 +87,14 @@ pub enum HookKind {
         /// Why.
         reason: String,
     },
+    /// A skill (or a custom command) runs a shell command its text holds, as it loads (PreSkillShellCommand:
+    /// no tool call of the transcript's, and no PostToolUse after it).
+    SkillShell {
+        /// `command_name`: the skill or command.
+        skill: String,
+        /// `tool_input.command`: the command as it runs.
+        command: String,
+    },
 }
 
 /// One parsed hook event with the fields every event shares.
@@ -124,6 +133,7 @@ impl Hook {
             HookKind::UserPromptSubmit { .. } => HookEvent::UserPromptSubmit,
             HookKind::StopFailure { .. } => HookEvent::StopFailure,
             HookKind::SessionEnd { .. } => HookEvent::SessionEnd,
+            HookKind::SkillShell { .. } => HookEvent::PreSkillShellCommand,
         }
     }
 }
@@ -234,10 +244,31 @@ fn hook_kind(event: HookEvent, obj: &Map<String, Value>) -> Result<HookKind, Hoo
                 }
             },
         },
+        HookEvent::PreSkillShellCommand => skill_shell(obj)?,
         HookEvent::Notification => HookKind::Notification {
             message: optional_str(obj, "message")?.unwrap_or_default().to_owned(),
             kind: optional_str(obj, "notification_type")?.map(str::to_owned),
         },
+    })
+}
+
+/// A skill's shell command: its skill (`command_name`) and the command (`tool_input.command`).
+fn skill_shell(obj: &Map<String, Value>) -> Result<HookKind, HookError> {
+    let command = match obj.get("tool_input") {
+        Some(Value::Object(input)) => optional_str(input, "command")?.unwrap_or_default(),
+        None | Some(Value::Null) => "",
+        Some(_) => {
+            return Err(HookError::WrongType {
+                field: "tool_input",
+                expected: "an object",
+            })
+        }
+    };
+    Ok(HookKind::SkillShell {
+        skill: optional_str(obj, "command_name")?
+            .unwrap_or("a skill")
+            .to_owned(),
+        command: command.to_owned(),
     })
 }
 
@@ -286,94 +317,4 @@ pub fn injected_as(prompt: &str) -> Option<&'static str> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_prompt_claude_code_injected_is_never_the_users() {
-        let injected = |prompt: &str| {
-            let hook = parse_value(&serde_json::json!({
-                "hook_event_name": "UserPromptSubmit", "prompt": prompt
-            }))
-            .unwrap();
-            matches!(hook.kind, HookKind::UserPromptSubmit { injected: true })
-        };
-        for prompt in [
-            "<task-notification> task b1 completed",
-            "  <wake>\n<message from=\"human\">x</message>",
-            "<wake reason=\"schedule\">check the build</wake>",
-            "<skill-watcher-idle-wake> skills changed",
-        ] {
-            assert!(injected(prompt), "{prompt}");
-        }
-        for prompt in [
-            "wake me at noon",
-            "<wakeful> is a word",
-            "please run <task-notification>",
-        ] {
-            assert!(!injected(prompt), "{prompt}");
-        }
-    }
-
-    #[test]
-    fn every_event_with_a_rule_parses_and_no_other() {
-        for event in HookEvent::ALL {
-            let body = format!(
-                r#"{{"hook_event_name":"{event}","tool_name":"Read","tool_input":{{}},"stop_hook_active":false}}"#
-            );
-            let hook = parse(body.as_bytes()).unwrap();
-            assert_eq!(hook.event(), event);
-            assert_eq!(HookEvent::from_name(event.name()), Some(event));
-        }
-        for unruled in ["PostCompact", "SubagentStart", "SubagentStop"] {
-            assert_eq!(
-                parse(format!(r#"{{"hook_event_name":"{unruled}"}}"#).as_bytes()).unwrap_err(),
-                HookError::UnknownEvent(unruled.to_owned())
-            );
-        }
-    }
-
-    #[test]
-    fn pre_tool_use_keeps_tool_call() {
-        let hook = parse(br#"{"hook_event_name":"PreToolUse","session_id":"s","cwd":"/w","tool_name":"Bash","tool_input":{"command":"ls"},"tool_use_id":"toolu_1"}"#).unwrap();
-        assert_eq!(hook.name(), "PreToolUse");
-        assert_eq!(hook.cwd.as_deref(), Some("/w"));
-        let HookKind::PreToolUse(call) = hook.kind else {
-            panic!("wrong kind")
-        };
-        assert_eq!(call.name, "Bash");
-        assert_eq!(call.id.as_deref(), Some("toolu_1"));
-    }
-
-    #[test]
-    fn bad_payloads_get_typed_errors() {
-        assert!(matches!(parse(b"{nope"), Err(HookError::NotJson(_))));
-        assert_eq!(parse(b"[1]"), Err(HookError::NotAnObject));
-        assert_eq!(
-            parse(b"{}"),
-            Err(HookError::MissingField("hook_event_name"))
-        );
-        assert_eq!(
-            parse(br#"{"hook_event_name":"PreToolUse"}"#),
-            Err(HookError::MissingField("tool_name"))
-        );
-        assert_eq!(
-            parse(br#"{"hook_event_name":7}"#),
-            Err(HookError::WrongType {
-                field: "hook_event_name",
-                expected: "a string"
-            })
-        );
-        assert_eq!(
-            parse(br#"{"hook_event_name":"Stop","stop_hook_active":"yes"}"#),
-            Err(HookError::WrongType {
-                field: "stop_hook_active",
-                expected: "a boolean"
-            })
-        );
-        assert_eq!(
-            parse(br#"{"hook_event_name":"TeammateIdle"}"#),
-            Err(HookError::UnknownEvent("TeammateIdle".into()))
-        );
-    }
-}
+mod tests;

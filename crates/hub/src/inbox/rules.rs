@@ -41,7 +41,8 @@ pub(crate) fn wait_call_returned(hook: &Hook, payload: Option<&Value>) -> bool {
             | HookKind::PermissionRequest(_)
             | HookKind::UserPromptSubmit { .. }
             | HookKind::StopFailure { .. }
-            | HookKind::SessionEnd { .. } => false,
+            | HookKind::SessionEnd { .. }
+            | HookKind::SkillShell { .. } => false,
         }
 }
 
@@ -60,7 +61,8 @@ pub(crate) fn may_hand_over(hook: &Hook) -> bool {
             | HookKind::PermissionRequest(_)
             | HookKind::UserPromptSubmit { .. }
             | HookKind::StopFailure { .. }
-            | HookKind::SessionEnd { .. } => false,
+            | HookKind::SessionEnd { .. }
+            | HookKind::SkillShell { .. } => false,
         }
 }
 

@@ -117,7 +117,8 @@ pub struct HttpHooks<'a> {
 /// commands the agent lives on. With `http`, every hook Claude Code lets post to a URL posts to the
 /// agent's relay with the agent's key (no process per hook); SessionStart, which must be a command, and
 /// every hook without `http` are `clawmux hook` commands, which need no key on the hub's private socket.
-/// The hub's token is never written here.
+/// The hub's token is never written here. An event newer than the agent's Claude Code (`claude`, its
+/// version, if it said one) is left out: it would refuse the settings in part, with a dialog.
 /// Long: the settings file Claude Code reads, written as one JSON value.
 pub fn settings(
     clawmux: &Path,
@@ -125,20 +126,11 @@ pub fn settings(
     bash_timeout: std::time::Duration,
     users_status_line: Option<&str>,
     http: Option<HttpHooks<'_>>,
+    claude: Option<clawmux_core::hook::version::Version>,
 ) -> Value {
     let status_line = crate::usage::bridge::setting(clawmux, users_status_line);
     let clawmux = clawmux_core::shell::quote(&clawmux.display().to_string());
-    // One handler: a post to the relay where there is one, else the `clawmux hook` command.
-    let handler = |relayed: Relayed, timeout: u64| match http {
-        Some(HttpHooks { port, key }) => json!({
-            "type": "http",
-            "url": format!("http://127.0.0.1:{port}{}", relayed.path()),
-            "headers": { KEY_HEADER: key.as_str() },
-            "timeout": timeout,
-            "onFailure": ON_FAILURE,
-        }),
-        None => command(&clawmux, relayed, timeout),
-    };
+    let handler = |relayed: Relayed, timeout: u64| handler(&clawmux, http, relayed, timeout);
     let tool = handler(Relayed::ToolStatus, 10);
     let stop = json!([{ "hooks": [handler(Relayed::Stop, 30)] }]);
     // The user answers a permission, a question or a plan from the app: the hook waits as long as a wait
@@ -148,6 +140,7 @@ pub fn settings(
     ] }]);
     let hooks: serde_json::Map<String, Value> = HookEvent::ALL
         .into_iter()
+        .filter(|event| event.known_by(claude))
         .map(|event| {
             // Stop's hook decides whether Claude may stop and PermissionRequest's carries the user's
             // answer; every other event only reports. SessionStart can only be a command.
@@ -164,7 +157,10 @@ pub fn settings(
                 | HookEvent::PreCompact
                 | HookEvent::Notification
                 | HookEvent::StopFailure
-                | HookEvent::SessionEnd => json!([{ "matcher": "*", "hooks": [tool.clone()] }]),
+                | HookEvent::SessionEnd
+                | HookEvent::PreSkillShellCommand => {
+                    json!([{ "matcher": "*", "hooks": [tool.clone()] }])
+                }
             };
             (event.name().to_owned(), group)
         })
@@ -178,6 +174,21 @@ pub fn settings(
         },
         "permissions": { "allow": allowed(attachments) },
     })
+}
+
+/// One hook's handler: a post to the agent's relay where there is one (`http`), else the `clawmux hook`
+/// command.
+fn handler(clawmux: &str, http: Option<HttpHooks<'_>>, relayed: Relayed, timeout: u64) -> Value {
+    match http {
+        Some(HttpHooks { port, key }) => json!({
+            "type": "http",
+            "url": format!("http://127.0.0.1:{port}{}", relayed.path()),
+            "headers": { KEY_HEADER: key.as_str() },
+            "timeout": timeout,
+            "onFailure": ON_FAILURE,
+        }),
+        None => command(clawmux, relayed, timeout),
+    }
 }
 
 /// What the agent may do without asking: its own protocol, and read the files the user attaches where

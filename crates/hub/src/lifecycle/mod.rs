@@ -30,6 +30,7 @@ mod supervise;
 mod tests;
 pub mod tmux;
 pub mod trust;
+mod version;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU16, Ordering};

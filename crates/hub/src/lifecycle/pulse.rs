@@ -82,7 +82,8 @@ impl Pulse {
                 | HookKind::PreCompact { .. }
                 | HookKind::Notification { .. }
                 | HookKind::PermissionRequest(_)
-                | HookKind::SessionEnd { .. } => {}
+                | HookKind::SessionEnd { .. }
+                | HookKind::SkillShell { .. } => {}
             },
             Event::Interrupted | Event::Transcript(Entry::Interrupted) => {
                 self.tool_running = false;

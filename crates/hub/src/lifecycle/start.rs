@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use clawmux_core::hook::version::Version;
 use clawmux_core::wire::Code;
 use clawmux_core::State;
 
@@ -73,18 +74,28 @@ impl Lifecycle {
     ) -> Result<(), HubError> {
         let port = self.port()?;
         let clawmux = self.options.clawmux.clone();
-        // Claude Code's hooks post to a relay of the agent's own; the demo agent reads no settings.
-        let relay = if launch.demo {
-            None
+        // Claude Code's hooks post to a relay of the agent's own; the demo agent reads no settings. Its
+        // version says which hook events they may name, asked meanwhile.
+        let (relay, claude) = if launch.demo {
+            (None, None)
         } else {
-            Some(Relay::start(&clawmux, &self.data_dir, name, self.options.idle_timeout).await?)
+            let (relay, claude) = tokio::join!(
+                Relay::start(&clawmux, &self.data_dir, name, self.options.idle_timeout),
+                super::version::of(&launch.program)
+            );
+            (Some(relay?), claude)
         };
         let http = relay.as_ref().map(|r| launch::HttpHooks {
             port: r.port,
             key: &r.key,
         });
-        let (settings, append_prompt) =
-            self.write_launch_files(name, work_dir, launch.worktree.is_some(), http, created)?;
+        let (settings, append_prompt) = self.write_launch_files(
+            name,
+            work_dir,
+            launch.worktree.is_some(),
+            (http, claude),
+            created,
+        )?;
         let argv = launch::argv(&Start {
             name,
             launch,
@@ -120,7 +131,7 @@ impl Lifecycle {
         name: &str,
         work_dir: &Path,
         in_worktree: bool,
-        http: Option<launch::HttpHooks<'_>>,
+        (http, claude): (Option<launch::HttpHooks<'_>>, Option<Version>),
         created: &mut Created,
     ) -> Result<(PathBuf, Option<String>), HubError> {
         let clawmux = &self.options.clawmux;
@@ -142,6 +153,7 @@ impl Lifecycle {
                 crate::usage::bridge::users_command(&crate::usage::bridge::claude_dir(), work_dir)
                     .as_deref(),
                 http,
+                claude,
             )
             .to_string()
             .as_bytes(),

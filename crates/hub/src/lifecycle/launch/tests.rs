@@ -5,6 +5,37 @@ use crate::lifecycle::flags::{check_model, Effort, PermissionMode};
 use crate::lifecycle::instructions::{instructions, instructions_ours};
 use clawmux_api::transport::BASH_TIMEOUT_MS;
 
+/// A Claude Code older than an event, or one that did not say its version, is not given it: it would refuse
+/// the settings in part, with a dialog in the agent's terminal.
+#[test]
+fn an_event_newer_than_the_agents_claude_code_is_left_out() {
+    let hooks_of = |claude| {
+        let s = settings(
+            Path::new("/usr/bin/clawmux"),
+            Path::new("/a"),
+            std::time::Duration::from_millis(BASH_TIMEOUT_MS),
+            None,
+            None,
+            claude,
+        );
+        s["hooks"].as_object().unwrap().clone()
+    };
+    for older in [
+        None,
+        Some(clawmux_core::hook::version::OLDEST),
+        Some([2, 1, 331]),
+    ] {
+        let hooks = hooks_of(older);
+        assert!(!hooks.contains_key("PreSkillShellCommand"), "{older:?}");
+        assert_eq!(hooks.len(), HookEvent::ALL.len() - 1, "{older:?}");
+    }
+    let hooks = hooks_of(Some([2, 1, 332]));
+    assert_eq!(
+        hooks["PreSkillShellCommand"][0]["hooks"][0]["command"],
+        "'/usr/bin/clawmux' hook tool-status"
+    );
+}
+
 #[test]
 fn settings_hold_every_hook_and_no_token() {
     let s = settings(
@@ -13,6 +44,7 @@ fn settings_hold_every_hook_and_no_token() {
         std::time::Duration::from_millis(BASH_TIMEOUT_MS),
         None,
         None,
+        Some([2, 1, 332]),
     );
     assert_eq!(
         s["statusLine"]["command"],
@@ -92,6 +124,7 @@ fn with_a_relay_every_hook_but_session_start_posts_to_it_with_the_key() {
         std::time::Duration::from_millis(BASH_TIMEOUT_MS),
         None,
         Some(http),
+        Some([2, 1, 332]),
     );
     let hooks = s["hooks"].as_object().unwrap();
     assert_eq!(hooks.len(), HookEvent::ALL.len());
