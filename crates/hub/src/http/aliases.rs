@@ -44,10 +44,10 @@ pub(super) fn add(routes: Router<Hub>) -> Router<Hub> {
 /// Whether `path` is one of these routes (one of [`add`]'s), which the guard lets a phone's token reach:
 /// the command it names is checked then.
 pub fn is_alias(method: &Method, path: &str) -> bool {
-    let session = path
+    let agents = path
         .strip_prefix("/api/sessions/")
         .and_then(|rest| rest.split_once('/'))
-        .filter(|(id, action)| !id.is_empty() && !action.is_empty() && !action.contains('/'));
+        .is_some_and(|(id, action)| !id.is_empty() && AGENT_ROUTES.contains(&action));
     match *method {
         Method::GET => {
             path == "/api/sessions"
@@ -58,17 +58,15 @@ pub fn is_alias(method: &Method, path: &str) -> bool {
                     .is_some_and(|id| !id.is_empty() && !id.contains('/'))
         }
         Method::POST => {
-            path == "/api/agents"
-                || path == "/api/spawn"
-                || path == "/api/voice/settings"
-                || session.is_some_and(|(_, action)| !BYTE_ROUTES.contains(&action))
+            path == "/api/agents" || path == "/api/spawn" || path == "/api/voice/settings" || agents
         }
         _ => false,
     }
 }
 
-/// The routes under an agent's path that carry bytes, not a command (`api::attach`, `voice::voice`).
-const BYTE_ROUTES: &[&str] = &["attachments", "voice"];
+/// The REST names of commands under an agent's path (`/api/sessions/{id}/...`): its messages, marking
+/// read, and [`lifecycle`]'s actions.
+const AGENT_ROUTES: [&str; 5] = ["messages", "read", "terminate", "restart", "interrupt"];
 
 async fn sessions(State(hub): State<Hub>, asker: Asker) -> Result<Json<Value>, HubError> {
     run(&hub, asker, commands::Sessions {}.into())
@@ -248,6 +246,7 @@ mod tests {
         for (method, path) in [
             (&post, "/api/sessions/sky/attachments"),
             (&post, "/api/sessions/sky/voice"),
+            (&post, "/api/sessions/sky/unknown"),
             (&get, "/api/sessions/sky/log/events"),
             (&post, "/api/sessions//read"),
             (&post, "/api/sessions/sky/"),
