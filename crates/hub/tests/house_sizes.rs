@@ -115,7 +115,7 @@ fn long_files_and_functions_say_why() {
 /// Files over [`FILE_LINES`] counted whole (a reader opens the whole file, its inline tests too), at most
 /// this many, and none over [`FILE_CAP`]; functions over [`FN_LINES`] (tests aside), at most
 /// [`LONG_FNS_AT_MOST`]. Caps that a `Long:` reason does not lift; the counts only go down.
-const LONG_FILES_AT_MOST: usize = 4;
+const LONG_FILES_AT_MOST: usize = 3;
 /// The most lines any Rust file holds, counted whole.
 const FILE_CAP: usize = 600;
 /// The most functions over [`FN_LINES`] in the crates' sources, reasons or not.
