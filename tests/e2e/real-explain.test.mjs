@@ -84,3 +84,64 @@ test('Claude Code at its prompt while the indicator says Working: the disagreeme
     await model.close();
   }
 });
+
+/** The figures of `/metrics` whose names start `clawmux_status_reports`. */
+async function reportFigures(hub) {
+  const text = await (await fetch(`http://127.0.0.1:${hub.port}/metrics`, { headers: { Authorization: `Bearer ${hub.token}` } })).text();
+  const figure = (name) => Number(new RegExp(`^clawmux_status_reports_${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  return { reports: figure('total'), agreed: figure('agreed_seconds'), disagreed: figure('disagreed_seconds') };
+}
+
+test("Claude Code's status reports reach the hub through the terminal bridge, and agree with the indicator through a turn that needs the user", async () => {
+  let touched = null;
+  let phase = 'waiting';
+  const model = await startModel(({ last }) => {
+    if (/\[MSG id:msg-[0-9a-f]{8} from:user\] touch it/.test(last)) {
+      phase = 'touching';
+      return bash(`touch '${touched}'`, 'touch the file');
+    }
+    if (phase === 'touching') {
+      phase = 'answered';
+      return bash(`clawmux send --to user 'on it: touched'`, 'answer the user');
+    }
+    return bash('clawmux wait', 'wait for the next message');
+  });
+  const hub = await startHub({ env: { CLAWMUX_CLAUDE: claude, ...claudeEnv(model.port) } });
+  touched = join(hub.dir, 'touched');
+  prepareHome(hub.dir, [join(hub.data, 'agents', 'sky')]);
+  const ev = await hub.events();
+  try {
+    await spawnSky(hub, ev);
+    // The bridge answered Claude Code's probe: it reports (its wait is a tool call: working).
+    const started = await reportFigures(hub);
+    assert.ok(started.reports >= 1, `reports heard at start: ${JSON.stringify(started)}`);
+    let explained = await hub.api('POST', '/api/command', { command: 'explain', session_id: 'sky' });
+    assert.equal(explained.claude_now, 'busy');
+
+    // A command that needs the user: Claude Code reports itself blocked on a permission, as the indicator says.
+    const m = ev.mark();
+    await hub.api('POST', '/api/sessions/sky/messages', { text: 'touch it' });
+    const asked = await ev.until((x) => ev.seen.indexOf(x) >= m && x.type === 'session_status' && x.session_id === 'sky' && x.needs?.request, 60000, 'a request under needs');
+    for (let i = 0; ; i++) {
+      explained = await hub.api('POST', '/api/command', { command: 'explain', session_id: 'sky' });
+      if (explained.claude_now === 'waiting' || i === 100) break;
+      await new Promise((r) => setTimeout(r, 50)); // polled: the report has no event of its own
+    }
+    assert.equal(explained.claude_now, 'waiting');
+    await hub.api('POST', '/api/command', { command: 'answer', session_id: 'sky', request_id: asked.needs.request.id, decision: 'allow' });
+    await ev.event('assistant_text', 'sky', m, (e) => e.text === 'on it: touched', 60000);
+    await ev.state('sky', 'idle', ev.seen.length - 1, 60000);
+
+    const f = await reportFigures(hub);
+    const share = f.agreed / (f.agreed + f.disagreed);
+    console.log(`status reports: ${f.reports} heard; agreed with the indicator ${(100 * share).toFixed(2)} % of ${(f.agreed + f.disagreed).toFixed(1)} s (disagreed ${f.disagreed.toFixed(3)} s)`);
+    assert.ok(f.reports > started.reports, 'the turn was reported');
+    assert.ok(f.agreed > 0);
+    const decisions = await (await fetch(`http://127.0.0.1:${hub.port}/api/sessions/sky/log/decisions`, { headers: { Authorization: `Bearer ${hub.token}` } })).text();
+    const recorded = decisions.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((d) => d.trigger === 'claude:status');
+    assert.deepEqual(recorded.map((d) => d.detail), [], 'no disagreement lasted');
+  } finally {
+    await hub.stop();
+    await model.close();
+  }
+});

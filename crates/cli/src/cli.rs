@@ -58,6 +58,14 @@ pub(crate) enum Command {
     },
     /// Block until a message arrives for this agent, print it, exit 0.
     Wait,
+    /// Run PROGRAM behind the agent's terminal bridge, which answers Claude Code's status probe and hands
+    /// its status reports to the hub: what an agent's tmux pane runs.
+    #[command(hide = true)]
+    Pty {
+        /// The program and its arguments (after `--`).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+        argv: Vec<std::ffi::OsString>,
+    },
     /// Send a message to the user or another agent; prints the new message id.
     Send {
         /// `user` or an agent's name.

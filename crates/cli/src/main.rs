@@ -19,6 +19,7 @@ mod hook;
 mod install;
 mod lifecycle;
 mod phone;
+mod pty;
 mod relay;
 mod remote;
 mod replay;
@@ -73,6 +74,7 @@ fn main() -> ExitCode {
             allow_remote,
         } => serve::run(port, data_dir, bind, allow_remote),
         Command::Wait => wait::run(),
+        Command::Pty { argv } => return pty::run(argv),
         Command::DialStdio { hub } => dial_stdio::run(&hub),
         Command::Remote { command, hub } => match command {
             RemoteCommand::Add { name, url } => remote::add(&hub, &name, &url),

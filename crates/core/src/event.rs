@@ -231,6 +231,7 @@ mod tests {
         }
         let opinion = Opinion {
             status: crate::opinion::ClaudeStatus::Idle,
+            from: crate::opinion::OpinionSource::StatusReport,
             waiting_for: None,
             for_ms: 5000,
             why: "w".into(),

@@ -25,6 +25,7 @@ pub mod models;
 pub mod observe;
 pub mod opinion;
 pub mod printable;
+pub mod program_status;
 pub mod redact;
 pub mod remote;
 pub mod replay;

@@ -7,9 +7,15 @@
 //! reads `idle` there. But when it disagrees with ours for longer than a few seconds, the disagreement is
 //! worth recording: it is the first thing to read when an indicator looks wrong. [`disagreement`] is the
 //! rule, in words, for both kinds of session.
+//!
+//! An agent started in ClawMux's terminal bridge also reports its state itself (the Program Status
+//! Protocol, [`crate::program_status`]): exact and at once, where the file lags. Once an agent has reported,
+//! its reports are Claude Code's view of it and the file is not read for it; both are judged by the same
+//! rule, through [`ClaudeStatus::reported`].
 
 use serde::{Deserialize, Serialize};
 
+use crate::program_status::{ReportState, StatusReport};
 use crate::state::{Snapshot, State};
 
 /// What Claude Code's session file says.
@@ -52,11 +58,59 @@ impl ClaudeStatus {
     }
 }
 
+impl ClaudeStatus {
+    /// What a status report says in the file's words, with what a blocked program waits for; `None` for a
+    /// child record's (a subagent's, a task's: not the session's own state).
+    pub fn reported(report: &StatusReport) -> Option<(ClaudeStatus, Option<String>)> {
+        if report.id.is_some() {
+            return None;
+        }
+        let status = match report.state {
+            ReportState::Idle | ReportState::Done | ReportState::Failed => ClaudeStatus::Idle,
+            ReportState::Working => ClaudeStatus::Busy,
+            ReportState::Blocked => ClaudeStatus::Waiting,
+            ReportState::Clear => ClaudeStatus::Gone,
+            ReportState::Unknown => ClaudeStatus::Unknown,
+        };
+        // Printable and short again: a report may come from anything that can post for the agent.
+        let waiting_for = report
+            .kind
+            .as_deref()
+            .filter(|_| status == ClaudeStatus::Waiting)
+            .map(|k| crate::printable::one_line(k, 32));
+        Some((status, waiting_for))
+    }
+}
+
+/// Where Claude Code's view came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OpinionSource {
+    /// Its session file (`~/.claude/sessions/<pid>.json`).
+    #[default]
+    SessionFile,
+    /// Its status reports to the terminal (OSC 7501).
+    StatusReport,
+}
+
+impl OpinionSource {
+    /// Which of its words, in words.
+    pub fn words(self) -> &'static str {
+        match self {
+            OpinionSource::SessionFile => "its session file",
+            OpinionSource::StatusReport => "its status report",
+        }
+    }
+}
+
 /// A recorded disagreement: what Claude Code said, and for how long it had disagreed with us.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Opinion {
     /// Claude Code's status.
     pub status: ClaudeStatus,
+    /// Where it said so (older records: the session file).
+    #[serde(default)]
+    pub from: OpinionSource,
     /// What it waits for, when it waits (`permission prompt`, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub waiting_for: Option<String>,
@@ -205,5 +259,19 @@ mod tests {
         );
         assert_eq!(ClaudeStatus::parse("busy"), ClaudeStatus::Busy);
         assert_eq!(ClaudeStatus::parse("sleepy"), ClaudeStatus::Unknown);
+    }
+
+    #[test]
+    fn reports_in_the_files_words() {
+        let report = |body: &[u8]| crate::program_status::parse(body).unwrap();
+        let said = |body: &[u8]| ClaudeStatus::reported(&report(body));
+        assert_eq!(said(b"state=working"), Some((ClaudeStatus::Busy, None)));
+        assert_eq!(said(b"state=done"), Some((ClaudeStatus::Idle, None)));
+        assert_eq!(
+            said(b"state=blocked:kind=permission"),
+            Some((ClaudeStatus::Waiting, Some("permission".into())))
+        );
+        assert_eq!(said(b"state=clear"), Some((ClaudeStatus::Gone, None)));
+        assert_eq!(said(b"state=working:id=task-1"), None, "a child's record");
     }
 }

@@ -51,6 +51,7 @@ fn any_event() -> impl Strategy<Value = Event> {
         })),
         Just(Event::SecondOpinion(clawmux_core::opinion::Opinion {
             status: clawmux_core::opinion::ClaudeStatus::Busy,
+            from: clawmux_core::opinion::OpinionSource::SessionFile,
             waiting_for: None,
             for_ms: 5000,
             why: "w".into(),

@@ -124,6 +124,35 @@ fn suppressed(out: &mut String, m: &StateMetrics, agents: &[AgentRow]) {
     }
 }
 
+/// How long Claude Code's status reports and the indicator agreed and disagreed, over every agent that
+/// reports (`crate::opinion`): the share agreeing is how far the indicator can be trusted.
+pub(crate) fn status_reports(out: &mut String, t: &crate::opinion::Tally) {
+    let _ = writeln!(
+        out,
+        "# HELP clawmux_status_reports_total Status reports heard from agents (OSC 7501).\n# TYPE clawmux_status_reports_total counter\nclawmux_status_reports_total {}",
+        t.reports
+    );
+    for (name, d) in [("agreed", t.agreed), ("disagreed", t.disagreed)] {
+        let _ = writeln!(
+            out,
+            "# HELP clawmux_status_reports_{name}_seconds Time the status reports and the indicator {name}.\n# TYPE clawmux_status_reports_{name}_seconds counter\nclawmux_status_reports_{name}_seconds {:.3}",
+            d.as_secs_f64()
+        );
+    }
+    let _ = writeln!(
+        out,
+        "# HELP clawmux_status_reports_disagreements Stretches of disagreement, and their seconds, by reason.\n# TYPE clawmux_status_reports_disagreements counter"
+    );
+    for (why, (n, d)) in &t.why {
+        let why = label(why);
+        let _ = writeln!(
+            out,
+            "clawmux_status_reports_disagreements{{why=\"{why}\"}} {n}\nclawmux_status_reports_disagreement_seconds{{why=\"{why}\"}} {:.3}",
+            d.as_secs_f64()
+        );
+    }
+}
+
 fn current_state(out: &mut String, agents: &[AgentRow]) {
     let _ = writeln!(
         out,

@@ -124,6 +124,7 @@ fn a_second_opinion_is_shown_and_changes_nothing() {
     let (s, mut ds) = run(&[(Event::WaitConnected, Source::Wait, 10)]);
     let opinion = crate::opinion::Opinion {
         status: ClaudeStatus::Idle,
+        from: crate::opinion::OpinionSource::SessionFile,
         waiting_for: None,
         for_ms: 5000,
         why: "Claude Code is at its prompt".into(),

@@ -208,6 +208,19 @@ pub(super) async fn usage(
     Ok(Json(figures).into_response())
 }
 
+/// `POST /api/status-report`: a status report of the agent the `ClawMux-Session` header names, as its
+/// terminal bridge read it (`clawmux pty`): a second opinion, never a move of the indicator.
+pub(super) async fn status_report(
+    State(hub): State<Hub>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, HubError> {
+    let agent = required_session(&headers)?;
+    let report: clawmux_core::program_status::StatusReport = body_json(body)?;
+    hub.opinion().reported(&agent, &report).await;
+    Ok(axum::http::StatusCode::NO_CONTENT.into_response())
+}
+
 /// `POST /api/hooks/permission`: held open until the user answers the request from the app.
 pub(super) async fn permission(
     State(hub): State<Hub>,

@@ -293,6 +293,7 @@ fn agent_route(path: &str) -> bool {
             | "/api/lead"
             | "/api/observe"
             | "/api/usage"
+            | "/api/status-report"
     ) || path.starts_with("/ws/wait/")
 }
 
@@ -363,6 +364,7 @@ fn routes(hub: Hub, guard_state: Guard) -> Router {
         .route("/api/hooks/stop", post(api::stop))
         .route("/api/observe", post(api::observe))
         .route("/api/usage", post(api::usage))
+        .route("/api/status-report", post(api::status_report))
         .route(
             "/api/sessions/{id}/voice",
             post(voice::voice).layer(DefaultBodyLimit::max(crate::voice::MAX_AUDIO)),

@@ -117,10 +117,12 @@ impl Hub {
     /// The metrics page (`GET /metrics`).
     pub async fn metrics_text(&self) -> Result<String, HubError> {
         let agents = self.store().agents().await?;
-        Ok(self
+        let mut text = self
             .inner
             .metrics
-            .render(&agents, now(), self.inner.started_at))
+            .render(&agents, now(), self.inner.started_at);
+        crate::metrics::status_reports(&mut text, &self.opinion().tally());
+        Ok(text)
     }
 
     /// How agents are started and looked after.

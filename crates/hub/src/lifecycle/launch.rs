@@ -265,7 +265,7 @@ pub struct Start<'a> {
     pub clawmux: &'a Path,
 }
 
-/// The command line.
+/// The command line of the agent's pane.
 pub fn argv(s: &Start<'_>) -> Vec<String> {
     if s.launch.demo {
         return vec![
@@ -274,7 +274,11 @@ pub fn argv(s: &Start<'_>) -> Vec<String> {
             s.name.to_owned(),
         ];
     }
+    // Claude Code runs behind the terminal bridge, which lets it report its state (`clawmux pty`).
     let mut argv = vec![
+        s.clawmux.display().to_string(),
+        "pty".to_owned(),
+        "--".to_owned(),
         s.launch.program.display().to_string(),
         "--settings".to_owned(),
         s.settings.display().to_string(),

@@ -8,6 +8,9 @@
 //! once, as a decision (`claude:status`), so the explanation and a report show both views. Only the
 //! `.json` files are read (the folder also holds each session's peer key, which is none of our business).
 //!
+//! An agent in the terminal bridge also reports its state itself ([`SecondOpinion::reported`], from
+//! `POST /api/status-report`); from its first report on, the reports are Claude Code's view of it.
+//!
 //! [`Judge`] holds the rule over time and needs no hub: the watcher and the hub's status feed tell it what
 //! each side says, and it says when a disagreement has lasted long enough to record.
 
@@ -19,6 +22,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clawmux_core::opinion::ClaudeStatus;
+use clawmux_core::program_status::StatusReport;
 use clawmux_core::{Attention, Event, Source, State};
 use clawmux_store::Store;
 use notify::Watcher;
@@ -29,7 +33,7 @@ use crate::clock::now;
 use crate::found::{Finds, Found};
 use crate::ui_event::UiEvent;
 use clawmux_core::sync::Locked;
-pub(crate) use judge::{Due, Judge, Opinions};
+pub(crate) use judge::{Due, Judge, Opinions, Tally};
 
 /// One session file, as much of it as the rule needs.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
@@ -209,6 +213,36 @@ impl SecondOpinion {
         schedule(due, tx);
     }
 
+    /// A status report of `agent`'s (the bridge posts each as it comes). A child record's (a subagent's,
+    /// a task's) says nothing of the session's state and is only counted.
+    pub(crate) async fn reported(&self, agent: &str, report: &StatusReport) {
+        let Some((status, waiting_for)) = ClaudeStatus::reported(report) else {
+            return;
+        };
+        if !self.judge().knows_ours(agent) {
+            let Ok(row) = self.store.agent(agent).await else {
+                return;
+            };
+            let _ = self.judge().our_view(agent, row.snapshot, Instant::now());
+        }
+        tracing::debug!(agent, state = report.state.as_str(), "status report");
+        let due = self
+            .judge()
+            .reported(agent, status, waiting_for, Instant::now());
+        if let Some(due) = due {
+            let later = self.clone();
+            tokio::spawn(async move {
+                tokio::time::sleep_until(due.at).await;
+                later.record_if_due(&due);
+            });
+        }
+    }
+
+    /// How long the status reports and the indicator have agreed and disagreed, for `/metrics`.
+    pub(crate) fn tally(&self) -> judge::Tally {
+        self.judge().tally(Instant::now())
+    }
+
     fn our_status_changed(
         &self,
         agent: &str,
@@ -216,6 +250,7 @@ impl SecondOpinion {
         attention: Option<Attention>,
         tx: &mpsc::UnboundedSender<Heard>,
     ) {
+        tracing::debug!(agent, ?state, needs = attention.is_some(), "our status");
         let due = self
             .judge()
             .our_status(agent, state, attention, Instant::now());

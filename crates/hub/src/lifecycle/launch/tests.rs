@@ -201,6 +201,12 @@ fn argv_begins_or_resumes_the_conversation() {
     };
     let a = argv(&start);
     assert_eq!(
+        a[..3],
+        ["/usr/bin/clawmux", "pty", "--"],
+        "behind the bridge"
+    );
+    let a = a[3..].to_vec();
+    assert_eq!(
         a[..5],
         [
             "/usr/bin/claude",
