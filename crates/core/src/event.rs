@@ -74,6 +74,9 @@ pub enum Event {
     Transcript(Entry),
     /// The user dismissed a "needs you" that only a notice raised (no later hook would close it).
     Dismissed,
+    /// The user answered the agent's open request (a permission, a question, a plan) from the app: the
+    /// dialog is over, though no hook says so until the tool it allowed has run.
+    Answered,
     /// Claude Code's own view of the session disagreed with ours for a while. Recorded so the explanation
     /// and a report show both views; it never changes anything (`opinion.rs`).
     SecondOpinion(Opinion),
@@ -106,6 +109,7 @@ const SPAWN: &str = "agent:spawn";
 const TERMINATE: &str = "agent:terminate";
 const INTERRUPT: &str = "agent:interrupt";
 const DISMISS: &str = "agent:dismiss";
+const ANSWER: &str = "agent:answer";
 const SECOND_OPINION: &str = "claude:status";
 const UNDELIVERED: &str = "between:undelivered";
 
@@ -119,6 +123,7 @@ impl Event {
             Event::Terminated => TERMINATE.to_owned(),
             Event::Interrupted => INTERRUPT.to_owned(),
             Event::Dismissed => DISMISS.to_owned(),
+            Event::Answered => ANSWER.to_owned(),
             Event::SecondOpinion(_) => SECOND_OPINION.to_owned(),
             Event::Undelivered(_) => UNDELIVERED.to_owned(),
             Event::Hook(h) => format!("hook:{}", h.name()),
@@ -172,6 +177,7 @@ impl Event {
             TERMINATE => Event::Terminated,
             INTERRUPT => Event::Interrupted,
             DISMISS => Event::Dismissed,
+            ANSWER => Event::Answered,
             SECOND_OPINION => match serde_json::from_slice::<Opinion>(payload) {
                 Ok(opinion) => Event::SecondOpinion(opinion),
                 Err(_) => Event::Rejected {
@@ -226,6 +232,7 @@ mod tests {
             Event::Terminated,
             Event::Interrupted,
             Event::Dismissed,
+            Event::Answered,
         ] {
             assert_eq!(Event::from_stored(&e.kind(), b""), e);
         }

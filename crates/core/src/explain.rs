@@ -246,6 +246,7 @@ pub fn trigger_words(trigger: &str) -> String {
         "agent:terminate" => "the agent's process ended",
         "agent:interrupt" => "an interrupt (Escape in its terminal)",
         "agent:dismiss" => "the user dismissed the notice",
+        "agent:answer" => "the user answered the request from the app",
         "claude:status" => "Claude Code's own view of the session disagreed with ours",
         "transcript:interrupted" => "the transcript shows an interrupt",
         "transcript:tool_result" => "the transcript shows a tool call's result",

@@ -161,7 +161,11 @@ fn before_the_tables(
         Event::Transcript(_) if source == Source::Transcript && at < current.watermark => {
             Some(Reason::Stale)
         }
-        Event::Transcript(_) | Event::Interrupted | Event::Dismissed | Event::Undelivered(_)
+        Event::Transcript(_)
+        | Event::Interrupted
+        | Event::Dismissed
+        | Event::Answered
+        | Event::Undelivered(_)
             if current.state == State::Dead =>
         {
             Some(Reason::AgentDead)
@@ -169,6 +173,7 @@ fn before_the_tables(
         Event::Transcript(_)
         | Event::Interrupted
         | Event::Dismissed
+        | Event::Answered
         | Event::Undelivered(_)
         | Event::SecondOpinion(_)
         | Event::Hook(_)
@@ -191,6 +196,11 @@ fn decide(current: &Snapshot, event: &Event) -> (Verdict, Option<String>) {
             Some(a) if a.notice => (Verdict::Stay(None), Some(a.reason.clone())),
             Some(_) | None => (Verdict::Suppress(Reason::NothingToDismiss), None),
         },
+        // The state is the agent's; the overlay ends the dialog's "needs you".
+        Event::Answered => (
+            Verdict::Stay(None),
+            current.attention.as_ref().map(|a| a.reason.clone()),
+        ),
         // The agent's state is its own; the overlay says what it needs.
         Event::Undelivered(u) => (Verdict::Stay(None), Some(u.reason.clone())),
         // Handled before the tables (`noted`); here for completeness.
@@ -359,6 +369,7 @@ fn last_tool(current: &Snapshot, event: &Event) -> Option<ToolRef> {
         | Event::WaitDisconnected
         | Event::Interrupted
         | Event::Dismissed
+        | Event::Answered
         | Event::Undelivered(_)
         | Event::SecondOpinion(_)
         | Event::Transcript(_)

@@ -251,3 +251,22 @@ fn malformed_and_unknown_events_are_recorded_as_suppressed() {
         }
     }
 }
+
+#[test]
+fn an_answer_from_the_app_ends_the_dialogs_need_at_once_and_the_agent_works_on() {
+    let asked = hook(
+        r#"{"hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"npm test"}}"#,
+    );
+    let (waiting, _) = run(&at(Processing, "Running npm test"), &asked);
+    assert!(waiting
+        .attention
+        .as_ref()
+        .is_some_and(|a| a.need.is_waiting()));
+    // Allowed: the command runs for minutes, and no hook comes until it ends; the agent needs nothing.
+    let (answered, d) = run(&waiting, &Event::Answered);
+    assert_eq!((d.outcome, answered.state), (Outcome::Stayed, Processing));
+    assert_eq!(answered.attention, None);
+    // Nothing open: nothing to end.
+    let (again, _) = run(&answered, &Event::Answered);
+    assert_eq!(again.attention, None);
+}

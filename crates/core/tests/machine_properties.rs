@@ -45,6 +45,7 @@ fn any_event() -> impl Strategy<Value = Event> {
             }),
         Just(Event::Interrupted),
         Just(Event::Dismissed),
+        Just(Event::Answered),
         Just(Event::Undelivered(clawmux_core::Undelivered {
             to: "moon".into(),
             reason: "moon is not running".into(),
@@ -88,6 +89,14 @@ proptest! {
             }
             if matches!(e, Event::Dismissed) && next.attention != s.attention {
                 prop_assert!(s.attention.as_ref().is_some_and(|a| a.notice));
+            }
+            // An answer from the app ends a dialog's need and nothing else; it never moves the state.
+            if matches!(e, Event::Answered) {
+                prop_assert_eq!(next.state, s.state);
+                if next.attention != s.attention {
+                    prop_assert!(s.attention.as_ref().is_some_and(|a| a.need.is_waiting()));
+                    prop_assert!(next.attention.is_none());
+                }
             }
             // A message that did not get through never moves the sender, nor covers what it needs already.
             if matches!(e, Event::Undelivered(_)) {

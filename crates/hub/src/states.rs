@@ -360,6 +360,7 @@ fn starts_a_session(event: &Event) -> bool {
         | Event::Terminated
         | Event::Interrupted
         | Event::Dismissed
+        | Event::Answered
         | Event::Undelivered(_)
         | Event::SecondOpinion(_)
         | Event::Transcript(_)

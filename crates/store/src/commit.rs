@@ -194,6 +194,7 @@ fn write_rows(
             | Event::Terminated
             | Event::Interrupted
             | Event::Dismissed
+            | Event::Answered
             | Event::Undelivered(_)
             | Event::SecondOpinion(_)
             | Event::Transcript(_)

@@ -27,6 +27,7 @@ pub(super) fn decide_observed(current: &Snapshot, event: &Event) -> (Verdict, Op
             | Event::Spawned
             | Event::Terminated
             | Event::Dismissed
+            | Event::Answered
             | Event::Undelivered(_)
             | Event::SecondOpinion(_)
             | Event::Rejected { .. }

@@ -41,6 +41,8 @@ pub(super) fn overlay(current: &Snapshot, event: &Event, at: Millis) -> Option<A
         Event::Dismissed => now
             .filter(|a| a.notice)
             .map(|a| AttentionChange::Cleared { need: a.need }),
+        // Answered from the app: the dialog is over, whatever the tool it let run does next.
+        Event::Answered => clear_if(waiting),
         Event::Transcript(Entry::Interrupted) => clear_if(waiting),
         Event::Transcript(Entry::ToolResult { tool_use_id, .. }) => now
             .filter(|a| a.need.is_waiting() && a.tool_use_id.as_deref() == Some(tool_use_id))

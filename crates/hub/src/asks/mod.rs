@@ -145,7 +145,16 @@ impl Requests {
                 ),
             )
         })?;
-        self.finds.tell_status(&agent);
+        // The dialog is over now, not when the tool it let run ends (its PostToolUse): the indicator stops
+        // saying "needs you" at once.
+        self.finds.send(crate::found::Found {
+            agent,
+            source: clawmux_core::Source::Ui,
+            event: clawmux_core::Event::Answered,
+            payload: Vec::new(),
+            at: crate::clock::now(),
+            tell_status: true,
+        });
         Ok(())
     }
 }
@@ -198,7 +207,14 @@ mod tests {
             decision.unwrap()["hookSpecificOutput"]["decision"]["behavior"],
             "allow"
         );
-        assert_eq!(sent.recv().await, Some(ForHub::Status("sky".to_owned())));
+        // Taken, the answer is recorded: it ends the "needs you" at once, and tells the status.
+        match sent.recv().await {
+            Some(ForHub::Found(f)) => assert_eq!(
+                (f.agent.as_str(), &f.event, f.tell_status),
+                ("sky", &clawmux_core::Event::Answered, true)
+            ),
+            other => panic!("{other:?}"),
+        }
         let late = requests.answer(answer(Some(id))).await.unwrap_err();
         assert_eq!(late.code, Code::NotPending);
         assert!(sent.try_recv().is_err(), "a late click tells nothing");

@@ -97,6 +97,7 @@ impl Pulse {
             Event::WaitDisconnected
             | Event::Rejected { .. }
             | Event::Dismissed
+            | Event::Answered
             | Event::Undelivered(_)
             | Event::SecondOpinion(_) => {}
         }
