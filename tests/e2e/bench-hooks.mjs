@@ -2,7 +2,7 @@
 // calls (a Read of a small file) from the scripted model, timed at the model from its first Read to the
 // request after the last, with no hooks at all and as an agent the hub spawned (its hooks posted to its
 // relay). Also the CPU the hub and the relay spend per hook, from /proc, and all ClawMux costs per tool call
-// beside Claude Code: the hub, the relay, and the status line Claude Code runs (a shell and
+// beside Claude Code: the hub, the relay, the terminal bridge it runs behind, and the status line Claude Code runs (a shell and
 // `clawmux-statusline`, counted as the CPU of Claude Code's ended children, less what they are without it).
 //
 // The CPU per tool call is taken again with the model answering a second after each call (SLOW_CALLS of
@@ -42,16 +42,21 @@ function childrenCpu(pid) {
   return (Number(fields[13]) + Number(fields[14])) * TICK_MS;
 }
 
-/** The Claude Code process working in `folder` (its node process, whose folder that is). */
-function claudeIn(folder) {
+/** The process working in `folder` whose arguments pass `test` (its folder is that). */
+function processIn(folder, test, what) {
   for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
     try {
-      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      if (cmd.includes('claude') && !cmd.startsWith('tmux') && readlinkSync(`/proc/${pid}/cwd`) === folder) return Number(pid);
+      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      if (test(argv) && readlinkSync(`/proc/${pid}/cwd`) === folder) return Number(pid);
     } catch { /* gone, or not ours to read */ }
   }
-  throw new Error(`no Claude Code working in ${folder}`);
+  throw new Error(`no ${what} working in ${folder}`);
 }
+
+/** The Claude Code process working in `folder` (its node process, whose folder that is). */
+const claudeIn = (folder) => processIn(folder, (argv) => argv.join(' ').includes('claude') && !argv[0].startsWith('tmux') && argv[1] !== 'pty', 'Claude Code');
+/** The terminal bridge a spawned agent's Claude Code runs behind (`clawmux pty`). */
+const bridgeIn = (folder) => processIn(folder, (argv) => argv[1] === 'pty', 'terminal bridge');
 
 /** A model that, at `go` in what it is sent, reads `calls` times (answering after `delay` ms) and then ends
  * the turn; it notes when. */
@@ -136,7 +141,8 @@ async function spawned(pace = { calls: CALLS, delay: 0 }) {
     writeFileSync(join(hub.data, 'agents', 'sky', 'small.txt'), 'hello\n');
     const relay = Number(execFileSync('pgrep', ['-f', `hook relay sky --data-dir ${hub.data}`], { encoding: 'utf8' }).trim().split('\n')[0]);
     const claudePid = claudeIn(join(hub.data, 'agents', 'sky'));
-    const [hub0, relay0, children0] = [cpu(hub.pid), cpu(relay), childrenCpu(claudePid)];
+    const bridge = bridgeIn(join(hub.data, 'agents', 'sky'));
+    const [hub0, relay0, children0, bridge0] = [cpu(hub.pid), cpu(relay), childrenCpu(claudePid), cpu(bridge)];
     const perf = process.env.PERF_OUT && !profiled && (process.env.PERF_TURN === 'slow') === Boolean(pace.delay)
       ? spawn('perf', ['record', '-q', '-o', process.env.PERF_OUT, '-F', '1999', '--call-graph', 'dwarf,16384', '-p', String(hub.pid)], { stdio: 'ignore' })
       : null;
@@ -153,6 +159,7 @@ async function spawned(pace = { calls: CALLS, delay: 0 }) {
       perCall: (times.last - times.first) / pace.calls,
       hubCpu: (cpu(hub.pid) - hub0) / hooks,
       relayCpu: (cpu(relay) - relay0) / hooks,
+      bridgeCpu: (cpu(bridge) - bridge0) / pace.calls,
       childrenCpu: (childrenCpu(claudePid) - children0) / pace.calls,
     };
     if (pace.delay) {
@@ -216,8 +223,9 @@ const perCall = (spawnedRuns, bareRuns) => {
   const m = (runs, k) => median(runs.map((o) => o[k]));
   const hub = 2 * m(spawnedRuns, 'hubCpu');
   const relay = 2 * m(spawnedRuns, 'relayCpu');
+  const bridge = m(spawnedRuns, 'bridgeCpu');
   const line = Math.max(0, m(spawnedRuns, 'childrenCpu') - m(bareRuns, 'childrenCpu'));
-  return `${(hub + relay + line).toFixed(2)} ms (the hub ${hub.toFixed(2)}, the relay ${relay.toFixed(2)}, the status line's processes ${line.toFixed(2)})`;
+  return `${(hub + relay + bridge + line).toFixed(2)} ms (the hub ${hub.toFixed(2)}, the relay ${relay.toFixed(2)}, the terminal bridge ${bridge.toFixed(2)}, the status line's processes ${line.toFixed(2)})`;
 };
 console.log(`ClawMux's CPU per tool call beside Claude Code, answers ~70 ms apart (${CALLS} calls): ${perCall(results.spawned, results['no hooks'])}`);
 console.log(`ClawMux's CPU per tool call beside Claude Code, answers a second apart (${SLOW_CALLS} calls): ${perCall(results['slow spawned'], results['slow bare'])}`);
