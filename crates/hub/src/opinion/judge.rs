@@ -28,8 +28,9 @@ struct Sides {
     /// What its last status report says.
     reported: Option<Theirs>,
     episode: Option<Episode>,
-    /// Since when the reports and ours have agreed (no reason) or disagreed (why), while both are known.
-    tally_since: Option<(Instant, Option<String>)>,
+    /// Since when the reports and ours have said what they say now, while both are known (whether they
+    /// agree, and why not, is the episode's).
+    tally_since: Option<Instant>,
 }
 
 impl Sides {
@@ -107,8 +108,11 @@ impl Judge {
     /// The agreement of the reports with ours so far, the stretches under way included.
     pub(crate) fn tally(&self, now: Instant) -> Tally {
         let mut t = self.tally.clone();
-        for (since, why) in self.agents.values().filter_map(|s| s.tally_since.as_ref()) {
-            t.add(now.saturating_duration_since(*since), why.as_deref());
+        for sides in self.agents.values() {
+            if let Some(since) = sides.tally_since {
+                let why = sides.episode.as_ref().map(|e| e.why.as_str());
+                t.add(now.saturating_duration_since(since), why);
+            }
         }
         t
     }
@@ -177,21 +181,13 @@ impl Judge {
             }
             _ => None,
         };
-        // The tally: the stretch that ends now is counted, and the next one starts.
-        let was = sides.tally_since.take().map(|(since, was)| {
-            self.tally
-                .add(now.saturating_duration_since(since), was.as_deref());
-            was
-        });
+        // The tally: the stretch that ends now is counted under the episode it was in, and the next starts.
+        if let Some(since) = sides.tally_since.take() {
+            let was = sides.episode.as_ref().map(|e| e.why.as_str());
+            self.tally.add(now.saturating_duration_since(since), was);
+        }
         if sides.ours.is_some() && sides.reported.is_some() {
-            // A disagreement is counted once, however often either side speaks while it lasts.
-            if let Some(why) = why
-                .as_ref()
-                .filter(|w| was.as_ref() != Some(&Some((*w).clone())))
-            {
-                self.tally.why.entry(why.clone()).or_default().0 += 1;
-            }
-            sides.tally_since = Some((now, why.clone()));
+            sides.tally_since = Some(now);
         }
         match (why, &sides.episode) {
             (None, _) => {
@@ -200,6 +196,10 @@ impl Judge {
             }
             (Some(why), Some(e)) if e.why == why => None,
             (Some(why), _) => {
+                // A disagreement is counted once, however often either side speaks while it lasts.
+                if sides.tally_since.is_some() {
+                    self.tally.why.entry(why.clone()).or_default().0 += 1;
+                }
                 let id = self.next;
                 self.next += 1;
                 sides.episode = Some(Episode {
