@@ -96,6 +96,18 @@ async function trivialServer() {
   return server;
 }
 
+/** A process of its own answering every post `{}` at once, on a loopback port: the floor of one hook's path. */
+async function floorServer() {
+  const child = spawn(process.execPath, ['-e', `
+    const server = require('node:http').createServer((req, res) => { req.resume(); req.on('end', () => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{}'); }); });
+    server.listen(0, '127.0.0.1', () => console.log(server.address().port));`], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise((ok, fail) => {
+    child.stdout.once('data', (d) => ok(Number(String(d).trim())));
+    child.once('exit', (code) => fail(new Error(`the floor server ended (${code})`)));
+  });
+  return { child, url: `http://127.0.0.1:${port}/` };
+}
+
 /** One turn of claude in a tmux session of its own, given the prompt at start, with `settings`. */
 async function bare(settings = {}, pace = { calls: CALLS, delay: 0 }) {
   const times = {};
@@ -182,6 +194,18 @@ async function spawned(pace = { calls: CALLS, delay: 0 }) {
     turn.pathMs = (performance.now() - started) / PATH_HOOKS;
     turn.pathHubCpu = (cpu(hub.pid) - hub1) / PATH_HOOKS;
     turn.pathRelayCpu = (cpu(relay) - relay1) / PATH_HOOKS;
+    // The floor of that path: the same posts to a server of another process that answers `{}` at once.
+    const floor = await floorServer();
+    try {
+      const floorStarted = performance.now();
+      for (let i = 0; i < PATH_HOOKS; i++) {
+        const r = await fetch(floor.url, { method: 'POST', headers: { 'content-type': 'application/json', ...hook.headers }, body });
+        await r.text();
+      }
+      turn.floorMs = (performance.now() - floorStarted) / PATH_HOOKS;
+    } finally {
+      floor.child.kill();
+    }
     return turn;
   } finally {
     ev.close();
@@ -232,3 +256,4 @@ console.log(`ClawMux's CPU per tool call beside Claude Code, answers a second ap
 const idle = (k) => median(results['slow spawned'].map((o) => o[k])).toFixed(2);
 console.log(`the hub with its agent idle, waiting for a message: ${idle('hubIdle')} ms of CPU a second; the relay ${idle('relayIdle')} ms`);
 console.log(`the hook path alone (${PATH_HOOKS} PostToolUse posts to the relay, one at a time): ${path('pathMs').toFixed(3)} ms each; hub CPU per hook ${path('pathHubCpu').toFixed(3)} ms, relay CPU per hook ${path('pathRelayCpu').toFixed(3)} ms`);
+console.log(`the same posts to a process answering {} at once: ${path('floorMs').toFixed(3)} ms each; so ClawMux's own time per hook ${(path('pathMs') - path('floorMs')).toFixed(3)} ms, per tool call (two hooks) ${(2 * (path('pathMs') - path('floorMs'))).toFixed(3)} ms`);
