@@ -62,9 +62,28 @@ test('a real agent: its figures in the sidebar, the user\'s own line in its term
     await hub.api('POST', '/api/command', { command: 'spawn', name: 'sky', work_dir: work });
     await ev.state('sky', 'idle', m, 90000);
 
-    // Opted in to continue after a limit, from the agent's header.
+    // Opted in to continue after a limit, from the agent's header. Figures made before the choice reached
+    // the hub (a status line's, drawn while the command is on its way) must not undo the click: the
+    // command is held, and such figures are handed to the page meanwhile.
+    let toPage = null;
+    await page.routeWebSocket(/\/ws\?/, (ws) => {
+      ws.connectToServer();
+      toPage = (event) => ws.send(JSON.stringify(event));
+    });
+    await page.reload();
+    await page.waitForSelector('#connection.online');
+    let release;
+    const onItsWay = new Promise((ok) => { release = ok; });
+    await page.route('**/api/command', async (route) => {
+      if (route.request().postData()?.includes('"usage_continue"')) await onItsWay;
+      await route.continue();
+    });
     await page.click('[data-agent="sky"]');
     await page.check('#act-continue');
+    toPage({ type: 'usage', usage: { session_id: 'sky', model: 'stale-figures', tokens: { input: 0, output: 0, cache_read: 0 }, continues: false } });
+    await page.waitForFunction(() => document.getElementById('agent-usage').textContent.startsWith('stale-figures'));
+    assert.equal(await page.isChecked('#act-continue'), true, 'figures drawn while the choice was on its way undid the click');
+    release();
     await within((async () => {
       while (!(await hub.api('POST', '/api/command', { command: 'usage' })).agents.some((a) => a.session_id === 'sky' && a.continues)) {
         await new Promise((ok) => setTimeout(ok, 100));

@@ -90,12 +90,27 @@ export function showComposer(s) {
     : 'Message (Enter sends, Shift+Enter for a new line, / for commands)';
 }
 
+/**
+ * "Continue after the limit resets" as the user last set it, per agent, until a row from the hub says the
+ * same: a row drawn meanwhile (a status line's figures, made before the choice reached the hub) must not
+ * undo the click.
+ */
+const continuing = new Map();
+
+/** The user set `agent`'s "continue after the limit" to `on`; `null` when the hub refused it. */
+export function choseContinue(agent, on) {
+  if (on === null) continuing.delete(agent);
+  else continuing.set(agent, on);
+}
+
 /** Everything above, for the agent's row `s`. */
 export function showAgent(s) {
   $('agent-usage').textContent = agentDetail(s.usage);
   const managed = s.launch === Launch.CLAUDE;
   $('agent-continue').hidden = !managed;
-  $('act-continue').checked = Boolean(s.usage?.continues);
+  const continues = Boolean(s.usage?.continues);
+  if (continuing.get(s.session_id) === continues) continuing.delete(s.session_id);
+  $('act-continue').checked = continuing.get(s.session_id) ?? continues;
   showStatus(s);
   showActions(s);
   showComposer(s);

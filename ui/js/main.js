@@ -7,7 +7,7 @@
 // "load older" for the rest, a reconnect that fetches only the gap, and sends queued while offline and
 // replayed on reconnect with the same client id, so the hub stores each once.
 
-import { agentHeader, wireModelChoice } from './agent-panel.js';
+import { agentHeader, choseContinue, wireModelChoice } from './agent-panel.js';
 import { wireLoginStart, wirePreferences } from './preferences.js';
 import { wireUpdates } from './updates.js';
 import { DoctorView } from './doctor-view.js';
@@ -413,9 +413,12 @@ function wireChat() {
   $('act-continue').addEventListener('change', async (e) => {
     if (!current) return;
     notice('');
+    const agent = current;
+    choseContinue(agent, e.target.checked);
     try {
-      await backend.command({ command: Command.USAGE_CONTINUE, session_id: current, on: e.target.checked });
+      await backend.command({ command: Command.USAGE_CONTINUE, session_id: agent, on: e.target.checked });
     } catch (err) {
+      choseContinue(agent, null);
       e.target.checked = !e.target.checked;
       notice(`Cannot change it: ${err.message}`);
     }
