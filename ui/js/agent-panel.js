@@ -97,10 +97,21 @@ export function showComposer(s) {
  */
 const continuing = new Map();
 
-/** The user set `agent`'s "continue after the limit" to `on`; `null` when the hub refused it. */
-export function choseContinue(agent, on) {
-  if (on === null) continuing.delete(agent);
-  else continuing.set(agent, on);
+/** "Continue after the limit resets" sent to the hub as the user sets it, for the agent `current()`. */
+export function wireContinue(backend, current, notice) {
+  $('act-continue').addEventListener('change', async (e) => {
+    const agent = current();
+    if (!agent) return;
+    notice('');
+    continuing.set(agent, e.target.checked);
+    try {
+      await backend.command({ command: Command.USAGE_CONTINUE, session_id: agent, on: e.target.checked });
+    } catch (err) {
+      continuing.delete(agent);
+      e.target.checked = !e.target.checked;
+      notice(`Cannot change it: ${err.message}`);
+    }
+  });
 }
 
 /** Everything above, for the agent's row `s`. */

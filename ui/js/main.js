@@ -7,7 +7,7 @@
 // "load older" for the rest, a reconnect that fetches only the gap, and sends queued while offline and
 // replayed on reconnect with the same client id, so the hub stores each once.
 
-import { agentHeader, choseContinue, wireModelChoice } from './agent-panel.js';
+import { agentHeader, wireContinue, wireModelChoice } from './agent-panel.js';
 import { wireLoginStart, wirePreferences } from './preferences.js';
 import { wireUpdates } from './updates.js';
 import { DoctorView } from './doctor-view.js';
@@ -404,25 +404,13 @@ function wireChat() {
   $('act-interrupt').addEventListener('click', () => act(Command.INTERRUPT));
   $('act-restart').addEventListener('click', () => act(Command.RESTART));
   wireModelChoice(backend, () => current, notice);
+  wireContinue(backend, () => current, notice);
   if (!backend.isPhone) {
     wirePreferences(backend);
     wireLoginStart(backend);
     wireUpdates(backend);
     new DoctorView(backend);
   }
-  $('act-continue').addEventListener('change', async (e) => {
-    if (!current) return;
-    notice('');
-    const agent = current;
-    choseContinue(agent, e.target.checked);
-    try {
-      await backend.command({ command: Command.USAGE_CONTINUE, session_id: agent, on: e.target.checked });
-    } catch (err) {
-      choseContinue(agent, null);
-      e.target.checked = !e.target.checked;
-      notice(`Cannot change it: ${err.message}`);
-    }
-  });
   $('act-terminate').addEventListener('click', () => {
     notice('');
     if (current) terminating.terminate(sessions.get(current) ?? { session_id: current });
