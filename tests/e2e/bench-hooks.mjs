@@ -15,7 +15,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createServer } from 'node:http';
 import { BIN, startHub } from './harness.mjs';
 import { claudeBinary, claudeEnv, prepareHome, startModel } from './real-claude.mjs';
 
@@ -89,15 +88,11 @@ const until = async (check, ms, what) => {
 /** The tool hooks of a settings file: PreToolUse and PostToolUse run `handler`. */
 const toolHooks = (handler) => ({ hooks: { PreToolUse: [{ matcher: '*', hooks: [handler] }], PostToolUse: [{ matcher: '*', hooks: [handler] }] } });
 
-/** A server that answers every post `{}` at once: what any HTTP hook costs Claude Code. */
-async function trivialServer() {
-  const server = createServer((req, res) => { req.resume(); req.on('end', () => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{}'); }); });
-  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
-  return server;
-}
-
-/** A process of its own answering every post `{}` at once, on a loopback port: the floor of one hook's path. */
-async function floorServer() {
+/**
+ * A process of its own answering every post `{}` at once, on a loopback port: what any HTTP hook costs Claude
+ * Code, and the floor of one hook's path.
+ */
+async function answeringServer() {
   const child = spawn(process.execPath, ['-e', `
     const server = require('node:http').createServer((req, res) => { req.resume(); req.on('end', () => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{}'); }); });
     server.listen(0, '127.0.0.1', () => console.log(server.address().port));`], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -133,6 +128,16 @@ async function bare(settings = {}, pace = { calls: CALLS, delay: 0 }) {
     hub.stop();
     await model.close();
   }
+}
+
+/** `body` posted PATH_HOOKS times to `url`, one after another: the time of each (ms). */
+async function postsEach(url, headers, body) {
+  const started = performance.now();
+  for (let i = 0; i < PATH_HOOKS; i++) {
+    const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+    await r.text();
+  }
+  return (performance.now() - started) / PATH_HOOKS;
 }
 
 /** Whether the hub was recorded already (`PERF_OUT`: the first spawned turn only). */
@@ -186,26 +191,11 @@ async function spawned(pace = { calls: CALLS, delay: 0 }) {
     const hook = JSON.parse(readFileSync(join(hub.data, 'launch', 'sky', 'settings.json'), 'utf8')).hooks.PostToolUse[0].hooks[0];
     const body = JSON.stringify({ session_id: 'bench', transcript_path: '/nonexistent.jsonl', cwd: join(hub.data, 'agents', 'sky'), hook_event_name: 'PostToolUse', tool_name: 'Read', tool_input: { file_path: 'small.txt' }, tool_response: { type: 'text', file: { content: 'hello' } }, tool_use_id: 'toolu_bench' });
     const [hub1, relay1] = [cpu(hub.pid), cpu(relay)];
-    const started = performance.now();
-    for (let i = 0; i < PATH_HOOKS; i++) {
-      const r = await fetch(hook.url, { method: 'POST', headers: { 'content-type': 'application/json', ...hook.headers }, body });
-      await r.text();
-    }
-    turn.pathMs = (performance.now() - started) / PATH_HOOKS;
+    turn.pathMs = await postsEach(hook.url, hook.headers, body);
     turn.pathHubCpu = (cpu(hub.pid) - hub1) / PATH_HOOKS;
     turn.pathRelayCpu = (cpu(relay) - relay1) / PATH_HOOKS;
-    // The floor of that path: the same posts to a server of another process that answers `{}` at once.
-    const floor = await floorServer();
-    try {
-      const floorStarted = performance.now();
-      for (let i = 0; i < PATH_HOOKS; i++) {
-        const r = await fetch(floor.url, { method: 'POST', headers: { 'content-type': 'application/json', ...hook.headers }, body });
-        await r.text();
-      }
-      turn.floorMs = (performance.now() - floorStarted) / PATH_HOOKS;
-    } finally {
-      floor.child.kill();
-    }
+    // The floor of that path: the same posts to a process that answers `{}` at once.
+    turn.floorMs = await postsEach(answering.url, hook.headers, body);
     return turn;
   } finally {
     ev.close();
@@ -214,10 +204,10 @@ async function spawned(pace = { calls: CALLS, delay: 0 }) {
   }
 }
 
-const trivial = await trivialServer();
+const answering = await answeringServer();
 const modes = {
   'no hooks': () => bare(),
-  'two HTTP hooks answered {} at once (what any HTTP hook costs Claude Code)': () => bare(toolHooks({ type: 'http', url: `http://127.0.0.1:${trivial.address().port}/`, timeout: 10 })),
+  'two HTTP hooks answered {} at once (what any HTTP hook costs Claude Code)': () => bare(toolHooks({ type: 'http', url: answering.url, timeout: 10 })),
   'two `clawmux hook tool-status` commands (before: the process alone, outside an agent it calls no hub)': () => bare(toolHooks({ type: 'command', command: `${BIN} hook tool-status`, timeout: 10 })),
 };
 const results = Object.fromEntries([...Object.keys(modes), 'spawned', 'slow bare', 'slow spawned'].map((k) => [k, []]));
@@ -228,7 +218,7 @@ for (let i = 0; i < RUNS; i++) {
   results['slow bare'].push(await bare({}, slow));
   results['slow spawned'].push(await spawned(slow));
 }
-trivial.close();
+answering.child.kill();
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const none = median(results['no hooks'].map((o) => o.perCall));
 for (const name of Object.keys(modes)) {
