@@ -3,11 +3,11 @@
 // started through it with a test HOME, a data folder, a fake browser (`xdg-open`) and a WAV file as its
 // microphone. `useApp()` starts it all before the tests of the file that calls it and stops it after.
 
-import { after, before } from 'node:test';
+import { after, afterEach, before } from 'node:test';
 import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { remote } from 'webdriverio';
 import { ARTIFACTS, BIN, listening } from './harness.mjs';
 import { startTray } from './tray-host.mjs';
@@ -55,8 +55,19 @@ const DMENU = join(dir, 'dmenu');
 export const PICK = join(dir, 'pick');
 export const APP_ARGS = ['--data-dir', data, '--microphone-file', SPEECH];
 
-export function start(cmd, args, env = {}) {
-  const child = spawn(cmd, args, { env: { PATH: process.env.PATH, HOME: dir, DISPLAY, DBUS_SESSION_BUS_ADDRESS: BUS, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+// What each program the harness starts prints goes to a file of its own, never to a pipe no one reads: a
+// full pipe stops its writer, and the app (started by WebKitWebDriver, started by tauri-driver) logs into
+// tauri-driver's. `test-artifacts/logs/<test file>/<program>.log`, kept for a run that failed.
+export const LOGS = join(ARTIFACTS, 'logs', basename(process.argv[1] ?? 'desktop', '.mjs'));
+rmSync(LOGS, { recursive: true, force: true });
+mkdirSync(LOGS, { recursive: true });
+/** The log of the app's window and hub (what tauri-driver, WebKitWebDriver and the app print). */
+export const APP_LOG = join(LOGS, 'tauri-driver.log');
+
+/** Starts `cmd` in the test's desktop; its output goes to its log, or to `child.stdout` with `{ read: true }`. */
+export function start(cmd, args, env = {}, { read = false } = {}) {
+  const log = openSync(join(LOGS, `${basename(cmd)}.log`), 'a');
+  const child = spawn(cmd, args, { env: { PATH: process.env.PATH, HOME: dir, DISPLAY, DBUS_SESSION_BUS_ADDRESS: BUS, ...env }, stdio: ['ignore', read ? 'pipe' : log, log] });
   children.push(child);
   return child;
 }
@@ -120,7 +131,7 @@ export function useApp() {
     start('dbus-daemon', ['--session', `--address=${BUS}`, '--nofork', '--nopidfile']);
     await until('the session bus', () => existsSync(`${BUS_DIR}/bus`));
     tray = await startTray(BUS);
-    const monitor = start('dbus-monitor', ['--session', "interface='org.freedesktop.Notifications',member='Notify'"]);
+    const monitor = start('dbus-monitor', ['--session', "interface='org.freedesktop.Notifications',member='Notify'"], {}, { read: true });
     monitor.stdout.on('data', (d) => { notifications += d; });
     // dunst's context menu runs `dmenu`: here a script that picks the first entry
     // matching the pattern the test writes in PICK (dunst lists `#<label> (<summary>) [<id>,<action>]`,
@@ -137,6 +148,15 @@ export function useApp() {
     start(DRIVER, ['--port', '4444']);
     await until('tauri-driver', () => listening(4444));
     await launchApp(APP_ARGS);
+  });
+
+  // A test that failed leaves what the window showed and says what the app last logged.
+  afterEach(async (t) => {
+    if (t.passed) return;
+    const name = t.name.replace(/[^A-Za-z0-9]+/g, '-').slice(0, 80);
+    await browser?.saveScreenshot(join(ARTIFACTS, `failed-${name}.png`)).catch(() => {});
+    const lines = existsSync(APP_LOG) ? readFileSync(APP_LOG, 'utf8').trimEnd().split('\n') : [];
+    console.error(`the app's last log lines (${APP_LOG}):\n${lines.slice(-40).join('\n')}`);
   });
 
   after(async () => {
