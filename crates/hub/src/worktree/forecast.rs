@@ -17,8 +17,8 @@ use std::sync::{Mutex, MutexGuard};
 
 pub use clawmux_core::changes::Overlap;
 
+use super::diff::ScratchIndex;
 use super::git;
-use super::repo::ScratchIndex;
 use super::spec::WorktreeSpec;
 use crate::error::HubError;
 

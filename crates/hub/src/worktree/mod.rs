@@ -9,6 +9,7 @@
 //! worktree for the router and owns the conflict forecast.
 
 pub mod cleanup;
+mod diff;
 pub mod forecast;
 pub(crate) mod git;
 pub mod merge;
@@ -116,7 +117,7 @@ impl Worktrees {
     pub async fn changes(&self, agent: &str) -> Result<ChangesReply, HubError> {
         let (spec, path) = self.of_agent(agent).await?;
         let scratch = self.scratch().await?;
-        let (changes, patches) = repo::changes(&spec, &path, &scratch).await?;
+        let (changes, patches) = diff::changes(&spec, &path, &scratch).await?;
         let message = self.suggested_message(agent, &changes.commits).await?;
         Ok(ChangesReply {
             session_id: agent.to_owned(),
@@ -149,7 +150,7 @@ impl Worktrees {
             Some(m) => m,
             None => {
                 let scratch = self.scratch().await?;
-                let (changes, _) = repo::changes(&spec, &path, &scratch).await?;
+                let (changes, _) = diff::changes(&spec, &path, &scratch).await?;
                 self.suggested_message(agent, &changes.commits).await?
             }
         };
@@ -209,7 +210,7 @@ impl Worktrees {
             ));
         }
         let held = cleanup::remove(agent, &spec, &path, discard).await?;
-        let kept = repo::kept_index(&self.parts.data_dir.join("tmp"), &spec);
+        let kept = diff::kept_index(&self.parts.data_dir.join("tmp"), &spec);
         let _ = tokio::fs::remove_file(kept).await;
         tracing::info!(agent, discarded = held.unsaved(), "worktree removed");
         self.changed_in(agent, Some(spec.repo));

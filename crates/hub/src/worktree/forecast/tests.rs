@@ -159,7 +159,7 @@ async fn a_same_size_edit_in_the_second_of_the_last_read_is_seen() {
         std::path::Path::new(own.trim()),
         second - std::time::Duration::from_secs(10),
     );
-    set_time(&super::super::repo::kept_index(&scratch, &spec), second);
+    set_time(&super::super::diff::kept_index(&scratch, &spec), second);
     std::fs::write(&notes, "moon 20\n").unwrap();
     set_time(&notes, second);
     let work = work_now(&spec, &wt, &scratch).await.unwrap();
