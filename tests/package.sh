@@ -10,32 +10,38 @@
 # removed at the end; the private key is named to the bundler by its path, never given on a command line),
 # so that the app at N takes N+1 from an update server on loopback, and refuses what is not N+1.
 #
-# The app itself is built in debug to keep the test command under its time (a release build of the app
-# adds 8-10 minutes here); the `clawmux` it ships is the release build a user gets (beforeBundleCommand),
-# and Tauri embeds the UI in either build.
+# The packages are release builds, made by `scripts/package` as the one users get is: the app, and the
+# `clawmux` and `clawmux-statusline` it ships. They differ from it in their configuration only: the throwaway
+# key's public half, and `dangerousInsecureTransportProtocol`, since the test's update server is plain http
+# on loopback (a release app refuses any other http address; a user's package never has it). N+1 is built
+# first: N then builds again only what reads the app's configuration.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 tauri=(npx --yes @tauri-apps/cli@2.12.5)
+package=(scripts/package --config)
 fail() { echo "package: $*"; exit 1; }
 current=$(node -p 'require("./tauri.conf.json").version')
 next=$(node -p 'const [a, b, c] = require("./tauri.conf.json").version.split("."); `${a}.${b}.${Number(c) + 1}`')
 keys=$(mktemp -d)
-trap 'rm -rf "$keys"' EXIT
+bundles=target/release/bundle/deb
+# The test's packages carry its throwaway key and the http exception: none is left where `scripts/package`
+# puts the one users get.
+trap 'rm -rf "$keys" "$bundles"/clawmux_*_amd64.deb*' EXIT
 "${tauri[@]}" signer generate --ci -w "$keys/release.key" >/dev/null 2>&1
 "${tauri[@]}" signer generate --ci -w "$keys/other.key" >/dev/null 2>&1
 export TAURI_SIGNING_PRIVATE_KEY="$keys/release.key" TAURI_SIGNING_PRIVATE_KEY_PASSWORD=""
-with_key=$(printf '"bundle":{"createUpdaterArtifacts":true},"plugins":{"updater":{"pubkey":"%s"}}' "$(cat "$keys/release.key.pub")")
-rm -f target/debug/bundle/deb/clawmux_*_amd64.deb*
+with_key=$(printf '"bundle":{"createUpdaterArtifacts":true},"plugins":{"updater":{"pubkey":"%s","dangerousInsecureTransportProtocol":true}}' "$(cat "$keys/release.key.pub")")
+rm -f "$bundles"/clawmux_*_amd64.deb*
 # N+1 first, kept aside with its signature, and signed again with another key (the signature of a stranger).
-"${tauri[@]}" build --bundles deb --debug --ci --config "{\"version\":\"$next\",$with_key}" >/dev/null
-cp "target/debug/bundle/deb/clawmux_${next}_amd64.deb" "$keys/next.deb"
-cp "target/debug/bundle/deb/clawmux_${next}_amd64.deb.sig" "$keys/next.deb.sig"
+"${package[@]}" "{\"version\":\"$next\",$with_key}" >/dev/null
+cp "$bundles/clawmux_${next}_amd64.deb" "$keys/next.deb"
+cp "$bundles/clawmux_${next}_amd64.deb.sig" "$keys/next.deb.sig"
 cp "$keys/next.deb" "$keys/other.deb"
 env -u TAURI_SIGNING_PRIVATE_KEY TAURI_SIGNING_PRIVATE_KEY_PATH="$keys/other.key" "${tauri[@]}" signer sign "$keys/other.deb" >/dev/null
 # Then N, the package installed and tested.
-"${tauri[@]}" build --bundles deb --debug --ci --config "{$with_key}" >/dev/null
-deb="target/debug/bundle/deb/clawmux_${current}_amd64.deb"
+"${package[@]}" "{$with_key}" >/dev/null
+deb="$bundles/clawmux_${current}_amd64.deb"
 cp "$deb" "$keys/current.deb"
 unset TAURI_SIGNING_PRIVATE_KEY TAURI_SIGNING_PRIVATE_KEY_PASSWORD
 
@@ -71,7 +77,7 @@ remove() {
     removed=1
     DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq clawmux >/dev/null
 }
-trap 'remove; rm -rf "$keys"' EXIT
+trap 'remove; rm -rf "$keys" "$bundles"/clawmux_*_amd64.deb*' EXIT
 [ -x /usr/bin/clawmux-desktop ] && [ -x /usr/bin/clawmux ] || fail "installed, but the programs are not in /usr/bin"
 /usr/bin/clawmux --version >/dev/null || fail "the installed clawmux does not run"
 [ "$(echo '{}' | /usr/bin/clawmux-statusline)" = ClawMux ] || fail "the installed clawmux-statusline does not run"
