@@ -34,14 +34,13 @@ export TAURI_SIGNING_PRIVATE_KEY="$keys/release.key" TAURI_SIGNING_PRIVATE_KEY_P
 with_key=$(printf '"bundle":{"createUpdaterArtifacts":true},"plugins":{"updater":{"pubkey":"%s","dangerousInsecureTransportProtocol":true}}' "$(cat "$keys/release.key.pub")")
 rm -f "$bundles"/clawmux_*_amd64.deb*
 # N+1 first, kept aside with its signature, and signed again with another key (the signature of a stranger).
-"${package[@]}" "{\"version\":\"$next\",$with_key}" >/dev/null
-cp "$bundles/clawmux_${next}_amd64.deb" "$keys/next.deb"
-cp "$bundles/clawmux_${next}_amd64.deb.sig" "$keys/next.deb.sig"
+next_deb=$("${package[@]}" "{\"version\":\"$next\",$with_key}")
+cp "$next_deb" "$keys/next.deb"
+cp "$next_deb.sig" "$keys/next.deb.sig"
 cp "$keys/next.deb" "$keys/other.deb"
 env -u TAURI_SIGNING_PRIVATE_KEY TAURI_SIGNING_PRIVATE_KEY_PATH="$keys/other.key" "${tauri[@]}" signer sign "$keys/other.deb" >/dev/null
 # Then N, the package installed and tested.
-"${package[@]}" "{$with_key}" >/dev/null
-deb="$bundles/clawmux_${current}_amd64.deb"
+deb=$("${package[@]}" "{$with_key}")
 cp "$deb" "$keys/current.deb"
 unset TAURI_SIGNING_PRIVATE_KEY TAURI_SIGNING_PRIVATE_KEY_PASSWORD
 
