@@ -313,6 +313,36 @@ test('agents are started, ended and started again from the UI; the demo agent st
   }
 });
 
+test('the answer to a spawn, arriving after the agent\'s first status, does not put the indicator back to Starting', async () => {
+  const hub = await startHub({ env: { CLAWMUX_CLAUDE: '/nonexistent/claude' } });
+  const { page, errors } = await openUi(browser, hub);
+  try {
+    // The answer is held until the hub has the agent idle (its first wait came first, as on a busy machine).
+    await page.route('**/api/command', async (route) => {
+      if (!route.request().postData()?.includes('"spawn"')) return route.continue();
+      const response = await route.fetch();
+      await within((async () => {
+        while (!(await hub.api('GET', '/api/sessions')).some((s) => s.session_id === 'moon' && s.state === 'idle')) {
+          await new Promise((ok) => setTimeout(ok, 50));
+        }
+      })(), 30000, 'the demo agent idle at the hub');
+      await page.waitForSelector('[data-agent="moon"].indicator-idle');
+      await route.fulfill({ response });
+    });
+    await page.click('#new-agent');
+    await page.waitForFunction(() => document.querySelector('#spawn-hint').textContent.includes('demo agent'));
+    await page.fill('#spawn-name', 'moon');
+    await page.click('#spawn-form button[type=submit]');
+    await page.waitForFunction(() => document.getElementById('spawn-form').hidden);
+    assert.equal(await page.getAttribute('[data-agent="moon"]', 'class').then((c) => /\bindicator-idle\b/.test(c)), true,
+      'the spawn\'s older row put the indicator back');
+    await indicatorIs(page, 'moon', 'indicator-idle', GREEN);
+    assert.deepEqual(errors, []);
+  } finally {
+    hub.stop();
+  }
+});
+
 test('"Needs you" paints over the indicator with its reason until the tool call ends; observed sessions cannot be chatted with', async () => {
   const hub = await startHub();
   const { page, errors } = await openUi(browser, hub);

@@ -165,13 +165,9 @@ function onEvent(e) {
       if (!current && e.sessions.length) select(e.sessions[0].session_id, { open: false });
       welcome();
       break;
-    case UiEvent.SESSION_SPAWNED: {
-      // The row is made when the process starts; a status the agent's first wait sent meanwhile may have
-      // come first, and is the newer: it is kept.
-      const seen = sessions.get(e.session.session_id);
-      upsertSession(seen?.state ? { ...e.session, state: seen.state, activity: seen.activity, needs: seen.needs } : e.session);
+    case UiEvent.SESSION_SPAWNED:
+      spawned(e.session);
       break;
-    }
     case UiEvent.SESSION_STATUS:
       upsertSession({ session_id: e.session_id, state: e.state, activity: e.activity, needs: e.needs ?? null });
       break;
@@ -222,11 +218,18 @@ async function startDemo() {
   notice('');
   try {
     const info = await backend.command({ command: Command.SPAWN, name, demo: true });
-    upsertSession(info);
+    spawned(info);
     select(info.session_id);
   } catch (e) {
     notice(`The demo agent could not start: ${e.message}`);
   }
+}
+
+/** A started agent's row, from the hub's event or the answer to the spawn: made when the process starts, so
+ * a status the agent's first wait sent meanwhile may have come first, and is the newer: it is kept. */
+function spawned(info) {
+  const seen = sessions.get(info.session_id);
+  upsertSession(seen?.state ? { ...info, state: seen.state, activity: seen.activity, needs: seen.needs } : info);
 }
 
 function upsertSession(s) {
@@ -342,7 +345,7 @@ async function resumeSession(line) {
     const info = await backend.command({
       command: Command.SPAWN, name: resumeName(line), work_dir: line.folder, args: ['--resume', line.session_id],
     });
-    upsertSession(info);
+    spawned(info);
     select(info.session_id);
   } catch (e) {
     notice(`Cannot resume that session: ${e.message}`);
@@ -443,7 +446,7 @@ function start() {
   slashPalette = new SlashPalette(backend, { current: () => current, notice });
   importOffer = new ImportOffer(backend);
   new SpawnForm(backend, (info) => {
-    upsertSession(info);
+    spawned(info);
     select(info.session_id);
   }, () => [...sidebar.machines.keys()].sort());
   voice = new VoicePanel(backend, {
