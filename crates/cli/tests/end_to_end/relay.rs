@@ -1,7 +1,8 @@
 //! An agent's hook relay (`clawmux hook relay`), the real binary between Claude Code's HTTP hooks and the
 //! hub, as the hub starts it (the key, then the agent's PID, on its stdin): a permission held longer than
-//! every idle limit on the way is still answered from the app, and silent connections never keep a hook
-//! waiting.
+//! every idle limit on the way is still answered from the app, silent connections never keep a hook
+//! waiting, and a tool's reports are answered before the hub has them (no message can wait), reach it in
+//! Claude Code's order, and never take a message that then arrives.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -149,4 +150,119 @@ fn silent_connections_to_a_relay_never_keep_a_hook_waiting() {
         })
         .count();
     assert!(closed >= 1, "no silent connection made room");
+}
+
+/// A tool's report as Claude Code posts it.
+fn report(event: &str, tool: &str, id: &str) -> Value {
+    json!({"hook_event_name": event, "session_id": "c1", "tool_name": tool, "tool_use_id": id,
+        "tool_input": {"pattern": "*.rs"}, "tool_response": {"filenames": []}})
+}
+
+/// Sends the hub's process `signal` (STOP or CONT).
+fn signal(hub: &TestHub, signal: &str) {
+    let status = Command::new("kill")
+        .args([&format!("-{signal}"), &hub.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn a_tools_reports_are_answered_before_the_hub_has_them_and_reach_it_in_order() {
+    let hub = TestHub::start();
+    hub.add_agent("sky");
+    let relay = start_relay(&hub, "sky", 60_000);
+    // A first report waits for the hub, which looks at the inbox, finds nothing, and tells the relay.
+    let (status, _) = post(
+        &relay,
+        "/hook/tool-status",
+        &report("PreToolUse", "Glob", "t0"),
+        Duration::from_secs(30),
+    );
+    assert_eq!(status, 200);
+    // Then, with the hub stopped, a tool's two reports are answered all the same (before it, the relay
+    // waited for the hub, a second, on each). The relay hears the hub's word a moment after that first
+    // answer: tried until it has.
+    let mut answered = false;
+    for n in 1..=20 {
+        signal(&hub, "STOP");
+        let quick = ureq::Agent::config_builder()
+            .proxy(None)
+            .timeout_global(Some(Duration::from_millis(400)))
+            .build()
+            .new_agent();
+        let mut both = ["PreToolUse", "PostToolUse"].into_iter().map(|event| {
+            quick
+                .post(format!("http://127.0.0.1:{}/hook/tool-status", relay.port))
+                .header("clawmux-hook-key", &relay.key)
+                .send(report(event, "Grep", &format!("t{n}")).to_string())
+                .ok()
+                .and_then(|mut a| a.body_mut().read_to_string().ok())
+        });
+        let pre = both.next().flatten();
+        let post = pre.as_ref().and_then(|_| both.next().flatten());
+        signal(&hub, "CONT");
+        if let (Some(pre), Some(post)) = (pre, post) {
+            assert_eq!((pre.as_str(), post.as_str()), ("{}", "{}"));
+            answered = true;
+            break;
+        }
+    }
+    assert!(answered, "no report was answered while the hub was stopped");
+    // The hub has both, in Claude Code's order, once it runs.
+    let timeline = || hub.run(None, &["timeline", "sky"]);
+    crate::common::wait_until(Duration::from_secs(30), || {
+        timeline().contains("hook:PostToolUse tool_name=Grep")
+    });
+    let text = timeline();
+    let pre = text
+        .rfind("hook:PreToolUse tool_name=Grep")
+        .expect("the PreToolUse was recorded");
+    let post = text.rfind("hook:PostToolUse tool_name=Grep").unwrap();
+    assert!(pre < post, "recorded out of order:\n{text}");
+}
+
+#[test]
+fn a_message_that_arrives_while_reports_are_answered_first_is_handed_over_once() {
+    let hub = TestHub::start();
+    hub.add_agent("sky");
+    let mut feed = hub.feed(None);
+    let relay = start_relay(&hub, "sky", 60_000);
+    let mut answers = Vec::new();
+    for n in 0..5 {
+        answers.push(
+            post(
+                &relay,
+                "/hook/tool-status",
+                &report("PostToolUse", "Glob", &format!("a{n}")),
+                Duration::from_secs(30),
+            )
+            .1,
+        );
+    }
+    hub.user_message("sky", "also lint the docs");
+    // Reports go on; one of them (the first the relay waits for, once the hub has told it) carries it.
+    for n in 0..200 {
+        let (status, answer) = post(
+            &relay,
+            "/hook/tool-status",
+            &report("PostToolUse", "Glob", &format!("b{n}")),
+            Duration::from_secs(30),
+        );
+        assert_eq!(status, 200);
+        let carried = answer.to_string().contains("also lint the docs");
+        answers.push(answer);
+        if carried {
+            break;
+        }
+    }
+    let carried = answers
+        .iter()
+        .filter(|a| a.to_string().contains("also lint the docs"))
+        .count();
+    assert_eq!(carried, 1, "handed over {carried} times: {answers:?}");
+    feed.until(Duration::from_secs(10), |v| {
+        v["type"] == "inbox_update" && v["session_id"] == "sky" && v["pending"] == 0
+    })
+    .expect("the inbox is empty once the message was handed over");
 }
