@@ -6,10 +6,6 @@
 /// The header that names the agent a hook or `clawmux send` speaks for.
 pub const SESSION_HEADER: &str = "clawmux-session";
 
-/// The header on a tool hook its relay has already answered (`{}`, Claude Code has gone on): the hub
-/// records it and steps the machine, and hands nothing over in its answer, which no one reads.
-pub const ANSWERED_HEADER: &str = "clawmux-answered";
-
 /// The largest request body (and WebSocket message) the hub accepts; a hook's payload over it is
 /// shortened by the sender.
 pub const MAX_BODY: usize = 1024 * 1024;

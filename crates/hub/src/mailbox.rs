@@ -6,7 +6,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use clawmux_core::sync::Locked;
-use tokio::sync::{watch, Notify};
+use tokio::sync::Notify;
 
 /// How the hub signals a connected `clawmux wait`.
 #[derive(Debug, Default)]
@@ -46,36 +46,6 @@ impl WaitSignals {
     }
 }
 
-/// Whether a message may wait for the agent: a flag that can be followed.
-pub(crate) struct MaybePending(watch::Sender<bool>);
-
-impl MaybePending {
-    /// Set: a hub that has just opened has not looked.
-    fn new() -> MaybePending {
-        MaybePending(watch::Sender::new(true))
-    }
-
-    /// Whether a message may wait.
-    pub(crate) fn get(&self) -> bool {
-        *self.0.borrow()
-    }
-
-    /// A message may wait (after it was committed, or given back).
-    pub(crate) fn set(&self) {
-        self.0.send_if_modified(|v| !std::mem::replace(v, true));
-    }
-
-    /// A consumer is about to look (before it reads the inbox).
-    pub(crate) fn clear(&self) {
-        self.0.send_if_modified(|v| std::mem::replace(v, false));
-    }
-
-    /// The flag, followed: each change, the current value first.
-    pub(crate) fn follow(&self) -> watch::Receiver<bool> {
-        self.0.subscribe()
-    }
-}
-
 /// One agent's mailbox.
 pub(crate) struct Mailbox {
     /// One inbox consumer at a time: the waiter, a tool hook or the Stop hook.
@@ -91,9 +61,8 @@ pub(crate) struct Mailbox {
     pub(crate) hook_delivered: AtomicBool,
     /// Set when a message for this agent is stored, cleared by a consumer before it looks: lets hooks skip
     /// the inbox query when nothing can be pending. Never a false "nothing": set after commit, cleared before
-    /// reading. The agent's relay follows it, to answer a tool's report before the hub has it while it is
-    /// clear.
-    pub(crate) maybe_pending: MaybePending,
+    /// reading.
+    pub(crate) maybe_pending: AtomicBool,
     /// A notice the hub owes the model and no wait has taken yet (a wake-up that fell due while the agent
     /// worked): the next wait ends with it at once.
     kept_notice: Mutex<Option<String>>,
@@ -106,7 +75,7 @@ impl Mailbox {
             wait_order: tokio::sync::Mutex::new(()),
             waiter: Mutex::new(None),
             hook_delivered: AtomicBool::new(false),
-            maybe_pending: MaybePending::new(),
+            maybe_pending: AtomicBool::new(true),
             kept_notice: Mutex::new(None),
         }
     }

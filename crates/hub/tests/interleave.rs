@@ -1,8 +1,7 @@
 //! Thousands of random interleavings of user messages, tool hooks, Stop and wait connect/disconnect
 //! against the real hub (in-process, real SQLite file, a runtime of two threads), checking the inbox's two
 //! promises: every message reaches Claude exactly once, and Claude is never allowed to stop while a message
-//! it has not acted on exists. Some of the tool hooks are reports the agent's relay answered before the
-//! hub had them: those must take nothing.
+//! it has not acted on exists.
 //!
 //! As in life, the user's messages arrive concurrently with what the agent does (a task of their own), and
 //! the agent's parallel tool calls run their hooks at the same time; the agent's own steps (a hook, Stop, its
@@ -13,7 +12,6 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use clawmux_hub::hooks::Reader;
 use clawmux_hub::{Hub, Waiter};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
@@ -25,8 +23,6 @@ enum Op {
     PreTool,
     PreToolWait,
     PostTool,
-    /// A PostToolUse the relay answered first (no one reads the hub's answer).
-    AnsweredReport,
     ParallelTools,
     Stop,
     WaitConnect,
@@ -41,7 +37,6 @@ fn op() -> impl Strategy<Value = Op> {
         2 => Just(Op::PreTool),
         1 => Just(Op::PreToolWait),
         2 => Just(Op::PostTool),
-        2 => Just(Op::AnsweredReport),
         1 => Just(Op::ParallelTools),
         2 => Just(Op::Stop),
         2 => Just(Op::WaitConnect),
@@ -92,7 +87,7 @@ fn hook_body(op: Op) -> String {
     };
     match op {
         Op::PreToolWait => pre("Bash", json!({"command":"clawmux wait"})),
-        Op::PostTool | Op::AnsweredReport => {
+        Op::PostTool => {
             json!({"hook_event_name":"PostToolUse","tool_name":"Read","tool_use_id":"t"})
                 .to_string()
         }
@@ -109,22 +104,9 @@ fn hook_body(op: Op) -> String {
 
 /// Runs one tool hook; the ids of the messages it handed over.
 async fn tool_hook(hub: &Hub, agent: &str, op: Op) -> Vec<String> {
-    let reader = match op {
-        Op::AnsweredReport => Reader::Nobody,
-        Op::UserMessage
-        | Op::PreTool
-        | Op::PreToolWait
-        | Op::PostTool
-        | Op::ParallelTools
-        | Op::Stop
-        | Op::WaitConnect
-        | Op::WaitDeliver
-        | Op::WaitDies
-        | Op::WaitDisconnect => Reader::ClaudeCode,
-    };
     let reply = hub
         .hooks()
-        .tool(Some(agent), hook_body(op).as_bytes(), reader)
+        .tool(Some(agent), hook_body(op).as_bytes())
         .await
         .unwrap();
     ids_in(
@@ -177,11 +159,7 @@ async fn run_case(hub: &Hub, agent: &str, ops: &[Op]) -> Result<(), TestCaseErro
     for &op in ops {
         match op {
             Op::UserMessage => {}
-            Op::PreTool
-            | Op::PostTool
-            | Op::AnsweredReport
-            | Op::PreToolWait
-            | Op::ParallelTools => {
+            Op::PreTool | Op::PostTool | Op::PreToolWait | Op::ParallelTools => {
                 let ids = if matches!(op, Op::ParallelTools) {
                     // Two tool calls at once: their hooks race for the inbox.
                     let (a, b) = tokio::join!(
@@ -196,12 +174,6 @@ async fn run_case(hub: &Hub, agent: &str, ops: &[Op]) -> Result<(), TestCaseErro
                     prop_assert!(
                         ids.is_empty(),
                         "the PreToolUse of clawmux wait took the inbox"
-                    );
-                }
-                if matches!(op, Op::AnsweredReport) {
-                    prop_assert!(
-                        ids.is_empty(),
-                        "a report answered before the hub had it took the inbox"
                     );
                 }
                 if waiter.is_some() {

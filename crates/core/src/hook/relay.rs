@@ -9,8 +9,6 @@
 
 use std::fmt;
 
-use serde::Deserialize;
-
 use crate::wire::Code;
 
 /// The header that carries an agent's hook key.
@@ -53,43 +51,6 @@ impl Relayed {
     pub fn from_path(path: &str) -> Option<Relayed> {
         Relayed::ALL.into_iter().find(|r| r.path() == path)
     }
-}
-
-/// The hub's endpoint (`GET`, the agent in the session header) a relay follows its agent's mail on: a
-/// line `1` while a message may wait that a tool hook could hand over, `0` while none can; the current one
-/// first, then each change. While it says `0`, the relay answers a tool's report before the hub has it.
-pub const MAIL_PATH: &str = "/api/hooks/mail";
-
-/// Whether Claude Code may go on before the hub has this hook (a tool hook's payload, as posted): only a
-/// tool call's own report (PreToolUse, PostToolUse, PostToolUseFailure), whose answer can only be the
-/// inbox handed over, and never one whose tool runs a command that names `clawmux`: such a call reaches
-/// the hub itself (a wait connecting, a send), and its report must be there before it. Anything unclear
-/// waits for the hub, as every hook did before.
-pub fn may_answer_first(payload: &[u8]) -> bool {
-    #[derive(Deserialize)]
-    struct Glance {
-        hook_event_name: String,
-        #[serde(default)]
-        tool_input: Option<Input>,
-    }
-    #[derive(Deserialize)]
-    struct Input {
-        #[serde(default)]
-        command: Option<serde_json::Value>,
-    }
-    let Ok(glance) = serde_json::from_slice::<Glance>(payload) else {
-        return false;
-    };
-    let reports = matches!(
-        glance.hook_event_name.as_str(),
-        "PreToolUse" | "PostToolUse" | "PostToolUseFailure"
-    );
-    let reaches_hub = match glance.tool_input.and_then(|i| i.command) {
-        None => false,
-        Some(serde_json::Value::String(command)) => command.contains("clawmux"),
-        Some(_) => true,
-    };
-    reports && !reaches_hub
 }
 
 /// An agent's hook key: 32 random bytes as 64 lowercase hex digits. It lets its holder report hooks for
@@ -144,54 +105,6 @@ mod tests {
         }
         assert_eq!(Relayed::from_path("/hook/observe"), None);
         assert_eq!(Relayed::from_path("/api/hooks/stop"), None);
-    }
-
-    #[test]
-    fn only_a_tools_report_that_does_not_reach_the_hub_is_answered_first() {
-        let first = |v: serde_json::Value| may_answer_first(v.to_string().as_bytes());
-        let read = serde_json::json!({"file_path": "/w/clawmux/a.rs"});
-        for event in ["PreToolUse", "PostToolUse", "PostToolUseFailure"] {
-            assert!(first(
-                serde_json::json!({"hook_event_name": event, "tool_name": "Read",
-                "tool_input": read, "cwd": "/w/clawmux", "tool_response": {"content": "clawmux"}})
-            ));
-            assert!(first(
-                serde_json::json!({"hook_event_name": event, "tool_name": "Bash",
-                "tool_input": {"command": "cargo test"}})
-            ));
-            for command in [
-                "clawmux wait",
-                "cd /w && clawmux send --to user hi",
-                "x=clawmux; $x wait",
-            ] {
-                assert!(
-                    !first(
-                        serde_json::json!({"hook_event_name": event, "tool_name": "Bash",
-                    "tool_input": {"command": command}})
-                    ),
-                    "{command}"
-                );
-            }
-            assert!(!first(
-                serde_json::json!({"hook_event_name": event, "tool_name": "Odd",
-                "tool_input": {"command": ["clawmux", "wait"]}})
-            ));
-        }
-        for other in [
-            "UserPromptSubmit",
-            "Notification",
-            "PreCompact",
-            "SubagentStop",
-            "Stop",
-        ] {
-            assert!(
-                !first(serde_json::json!({"hook_event_name": other})),
-                "{other}"
-            );
-        }
-        for bad in [&b"not json"[..], b"{}", b"[]", br#"{"hook_event_name": 3}"#] {
-            assert!(!may_answer_first(bad));
-        }
     }
 
     #[test]

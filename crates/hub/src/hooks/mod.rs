@@ -34,16 +34,6 @@ use crate::ui_event::{SessionInfo, UiEvent};
 use crate::worktree::Worktrees;
 pub(crate) use payload::Payload;
 
-/// Who reads a tool hook's answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Reader {
-    /// Claude Code waits for it: it may carry the inbox.
-    ClaudeCode,
-    /// The agent's relay has answered Claude Code already (the `ClawMux-Answered` header): it carries
-    /// nothing, so a message stays in the inbox for the next consumer.
-    Nobody,
-}
-
 /// The four hooks Claude Code runs, received in one place: each payload parsed once, recorded always, and
 /// what cannot be used answered alike. Made once when the hub opens, with the features a hook reaches.
 #[derive(Clone)]
@@ -82,14 +72,8 @@ impl Hooks {
     }
 
     /// A tool-status hook (`POST /api/hooks/tool-status`): records the event, steps the machine, and hands
-    /// the inbox over as additionalContext when it may and `reader` reads the answer. `agent` is the
-    /// `ClawMux-Session` header, if sent.
-    pub async fn tool(
-        &self,
-        agent: Option<&str>,
-        body: &[u8],
-        reader: Reader,
-    ) -> Result<Value, HubError> {
+    /// the inbox over as additionalContext when it may. `agent` is the `ClawMux-Session` header, if sent.
+    pub async fn tool(&self, agent: Option<&str>, body: &[u8]) -> Result<Value, HubError> {
         let payload = Payload::parse(body);
         let agent = self.hook_agent(agent, &payload)?;
         self.record_hook(&agent, &payload).await?;
@@ -108,7 +92,7 @@ impl Hooks {
                     }
                 }
                 self.inbox
-                    .answer_hook(&agent, hook, payload.value.as_ref(), reader)
+                    .answer_hook(&agent, hook, payload.value.as_ref())
                     .await
             }
             None => Ok(json!({})),
@@ -226,12 +210,6 @@ impl Hooks {
         Ok(name)
     }
 
-    /// The agent's mail flag, followed by its relay (`clawmux_core::hook::relay::MAIL_PATH`): whether a
-    /// message may wait that a tool hook could hand over, the current value first.
-    pub fn mail(&self, agent: &str) -> Result<tokio::sync::watch::Receiver<bool>, HubError> {
-        Ok(self.states.live(agent)?.mail.maybe_pending.follow())
-    }
-
     /// Records a hook's event (the machine steps on it, or records why not) and follows the transcript it
     /// names.
     async fn record_hook(&self, agent: &str, payload: &Payload<'_>) -> Result<(), HubError> {
@@ -305,10 +283,7 @@ mod tests {
                 .unwrap();
         }
         crate::inbox::testing::message_for_sky(&f.states, &hooks.inbox, "also lint").await;
-        let reply = hooks
-            .tool(None, &pre_tool("/w/sky"), Reader::ClaudeCode)
-            .await
-            .unwrap();
+        let reply = hooks.tool(None, &pre_tool("/w/sky")).await.unwrap();
         let context = reply["hookSpecificOutput"]["additionalContext"]
             .as_str()
             .unwrap();
@@ -317,72 +292,15 @@ mod tests {
         assert_eq!(stored.state, State::Processing);
         assert!(stored.activity.contains("Read"), "{}", stored.activity);
         assert_eq!(hooks.inbox.pending("sky").await.unwrap(), 0);
-    }
-
-    #[tokio::test]
-    async fn a_hook_its_relay_answered_moves_the_agent_and_leaves_the_inbox_to_the_next_one() {
-        let f = fixture().await;
-        let hooks = hooks(&f);
-        for event in [
-            clawmux_core::Event::WaitConnected,
-            clawmux_core::Event::WaitDisconnected,
-        ] {
-            f.states
-                .apply("sky", Source::Wait, &event, b"")
-                .await
-                .unwrap();
-        }
-        let mut mail = hooks.mail("sky").unwrap();
-        assert!(
-            *mail.borrow_and_update(),
-            "a hub that has not looked says maybe"
-        );
-        // A hook that looked and found nothing: the relay may answer the next ones first.
-        let reply = hooks
-            .tool(Some("sky"), &pre_tool("/w/sky"), Reader::ClaudeCode)
-            .await
-            .unwrap();
-        assert_eq!(reply, json!({}));
-        assert!(!*mail.borrow_and_update());
-        crate::inbox::testing::message_for_sky(&f.states, &hooks.inbox, "also lint").await;
-        assert!(mail.has_changed().unwrap() && *mail.borrow_and_update());
-        // Answered first (the message arrived on its way): recorded, and the message is not taken.
-        let reply = hooks
-            .tool(Some("sky"), &pre_tool("/w/sky"), Reader::Nobody)
-            .await
-            .unwrap();
-        assert_eq!(reply, json!({}));
-        let stored = f.states.store().agent("sky").await.unwrap().snapshot;
-        assert_eq!(stored.state, State::Processing);
-        assert!(stored.activity.contains("Read"), "{}", stored.activity);
-        assert_eq!(hooks.inbox.pending("sky").await.unwrap(), 1);
-        assert!(*mail.borrow(), "the message still waits");
-        // The next hook Claude Code waits for carries it.
-        let reply = hooks
-            .tool(Some("sky"), &pre_tool("/w/sky"), Reader::ClaudeCode)
-            .await
-            .unwrap();
-        let context = reply["hookSpecificOutput"]["additionalContext"]
-            .as_str()
-            .unwrap();
-        assert!(context.contains("also lint"), "{context}");
-        assert_eq!(hooks.inbox.pending("sky").await.unwrap(), 0);
-        assert!(!*mail.borrow_and_update());
     }
 
     #[tokio::test]
     async fn what_cannot_be_used_is_refused_alike_and_moves_nothing() {
         let f = fixture().await;
         let hooks = hooks(&f);
-        let e = hooks
-            .tool(None, &pre_tool("/elsewhere"), Reader::ClaudeCode)
-            .await
-            .unwrap_err();
+        let e = hooks.tool(None, &pre_tool("/elsewhere")).await.unwrap_err();
         assert_eq!(e.code, Code::UnknownAgent);
-        let e = hooks
-            .tool(Some("sky"), b"not json", Reader::ClaudeCode)
-            .await
-            .unwrap_err();
+        let e = hooks.tool(Some("sky"), b"not json").await.unwrap_err();
         assert_eq!(e.code, Code::MalformedJson);
         let e = hooks
             .stop("sky", b"{\"hook_event_name\": 7}")
@@ -392,11 +310,7 @@ mod tests {
         assert_eq!(state(&f).await, State::Starting);
         // A kind of event ClawMux has no rule for is answered as if nothing had happened.
         let reply = hooks
-            .tool(
-                Some("sky"),
-                br#"{"hook_event_name": "FromTheFuture"}"#,
-                Reader::ClaudeCode,
-            )
+            .tool(Some("sky"), br#"{"hook_event_name": "FromTheFuture"}"#)
             .await
             .unwrap();
         assert_eq!(reply, json!({}));

@@ -17,7 +17,7 @@ use crate::commands::Command;
 use crate::error::HubError;
 use crate::hub::Hub;
 use crate::phone::access::{self, Caller};
-use clawmux_api::transport::{ANSWERED_HEADER, SESSION_HEADER};
+use clawmux_api::transport::SESSION_HEADER;
 
 pub(super) fn body_json<T: DeserializeOwned>(
     body: Result<Bytes, BytesRejection>,
@@ -187,35 +187,7 @@ pub(super) async fn tool_status(
 ) -> Result<Response, HubError> {
     let agent = session_header(&headers)?;
     let body = body_bytes(body)?;
-    let reader = if headers.contains_key(ANSWERED_HEADER) {
-        crate::hooks::Reader::Nobody
-    } else {
-        crate::hooks::Reader::ClaudeCode
-    };
-    Ok(Json(hub.hooks().tool(agent.as_deref(), &body, reader).await?).into_response())
-}
-
-/// `GET /api/hooks/mail`: the mail flag of the agent the `ClawMux-Session` header names, as its relay
-/// follows it: a line `1` or `0`, the current value first, then one per change, for as long as the agent's
-/// live state lasts.
-pub(super) async fn mail(State(hub): State<Hub>, headers: HeaderMap) -> Result<Response, HubError> {
-    let agent = required_session(&headers)?;
-    let flag = hub.hooks().mail(&agent)?;
-    let lines = futures_util::stream::unfold((flag, true), |(mut flag, first)| async move {
-        if !first && flag.changed().await.is_err() {
-            return None;
-        }
-        let line: &'static [u8] = if *flag.borrow_and_update() {
-            b"1\n"
-        } else {
-            b"0\n"
-        };
-        Some((
-            Ok::<_, std::convert::Infallible>(Bytes::from_static(line)),
-            (flag, false),
-        ))
-    });
-    Ok(axum::body::Body::from_stream(lines).into_response())
+    Ok(Json(hub.hooks().tool(agent.as_deref(), &body).await?).into_response())
 }
 
 /// `POST /api/usage`: a status-line payload of the agent the `ClawMux-Session` header names (`clawmux

@@ -283,7 +283,6 @@ fn agent_route(path: &str) -> bool {
     matches!(
         path,
         "/api/hooks/tool-status"
-            | clawmux_core::hook::relay::MAIL_PATH
             | "/api/hooks/permission"
             | "/api/hooks/stop"
             | "/api/send"
@@ -361,7 +360,6 @@ fn routes(hub: Hub, guard_state: Guard) -> Router {
         .route("/api/handover", post(board::handover))
         .route("/api/lead", post(board::lead))
         .route("/api/hooks/tool-status", post(api::tool_status))
-        .route(clawmux_core::hook::relay::MAIL_PATH, get(api::mail))
         .route("/api/hooks/permission", post(api::permission))
         .route("/api/hooks/stop", post(api::stop))
         .route("/api/observe", post(api::observe))

@@ -26,7 +26,6 @@ use tokio::sync::OwnedMutexGuard;
 
 use crate::clock::now;
 use crate::error::HubError;
-use crate::hooks::Reader;
 use crate::live::Live;
 use crate::mailbox::WaitSignals;
 use crate::states::States;
@@ -51,13 +50,12 @@ impl Inbox {
     }
 
     /// What a recorded tool hook does beside the state: it may end a backgrounded wait, name the Claude
-    /// conversation, and hand the inbox over (only in an answer Claude Code reads).
+    /// conversation, and hand the inbox over.
     pub(crate) async fn answer_hook(
         &self,
         agent: &str,
         hook: &Hook,
         payload: Option<&Value>,
-        reader: Reader,
     ) -> Result<Value, HubError> {
         let agent = agent.to_owned();
         if let (HookKind::PreToolUse(call), None) = (&hook.kind, &hook.subagent) {
@@ -78,7 +76,7 @@ impl Inbox {
                 .set_claude_session(&agent, session)
                 .await?;
         }
-        if reader == Reader::Nobody || !may_hand_over(hook) {
+        if !may_hand_over(hook) {
             return Ok(json!({}));
         }
         let messages = self.hand_over_to_hook(&agent).await?;
@@ -95,7 +93,7 @@ impl Inbox {
 
     async fn hand_over_to_hook(&self, agent: &str) -> Result<Vec<Message>, HubError> {
         let live = self.states.live(agent)?;
-        if live.mail.has_waiter() || !live.mail.maybe_pending.get() {
+        if live.mail.has_waiter() || !live.mail.maybe_pending.load(Ordering::SeqCst) {
             return Ok(Vec::new());
         }
         // Another consumer is at work: leave the messages to it rather than make Claude's tool call wait.
@@ -105,7 +103,7 @@ impl Inbox {
         if live.mail.has_waiter() {
             return Ok(Vec::new());
         }
-        live.mail.maybe_pending.clear();
+        live.mail.maybe_pending.store(false, Ordering::SeqCst);
         let messages = self
             .states
             .store()
@@ -126,7 +124,7 @@ impl Inbox {
         if live.mail.hook_delivered.swap(false, Ordering::SeqCst) {
             return Ok(stop_verdict(true, &[], false));
         }
-        live.mail.maybe_pending.clear();
+        live.mail.maybe_pending.store(false, Ordering::SeqCst);
         let messages = self
             .states
             .store()
@@ -167,7 +165,7 @@ impl Inbox {
     /// After a message for `agent`'s inbox was stored: flag it, wake the waiter, tell the UI.
     pub(crate) async fn announce_pending(&self, agent: &str) -> Result<(), HubError> {
         let live = self.states.live(agent)?;
-        live.mail.maybe_pending.set();
+        live.mail.maybe_pending.store(true, Ordering::SeqCst);
         live.mail.wake();
         self.changed(agent).await;
         Ok(())
@@ -253,7 +251,7 @@ impl Waiter {
         loop {
             self.signals.wake.notified().await;
             let guard = self.live.mail.consumer.clone().lock_owned().await;
-            self.live.mail.maybe_pending.clear();
+            self.live.mail.maybe_pending.store(false, Ordering::SeqCst);
             let messages = self.inbox.states.store().peek_inbox(&self.agent).await?;
             if !messages.is_empty() {
                 return Ok(Offer { messages, guard });
@@ -275,7 +273,7 @@ impl Waiter {
 
     /// The waiter went away before confirming: the messages stay in the inbox for the next consumer.
     pub fn decline(&self, offer: Offer) {
-        self.live.mail.maybe_pending.set();
+        self.live.mail.maybe_pending.store(true, Ordering::SeqCst);
         drop(offer.guard);
     }
 

@@ -11,11 +11,6 @@
 //! private socket, on kept-alive connections, exactly as the command-form hook forwards it; the hub's
 //! answer is turned into what Claude Code reads from an HTTP hook. The hub down or restarting is no
 //! error Claude Code would show: the relay answers `{}` at once, as the command-form hook exits 0.
-//!
-//! A tool's report whose answer could carry nothing (no message can wait for the agent) is answered
-//! before it is forwarded, and the hub still sees every hook in Claude Code's order (`ahead.rs`).
-
-mod ahead;
 
 use std::io::Write;
 use std::net::Ipv4Addr;
@@ -31,7 +26,6 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use clawmux_core::hook::relay::{HookKey, Relayed, KEY_HEADER};
 use clawmux_core::wire::StopVerdict;
-use clawmux_hub::hooks::Reader;
 use clawmux_hub::http::idle::{while_answering, Carried};
 use clawmux_hub::http::peers::{Budget, UserOnly};
 use http_body_util::{BodyExt, Full};
@@ -51,8 +45,6 @@ struct Relay {
     socket: PathBuf,
     /// Connections to the hub that are free for the next request.
     idle: Mutex<Vec<SendRequest<Full<Bytes>>>>,
-    /// The reports answered before the hub has them.
-    ahead: ahead::Ahead,
 }
 
 /// Runs the relay of `agent` for the hub of `data_dir` (see the module's docs for the exchange on stdin
@@ -79,19 +71,13 @@ pub fn run(agent: String, data_dir: PathBuf, idle: Duration) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let (ahead, reports) = ahead::Ahead::new();
     let relay = Arc::new(Relay {
         agent,
         key,
         socket: clawmux_core::layout::socket_path(&data_dir),
         idle: Mutex::new(Vec::new()),
-        ahead,
     });
-    let served = runtime.block_on(async {
-        tokio::spawn(ahead::forward(relay.clone(), reports));
-        tokio::spawn(ahead::follow_mail(relay.clone()));
-        serve(relay, idle).await
-    });
+    let served = runtime.block_on(serve(relay, idle));
     runtime.shutdown_background();
     match served {
         Ok(()) => ExitCode::SUCCESS,
@@ -172,13 +158,7 @@ async fn hook(
         );
     }
     let payload = Payload::new(body.to_vec());
-    if kind == Relayed::ToolStatus && relay.ahead.answered_first(payload.sent()) {
-        return Json(json!({})).into_response();
-    }
-    relay.ahead.after_reports().await;
-    let answer = relay
-        .forward(kind, payload.sent(), Reader::ClaudeCode)
-        .await;
+    let answer = relay.forward(kind, payload.sent()).await;
     Json(claude_answer(kind, answer, &payload)).into_response()
 }
 
@@ -209,24 +189,19 @@ fn claude_answer(kind: Relayed, answer: Option<Value>, payload: &Payload) -> Val
 }
 
 impl Relay {
-    /// The hub's answer to `body` at `kind`'s endpoint, for `reader`; `None` when the hub cannot be
-    /// reached, answers an error, or takes longer than the hook may wait.
-    async fn forward(&self, kind: Relayed, body: &[u8], reader: Reader) -> Option<Value> {
+    /// The hub's answer to `body` at `kind`'s endpoint; `None` when the hub cannot be reached, answers an
+    /// error, or takes longer than the hook may wait.
+    async fn forward(&self, kind: Relayed, body: &[u8]) -> Option<Value> {
         let wait = match kind {
             Relayed::Permission => Duration::from_millis(clawmux_api::transport::BASH_TIMEOUT_MS),
             Relayed::ToolStatus | Relayed::Stop => HOOK_TIMEOUT,
         };
-        let mut request = hyper::Request::post(kind.hub_path())
+        let request = hyper::Request::post(kind.hub_path())
             .header(hyper::header::HOST, "localhost")
             .header(hyper::header::CONTENT_TYPE, "application/json")
-            .header(clawmux_api::transport::SESSION_HEADER, &self.agent);
-        match reader {
-            Reader::ClaudeCode => {}
-            Reader::Nobody => {
-                request = request.header(clawmux_api::transport::ANSWERED_HEADER, "1");
-            }
-        }
-        let request = request.body(Full::new(Bytes::copy_from_slice(body))).ok()?;
+            .header(clawmux_api::transport::SESSION_HEADER, &self.agent)
+            .body(Full::new(Bytes::copy_from_slice(body)))
+            .ok()?;
         tokio::time::timeout(wait, async {
             let mut sender = self.connection().await?;
             let answer = sender.send_request(request).await.ok()?;
